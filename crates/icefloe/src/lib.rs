@@ -4,6 +4,7 @@
 //! transforms, sort orders, snapshots, table and view metadata, name mappings) with its
 //! JSON and single-value encodings; `io` is how the library reads bytes.
 
+pub mod arrow;
 pub mod error;
 pub mod io;
 pub mod spec;

@@ -1,10 +1,18 @@
 //! The spec's data model, one file per concept. Names follow `table-spec.md`.
 
+pub mod encryption;
 pub mod json;
 pub mod literal;
+pub mod name_mapping;
+pub mod partition;
 pub mod schema;
+pub mod snapshot;
+pub mod sort;
+pub mod statistics;
+pub mod table_metadata;
 pub mod transform;
 pub mod types;
+pub mod view_metadata;
 
 pub use literal::Literal;
 pub use schema::Schema;

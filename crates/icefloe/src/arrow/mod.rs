@@ -1,0 +1,1 @@
+//! Arrow conversions (in progress)
