@@ -1,3 +1,23 @@
+//! PyO3 bindings of icefloe: type conversions and error mapping only; all logic is in
+//! the `icefloe` crate. Exposed to Python as the private module `icefloe._native`.
+
+mod error;
+mod schema;
+
 use pyo3::prelude::*;
+use pyo3::types::PyAnyMethods;
+
+/// Converts a JSON value to Python objects through the `json` module (used for small
+/// values such as defaults and property maps, never on a hot path).
+pub(crate) fn json_to_py(py: Python<'_>, value: &serde_json::Value) -> PyResult<Py<PyAny>> {
+    let json = py.import("json")?;
+    Ok(json.call_method1("loads", (value.to_string(),))?.unbind())
+}
+
 #[pymodule]
-fn _native(_m: &Bound<'_, PyModule>) -> PyResult<()> { Ok(()) }
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<schema::PySchema>()?;
+    m.add_class::<schema::PyNestedField>()?;
+    Ok(())
+}

@@ -5,6 +5,7 @@
 //! JSON and single-value encodings; `io` is how the library reads bytes.
 
 pub mod arrow;
+pub mod catalog;
 pub mod error;
 pub mod io;
 pub mod spec;

@@ -1,0 +1,73 @@
+"""Exceptions raised by icefloe.
+
+Every error from the Rust core arrives as one of these classes, chosen by its kind.
+Errors about bad input carry ``file`` (the file that was read, or ``None`` for input
+given as a string) and ``field`` (the JSON path of the bad field, e.g.
+``schemas[0].fields[2].type``).
+"""
+
+from __future__ import annotations
+
+
+class IcefloeError(Exception):
+    """Base class of all icefloe errors."""
+
+    def __init__(self, message: str, file: str | None = None, field: str | None = None):
+        super().__init__(message)
+        self.file = file or None
+        self.field = field or None
+
+
+class InvalidInputError(IcefloeError):
+    """Input that breaks the Iceberg spec (base of the metadata errors below)."""
+
+
+class InvalidJsonError(InvalidInputError):
+    """The bytes are not valid JSON (or not valid gzip around JSON)."""
+
+
+class InvalidMetadataError(InvalidInputError):
+    """Well-formed JSON that breaks the spec: a missing or mistyped field, a bad reference."""
+
+
+class UnknownTypeError(InvalidMetadataError):
+    """A type string that is not an Iceberg type."""
+
+
+class FieldIdClashError(InvalidMetadataError):
+    """Two fields of one schema share an id."""
+
+
+class UnsupportedFormatVersionError(InvalidInputError):
+    """A format version this version of icefloe cannot read."""
+
+
+class IcefloeIOError(IcefloeError, OSError):
+    """Reading or writing a file failed."""
+
+
+class InvalidArgumentError(IcefloeError, ValueError):
+    """An argument that cannot be used (a bad transform, a value of the wrong type)."""
+
+
+class NotFoundError(IcefloeError, LookupError):
+    """A lookup found nothing (a field, a snapshot, a ref)."""
+
+
+class UnsupportedError(IcefloeError, NotImplementedError):
+    """Valid input that this version of icefloe does not handle."""
+
+
+__all__ = [
+    "IcefloeError",
+    "InvalidInputError",
+    "InvalidJsonError",
+    "InvalidMetadataError",
+    "UnknownTypeError",
+    "FieldIdClashError",
+    "UnsupportedFormatVersionError",
+    "IcefloeIOError",
+    "InvalidArgumentError",
+    "NotFoundError",
+    "UnsupportedError",
+]
