@@ -1,0 +1,45 @@
+"""icefloe: Apache Iceberg tables for Python and PySpark, with a Rust core.
+
+The public API:
+
+- :class:`TableMetadata` and :class:`ViewMetadata`: read, inspect and write metadata files.
+- :class:`Schema`, :class:`NestedField`, :class:`PartitionSpec`, :class:`SortOrder`,
+  :class:`Snapshot`, :class:`SnapshotRef`: read-only views of the metadata.
+- :mod:`icefloe.transforms`: partition transforms on pyarrow arrays and scalars.
+- :mod:`icefloe.errors`: the exceptions.
+"""
+
+from . import errors, transforms
+from ._native import (
+    NameMapping,
+    NestedField,
+    PartitionField,
+    PartitionSpec,
+    Schema,
+    Snapshot,
+    SnapshotRef,
+    SortField,
+    SortOrder,
+    TableMetadata,
+    ViewMetadata,
+    ViewVersion,
+    __version__,
+)
+
+__all__ = [
+    "NameMapping",
+    "NestedField",
+    "PartitionField",
+    "PartitionSpec",
+    "Schema",
+    "Snapshot",
+    "SnapshotRef",
+    "SortField",
+    "SortOrder",
+    "TableMetadata",
+    "ViewMetadata",
+    "ViewVersion",
+    "errors",
+    "transforms",
+    "__version__",
+]
