@@ -70,7 +70,7 @@ pub fn latest_metadata_location(io: &dyn FileIO, table_location: &str) -> Result
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
     use crate::io::LocalFileIO;

@@ -396,7 +396,7 @@ pub fn is_promotion_allowed(from: &Type, to: &Type, format_version: u8) -> bool 
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
     use crate::spec::types::{ListType, MapType};
