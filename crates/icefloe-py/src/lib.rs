@@ -3,6 +3,7 @@
 
 mod error;
 mod schema;
+mod view;
 
 use pyo3::prelude::*;
 use pyo3::types::PyAnyMethods;
@@ -19,5 +20,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<schema::PySchema>()?;
     m.add_class::<schema::PyNestedField>()?;
+    m.add_class::<view::PyViewMetadata>()?;
+    m.add_class::<view::PyViewVersion>()?;
+    m.add_class::<view::PyNameMapping>()?;
     Ok(())
 }

@@ -69,6 +69,17 @@ pub fn latest_metadata_location(io: &dyn FileIO, table_location: &str) -> Result
         })
 }
 
+/// The metadata file meant by `path`: `path` itself when it names a JSON file (plain or
+/// gzip), else the current metadata file of the table (or view) directory at `path`.
+pub fn resolve_metadata_location(io: &dyn FileIO, path: &str) -> Result<String> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if name.ends_with(".json") || name.ends_with(".json.gz") {
+        Ok(path.to_string())
+    } else {
+        latest_metadata_location(io, path)
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
@@ -103,6 +114,8 @@ mod tests {
         assert!(latest_metadata_location(&LocalFileIO, loc).unwrap().ends_with("/v10.metadata.json"));
         std::fs::remove_file(md.join("v10.metadata.json")).unwrap();
         assert!(latest_metadata_location(&LocalFileIO, loc).unwrap().ends_with("/v2.metadata.json"));
+        assert!(resolve_metadata_location(&LocalFileIO, loc).unwrap().ends_with("/v2.metadata.json"));
+        assert_eq!(resolve_metadata_location(&LocalFileIO, "/x/v9.metadata.json").unwrap(), "/x/v9.metadata.json");
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
