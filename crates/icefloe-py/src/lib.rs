@@ -2,6 +2,7 @@
 //! the `icefloe` crate. Exposed to Python as the private module `icefloe._native`.
 
 mod error;
+mod metadata;
 mod schema;
 mod view;
 
@@ -20,6 +21,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<schema::PySchema>()?;
     m.add_class::<schema::PyNestedField>()?;
+    m.add_class::<metadata::PyTableMetadata>()?;
+    m.add_class::<metadata::PyPartitionSpec>()?;
+    m.add_class::<metadata::PyPartitionField>()?;
+    m.add_class::<metadata::PySortOrder>()?;
+    m.add_class::<metadata::PySortField>()?;
+    m.add_class::<metadata::PySnapshot>()?;
+    m.add_class::<metadata::PySnapshotRef>()?;
     m.add_class::<view::PyViewMetadata>()?;
     m.add_class::<view::PyViewVersion>()?;
     m.add_class::<view::PyNameMapping>()?;
