@@ -548,8 +548,7 @@ impl TableMetadata {
         let entry = self
             .snapshot_log
             .iter()
-            .filter(|e| e.timestamp_ms <= timestamp_ms)
-            .next_back()
+            .rfind(|e| e.timestamp_ms <= timestamp_ms)
             .ok_or_else(|| {
                 Error::not_found(if self.snapshot_log.is_empty() {
                     format!("cannot find a snapshot as of {timestamp_ms}: the table has no snapshot-log")
