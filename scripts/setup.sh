@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Prepare a development/test environment from a fresh clone. Safe to re-run: every step
+# skips work that is already done.
+#   .venv/                     Python virtualenv with pinned dev deps + icefloe (maturin develop)
+#   .cache/jars/               Iceberg Spark runtime jar (from Maven Central) + icefloe-oracle.jar
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+ICEBERG_VERSION="1.11.0"
+SPARK_SCALA="4.1_2.13"
+RUNTIME_ARTIFACT="org.apache.iceberg:iceberg-spark-runtime-${SPARK_SCALA}:${ICEBERG_VERSION}"
+RUNTIME_JAR=".cache/jars/iceberg-spark-runtime-${SPARK_SCALA}-${ICEBERG_VERSION}.jar"
+ORACLE_JAR=".cache/jars/icefloe-oracle.jar"
+PYTHON="${PYTHON:-python3}"
+
+log() { printf '[setup] %s\n' "$*"; }
+die() { printf '[setup] ERROR: %s\n' "$*" >&2; exit 1; }
+need() { command -v "$1" >/dev/null 2>&1 || die "'$1' not found on PATH ($2)"; }
+
+need "$PYTHON" "Python >= 3.10"
+need cargo "Rust toolchain"
+need java "Java 17 (Spark 4.1 / Iceberg oracle)"
+need javac "a JDK 17, not just a JRE"
+need jar "a JDK 17, not just a JRE"
+need mvn "Maven (fetches the Iceberg runtime jar)"
+
+# --- Python virtualenv --------------------------------------------------------------------
+if [[ ! -x .venv/bin/python ]]; then
+  log "creating .venv with $($PYTHON --version 2>&1)"
+  "$PYTHON" -m venv .venv
+fi
+# shellcheck disable=SC1091
+source .venv/bin/activate
+
+req_hash="$(sha256sum requirements-dev.txt | cut -d' ' -f1)"
+stamp=".venv/.requirements-dev.sha256"
+if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$req_hash" ]]; then
+  log "installing Python dev dependencies (requirements-dev.txt)"
+  python -m pip install --quiet --disable-pip-version-check --upgrade pip
+  python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+  echo "$req_hash" > "$stamp"
+else
+  log "Python dev dependencies up to date"
+fi
+
+# --- Java side: Iceberg runtime jar + oracle helper ----------------------------------------
+mkdir -p .cache/jars
+if [[ ! -s "$RUNTIME_JAR" ]]; then
+  log "fetching $RUNTIME_ARTIFACT (Maven Central, cached in ~/.m2)"
+  mvn -q -B "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy" \
+    -Dartifact="$RUNTIME_ARTIFACT" -DoutputDirectory=.cache/jars \
+    -Dmdep.overWriteReleases=false
+  [[ -s "$RUNTIME_JAR" ]] || die "Maven did not produce $RUNTIME_JAR"
+else
+  log "Iceberg runtime jar present"
+fi
+
+oracle_src=(tests/java/*.java)
+rebuild_oracle=0
+if [[ ! -s "$ORACLE_JAR" || "$RUNTIME_JAR" -nt "$ORACLE_JAR" ]]; then
+  rebuild_oracle=1
+else
+  for f in "${oracle_src[@]}"; do [[ "$f" -nt "$ORACLE_JAR" ]] && rebuild_oracle=1; done
+fi
+if [[ $rebuild_oracle == 1 ]]; then
+  log "compiling Java oracle helper -> $ORACLE_JAR"
+  classes="$(mktemp -d)"
+  trap 'rm -rf "$classes"' EXIT
+  javac --release 17 -nowarn -Xlint:none -cp "$RUNTIME_JAR" -d "$classes" "${oracle_src[@]}"
+  jar --create --file "$ORACLE_JAR" -C "$classes" .
+else
+  log "Java oracle helper up to date"
+fi
+
+# --- Rust extension into the venv ----------------------------------------------------------
+log "building icefloe into .venv (maturin develop --release)"
+start=$SECONDS
+maturin develop --release --quiet
+log "icefloe built in $((SECONDS - start)) s"
+python -c 'import icefloe, icefloe._native' || die "icefloe does not import after maturin develop"
+
+log "done"
