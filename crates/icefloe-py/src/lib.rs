@@ -4,6 +4,7 @@
 mod error;
 mod metadata;
 mod schema;
+mod transforms;
 mod view;
 
 use pyo3::prelude::*;
@@ -31,5 +32,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<view::PyViewMetadata>()?;
     m.add_class::<view::PyViewVersion>()?;
     m.add_class::<view::PyNameMapping>()?;
+    transforms::register(m)?;
     Ok(())
 }

@@ -69,6 +69,47 @@ pub fn arrow_type_to_iceberg(data_type: &DataType) -> Result<PrimitiveType> {
     })
 }
 
+/// The Arrow type icefloe uses for values of an Iceberg primitive type: the inverse of
+/// [`arrow_type_to_iceberg`], with `uuid` as FixedSizeBinary(16) and zoned timestamps in UTC.
+pub fn iceberg_to_arrow_type(source: &PrimitiveType) -> Result<DataType> {
+    use PrimitiveType as P;
+    let utc = || Some(Arc::from("UTC"));
+    Ok(match source {
+        P::Boolean => DataType::Boolean,
+        P::Int => DataType::Int32,
+        P::Long => DataType::Int64,
+        P::Float => DataType::Float32,
+        P::Double => DataType::Float64,
+        P::Decimal { precision, scale } => {
+            let p = u8::try_from(*precision).map_err(|_| Error::invalid_argument(format!("{source} has too many digits")))?;
+            let s = i8::try_from(*scale).map_err(|_| Error::invalid_argument(format!("{source} has too large a scale")))?;
+            DataType::Decimal128(p, s)
+        }
+        P::Date => DataType::Date32,
+        P::Time => DataType::Time64(ArrowTimeUnit::Microsecond),
+        P::Timestamp => DataType::Timestamp(ArrowTimeUnit::Microsecond, None),
+        P::Timestamptz => DataType::Timestamp(ArrowTimeUnit::Microsecond, utc()),
+        P::TimestampNs => DataType::Timestamp(ArrowTimeUnit::Nanosecond, None),
+        P::TimestamptzNs => DataType::Timestamp(ArrowTimeUnit::Nanosecond, utc()),
+        P::String => DataType::Utf8,
+        P::Uuid => DataType::FixedSizeBinary(16),
+        P::Fixed(len) => DataType::FixedSizeBinary(
+            i32::try_from(*len).map_err(|_| Error::invalid_argument(format!("{source} is too long for Arrow")))?,
+        ),
+        P::Binary => DataType::Binary,
+        P::Unknown => DataType::Null,
+        P::Geometry { .. } | P::Geography { .. } => DataType::Binary,
+    })
+}
+
+/// The Arrow type of the array [`transform_array`] returns for an input of `input` type.
+pub fn transform_result_arrow_type(transform: &Transform, input: &DataType) -> DataType {
+    match transform {
+        Transform::Bucket(_) | Transform::Year | Transform::Month | Transform::Day | Transform::Hour => DataType::Int32,
+        _ => input.clone(),
+    }
+}
+
 /// Whether an Arrow array of `data_type` holds values of the Iceberg type `source`.
 fn arrow_type_matches(source: &PrimitiveType, data_type: &DataType) -> bool {
     use PrimitiveType as P;
@@ -482,6 +523,19 @@ mod tests {
         .iter()
         .map(|s| s.parse().unwrap())
         .collect()
+    }
+
+    #[test]
+    fn arrow_type_mapping_round_trips() {
+        use PrimitiveType as P;
+        for t in [P::Int, P::Long, P::Decimal { precision: 9, scale: 2 }, P::Date, P::Time, P::Timestamp,
+                  P::Timestamptz, P::TimestampNs, P::TimestamptzNs, P::String, P::Fixed(7), P::Binary] {
+            let dt = iceberg_to_arrow_type(&t).unwrap();
+            assert_eq!(arrow_type_to_iceberg(&dt).unwrap(), t, "{dt}");
+        }
+        assert_eq!(iceberg_to_arrow_type(&P::Uuid).unwrap(), DataType::FixedSizeBinary(16));
+        assert_eq!(transform_result_arrow_type(&Transform::Day, &DataType::Date32), DataType::Int32);
+        assert_eq!(transform_result_arrow_type(&Transform::Truncate(2), &DataType::Utf8), DataType::Utf8);
     }
 
     #[test]
