@@ -567,15 +567,17 @@ impl TableMetadata {
     /// The snapshot and its ancestors, newest first, following `parent-snapshot-id`
     /// until a parent is missing (expired) or absent. Empty if the id is unknown.
     pub fn ancestors_of(&self, snapshot_id: i64) -> Vec<&Snapshot> {
+        let by_id: std::collections::HashMap<i64, &Snapshot> =
+            self.snapshots.iter().map(|s| (s.snapshot_id, s)).collect();
         let mut out = Vec::new();
-        let mut next = self.snapshot_by_id(snapshot_id);
+        let mut next = by_id.get(&snapshot_id).copied();
         while let Some(s) = next {
             // a cycle of parent ids would otherwise loop forever
             if out.len() >= self.snapshots.len() {
                 break;
             }
             out.push(s);
-            next = s.parent_snapshot_id.and_then(|p| self.snapshot_by_id(p));
+            next = s.parent_snapshot_id.and_then(|p| by_id.get(&p).copied());
         }
         out
     }
