@@ -18,7 +18,7 @@ step "cargo test"
 cargo test --workspace --exclude icefloe-py
 
 step "cargo clippy"
-cargo clippy -p icefloe --all-targets -- -D warnings
+cargo clippy --workspace --all-targets -- -D warnings
 
 step "pytest"
 python -m pytest tests/ -q

@@ -641,6 +641,24 @@ mod tests {
     }
 
     #[test]
+    fn field_defaults() {
+        let v = serde_json::from_str::<Value>(
+            r#"{"id": 1, "name": "a", "required": false, "type": "int", "initial-default": null, "write-default": 34}"#,
+        )
+        .unwrap();
+        let f = NestedField::from_json(&v, "f").unwrap();
+        assert_eq!(f.initial_default, None);
+        assert_eq!(f.write_default, Some(Literal::Int(34)));
+        assert_eq!(NestedField::from_json(&f.to_json(), "f").unwrap(), f);
+        let bad = serde_json::from_str::<Value>(
+            r#"{"id": 1, "name": "a", "required": false, "type": "date", "initial-default": 3}"#,
+        )
+        .unwrap();
+        let e = NestedField::from_json(&bad, "schema.fields[0]").unwrap_err();
+        assert_eq!(e.location().unwrap().field, "schema.fields[0].initial-default");
+    }
+
+    #[test]
     fn missing_nested_field_names_the_path() {
         let v = serde_json::from_str::<Value>(
             r#"{"type": "struct", "fields": [{"id": 1, "name": "a", "required": true, "type": {"type": "list", "element-id": 2, "element": "int"}}]}"#,
