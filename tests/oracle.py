@@ -77,15 +77,19 @@ def start_spark(warehouse: Path, view_warehouse: Path):
     return spark
 
 
+def oracle_class(jvm):
+    cls = jvm
+    for part in ORACLE_CLASS.split("."):
+        cls = getattr(cls, part)
+    return cls
+
+
 class Oracle:
     """Thin Python face of ``IcefloeOracle`` (see tests/java/IcefloeOracle.java)."""
 
     def __init__(self, jvm):
         self.jvm = jvm
-        cls = jvm
-        for part in ORACLE_CLASS.split("."):
-            cls = getattr(cls, part)
-        self.cls = cls
+        self.cls = oracle_class(jvm)
 
     def result_type(self, transform: str, source_type: str) -> str:
         return str(self.cls.resultType(transform, source_type))
@@ -142,6 +146,7 @@ class Oracle:
 #   string: str ; uuid: str (lowercase) ; fixed/binary: bytes
 # ---------------------------------------------------------------------------------------------
 
+_WIDE = decimal.Context(prec=100)  # decimal(38, s) needs more than the default 28 digits
 EPOCH_DATE = dt.date(1970, 1, 1)
 EPOCH = dt.datetime(1970, 1, 1)
 _DECIMAL_RE = re.compile(r"decimal\((\d+),\s*(\d+)\)")
@@ -184,7 +189,7 @@ def encode(type_str: str, value) -> str:
     if type_str.startswith("decimal"):
         _, scale = decimal_params(type_str)
         d = value[0] if isinstance(value, tuple) else value
-        q = d.quantize(decimal.Decimal(1).scaleb(-scale))
+        q = _WIDE.quantize(d, decimal.Decimal(1).scaleb(-scale))
         return json.dumps(format(q, "f"))
     if type_str == "date":
         return json.dumps(days_to_iso(value))
@@ -345,7 +350,10 @@ def create_java_tables(spark, warehouse: Path) -> dict:
         if version == 3:
             err = _try_sql(spark, f"ALTER TABLE {fq} ADD COLUMN with_default INT DEFAULT 42")
             if err:
-                notes.append(f"v3 column default not supported by Spark: {err}")
+                # Spark SQL refuses DEFAULT on Iceberg tables; add the columns through Java's API.
+                notes.append(f"v3 column default not supported by Spark SQL (added via Java API): {err}")
+                catalog = spark._jsparkSession.sessionState().catalogManager().catalog("java").icebergCatalog()
+                oracle_class(spark._jvm).addColumnsWithDefaults(catalog, f"db.{name}")
             else:
                 _try_sql(spark, f"INSERT INTO {fq} (id, label) VALUES (5, 'defaulted')")
         tables[name] = warehouse / "db" / name

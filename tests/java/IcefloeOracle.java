@@ -149,6 +149,23 @@ public final class IcefloeOracle {
     return NameMappingParser.toJson(MappingUtil.create(schema));
   }
 
+  /**
+   * Adds v3 columns with default values through the Java API (Spark SQL refuses DEFAULT for
+   * Iceberg tables): an optional int with write/initial default 42 and a required string with
+   * default "unknown".
+   */
+  public static void addColumnsWithDefaults(org.apache.iceberg.catalog.Catalog catalog, String ident) {
+    org.apache.iceberg.Table table =
+        catalog.loadTable(org.apache.iceberg.catalog.TableIdentifier.parse(ident));
+    table
+        .updateSchema()
+        .addColumn("with_default", Types.IntegerType.get(), "int with a default",
+            org.apache.iceberg.expressions.Literal.of(42))
+        .addRequiredColumn("required_default", Types.StringType.get(), "required, default 'unknown'",
+            org.apache.iceberg.expressions.Literal.of("unknown"))
+        .commit();
+  }
+
   /** Iceberg schema JSON of the current schema of a metadata document. */
   public static String currentSchemaJson(String metadataJson) {
     return SchemaParser.toJson(TableMetadataParser.fromJson(metadataJson).schema());
