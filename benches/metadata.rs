@@ -28,7 +28,9 @@ fn schema(id: i32, extra: usize) -> Value {
             "element-id": 9, "element-required": false, "element": "string"}}),
     ];
     for i in 0..extra {
-        fields.push(json!({"id": 10 + i, "name": format!("c{i}"), "required": false, "type": "string"}));
+        fields.push(
+            json!({"id": 10 + i, "name": format!("c{i}"), "required": false, "type": "string"}),
+        );
     }
     json!({"type": "struct", "schema-id": id, "identifier-field-ids": [1], "fields": fields})
 }
@@ -81,12 +83,18 @@ fn metadata() -> String {
     }
     let last = BASE_ID + SNAPSHOTS - 1;
     let mut refs = serde_json::Map::new();
-    refs.insert("main".into(), json!({"snapshot-id": last, "type": "branch"}));
+    refs.insert(
+        "main".into(),
+        json!({"snapshot-id": last, "type": "branch"}),
+    );
     for t in 0..10 {
         refs.insert(format!("release-{t}"), json!({"snapshot-id": BASE_ID + t * 100, "type": "tag", "max-ref-age-ms": 31536000000i64}));
     }
     refs.insert("audit".into(), json!({"snapshot-id": last - 3, "type": "branch", "min-snapshots-to-keep": 5, "max-snapshot-age-ms": 86400000}));
-    refs.insert("staging".into(), json!({"snapshot-id": last - 10, "type": "branch"}));
+    refs.insert(
+        "staging".into(),
+        json!({"snapshot-id": last - 10, "type": "branch"}),
+    );
     let metadata_log: Vec<Value> = (0..20)
         .map(|i| json!({"timestamp-ms": BASE_TS + i * 1000, "metadata-file": format!("s3://bucket/warehouse/db.db/events/metadata/{i:05}-0f3c.metadata.json")}))
         .collect();
@@ -132,11 +140,19 @@ fn bench(c: &mut Criterion) {
     g.bench_function("parse", |b| {
         b.iter(|| TableMetadata::from_json_str(black_box(&text)).unwrap())
     });
-    g.bench_function("write_compact", |b| b.iter(|| black_box(&parsed).to_json_string(false)));
-    g.bench_function("write_pretty", |b| b.iter(|| black_box(&parsed).to_json_string(true)));
+    g.bench_function("write_compact", |b| {
+        b.iter(|| black_box(&parsed).to_json_string(false))
+    });
+    g.bench_function("write_pretty", |b| {
+        b.iter(|| black_box(&parsed).to_json_string(true))
+    });
     g.finish();
     c.bench_function("metadata_v2_1000_snapshots/ancestors_of_current", |b| {
-        b.iter(|| black_box(&parsed).ancestors_of(BASE_ID + SNAPSHOTS - 1).len())
+        b.iter(|| {
+            black_box(&parsed)
+                .ancestors_of(BASE_ID + SNAPSHOTS - 1)
+                .len()
+        })
     });
 }
 

@@ -18,7 +18,9 @@ const N: usize = 1_000_000;
 fn lcg(seed: u64) -> impl FnMut() -> u64 {
     let mut s = seed;
     move || {
-        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         s >> 11
     }
 }
@@ -68,7 +70,8 @@ fn bucket_long(c: &mut Criterion) {
         b.iter(|| {
             let mut acc = 0i64;
             for v in black_box(&values) {
-                let h = murmur3::murmur3_32(&mut Cursor::new(v.to_le_bytes()), 0).unwrap_or(0) as i32;
+                let h =
+                    murmur3::murmur3_32(&mut Cursor::new(v.to_le_bytes()), 0).unwrap_or(0) as i32;
                 acc += i64::from((h & i32::MAX) % 16);
             }
             acc

@@ -6,11 +6,12 @@ use std::sync::Arc;
 use icefloe::catalog::filesystem::resolve_metadata_location;
 use icefloe::io::LocalFileIO;
 use icefloe::spec::partition::{PartitionField, PartitionSpec};
-use icefloe::spec::table_metadata::TableMetadata;
-use icefloe::spec::Schema;
 use icefloe::spec::snapshot::{Snapshot, SnapshotRef};
 use icefloe::spec::sort::{SortField, SortOrder};
+use icefloe::spec::table_metadata::TableMetadata;
+use icefloe::spec::Schema;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use crate::error::IntoPyResult;
 use crate::json_to_py;
@@ -61,7 +62,10 @@ impl PyPartitionField {
 }
 
 fn join_ids(ids: &[i32]) -> String {
-    ids.iter().map(i32::to_string).collect::<Vec<_>>().join(", ")
+    ids.iter()
+        .map(i32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[pyclass(frozen, module = "icefloe._native", name = "PartitionSpec")]
@@ -109,7 +113,11 @@ impl PyPartitionSpec {
             .iter()
             .map(PyPartitionField::__repr__)
             .collect();
-        format!("PartitionSpec(spec_id={}, [{}])", self.inner.spec_id, fields.join(", "))
+        format!(
+            "PartitionSpec(spec_id={}, [{}])",
+            self.inner.spec_id,
+            fields.join(", ")
+        )
     }
 }
 
@@ -187,7 +195,11 @@ impl PySortOrder {
 
     fn __repr__(&self) -> String {
         let fields: Vec<String> = self.fields().iter().map(PySortField::__repr__).collect();
-        format!("SortOrder(order_id={}, [{}])", self.inner.order_id, fields.join(", "))
+        format!(
+            "SortOrder(order_id={}, [{}])",
+            self.inner.order_id,
+            fields.join(", ")
+        )
     }
 }
 
@@ -235,17 +247,17 @@ impl PySnapshot {
         self.inner.operation().map(|o| o.as_str())
     }
 
-    /// The summary map, including `operation`.
+    /// The summary map, including `operation`, in file order.
     #[getter]
-    fn summary(&self) -> Vec<(String, String)> {
-        match &self.inner.summary {
-            Some(s) => {
-                let mut v = vec![("operation".to_string(), s.operation.as_str().to_string())];
-                v.extend(s.properties.iter().cloned());
-                v
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        if let Some(s) = &self.inner.summary {
+            d.set_item("operation", s.operation.as_str())?;
+            for (k, v) in &s.properties {
+                d.set_item(k, v)?;
             }
-            None => Vec::new(),
         }
+        Ok(d)
     }
 
     #[getter]
@@ -362,14 +374,18 @@ impl PyTableMetadata {
                 TableMetadata::read(&LocalFileIO, &location)
             })
             .py(py)?;
-        Ok(PyTableMetadata { inner: Arc::new(md) })
+        Ok(PyTableMetadata {
+            inner: Arc::new(md),
+        })
     }
 
     /// Parses metadata JSON text.
     #[staticmethod]
     fn from_json(py: Python<'_>, text: &str) -> PyResult<PyTableMetadata> {
         let md = py.detach(|| TableMetadata::from_json_str(text)).py(py)?;
-        Ok(PyTableMetadata { inner: Arc::new(md) })
+        Ok(PyTableMetadata {
+            inner: Arc::new(md),
+        })
     }
 
     /// The metadata as Appendix C JSON, as icefloe writes it.
@@ -381,7 +397,8 @@ impl PyTableMetadata {
     /// Writes the metadata to a new file (never overwrites); gzip when `compress`.
     #[pyo3(signature = (path, compress = false))]
     fn write(&self, py: Python<'_>, path: &str, compress: bool) -> PyResult<()> {
-        py.detach(|| self.inner.write(&LocalFileIO, path, compress)).py(py)
+        py.detach(|| self.inner.write(&LocalFileIO, path, compress))
+            .py(py)
     }
 
     #[getter]
@@ -623,5 +640,8 @@ impl PyTableMetadata {
 }
 
 fn missing(py: Python<'_>, what: &str) -> PyErr {
-    crate::error::to_py(py, icefloe::Error::not_found(format!("the metadata has no {what}")))
+    crate::error::to_py(
+        py,
+        icefloe::Error::not_found(format!("the metadata has no {what}")),
+    )
 }

@@ -76,7 +76,11 @@ impl PyNestedField {
     }
 
     fn __repr__(&self) -> String {
-        let req = if self.inner.required { "required" } else { "optional" };
+        let req = if self.inner.required {
+            "required"
+        } else {
+            "optional"
+        };
         format!(
             "NestedField(id={}, name={:?}, {req}, type={})",
             self.inner.id, self.inner.name, self.inner.field_type
@@ -91,7 +95,10 @@ fn children(t: &Type) -> Vec<PyNestedField> {
         Type::Map(m) => vec![m.key_field.clone(), m.value_field.clone()],
         Type::Primitive(_) | Type::Variant => Vec::new(),
     };
-    fields.into_iter().map(|inner| PyNestedField { inner }).collect()
+    fields
+        .into_iter()
+        .map(|inner| PyNestedField { inner })
+        .collect()
 }
 
 /// A table schema.
@@ -146,7 +153,9 @@ impl PySchema {
 
     /// The field with this id at any depth, or None.
     fn field_by_id(&self, id: i32) -> Option<PyNestedField> {
-        self.inner.field_by_id(id).map(|f| PyNestedField { inner: f.clone() })
+        self.inner
+            .field_by_id(id)
+            .map(|f| PyNestedField { inner: f.clone() })
     }
 
     /// The full dotted name of the field with this id, or None.

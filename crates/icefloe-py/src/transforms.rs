@@ -4,7 +4,9 @@
 use arrow::array::{make_array, ArrayData};
 use arrow::datatypes::DataType;
 use arrow::pyarrow::{FromPyArrow, PyArrowType, ToPyArrow};
-use icefloe::arrow::{arrow_type_to_iceberg, iceberg_to_arrow_type, transform_array, transform_result_arrow_type};
+use icefloe::arrow::{
+    arrow_type_to_iceberg, iceberg_to_arrow_type, transform_array, transform_result_arrow_type,
+};
 use icefloe::spec::{Literal, PrimitiveType, Transform, Type};
 use icefloe::Error;
 use pyo3::prelude::*;
@@ -13,9 +15,8 @@ use crate::error::IntoPyResult;
 
 /// Parses an Iceberg primitive type string (`"long"`, `"decimal(9, 2)"`).
 pub fn parse_primitive(s: &str) -> icefloe::Result<PrimitiveType> {
-    PrimitiveType::parse(s).ok_or_else(|| {
-        Error::invalid_argument(format!("'{s}' is not an Iceberg primitive type"))
-    })
+    PrimitiveType::parse(s)
+        .ok_or_else(|| Error::invalid_argument(format!("'{s}' is not an Iceberg primitive type")))
 }
 
 fn parse_transform(s: &str) -> icefloe::Result<Transform> {
@@ -83,7 +84,12 @@ pub fn iceberg_type_of(py: Python<'_>, arrow_type: PyArrowType<DataType>) -> PyR
 /// Applies a transform to values given in their JSON single-value form (Appendix D);
 /// returns the results in the same form (`"null"` for null).
 #[pyfunction]
-pub fn transform_json(py: Python<'_>, transform: &str, source_type: &str, values: Vec<String>) -> PyResult<Vec<String>> {
+pub fn transform_json(
+    py: Python<'_>,
+    transform: &str,
+    source_type: &str,
+    values: Vec<String>,
+) -> PyResult<Vec<String>> {
     py.detach(|| -> icefloe::Result<Vec<String>> {
         let t = parse_transform(transform)?;
         let source = parse_primitive(source_type)?;

@@ -7,6 +7,7 @@ use icefloe::io::LocalFileIO;
 use icefloe::spec::name_mapping::NameMapping;
 use icefloe::spec::view_metadata::{ViewMetadata, ViewVersion};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use crate::error::IntoPyResult;
 use crate::schema::PySchema;
@@ -50,11 +51,12 @@ impl PyViewVersion {
 
     /// SQL text by dialect, in the order the representations are stored.
     #[getter]
-    fn sql(&self) -> Vec<(String, String)> {
-        self.inner
-            .sql_representations()
-            .map(|r| (r.dialect.clone(), r.sql.clone()))
-            .collect()
+    fn sql<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for r in self.inner.sql_representations() {
+            d.set_item(&r.dialect, &r.sql)?;
+        }
+        Ok(d)
     }
 
     /// The SQL for a dialect (matched without regard to case), or None.
@@ -63,11 +65,17 @@ impl PyViewVersion {
     }
 
     fn __repr__(&self) -> String {
-        let dialects: Vec<String> = self.sql().into_iter().map(|(d, _)| d).collect();
+        let dialects: Vec<&str> = self
+            .inner
+            .sql_representations()
+            .map(|r| r.dialect.as_str())
+            .collect();
         format!(
             "ViewVersion(version_id={}, schema_id={}, dialects={:?})",
             self.inner.version_id,
-            self.inner.schema_id().map_or("None".into(), |s| s.to_string()),
+            self.inner
+                .schema_id()
+                .map_or("None".into(), |s| s.to_string()),
             dialects
         )
     }
@@ -90,13 +98,17 @@ impl PyViewMetadata {
                 ViewMetadata::read(&LocalFileIO, &location)
             })
             .py(py)?;
-        Ok(PyViewMetadata { inner: Arc::new(md) })
+        Ok(PyViewMetadata {
+            inner: Arc::new(md),
+        })
     }
 
     #[staticmethod]
     fn from_json(py: Python<'_>, text: &str) -> PyResult<PyViewMetadata> {
         let md = ViewMetadata::from_json_str(text).py(py)?;
-        Ok(PyViewMetadata { inner: Arc::new(md) })
+        Ok(PyViewMetadata {
+            inner: Arc::new(md),
+        })
     }
 
     fn to_json(&self) -> String {
@@ -142,7 +154,9 @@ impl PyViewMetadata {
         self.inner
             .schemas
             .iter()
-            .map(|s| PySchema { inner: Arc::new(s.clone()) })
+            .map(|s| PySchema {
+                inner: Arc::new(s.clone()),
+            })
             .collect()
     }
 
@@ -164,9 +178,9 @@ impl PyViewMetadata {
 
     /// The schema of the current version.
     fn schema(&self) -> Option<PySchema> {
-        self.inner
-            .current_schema()
-            .map(|s| PySchema { inner: Arc::new(s.clone()) })
+        self.inner.current_schema().map(|s| PySchema {
+            inner: Arc::new(s.clone()),
+        })
     }
 
     /// The current version's SQL for a dialect, or None.

@@ -62,8 +62,14 @@ pub enum Error {
     },
 
     /// The format version is above what this library supports.
-    #[error("{at}: unsupported format version {version} (this version of icefloe supports 1 to {max})")]
-    UnsupportedFormatVersion { at: Location, version: i64, max: i32 },
+    #[error(
+        "{at}: unsupported format version {version} (this version of icefloe supports 1 to {max})"
+    )]
+    UnsupportedFormatVersion {
+        at: Location,
+        version: i64,
+        max: i32,
+    },
 
     /// A caller passed a value that cannot be used (a bad transform width, a value of the
     /// wrong type for a transform, an unparsable literal).
@@ -180,7 +186,9 @@ mod tests {
             e.to_string(),
             "/t/v1.metadata.json: field 'format-version': missing"
         );
-        let e = Error::invalid_metadata("type", "bad").under("fields[2]").under("schemas[0]");
+        let e = Error::invalid_metadata("type", "bad")
+            .under("fields[2]")
+            .under("schemas[0]");
         assert_eq!(e.location().unwrap().field, "schemas[0].fields[2].type");
         // a file already set is kept
         let e = e.in_file("a.json").in_file("b.json");

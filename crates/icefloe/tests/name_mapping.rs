@@ -63,10 +63,17 @@ fn lookup_by_path_of_names() {
     assert_eq!(m.find(&["lat"]), None);
     assert_eq!(m.find(&["location", "lat", "x"]), None);
     assert_eq!(m.find(&["location.lat"]), None);
-    assert_eq!(m.find(&["Location", "lat"]), None, "names are case-sensitive");
+    assert_eq!(
+        m.find(&["Location", "lat"]),
+        None,
+        "names are case-sensitive"
+    );
     assert_eq!(m.find(&[]), None);
     assert_eq!(m.find_field(&["location"]).unwrap().fields.len(), 2);
-    assert_eq!(m.find_by_id(5).unwrap().names, names(&["longitude", "long"]));
+    assert_eq!(
+        m.find_by_id(5).unwrap().names,
+        names(&["longitude", "long"])
+    );
     assert!(m.find_by_id(6).is_none());
 }
 
@@ -90,15 +97,22 @@ fn field_id_and_names_are_optional() {
     ]))
     .unwrap();
     assert_eq!(m.fields[0].field_id, None);
-    assert_eq!(m.find(&["only_in_files"]), None, "mapped, but without an id");
+    assert_eq!(
+        m.find(&["only_in_files"]),
+        None,
+        "mapped, but without an id"
+    );
     assert!(m.find_field(&["only_in_files"]).is_some());
     assert_eq!(m.fields[2].names, Vec::<String>::new());
     let written = m.to_json();
-    assert_eq!(written, json!([
-        {"names": ["only_in_files"]},
-        {"field-id": 7, "names": []},
-        {"field-id": 8, "names": []}
-    ]));
+    assert_eq!(
+        written,
+        json!([
+            {"names": ["only_in_files"]},
+            {"field-id": 7, "names": []},
+            {"field-id": 8, "names": []}
+        ])
+    );
 }
 
 fn schema_with_nesting() -> Schema {
@@ -118,7 +132,14 @@ fn schema_with_nesting() -> Schema {
             NestedField::optional(
                 6,
                 "tags",
-                MapType::new(7, PrimitiveType::String.into(), 8, true, ListType::new(11, false, PrimitiveType::Int.into()).into()).into(),
+                MapType::new(
+                    7,
+                    PrimitiveType::String.into(),
+                    8,
+                    true,
+                    ListType::new(11, false, PrimitiveType::Int.into()).into(),
+                )
+                .into(),
             ),
             NestedField::optional(12, "points", ListType::new(13, true, point.into()).into()),
         ],
@@ -155,7 +176,11 @@ fn default_mapping_of_a_schema() {
     assert_eq!(m.find(&["tags", "key"]), Some(7));
     assert_eq!(m.find(&["tags", "value", "element"]), Some(11));
     assert_eq!(m.find(&["points", "element", "y"]), Some(10));
-    assert_eq!(m.find(&["points", "y"]), None, "no short names in a mapping");
+    assert_eq!(
+        m.find(&["points", "y"]),
+        None,
+        "no short names in a mapping"
+    );
     // every field of the schema is reachable by its own id
     for (id, _) in schema_with_nesting().field_names() {
         assert_eq!(m.find_by_id(id).unwrap().field_id, Some(id));
@@ -220,8 +245,14 @@ fn wrong_types_are_named() {
         (json!([{"field-id": "1", "names": ["a"]}]), "[0].field-id"),
         (json!([{"field-id": 1, "names": "a"}]), "[0].names"),
         (json!([{"field-id": 1, "names": ["a", 2]}]), "[0].names[1]"),
-        (json!([{"field-id": 1, "names": ["a"], "fields": {}}]), "[0].fields"),
-        (json!([{"field-id": 1, "names": ["a"], "fields": [{"field-id": 2.5}]}]), "[0].fields[0].field-id"),
+        (
+            json!([{"field-id": 1, "names": ["a"], "fields": {}}]),
+            "[0].fields",
+        ),
+        (
+            json!([{"field-id": 1, "names": ["a"], "fields": [{"field-id": 2.5}]}]),
+            "[0].fields[0].field-id",
+        ),
     ];
     for (v, path) in cases {
         let e = NameMapping::from_json(&v).unwrap_err();
@@ -236,6 +267,9 @@ fn wrong_types_are_named() {
 fn truncated_text_never_panics() {
     let text = SPEC_EXAMPLE.trim();
     for len in 0..text.len() {
-        assert!(NameMapping::from_json_str(&text[..len]).is_err(), "parsed at {len}");
+        assert!(
+            NameMapping::from_json_str(&text[..len]).is_err(),
+            "parsed at {len}"
+        );
     }
 }

@@ -12,7 +12,11 @@ use icefloe::spec::view_metadata::{ViewHistoryEntry, ViewMetadata, ViewRepresent
 use serde_json::Value;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/view");
-const ALL_FIXTURES: &[&str] = &["spec-example-create.json", "spec-example-replace.json", "multi-dialect.json"];
+const ALL_FIXTURES: &[&str] = &[
+    "spec-example-create.json",
+    "spec-example-replace.json",
+    "multi-dialect.json",
+];
 
 fn fixture_text(name: &str) -> String {
     std::fs::read_to_string(format!("{FIXTURES}/{name}")).unwrap()
@@ -28,7 +32,10 @@ struct MemIO(Mutex<HashMap<String, Vec<u8>>>);
 
 impl MemIO {
     fn put(&self, loc: &str, bytes: &[u8]) {
-        self.0.lock().unwrap().insert(loc.to_string(), bytes.to_vec());
+        self.0
+            .lock()
+            .unwrap()
+            .insert(loc.to_string(), bytes.to_vec());
     }
 }
 
@@ -62,7 +69,9 @@ fn read_value(v: &Value) -> icefloe::Result<ViewMetadata> {
 }
 
 fn field_of(e: &Error) -> String {
-    let at = e.location().unwrap_or_else(|| panic!("no location in {e:?}"));
+    let at = e
+        .location()
+        .unwrap_or_else(|| panic!("no location in {e:?}"));
     assert_eq!(at.file, FILE, "error not tied to the file: {e:?}");
     at.field.clone()
 }
@@ -99,28 +108,48 @@ fn spec_example_after_create_parses() {
     let m = fixture("spec-example-create.json");
     assert_eq!(m.format_version, 1);
     assert_eq!(m.view_uuid, None);
-    assert_eq!(m.location, "s3n://my_company/my/warehouse/anorwood.db/common_view");
+    assert_eq!(
+        m.location,
+        "s3n://my_company/my/warehouse/anorwood.db/common_view"
+    );
     assert_eq!(m.current_version_id, 1);
-    assert_eq!(m.properties.get("comment").map(String::as_str), Some("View captures all the data from the table"));
+    assert_eq!(
+        m.properties.get("comment").map(String::as_str),
+        Some("View captures all the data from the table")
+    );
     assert_eq!(m.versions.len(), 1);
     let v = m.current_version().unwrap();
     assert_eq!(v.version_id, 1);
     assert_eq!(v.parent_version_id, Some(-1));
     assert_eq!(v.timestamp_ms, 1573518431292);
     assert_eq!(v.operation(), Some("create"));
-    assert_eq!(v.summary.get("engineVersion").map(String::as_str), Some("presto-350"));
-    assert_eq!(v.schema_id, None, "the draft puts schema-id on the representation");
+    assert_eq!(
+        v.summary.get("engineVersion").map(String::as_str),
+        Some("presto-350")
+    );
+    assert_eq!(
+        v.schema_id, None,
+        "the draft puts schema-id on the representation"
+    );
     assert_eq!(v.schema_id(), Some(1));
     assert_eq!(v.default_catalog(), Some("iceberg"));
     assert_eq!(v.default_namespace(), Some(&["anorwood".to_string()][..]));
     assert_eq!(v.representations.len(), 1);
-    let ViewRepresentation::Sql(r) = &v.representations[0] else { panic!("not sql") };
+    let ViewRepresentation::Sql(r) = &v.representations[0] else {
+        panic!("not sql")
+    };
     assert_eq!(r.sql, "SELECT *\nFROM\n  base_tab\n");
     assert_eq!(r.dialect, "presto");
     assert_eq!(r.schema_id, Some(1));
     assert_eq!(m.sql_for("presto"), Some("SELECT *\nFROM\n  base_tab\n"));
     assert_eq!(m.sql_for("spark"), None);
-    assert_eq!(m.version_log, vec![ViewHistoryEntry { timestamp_ms: 1573518431292, version_id: 1 }]);
+    assert_eq!(
+        m.version_log,
+        vec![ViewHistoryEntry {
+            timestamp_ms: 1573518431292,
+            version_id: 1
+        }]
+    );
     assert_eq!(m.current_schema_id, Some(1));
     let s = m.current_schema().unwrap();
     assert_eq!(s.schema_id(), 1);
@@ -137,34 +166,59 @@ fn spec_example_after_replace_parses() {
     let v = m.current_version().unwrap();
     assert_eq!(v.parent_version_id, Some(1));
     assert_eq!(v.operation(), Some("replace"));
-    assert_eq!(v.summary.get("engineVersion").map(String::as_str), Some("spark-2.4.4"));
-    assert_eq!(m.sql_for("spark"), Some("SELECT \"count\"(*) my_cnt\nFROM\n  base_tab\n"));
+    assert_eq!(
+        v.summary.get("engineVersion").map(String::as_str),
+        Some("spark-2.4.4")
+    );
+    assert_eq!(
+        m.sql_for("spark"),
+        Some("SELECT \"count\"(*) my_cnt\nFROM\n  base_tab\n")
+    );
     assert_eq!(m.sql_for("presto"), None, "presto is only in version 1");
-    assert_eq!(m.version_by_id(1).unwrap().sql_for("PRESTO").unwrap().sql, "SELECT *\nFROM\n  base_tab\n");
+    assert_eq!(
+        m.version_by_id(1).unwrap().sql_for("PRESTO").unwrap().sql,
+        "SELECT *\nFROM\n  base_tab\n"
+    );
     let s = m.current_schema().unwrap();
     assert_eq!(s.schema_id(), 2);
     assert_eq!(s.fields()[0].name, "my_cnt");
     assert_eq!(m.schema_by_id(1).unwrap().fields().len(), 2);
     assert!(m.schema_by_id(3).is_none());
     assert!(m.version_by_id(3).is_none());
-    let log: Vec<_> = m.version_log.iter().map(|e| (e.timestamp_ms, e.version_id)).collect();
+    let log: Vec<_> = m
+        .version_log
+        .iter()
+        .map(|e| (e.timestamp_ms, e.version_id))
+        .collect();
     assert_eq!(log, vec![(1573518431292, 1), (1573518440265, 2)]);
 }
 
 #[test]
 fn multi_dialect_view_parses() {
     let m = fixture("multi-dialect.json");
-    assert_eq!(m.view_uuid.as_deref(), Some("fa6506c3-7681-40c8-86dc-e36561f83385"));
+    assert_eq!(
+        m.view_uuid.as_deref(),
+        Some("fa6506c3-7681-40c8-86dc-e36561f83385")
+    );
     assert_eq!(m.current_schema_id, None);
     let v = m.current_version().unwrap();
     assert_eq!(v.version_id, 3);
     assert_eq!(v.schema_id, Some(1));
     assert_eq!(v.default_catalog(), Some("prod"));
-    assert_eq!(v.default_namespace().unwrap(), ["default".to_string(), "analytics".to_string()]);
+    assert_eq!(
+        v.default_namespace().unwrap(),
+        ["default".to_string(), "analytics".to_string()]
+    );
     assert_eq!(m.current_schema().unwrap().schema_id(), 1);
     // dialects are matched case-insensitively both ways
-    assert!(m.sql_for("trino").unwrap().starts_with("SELECT count(*) AS event_count"));
-    assert!(m.sql_for("SPARK").unwrap().starts_with("SELECT\n    COUNT(*) AS event_count"));
+    assert!(m
+        .sql_for("trino")
+        .unwrap()
+        .starts_with("SELECT count(*) AS event_count"));
+    assert!(m
+        .sql_for("SPARK")
+        .unwrap()
+        .starts_with("SELECT\n    COUNT(*) AS event_count"));
     assert_eq!(m.sql_for("presto"), None);
     // version 2 has no catalog; version 1 its own schema
     assert_eq!(m.version_by_id(2).unwrap().default_catalog(), None);
@@ -209,24 +263,66 @@ fn written_json_uses_spec_field_names() {
     let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
     assert_eq!(
         keys(&written),
-        ["view-uuid", "format-version", "location", "properties", "schemas", "current-version-id", "versions", "version-log"]
+        [
+            "view-uuid",
+            "format-version",
+            "location",
+            "properties",
+            "schemas",
+            "current-version-id",
+            "versions",
+            "version-log"
+        ]
     );
     assert_eq!(
         keys(&written["versions"][2]),
-        ["version-id", "timestamp-ms", "schema-id", "summary", "default-catalog", "default-namespace", "representations"]
+        [
+            "version-id",
+            "timestamp-ms",
+            "schema-id",
+            "summary",
+            "default-catalog",
+            "default-namespace",
+            "representations"
+        ]
     );
-    assert_eq!(keys(&written["versions"][2]["representations"][0]), ["type", "sql", "dialect"]);
-    assert_eq!(keys(&written["version-log"][0]), ["timestamp-ms", "version-id"]);
-    assert_eq!(written["versions"][2]["representations"][2]["type"], "substrait");
+    assert_eq!(
+        keys(&written["versions"][2]["representations"][0]),
+        ["type", "sql", "dialect"]
+    );
+    assert_eq!(
+        keys(&written["version-log"][0]),
+        ["timestamp-ms", "version-id"]
+    );
+    assert_eq!(
+        written["versions"][2]["representations"][2]["type"],
+        "substrait"
+    );
 
     let draft = fixture("spec-example-create.json").to_json();
     assert_eq!(
         keys(&draft),
-        ["format-version", "location", "properties", "schemas", "current-schema-id", "current-version-id", "versions", "version-log"]
+        [
+            "format-version",
+            "location",
+            "properties",
+            "schemas",
+            "current-schema-id",
+            "current-version-id",
+            "versions",
+            "version-log"
+        ]
     );
     assert_eq!(
         keys(&draft["versions"][0]["representations"][0]),
-        ["type", "sql", "dialect", "schema-id", "default-catalog", "default-namespace"]
+        [
+            "type",
+            "sql",
+            "dialect",
+            "schema-id",
+            "default-catalog",
+            "default-namespace"
+        ]
     );
     assert_eq!(draft["versions"][0]["parent-version-id"], -1);
 }
@@ -238,7 +334,9 @@ fn field_aliases_and_docs_round_trip() {
     r["field-aliases"] = serde_json::json!(["cnt"]);
     r["field-docs"] = serde_json::json!([null]);
     let m = read_value(&v).unwrap();
-    let ViewRepresentation::Sql(sql) = &m.current_version().unwrap().representations[0] else { panic!() };
+    let ViewRepresentation::Sql(sql) = &m.current_version().unwrap().representations[0] else {
+        panic!()
+    };
     assert_eq!(sql.field_aliases.as_deref(), Some(&["cnt".to_string()][..]));
     assert_eq!(sql.field_docs, Some(vec![None]));
     assert_eq!(ViewMetadata::from_json(&m.to_json()).unwrap(), m);
@@ -300,7 +398,9 @@ fn format_versions_other_than_1_are_refused() {
         v["format-version"] = 2.into();
         let e = read_value(&v).unwrap_err();
         match &e {
-            Error::UnsupportedFormatVersion { version, max, .. } => assert_eq!((version, max), (&2, &1)),
+            Error::UnsupportedFormatVersion { version, max, .. } => {
+                assert_eq!((version, max), (&2, &1))
+            }
             other => panic!("{other:?}"),
         }
         assert_eq!(field_of(&e), "format-version");
@@ -310,6 +410,18 @@ fn format_versions_other_than_1_are_refused() {
     let e = read_value(&v).unwrap_err();
     assert!(matches!(e, Error::InvalidMetadata { .. }), "{e:?}");
     assert_eq!(field_of(&e), "format-version");
+}
+
+/// Java 1.11 writes view versions whose summary has no `operation`; they must parse.
+#[test]
+fn summary_without_operation_is_accepted() {
+    let mut v = base();
+    let obj = at_path(&mut v, &split("versions.0.summary"))
+        .as_object_mut()
+        .unwrap();
+    obj.remove("operation").unwrap();
+    let vm = ViewMetadata::from_json(&v).unwrap();
+    assert_eq!(vm.versions[0].operation(), None);
 }
 
 /// Every required field, removed in turn, is reported as missing at its path.
@@ -324,7 +436,6 @@ fn missing_required_fields_are_named() {
         "versions.0.version-id",
         "versions.0.timestamp-ms",
         "versions.0.summary",
-        "versions.0.summary.operation",
         "versions.0.representations",
         "versions.2.representations.1.type",
         "versions.2.representations.1.sql",
@@ -336,9 +447,6 @@ fn missing_required_fields_are_named() {
     ];
     for path in required {
         for remove in [true, false] {
-            if !remove && path.ends_with("summary.operation") {
-                continue; // a null map value is a wrong type, not an absent field
-            }
             let mut v = base();
             let parts = split(path);
             let (last, parent) = parts.split_last().unwrap();
@@ -383,7 +491,11 @@ fn optional_fields_may_be_absent() {
         "versions.2.default-catalog",
         "versions.2.default-namespace",
     ] {
-        let mut v = if path == "schemas" { spec_base() } else { base() };
+        let mut v = if path == "schemas" {
+            spec_base()
+        } else {
+            base()
+        };
         if path == "schemas" {
             // without schemas nothing may refer to one
             v.as_object_mut().unwrap().remove("current-schema-id");
@@ -395,7 +507,11 @@ fn optional_fields_may_be_absent() {
         }
         let parts = split(path);
         let (last, parent) = parts.split_last().unwrap();
-        at_path(&mut v, parent).as_object_mut().unwrap().remove(*last).unwrap();
+        at_path(&mut v, parent)
+            .as_object_mut()
+            .unwrap()
+            .remove(*last)
+            .unwrap();
         let m = read_value(&v).unwrap_or_else(|e| panic!("{path}: {e}"));
         assert_eq!(ViewMetadata::from_json(&m.to_json()).unwrap(), m, "{path}");
     }
@@ -409,30 +525,94 @@ fn wrong_json_types_are_named() {
         ("location", 5.into(), "location"),
         ("view-uuid", 5.into(), "view-uuid"),
         ("current-version-id", 1.5.into(), "current-version-id"),
-        ("current-version-id", 5_000_000_000i64.into(), "current-version-id"),
+        (
+            "current-version-id",
+            5_000_000_000i64.into(),
+            "current-version-id",
+        ),
         ("versions", serde_json::json!({}), "versions"),
         ("version-log", "x".into(), "version-log"),
         ("schemas", 1.into(), "schemas"),
         ("properties", serde_json::json!(["a"]), "properties"),
         ("properties", serde_json::json!({"a": 1}), "properties.a"),
         ("versions.1", "x".into(), "versions[1]"),
-        ("versions.1.version-id", "2".into(), "versions[1].version-id"),
-        ("versions.1.timestamp-ms", true.into(), "versions[1].timestamp-ms"),
+        (
+            "versions.1.version-id",
+            "2".into(),
+            "versions[1].version-id",
+        ),
+        (
+            "versions.1.timestamp-ms",
+            true.into(),
+            "versions[1].timestamp-ms",
+        ),
         ("versions.1.schema-id", "1".into(), "versions[1].schema-id"),
-        ("versions.1.summary", serde_json::json!([]), "versions[1].summary"),
-        ("versions.1.summary.operation", 1.into(), "versions[1].summary.operation"),
-        ("versions.1.default-catalog", 1.into(), "versions[1].default-catalog"),
-        ("versions.1.default-namespace", "default".into(), "versions[1].default-namespace"),
-        ("versions.1.default-namespace", serde_json::json!(["a", 1]), "versions[1].default-namespace[1]"),
-        ("versions.1.representations", serde_json::json!({}), "versions[1].representations"),
-        ("versions.1.representations.0", "sql".into(), "versions[1].representations[0]"),
-        ("versions.1.representations.0.type", 1.into(), "versions[1].representations[0].type"),
-        ("versions.1.representations.0.sql", 1.into(), "versions[1].representations[0].sql"),
-        ("versions.1.representations.0.dialect", serde_json::json!(["trino"]), "versions[1].representations[0].dialect"),
-        ("versions.1.representations.0.field-docs", serde_json::json!([1]), "versions[1].representations[0].field-docs[0]"),
+        (
+            "versions.1.summary",
+            serde_json::json!([]),
+            "versions[1].summary",
+        ),
+        (
+            "versions.1.summary.operation",
+            1.into(),
+            "versions[1].summary.operation",
+        ),
+        (
+            "versions.1.default-catalog",
+            1.into(),
+            "versions[1].default-catalog",
+        ),
+        (
+            "versions.1.default-namespace",
+            "default".into(),
+            "versions[1].default-namespace",
+        ),
+        (
+            "versions.1.default-namespace",
+            serde_json::json!(["a", 1]),
+            "versions[1].default-namespace[1]",
+        ),
+        (
+            "versions.1.representations",
+            serde_json::json!({}),
+            "versions[1].representations",
+        ),
+        (
+            "versions.1.representations.0",
+            "sql".into(),
+            "versions[1].representations[0]",
+        ),
+        (
+            "versions.1.representations.0.type",
+            1.into(),
+            "versions[1].representations[0].type",
+        ),
+        (
+            "versions.1.representations.0.sql",
+            1.into(),
+            "versions[1].representations[0].sql",
+        ),
+        (
+            "versions.1.representations.0.dialect",
+            serde_json::json!(["trino"]),
+            "versions[1].representations[0].dialect",
+        ),
+        (
+            "versions.1.representations.0.field-docs",
+            serde_json::json!([1]),
+            "versions[1].representations[0].field-docs[0]",
+        ),
         ("version-log.0", serde_json::json!([1, 2]), "version-log[0]"),
-        ("version-log.0.version-id", "1".into(), "version-log[0].version-id"),
-        ("schemas.0.fields.1.id", "2".into(), "schemas[0].fields[1].id"),
+        (
+            "version-log.0.version-id",
+            "1".into(),
+            "version-log[0].version-id",
+        ),
+        (
+            "schemas.0.fields.1.id",
+            "2".into(),
+            "schemas[0].fields[1].id",
+        ),
     ];
     for (path, value, expected) in cases {
         let mut v = base();
@@ -485,7 +665,10 @@ fn unknown_schema_ids_are_refused() {
 
     let mut v = spec_base();
     v["versions"][0]["representations"][0]["schema-id"] = 3.into();
-    assert_eq!(field_of(&read_value(&v).unwrap_err()), "versions[0].representations[0].schema-id");
+    assert_eq!(
+        field_of(&read_value(&v).unwrap_err()),
+        "versions[0].representations[0].schema-id"
+    );
 
     let mut v = spec_base();
     v["current-schema-id"] = 3.into();
@@ -494,7 +677,10 @@ fn unknown_schema_ids_are_refused() {
     // a non-current version must also refer to a known schema
     let mut v = base();
     v["versions"][0]["schema-id"] = (-1).into();
-    assert_eq!(field_of(&read_value(&v).unwrap_err()), "versions[0].schema-id");
+    assert_eq!(
+        field_of(&read_value(&v).unwrap_err()),
+        "versions[0].schema-id"
+    );
 }
 
 #[test]
@@ -513,10 +699,16 @@ fn duplicate_dialects_are_refused_case_insensitively() {
 fn duplicate_ids_are_refused() {
     let mut v = base();
     v["versions"][1]["version-id"] = 1.into();
-    assert_eq!(field_of(&read_value(&v).unwrap_err()), "versions[1].version-id");
+    assert_eq!(
+        field_of(&read_value(&v).unwrap_err()),
+        "versions[1].version-id"
+    );
     let mut v = base();
     v["schemas"][1]["schema-id"] = 0.into();
-    assert_eq!(field_of(&read_value(&v).unwrap_err()), "schemas[1].schema-id");
+    assert_eq!(
+        field_of(&read_value(&v).unwrap_err()),
+        "schemas[1].schema-id"
+    );
 }
 
 /// Every truncation of every fixture (plain and gzip) is an error, never a panic.
@@ -534,7 +726,11 @@ fn truncated_files_are_errors() {
             for len in 0..full.len() {
                 io.put(FILE, &full[..len]);
                 let e = ViewMetadata::read(&io, FILE).expect_err("truncated file parsed");
-                assert_eq!(e.location().map(|l| l.file.as_str()), Some(FILE), "{name} at {len}: {e:?}");
+                assert_eq!(
+                    e.location().map(|l| l.file.as_str()),
+                    Some(FILE),
+                    "{name} at {len}: {e:?}"
+                );
             }
         }
     }
@@ -585,7 +781,11 @@ fn every_value_replaced_never_panics() {
                 *at_path(&mut v, &refs) = r.clone();
                 if let Ok(m) = ViewMetadata::from_json(&v) {
                     // whatever parses must round trip
-                    assert_eq!(ViewMetadata::from_json(&m.to_json()).unwrap(), m, "{name} {p:?}");
+                    assert_eq!(
+                        ViewMetadata::from_json(&m.to_json()).unwrap(),
+                        m,
+                        "{name} {p:?}"
+                    );
                 }
             }
         }

@@ -81,8 +81,10 @@ pub fn iceberg_to_arrow_type(source: &PrimitiveType) -> Result<DataType> {
         P::Float => DataType::Float32,
         P::Double => DataType::Float64,
         P::Decimal { precision, scale } => {
-            let p = u8::try_from(*precision).map_err(|_| Error::invalid_argument(format!("{source} has too many digits")))?;
-            let s = i8::try_from(*scale).map_err(|_| Error::invalid_argument(format!("{source} has too large a scale")))?;
+            let p = u8::try_from(*precision)
+                .map_err(|_| Error::invalid_argument(format!("{source} has too many digits")))?;
+            let s = i8::try_from(*scale)
+                .map_err(|_| Error::invalid_argument(format!("{source} has too large a scale")))?;
             DataType::Decimal128(p, s)
         }
         P::Date => DataType::Date32,
@@ -94,7 +96,8 @@ pub fn iceberg_to_arrow_type(source: &PrimitiveType) -> Result<DataType> {
         P::String => DataType::Utf8,
         P::Uuid => DataType::FixedSizeBinary(16),
         P::Fixed(len) => DataType::FixedSizeBinary(
-            i32::try_from(*len).map_err(|_| Error::invalid_argument(format!("{source} is too long for Arrow")))?,
+            i32::try_from(*len)
+                .map_err(|_| Error::invalid_argument(format!("{source} is too long for Arrow")))?,
         ),
         P::Binary => DataType::Binary,
         P::Unknown => DataType::Null,
@@ -105,7 +108,11 @@ pub fn iceberg_to_arrow_type(source: &PrimitiveType) -> Result<DataType> {
 /// The Arrow type of the array [`transform_array`] returns for an input of `input` type.
 pub fn transform_result_arrow_type(transform: &Transform, input: &DataType) -> DataType {
     match transform {
-        Transform::Bucket(_) | Transform::Year | Transform::Month | Transform::Day | Transform::Hour => DataType::Int32,
+        Transform::Bucket(_)
+        | Transform::Year
+        | Transform::Month
+        | Transform::Day
+        | Transform::Hour => DataType::Int32,
         _ => input.clone(),
     }
 }
@@ -528,14 +535,38 @@ mod tests {
     #[test]
     fn arrow_type_mapping_round_trips() {
         use PrimitiveType as P;
-        for t in [P::Int, P::Long, P::Decimal { precision: 9, scale: 2 }, P::Date, P::Time, P::Timestamp,
-                  P::Timestamptz, P::TimestampNs, P::TimestamptzNs, P::String, P::Fixed(7), P::Binary] {
+        for t in [
+            P::Int,
+            P::Long,
+            P::Decimal {
+                precision: 9,
+                scale: 2,
+            },
+            P::Date,
+            P::Time,
+            P::Timestamp,
+            P::Timestamptz,
+            P::TimestampNs,
+            P::TimestamptzNs,
+            P::String,
+            P::Fixed(7),
+            P::Binary,
+        ] {
             let dt = iceberg_to_arrow_type(&t).unwrap();
             assert_eq!(arrow_type_to_iceberg(&dt).unwrap(), t, "{dt}");
         }
-        assert_eq!(iceberg_to_arrow_type(&P::Uuid).unwrap(), DataType::FixedSizeBinary(16));
-        assert_eq!(transform_result_arrow_type(&Transform::Day, &DataType::Date32), DataType::Int32);
-        assert_eq!(transform_result_arrow_type(&Transform::Truncate(2), &DataType::Utf8), DataType::Utf8);
+        assert_eq!(
+            iceberg_to_arrow_type(&P::Uuid).unwrap(),
+            DataType::FixedSizeBinary(16)
+        );
+        assert_eq!(
+            transform_result_arrow_type(&Transform::Day, &DataType::Date32),
+            DataType::Int32
+        );
+        assert_eq!(
+            transform_result_arrow_type(&Transform::Truncate(2), &DataType::Utf8),
+            DataType::Utf8
+        );
     }
 
     #[test]

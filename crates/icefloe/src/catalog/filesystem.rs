@@ -35,7 +35,14 @@ fn join(dir: &str, name: &str) -> String {
 /// (the table's base directory; its `metadata/` folder is searched).
 pub fn latest_metadata_location(io: &dyn FileIO, table_location: &str) -> Result<String> {
     let metadata_dir = join(table_location, "metadata");
-    let names = io.list(&metadata_dir)?;
+    let names = io.list(&metadata_dir).map_err(|e| match e {
+        Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+            Error::not_found(format!(
+                "no table at {table_location}: it has no metadata folder ({metadata_dir})"
+            ))
+        }
+        other => other,
+    })?;
 
     let hint = join(&metadata_dir, "version-hint.text");
     if names.iter().any(|n| n == "version-hint.text") {
@@ -90,7 +97,10 @@ mod tests {
     fn versions_from_names() {
         assert_eq!(metadata_version("v12.metadata.json"), Some(12));
         assert_eq!(metadata_version("v3.gz.metadata.json"), Some(3));
-        assert_eq!(metadata_version("00007-1b2c3d4e-aaaa.metadata.json"), Some(7));
+        assert_eq!(
+            metadata_version("00007-1b2c3d4e-aaaa.metadata.json"),
+            Some(7)
+        );
         assert_eq!(metadata_version("00007-1b2c.metadata.json.gz"), Some(7));
         assert_eq!(metadata_version("snap-1-1-abc.avro"), None);
         assert_eq!(metadata_version("version-hint.text"), None);
@@ -103,19 +113,33 @@ mod tests {
         let md = dir.join("metadata");
         std::fs::create_dir_all(&md).unwrap();
         let loc = dir.to_str().unwrap();
-        assert!(matches!(latest_metadata_location(&LocalFileIO, loc), Err(Error::NotFound { .. })));
+        assert!(matches!(
+            latest_metadata_location(&LocalFileIO, loc),
+            Err(Error::NotFound { .. })
+        ));
         for n in ["v1.metadata.json", "v2.metadata.json", "v10.metadata.json"] {
             std::fs::write(md.join(n), "{}").unwrap();
         }
         // highest by number, not by string order
-        assert!(latest_metadata_location(&LocalFileIO, loc).unwrap().ends_with("/v10.metadata.json"));
+        assert!(latest_metadata_location(&LocalFileIO, loc)
+            .unwrap()
+            .ends_with("/v10.metadata.json"));
         std::fs::write(md.join("version-hint.text"), "2\n").unwrap();
         // a hint older than files present is not trusted
-        assert!(latest_metadata_location(&LocalFileIO, loc).unwrap().ends_with("/v10.metadata.json"));
+        assert!(latest_metadata_location(&LocalFileIO, loc)
+            .unwrap()
+            .ends_with("/v10.metadata.json"));
         std::fs::remove_file(md.join("v10.metadata.json")).unwrap();
-        assert!(latest_metadata_location(&LocalFileIO, loc).unwrap().ends_with("/v2.metadata.json"));
-        assert!(resolve_metadata_location(&LocalFileIO, loc).unwrap().ends_with("/v2.metadata.json"));
-        assert_eq!(resolve_metadata_location(&LocalFileIO, "/x/v9.metadata.json").unwrap(), "/x/v9.metadata.json");
+        assert!(latest_metadata_location(&LocalFileIO, loc)
+            .unwrap()
+            .ends_with("/v2.metadata.json"));
+        assert!(resolve_metadata_location(&LocalFileIO, loc)
+            .unwrap()
+            .ends_with("/v2.metadata.json"));
+        assert_eq!(
+            resolve_metadata_location(&LocalFileIO, "/x/v9.metadata.json").unwrap(),
+            "/x/v9.metadata.json"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

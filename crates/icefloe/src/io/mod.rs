@@ -36,7 +36,8 @@ impl FileIO for LocalFileIO {
         let path = local_path(location);
         let mut f = std::fs::File::open(path).map_err(|e| Error::io(location, e))?;
         let mut buf = Vec::new();
-        f.read_to_end(&mut buf).map_err(|e| Error::io(location, e))?;
+        f.read_to_end(&mut buf)
+            .map_err(|e| Error::io(location, e))?;
         Ok(buf)
     }
 
@@ -85,7 +86,10 @@ mod tests {
         assert_eq!(LocalFileIO.read(&loc).unwrap(), b"x");
         assert!(LocalFileIO.write_new(&loc, b"y").is_err());
         assert!(LocalFileIO.exists(p.to_str().unwrap()).unwrap());
-        assert_eq!(LocalFileIO.list(dir.join("a").to_str().unwrap()).unwrap(), vec!["b.json"]);
+        assert_eq!(
+            LocalFileIO.list(dir.join("a").to_str().unwrap()).unwrap(),
+            vec!["b.json"]
+        );
         let e = LocalFileIO.read("/no/such/file").unwrap_err();
         assert!(e.to_string().contains("/no/such/file"));
         std::fs::remove_dir_all(dir).unwrap();

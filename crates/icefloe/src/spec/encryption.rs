@@ -31,7 +31,10 @@ impl EncryptedKey {
     pub fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("key-id".into(), self.key_id.clone().into());
-        m.insert("encrypted-key-metadata".into(), self.encrypted_key_metadata.clone().into());
+        m.insert(
+            "encrypted-key-metadata".into(),
+            self.encrypted_key_metadata.clone().into(),
+        );
         if let Some(by) = &self.encrypted_by_id {
             m.insert("encrypted-by-id".into(), by.clone().into());
         }
@@ -57,7 +60,10 @@ mod tests {
         assert_eq!(k.encrypted_by_id.as_deref(), Some("kek-1"));
         assert_eq!(k.to_json(), v);
         let e = EncryptedKey::from_json(&json!({"key-id": "a"}), "encryption-keys[1]").unwrap_err();
-        assert_eq!(e.location().unwrap().field, "encryption-keys[1].encrypted-key-metadata");
+        assert_eq!(
+            e.location().unwrap().field,
+            "encryption-keys[1].encrypted-key-metadata"
+        );
         let e = EncryptedKey::from_json(&json!({"encrypted-key-metadata": "a"}), "k").unwrap_err();
         assert_eq!(e.location().unwrap().field, "k.key-id");
     }

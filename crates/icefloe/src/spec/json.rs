@@ -100,7 +100,8 @@ impl<'a> Obj<'a> {
 
     pub fn req_i64(&self, key: &str) -> Result<i64> {
         let v = self.req(key)?;
-        v.as_i64().ok_or_else(|| self.wrong(key, "a 64-bit integer", v))
+        v.as_i64()
+            .ok_or_else(|| self.wrong(key, "a 64-bit integer", v))
     }
 
     pub fn opt_i32(&self, key: &str) -> Result<Option<i32>> {
@@ -217,7 +218,11 @@ mod tests {
         let e = o.req_i64("a").unwrap_err();
         assert_eq!(e.location().unwrap().field, "root.a");
         assert!(e.to_string().contains("found a string"));
-        assert!(o.req_i32("b").unwrap_err().to_string().contains("out of range"));
+        assert!(o
+            .req_i32("b")
+            .unwrap_err()
+            .to_string()
+            .contains("out of range"));
         assert!(o.opt("c").is_none());
         assert!(o.req("c").unwrap_err().to_string().contains("missing"));
         let e = o.opt_str_map("m").unwrap_err();

@@ -122,7 +122,10 @@ fn check_level(fields: &[MappedField], path: &str) -> Result<()> {
                 if first != i {
                     return Err(Error::invalid_metadata(
                         join(&index(path, i), "names"),
-                        format!("name '{name}' is mapped to more than one field (also {})", index(path, first)),
+                        format!(
+                            "name '{name}' is mapped to more than one field (also {})",
+                            index(path, first)
+                        ),
                     ));
                 }
             }
@@ -131,7 +134,10 @@ fn check_level(fields: &[MappedField], path: &str) -> Result<()> {
             if let Some(first) = ids.insert(id, i) {
                 return Err(Error::invalid_metadata(
                     join(&index(path, i), "field-id"),
-                    format!("field id {id} is mapped by more than one field (also {})", index(path, first)),
+                    format!(
+                        "field id {id} is mapped by more than one field (also {})",
+                        index(path, first)
+                    ),
                 ));
             }
         }
@@ -219,7 +225,11 @@ impl NameMapping {
     /// `value`, each with their children.
     pub fn from_schema(schema: &Schema) -> NameMapping {
         NameMapping {
-            fields: schema.fields().iter().map(|f| map_field(f, &f.name)).collect(),
+            fields: schema
+                .fields()
+                .iter()
+                .map(|f| map_field(f, &f.name))
+                .collect(),
         }
     }
 }
@@ -236,7 +246,10 @@ fn map_children(t: &Type) -> Vec<MappedField> {
     match t {
         Type::Struct(s) => s.fields.iter().map(|f| map_field(f, &f.name)).collect(),
         Type::List(l) => vec![map_field(&l.element_field, "element")],
-        Type::Map(m) => vec![map_field(&m.key_field, "key"), map_field(&m.value_field, "value")],
+        Type::Map(m) => vec![
+            map_field(&m.key_field, "key"),
+            map_field(&m.value_field, "value"),
+        ],
         Type::Primitive(_) | Type::Variant => Vec::new(),
     }
 }

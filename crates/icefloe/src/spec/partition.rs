@@ -24,7 +24,12 @@ pub struct PartitionField {
 }
 
 impl PartitionField {
-    pub fn new(source_id: i32, field_id: i32, name: impl Into<String>, transform: Transform) -> Self {
+    pub fn new(
+        source_id: i32,
+        field_id: i32,
+        name: impl Into<String>,
+        transform: Transform,
+    ) -> Self {
         PartitionField {
             source_ids: vec![source_id],
             field_id,
@@ -40,7 +45,11 @@ impl PartitionField {
 
     /// Parses a partition field. `field_id` is used when the object has no `field-id`
     /// (v1 specs); `None` makes `field-id` required.
-    pub fn from_json(value: &Value, path: &str, default_field_id: Option<i32>) -> Result<PartitionField> {
+    pub fn from_json(
+        value: &Value,
+        path: &str,
+        default_field_id: Option<i32>,
+    ) -> Result<PartitionField> {
         let o = Obj::new(value, path)?;
         let source_ids = read_source_ids(&o)?;
         let field_id = match (o.opt_i32("field-id")?, default_field_id) {
@@ -73,7 +82,10 @@ impl PartitionField {
 pub(crate) fn read_source_ids(o: &Obj<'_>) -> Result<Vec<i32>> {
     if let Some(ids) = o.opt_i32_list("source-ids")? {
         if ids.is_empty() {
-            return Err(Error::invalid_metadata(o.field("source-ids"), "must not be empty"));
+            return Err(Error::invalid_metadata(
+                o.field("source-ids"),
+                "must not be empty",
+            ));
         }
         if let Some(single) = o.opt_i32("source-id")? {
             if ids.len() != 1 || ids[0] != single {
@@ -202,12 +214,21 @@ impl PartitionSpec {
     }
 
     /// Parses the deprecated field-list form (the v1 `partition-spec` field).
-    pub fn from_json_fields(value: &Value, path: &str, spec_id: i32, format_version: i32) -> Result<PartitionSpec> {
+    pub fn from_json_fields(
+        value: &Value,
+        path: &str,
+        spec_id: i32,
+        format_version: i32,
+    ) -> Result<PartitionSpec> {
         let fields = Self::fields_from_json(value, path, format_version)?;
         Ok(PartitionSpec { spec_id, fields })
     }
 
-    fn fields_from_json(value: &Value, path: &str, format_version: i32) -> Result<Vec<PartitionField>> {
+    fn fields_from_json(
+        value: &Value,
+        path: &str,
+        format_version: i32,
+    ) -> Result<Vec<PartitionField>> {
         let items = value.as_array().ok_or_else(|| {
             Error::invalid_metadata(
                 path,
@@ -351,7 +372,10 @@ mod tests {
         .unwrap();
         let spec = PartitionSpec::from_json(&v, "s", 3).unwrap();
         assert_eq!(spec.fields[0].source_ids, vec![1, 2]);
-        assert_eq!(spec.fields[0].transform, Transform::Unknown("zorder".into()));
+        assert_eq!(
+            spec.fields[0].transform,
+            Transform::Unknown("zorder".into())
+        );
         let out = spec.to_json();
         assert_eq!(out["fields"][0]["source-ids"], serde_json::json!([1, 2]));
         assert!(out["fields"][0].get("source-id").is_none());
@@ -365,21 +389,39 @@ mod tests {
         let void = PartitionSpec::new(1, vec![PartitionField::new(1, 1000, "x", Transform::Void)]);
         assert!(void.is_unpartitioned());
         assert!(PartitionSpec::unpartitioned().is_unpartitioned());
-        let a = PartitionSpec::new(0, vec![PartitionField::new(1, 1000, "b", Transform::Bucket(4))]);
-        let b = PartitionSpec::new(7, vec![PartitionField::new(1, 1003, "b", Transform::Bucket(4))]);
+        let a = PartitionSpec::new(
+            0,
+            vec![PartitionField::new(1, 1000, "b", Transform::Bucket(4))],
+        );
+        let b = PartitionSpec::new(
+            7,
+            vec![PartitionField::new(1, 1003, "b", Transform::Bucket(4))],
+        );
         assert!(a.is_equivalent_to(&b));
-        let c = PartitionSpec::new(7, vec![PartitionField::new(1, 1000, "b2", Transform::Bucket(4))]);
+        let c = PartitionSpec::new(
+            7,
+            vec![PartitionField::new(1, 1000, "b2", Transform::Bucket(4))],
+        );
         assert!(!a.is_equivalent_to(&c));
-        let d = PartitionSpec::new(7, vec![PartitionField::new(1, 1000, "b", Transform::Bucket(8))]);
+        let d = PartitionSpec::new(
+            7,
+            vec![PartitionField::new(1, 1000, "b", Transform::Bucket(8))],
+        );
         assert!(!a.is_equivalent_to(&d));
-        let e = PartitionSpec::new(7, vec![PartitionField::new(2, 1000, "b", Transform::Bucket(4))]);
+        let e = PartitionSpec::new(
+            7,
+            vec![PartitionField::new(2, 1000, "b", Transform::Bucket(4))],
+        );
         assert!(!a.is_equivalent_to(&e));
         assert!(!a.is_equivalent_to(&void));
     }
 
     #[test]
     fn partition_type_errors() {
-        let missing = PartitionSpec::new(0, vec![PartitionField::new(99, 1000, "x", Transform::Identity)]);
+        let missing = PartitionSpec::new(
+            0,
+            vec![PartitionField::new(99, 1000, "x", Transform::Identity)],
+        );
         let e = missing.partition_type(&schema()).unwrap_err();
         assert!(matches!(e, Error::InvalidMetadata { .. }));
         assert!(e.to_string().contains("source id 99"), "{e}");
@@ -394,7 +436,10 @@ mod tests {
         )
         .unwrap();
         let e = PartitionSpec::from_json(&v, "partition-specs[2]", 2).unwrap_err();
-        assert_eq!(e.location().unwrap().field, "partition-specs[2].fields[0].source-id");
+        assert_eq!(
+            e.location().unwrap().field,
+            "partition-specs[2].fields[0].source-id"
+        );
         let v: Value = serde_json::from_str(
             r#"{"spec-id": 0, "fields": [{"source-id": 1, "field-id": 1000, "name": "x", "transform": "bucket[0]"}]}"#,
         )

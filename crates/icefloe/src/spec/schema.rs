@@ -44,7 +44,11 @@ pub mod reserved {
         (CHANGE_ORDINAL_ID, "_change_ordinal", "int"),
         (COMMIT_SNAPSHOT_ID_ID, "_commit_snapshot_id", "long"),
         (ROW_ID_ID, "_row_id", "long"),
-        (LAST_UPDATED_SEQUENCE_NUMBER_ID, "_last_updated_sequence_number", "long"),
+        (
+            LAST_UPDATED_SEQUENCE_NUMBER_ID,
+            "_last_updated_sequence_number",
+            "long",
+        ),
     ];
 
     /// The reserved column with this id, if any.
@@ -87,7 +91,11 @@ impl PartialEq for Schema {
 
 impl Schema {
     /// Builds a schema, checking that field ids are unique.
-    pub fn new(schema_id: i32, fields: Vec<NestedField>, identifier_field_ids: Vec<i32>) -> Result<Schema> {
+    pub fn new(
+        schema_id: i32,
+        fields: Vec<NestedField>,
+        identifier_field_ids: Vec<i32>,
+    ) -> Result<Schema> {
         let fields = StructType::new(fields);
         let mut index = Indexer::default();
         index.visit_struct(&fields, "", None, &mut Vec::new())?;
@@ -158,17 +166,26 @@ impl Schema {
     }
 
     pub fn field_by_name(&self, name: &str, case_sensitive: bool) -> Option<&NestedField> {
-        self.field_by_name_and_id(name, case_sensitive).map(|(_, f)| f)
+        self.field_by_name_and_id(name, case_sensitive)
+            .map(|(_, f)| f)
     }
 
-    fn field_by_name_and_id(&self, name: &str, case_sensitive: bool) -> Option<(i32, &NestedField)> {
+    fn field_by_name_and_id(
+        &self,
+        name: &str,
+        case_sensitive: bool,
+    ) -> Option<(i32, &NestedField)> {
         let id = self.id_by_name(name, case_sensitive)?;
         Some((id, self.field_by_id(id)?))
     }
 
     /// Every (id, full name) pair, sorted by id.
     pub fn field_names(&self) -> Vec<(i32, &str)> {
-        let mut v: Vec<_> = self.id_to_name.iter().map(|(id, n)| (*id, n.as_str())).collect();
+        let mut v: Vec<_> = self
+            .id_to_name
+            .iter()
+            .map(|(id, n)| (*id, n.as_str()))
+            .collect();
         v.sort_unstable();
         v
     }
@@ -183,8 +200,13 @@ impl Schema {
                     format!("identifier field {id}: {msg}"),
                 )
             };
-            let path = self.id_to_path.get(&id).ok_or_else(|| bad("no field with this id"))?;
-            let field = self.field_by_id(id).ok_or_else(|| bad("no field with this id"))?;
+            let path = self
+                .id_to_path
+                .get(&id)
+                .ok_or_else(|| bad("no field with this id"))?;
+            let field = self
+                .field_by_id(id)
+                .ok_or_else(|| bad("no field with this id"))?;
             match &field.field_type {
                 Type::Primitive(PrimitiveType::Float | PrimitiveType::Double) => {
                     return Err(bad("float and double fields cannot be identifiers"))
@@ -198,7 +220,10 @@ impl Schema {
             // Walk the parents: all must be required structs.
             let mut parent = &self.fields;
             for &pos in &path[..path.len() - 1] {
-                let f = parent.fields.get(pos as usize).ok_or_else(|| bad("no field with this id"))?;
+                let f = parent
+                    .fields
+                    .get(pos as usize)
+                    .ok_or_else(|| bad("no field with this id"))?;
                 match &f.field_type {
                     Type::Struct(s) if f.required => parent = s,
                     Type::Struct(_) => return Err(bad("must not be nested in an optional struct")),
@@ -214,7 +239,10 @@ impl Schema {
         let o = Obj::new(value, path)?;
         if let Some(t) = o.opt_str("type")? {
             if t != "struct" {
-                return Err(Error::invalid_metadata(o.field("type"), format!("a schema must be a struct, found '{t}'")));
+                return Err(Error::invalid_metadata(
+                    o.field("type"),
+                    format!("a schema must be a struct, found '{t}'"),
+                ));
             }
         }
         let st = StructType::from_json(value, path)?;
@@ -228,11 +256,20 @@ impl Schema {
         m.insert("type".into(), "struct".into());
         m.insert("schema-id".into(), self.schema_id.into());
         if !self.identifier_field_ids.is_empty() {
-            m.insert("identifier-field-ids".into(), self.identifier_field_ids.clone().into());
+            m.insert(
+                "identifier-field-ids".into(),
+                self.identifier_field_ids.clone().into(),
+            );
         }
         m.insert(
             "fields".into(),
-            Value::Array(self.fields.fields.iter().map(NestedField::to_json).collect()),
+            Value::Array(
+                self.fields
+                    .fields
+                    .iter()
+                    .map(NestedField::to_json)
+                    .collect(),
+            ),
         );
         Value::Object(m)
     }
@@ -262,7 +299,11 @@ impl fmt::Display for Schema {
 
 fn write_field(f: &mut fmt::Formatter<'_>, field: &NestedField, depth: usize) -> fmt::Result {
     let pad = "  ".repeat(depth);
-    let req = if field.required { "required" } else { "optional" };
+    let req = if field.required {
+        "required"
+    } else {
+        "optional"
+    };
     match &field.field_type {
         Type::Struct(s) => {
             writeln!(f, "{pad}{}: {} {req} struct {{", field.id, field.name)?;
@@ -291,7 +332,13 @@ struct Indexer {
 }
 
 impl Indexer {
-    fn add(&mut self, field: &NestedField, full: &str, short: Option<&str>, path: &[u32]) -> Result<()> {
+    fn add(
+        &mut self,
+        field: &NestedField,
+        full: &str,
+        short: Option<&str>,
+        path: &[u32],
+    ) -> Result<()> {
         if let Some(first) = self.id_to_name.get(&field.id) {
             return Err(Error::FieldIdClash {
                 at: Location {
@@ -308,17 +355,27 @@ impl Indexer {
         self.id_to_name.insert(field.id, full.to_string());
         // Full names win over short aliases: insert aliases only where free.
         self.name_to_id.insert(full.to_string(), field.id);
-        self.lower_name_to_id.entry(full.to_lowercase()).or_insert(field.id);
+        self.lower_name_to_id
+            .entry(full.to_lowercase())
+            .or_insert(field.id);
         if let Some(short) = short {
             self.name_to_id.entry(short.to_string()).or_insert(field.id);
-            self.lower_name_to_id.entry(short.to_lowercase()).or_insert(field.id);
+            self.lower_name_to_id
+                .entry(short.to_lowercase())
+                .or_insert(field.id);
         }
         Ok(())
     }
 
     /// Visits a struct whose fields are named `prefix.name` (and `short.name`, where a
     /// shorter alias exists because the struct is a list element or map value).
-    fn visit_struct(&mut self, s: &StructType, prefix: &str, short: Option<&str>, path: &mut Vec<u32>) -> Result<()> {
+    fn visit_struct(
+        &mut self,
+        s: &StructType,
+        prefix: &str,
+        short: Option<&str>,
+        path: &mut Vec<u32>,
+    ) -> Result<()> {
         for (i, field) in s.fields.iter().enumerate() {
             let full = dotted(prefix, &field.name);
             let short_name = short.map(|p| dotted(p, &field.name));
@@ -330,7 +387,13 @@ impl Indexer {
         Ok(())
     }
 
-    fn visit_type(&mut self, t: &Type, full: &str, short: Option<&str>, path: &mut Vec<u32>) -> Result<()> {
+    fn visit_type(
+        &mut self,
+        t: &Type,
+        full: &str,
+        short: Option<&str>,
+        path: &mut Vec<u32>,
+    ) -> Result<()> {
         match t {
             Type::Struct(s) => self.visit_struct(s, full, short, path),
             Type::List(l) => {
@@ -385,9 +448,16 @@ pub fn is_promotion_allowed(from: &Type, to: &Type, format_version: u8) -> bool 
         (Type::Primitive(P::Unknown), _) => v3,
         (Type::Primitive(a), Type::Primitive(b)) => match (a, b) {
             (P::Int, P::Long) | (P::Float, P::Double) => true,
-            (P::Decimal { precision: p1, scale: s1 }, P::Decimal { precision: p2, scale: s2 }) => {
-                s1 == s2 && p2 > p1
-            }
+            (
+                P::Decimal {
+                    precision: p1,
+                    scale: s1,
+                },
+                P::Decimal {
+                    precision: p2,
+                    scale: s2,
+                },
+            ) => s1 == s2 && p2 > p1,
             (P::Date, P::Timestamp | P::TimestampNs) => v3,
             _ => false,
         },
@@ -454,14 +524,21 @@ mod tests {
                 NestedField::optional(
                     2,
                     "b",
-                    StructType::new(vec![NestedField::optional(1, "c", PrimitiveType::Int.into())]).into(),
+                    StructType::new(vec![NestedField::optional(
+                        1,
+                        "c",
+                        PrimitiveType::Int.into(),
+                    )])
+                    .into(),
                 ),
             ],
             vec![],
         )
         .unwrap_err();
         match e {
-            Error::FieldIdClash { id, first, second, .. } => {
+            Error::FieldIdClash {
+                id, first, second, ..
+            } => {
                 assert_eq!((id, first.as_str(), second.as_str()), (1, "a", "b.c"));
             }
             other => panic!("{other:?}"),
@@ -470,14 +547,35 @@ mod tests {
 
     #[test]
     fn identifier_rules() {
-        let bad = |fields, ids| Schema::new(0, fields, ids).unwrap().validate_identifier_fields();
-        assert!(bad(vec![NestedField::optional(1, "a", PrimitiveType::Int.into())], vec![1]).is_err());
-        assert!(bad(vec![NestedField::required(1, "a", PrimitiveType::Double.into())], vec![1]).is_err());
-        assert!(bad(vec![NestedField::required(1, "a", PrimitiveType::Int.into())], vec![2]).is_err());
+        let bad = |fields, ids| {
+            Schema::new(0, fields, ids)
+                .unwrap()
+                .validate_identifier_fields()
+        };
+        assert!(bad(
+            vec![NestedField::optional(1, "a", PrimitiveType::Int.into())],
+            vec![1]
+        )
+        .is_err());
+        assert!(bad(
+            vec![NestedField::required(1, "a", PrimitiveType::Double.into())],
+            vec![1]
+        )
+        .is_err());
+        assert!(bad(
+            vec![NestedField::required(1, "a", PrimitiveType::Int.into())],
+            vec![2]
+        )
+        .is_err());
         let in_optional_struct = NestedField::optional(
             1,
             "s",
-            StructType::new(vec![NestedField::required(2, "a", PrimitiveType::Int.into())]).into(),
+            StructType::new(vec![NestedField::required(
+                2,
+                "a",
+                PrimitiveType::Int.into(),
+            )])
+            .into(),
         );
         assert!(bad(vec![in_optional_struct.clone()], vec![2]).is_err());
         let mut in_required = in_optional_struct;
@@ -504,7 +602,12 @@ mod tests {
         assert!(is_promotion_allowed(&t(P::Int), &t(P::Long), 1));
         assert!(is_promotion_allowed(&t(P::Float), &t(P::Double), 2));
         assert!(!is_promotion_allowed(&t(P::Long), &t(P::Int), 2));
-        let d = |p, s| t(P::Decimal { precision: p, scale: s });
+        let d = |p, s| {
+            t(P::Decimal {
+                precision: p,
+                scale: s,
+            })
+        };
         assert!(is_promotion_allowed(&d(9, 2), &d(18, 2), 1));
         assert!(!is_promotion_allowed(&d(9, 2), &d(18, 3), 1));
         assert!(!is_promotion_allowed(&d(18, 2), &d(9, 2), 1));
@@ -520,7 +623,10 @@ mod tests {
     #[test]
     fn reserved_ids() {
         assert_eq!(reserved::by_name("_row_id").unwrap().0, 2147483540);
-        assert_eq!(reserved::by_id(2147483539).unwrap().1, "_last_updated_sequence_number");
+        assert_eq!(
+            reserved::by_id(2147483539).unwrap().1,
+            "_last_updated_sequence_number"
+        );
         assert_eq!(reserved::MAX_USER_FIELD_ID, 2147483447);
     }
 }

@@ -347,7 +347,10 @@ impl SnapshotRef {
                 _ => Ok(()),
             }
         };
-        positive("min-snapshots-to-keep", min_snapshots_to_keep.map(i64::from))?;
+        positive(
+            "min-snapshots-to-keep",
+            min_snapshots_to_keep.map(i64::from),
+        )?;
         positive("max-snapshot-age-ms", max_snapshot_age_ms)?;
         positive("max-ref-age-ms", max_ref_age_ms)?;
         if kind == SnapshotRefType::Tag {
@@ -356,7 +359,10 @@ impl SnapshotRef {
                 ("max-snapshot-age-ms", max_snapshot_age_ms.is_some()),
             ] {
                 if set {
-                    return Err(Error::invalid_metadata(o.field(key), "only branches can set this"));
+                    return Err(Error::invalid_metadata(
+                        o.field(key),
+                        "only branches can set this",
+                    ));
                 }
             }
         }
@@ -480,28 +486,45 @@ mod tests {
         assert_eq!(sum.get("added-records"), Some("10"));
         // operation is written first
         let out = s.to_json(2);
-        let keys: Vec<_> = out["summary"].as_object().unwrap().keys().cloned().collect();
+        let keys: Vec<_> = out["summary"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
         assert_eq!(keys, ["operation", "z-last", "added-records", "a"]);
 
         let v = json!({"snapshot-id": 1, "timestamp-ms": 2, "manifest-list": "m",
             "summary": {"operation": "merge"}});
         let e = Snapshot::from_json(&v, "snapshots[3]").unwrap_err();
-        assert_eq!(e.location().unwrap().field, "snapshots[3].summary.operation");
+        assert_eq!(
+            e.location().unwrap().field,
+            "snapshots[3].summary.operation"
+        );
         let v = json!({"snapshot-id": 1, "timestamp-ms": 2, "manifest-list": "m",
             "summary": {"added-records": "1"}});
         let e = Snapshot::from_json(&v, "snapshots[3]").unwrap_err();
-        assert_eq!(e.location().unwrap().field, "snapshots[3].summary.operation");
+        assert_eq!(
+            e.location().unwrap().field,
+            "snapshots[3].summary.operation"
+        );
         let v = json!({"snapshot-id": 1, "timestamp-ms": 2, "manifest-list": "m",
             "summary": {"operation": "append", "added-records": 1}});
         let e = Snapshot::from_json(&v, "snapshots[3]").unwrap_err();
-        assert_eq!(e.location().unwrap().field, "snapshots[3].summary.added-records");
+        assert_eq!(
+            e.location().unwrap().field,
+            "snapshots[3].summary.added-records"
+        );
     }
 
     #[test]
     fn v1_manifests_and_required_fields() {
         let v = json!({"snapshot-id": 1, "timestamp-ms": 2, "manifests": ["a.avro", "b.avro"]});
         let s = Snapshot::from_json(&v, "s").unwrap();
-        assert_eq!(s.manifests, Some(vec!["a.avro".to_string(), "b.avro".to_string()]));
+        assert_eq!(
+            s.manifests,
+            Some(vec!["a.avro".to_string(), "b.avro".to_string()])
+        );
         assert_eq!(s.manifest_list, None);
         let out = s.to_json(1);
         assert_eq!(out["manifests"], json!(["a.avro", "b.avro"]));
@@ -524,9 +547,13 @@ mod tests {
         let v = json!({"snapshot-id": 1, "sequence-number": 4, "timestamp-ms": 2, "manifest-list": "m",
             "summary": {"operation": "append"}, "first-row-id": 1000, "added-rows": 375, "key-id": "k1"});
         let s = Snapshot::from_json(&v, "s").unwrap();
-        assert_eq!((s.first_row_id, s.added_rows, s.key_id.as_deref()), (Some(1000), Some(375), Some("k1")));
+        assert_eq!(
+            (s.first_row_id, s.added_rows, s.key_id.as_deref()),
+            (Some(1000), Some(375), Some("k1"))
+        );
         assert_eq!(s.to_json(3), v);
-        let v = json!({"snapshot-id": 1, "timestamp-ms": 2, "manifest-list": "m", "first-row-id": 5});
+        let v =
+            json!({"snapshot-id": 1, "timestamp-ms": 2, "manifest-list": "m", "first-row-id": 5});
         let e = Snapshot::from_json(&v, "s").unwrap_err();
         assert_eq!(e.location().unwrap().field, "s.added-rows");
         let v = json!({"snapshot-id": 1, "timestamp-ms": 2, "manifest-list": "m", "first-row-id": -5, "added-rows": 1});
@@ -559,9 +586,18 @@ mod tests {
             (json!({"snapshot-id": 1, "type": "label"}), "refs.x.type"),
             (json!({"type": "tag"}), "refs.x.snapshot-id"),
             (json!({"snapshot-id": 1}), "refs.x.type"),
-            (json!({"snapshot-id": 1, "type": "tag", "min-snapshots-to-keep": 1}), "refs.x.min-snapshots-to-keep"),
-            (json!({"snapshot-id": 1, "type": "branch", "max-ref-age-ms": 0}), "refs.x.max-ref-age-ms"),
-            (json!({"snapshot-id": "1", "type": "branch"}), "refs.x.snapshot-id"),
+            (
+                json!({"snapshot-id": 1, "type": "tag", "min-snapshots-to-keep": 1}),
+                "refs.x.min-snapshots-to-keep",
+            ),
+            (
+                json!({"snapshot-id": 1, "type": "branch", "max-ref-age-ms": 0}),
+                "refs.x.max-ref-age-ms",
+            ),
+            (
+                json!({"snapshot-id": "1", "type": "branch"}),
+                "refs.x.snapshot-id",
+            ),
         ];
         for (v, field) in cases {
             let e = SnapshotRef::from_json(&v, "refs.x").unwrap_err();
@@ -574,13 +610,23 @@ mod tests {
     fn log_entries() {
         let v = json!({"timestamp-ms": 5, "snapshot-id": 7});
         let e = SnapshotLogEntry::from_json(&v, "snapshot-log[0]").unwrap();
-        assert_eq!(e, SnapshotLogEntry { timestamp_ms: 5, snapshot_id: 7 });
+        assert_eq!(
+            e,
+            SnapshotLogEntry {
+                timestamp_ms: 5,
+                snapshot_id: 7
+            }
+        );
         assert_eq!(e.to_json(), v);
         let v = json!({"timestamp-ms": 5, "metadata-file": "s3://b/v1.json"});
         let m = MetadataLogEntry::from_json(&v, "metadata-log[0]").unwrap();
         assert_eq!(m.metadata_file, "s3://b/v1.json");
         assert_eq!(m.to_json(), v);
-        let err = MetadataLogEntry::from_json(&json!({"timestamp-ms": 5}), "metadata-log[2]").unwrap_err();
-        assert_eq!(err.location().unwrap().field, "metadata-log[2].metadata-file");
+        let err = MetadataLogEntry::from_json(&json!({"timestamp-ms": 5}), "metadata-log[2]")
+            .unwrap_err();
+        assert_eq!(
+            err.location().unwrap().field,
+            "metadata-log[2].metadata-file"
+        );
     }
 }

@@ -82,7 +82,12 @@ pub struct SortField {
 }
 
 impl SortField {
-    pub fn new(source_id: i32, transform: Transform, direction: SortDirection, null_order: NullOrder) -> Self {
+    pub fn new(
+        source_id: i32,
+        transform: Transform,
+        direction: SortDirection,
+        null_order: NullOrder,
+    ) -> Self {
         SortField {
             source_ids: vec![source_id],
             transform,
@@ -101,7 +106,10 @@ impl SortField {
         let source_ids = read_source_ids(&o)?;
         let d = o.req_str("direction")?;
         let direction = SortDirection::parse(d).ok_or_else(|| {
-            Error::invalid_metadata(o.field("direction"), format!("'{d}' is not a sort direction (asc or desc)"))
+            Error::invalid_metadata(
+                o.field("direction"),
+                format!("'{d}' is not a sort direction (asc or desc)"),
+            )
         })?;
         let n = o.req_str("null-order")?;
         let null_order = NullOrder::parse(n).ok_or_else(|| {
@@ -205,8 +213,18 @@ mod tests {
             SortOrder::new(
                 1,
                 vec![
-                    SortField::new(2, Transform::Identity, SortDirection::Asc, NullOrder::NullsFirst),
-                    SortField::new(3, Transform::Bucket(4), SortDirection::Desc, NullOrder::NullsLast),
+                    SortField::new(
+                        2,
+                        Transform::Identity,
+                        SortDirection::Asc,
+                        NullOrder::NullsFirst
+                    ),
+                    SortField::new(
+                        3,
+                        Transform::Bucket(4),
+                        SortDirection::Desc,
+                        NullOrder::NullsLast
+                    ),
                 ]
             )
             .unwrap()
@@ -232,7 +250,10 @@ mod tests {
         let v = serde_json::json!({"order-id": 1, "fields": [
             {"transform": "identity", "source-id": 2, "direction": "up", "null-order": "nulls-first"}]});
         let e = SortOrder::from_json(&v, "sort-orders[0]").unwrap_err();
-        assert_eq!(e.location().unwrap().field, "sort-orders[0].fields[0].direction");
+        assert_eq!(
+            e.location().unwrap().field,
+            "sort-orders[0].fields[0].direction"
+        );
         let v = serde_json::json!({"order-id": 1, "fields": [
             {"transform": "identity", "source-id": 2, "direction": "asc"}]});
         let e = SortOrder::from_json(&v, "s").unwrap_err();
@@ -242,6 +263,9 @@ mod tests {
         let o = SortOrder::from_json(&v, "s").unwrap();
         assert_eq!(o.fields[0].source_ids, vec![2, 3]);
         assert_eq!(o.fields[0].direction, SortDirection::Desc);
-        assert_eq!(o.to_json()["fields"][0]["source-ids"], serde_json::json!([2, 3]));
+        assert_eq!(
+            o.to_json()["fields"][0]["source-ids"],
+            serde_json::json!([2, 3])
+        );
     }
 }

@@ -98,15 +98,26 @@ impl StatisticsFile {
     pub fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("snapshot-id".into(), self.snapshot_id.into());
-        m.insert("statistics-path".into(), self.statistics_path.clone().into());
+        m.insert(
+            "statistics-path".into(),
+            self.statistics_path.clone().into(),
+        );
         m.insert("file-size-in-bytes".into(), self.file_size_in_bytes.into());
-        m.insert("file-footer-size-in-bytes".into(), self.file_footer_size_in_bytes.into());
+        m.insert(
+            "file-footer-size-in-bytes".into(),
+            self.file_footer_size_in_bytes.into(),
+        );
         if let Some(k) = &self.key_metadata {
             m.insert("key-metadata".into(), k.clone().into());
         }
         m.insert(
             "blob-metadata".into(),
-            Value::Array(self.blob_metadata.iter().map(BlobMetadata::to_json).collect()),
+            Value::Array(
+                self.blob_metadata
+                    .iter()
+                    .map(BlobMetadata::to_json)
+                    .collect(),
+            ),
         );
         Value::Object(m)
     }
@@ -133,7 +144,10 @@ impl PartitionStatisticsFile {
     pub fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("snapshot-id".into(), self.snapshot_id.into());
-        m.insert("statistics-path".into(), self.statistics_path.clone().into());
+        m.insert(
+            "statistics-path".into(),
+            self.statistics_path.clone().into(),
+        );
         m.insert("file-size-in-bytes".into(), self.file_size_in_bytes.into());
         Value::Object(m)
     }
@@ -157,20 +171,40 @@ mod tests {
         });
         let s = StatisticsFile::from_json(&v, "statistics[0]").unwrap();
         assert_eq!(s.blob_metadata[0].fields, vec![1, 2]);
-        assert_eq!(s.blob_metadata[0].properties, vec![("ndv".to_string(), "12".to_string())]);
+        assert_eq!(
+            s.blob_metadata[0].properties,
+            vec![("ndv".to_string(), "12".to_string())]
+        );
         assert_eq!(s.to_json(), v);
         let mut bad = v.clone();
-        bad["blob-metadata"][0].as_object_mut().unwrap().remove("sequence-number");
+        bad["blob-metadata"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("sequence-number");
         let e = StatisticsFile::from_json(&bad, "statistics[0]").unwrap_err();
-        assert_eq!(e.location().unwrap().field, "statistics[0].blob-metadata[0].sequence-number");
+        assert_eq!(
+            e.location().unwrap().field,
+            "statistics[0].blob-metadata[0].sequence-number"
+        );
         let mut bad = v.clone();
-        bad["blob-metadata"][0].as_object_mut().unwrap().remove("fields");
+        bad["blob-metadata"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("fields");
         let e = StatisticsFile::from_json(&bad, "statistics[0]").unwrap_err();
-        assert_eq!(e.location().unwrap().field, "statistics[0].blob-metadata[0].fields");
+        assert_eq!(
+            e.location().unwrap().field,
+            "statistics[0].blob-metadata[0].fields"
+        );
         let mut bad = v;
-        bad.as_object_mut().unwrap().remove("file-footer-size-in-bytes");
+        bad.as_object_mut()
+            .unwrap()
+            .remove("file-footer-size-in-bytes");
         let e = StatisticsFile::from_json(&bad, "statistics[0]").unwrap_err();
-        assert_eq!(e.location().unwrap().field, "statistics[0].file-footer-size-in-bytes");
+        assert_eq!(
+            e.location().unwrap().field,
+            "statistics[0].file-footer-size-in-bytes"
+        );
     }
 
     #[test]
@@ -178,8 +212,11 @@ mod tests {
         let v = json!({"snapshot-id": 1, "statistics-path": "p.parquet", "file-size-in-bytes": 10});
         let p = PartitionStatisticsFile::from_json(&v, "partition-statistics[0]").unwrap();
         assert_eq!(p.to_json(), v);
-        let e = PartitionStatisticsFile::from_json(&json!({"snapshot-id": 1, "statistics-path": "p"}), "ps[1]")
-            .unwrap_err();
+        let e = PartitionStatisticsFile::from_json(
+            &json!({"snapshot-id": 1, "statistics-path": "p"}),
+            "ps[1]",
+        )
+        .unwrap_err();
         assert_eq!(e.location().unwrap().field, "ps[1].file-size-in-bytes");
     }
 }

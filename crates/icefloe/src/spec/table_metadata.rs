@@ -107,7 +107,9 @@ impl TableMetadata {
         }
         let location = o.req_str("location")?.to_string();
         let last_sequence_number = if v >= 2 {
-            let n = o.opt_i64("last-sequence-number")?.ok_or_else(|| missing("last-sequence-number", v))?;
+            let n = o
+                .opt_i64("last-sequence-number")?
+                .ok_or_else(|| missing("last-sequence-number", v))?;
             if n < 0 {
                 return Err(Error::invalid_metadata(
                     "last-sequence-number",
@@ -148,7 +150,10 @@ impl TableMetadata {
             if !seen.insert(s.schema_id()) {
                 return Err(Error::invalid_metadata(
                     format!("schemas[{i}].schema-id"),
-                    format!("schema id {} is used by more than one schema", s.schema_id()),
+                    format!(
+                        "schema id {} is used by more than one schema",
+                        s.schema_id()
+                    ),
                 ));
             }
         }
@@ -160,31 +165,43 @@ impl TableMetadata {
         }
 
         // Partition specs: the list wins over the deprecated field list.
-        let (partition_specs, default_spec_id) =
-            match list_of(&o, "partition-specs", |val, p| PartitionSpec::from_json(val, p, v))? {
-                Some(specs) => {
-                    let id = o
-                        .opt_i32("default-spec-id")?
-                        .ok_or_else(|| missing("default-spec-id", v))?;
-                    (specs, id)
-                }
-                None if v == 1 => {
-                    let Some(fields) = o.opt("partition-spec") else {
-                        return Err(Error::invalid_metadata(
+        let (partition_specs, default_spec_id) = match list_of(&o, "partition-specs", |val, p| {
+            PartitionSpec::from_json(val, p, v)
+        })? {
+            Some(specs) => {
+                let id = o
+                    .opt_i32("default-spec-id")?
+                    .ok_or_else(|| missing("default-spec-id", v))?;
+                (specs, id)
+            }
+            None if v == 1 => {
+                let Some(fields) = o.opt("partition-spec") else {
+                    return Err(Error::invalid_metadata(
                             "partition-spec",
                             "required field is missing (v1 metadata needs 'partition-spec' or 'partition-specs')",
                         ));
-                    };
-                    (vec![PartitionSpec::from_json_fields(fields, "partition-spec", 0, v)?], 0)
-                }
-                None => return Err(missing("partition-specs", v)),
-            };
+                };
+                (
+                    vec![PartitionSpec::from_json_fields(
+                        fields,
+                        "partition-spec",
+                        0,
+                        v,
+                    )?],
+                    0,
+                )
+            }
+            None => return Err(missing("partition-specs", v)),
+        };
         let mut seen = HashSet::new();
         for (i, s) in partition_specs.iter().enumerate() {
             if !seen.insert(s.spec_id) {
                 return Err(Error::invalid_metadata(
                     format!("partition-specs[{i}].spec-id"),
-                    format!("spec id {} is used by more than one partition spec", s.spec_id),
+                    format!(
+                        "spec id {} is used by more than one partition spec",
+                        s.spec_id
+                    ),
                 ));
             }
         }
@@ -204,22 +221,26 @@ impl TableMetadata {
             None => return Err(missing("last-partition-id", v)),
         };
 
-        let (sort_orders, default_sort_order_id) = match list_of(&o, "sort-orders", SortOrder::from_json)? {
-            Some(orders) => {
-                let id = o
-                    .opt_i32("default-sort-order-id")?
-                    .ok_or_else(|| missing("default-sort-order-id", v))?;
-                (orders, id)
-            }
-            None if v == 1 => (vec![SortOrder::unsorted()], 0),
-            None => return Err(missing("sort-orders", v)),
-        };
+        let (sort_orders, default_sort_order_id) =
+            match list_of(&o, "sort-orders", SortOrder::from_json)? {
+                Some(orders) => {
+                    let id = o
+                        .opt_i32("default-sort-order-id")?
+                        .ok_or_else(|| missing("default-sort-order-id", v))?;
+                    (orders, id)
+                }
+                None if v == 1 => (vec![SortOrder::unsorted()], 0),
+                None => return Err(missing("sort-orders", v)),
+            };
         let mut seen = HashSet::new();
         for (i, s) in sort_orders.iter().enumerate() {
             if !seen.insert(s.order_id) {
                 return Err(Error::invalid_metadata(
                     format!("sort-orders[{i}].order-id"),
-                    format!("order id {} is used by more than one sort order", s.order_id),
+                    format!(
+                        "order id {} is used by more than one sort order",
+                        s.order_id
+                    ),
                 ));
             }
         }
@@ -240,7 +261,10 @@ impl TableMetadata {
             if !ids.insert(s.snapshot_id) {
                 return Err(Error::invalid_metadata(
                     format!("snapshots[{i}].snapshot-id"),
-                    format!("snapshot id {} is used by more than one snapshot", s.snapshot_id),
+                    format!(
+                        "snapshot id {} is used by more than one snapshot",
+                        s.snapshot_id
+                    ),
                 ));
             }
             if s.sequence_number > last_sequence_number {
@@ -265,7 +289,10 @@ impl TableMetadata {
         let mut refs = match o.opt("refs") {
             Some(r) => {
                 let map = r.as_object().ok_or_else(|| {
-                    Error::invalid_metadata("refs", format!("expected an object, found {}", kind(r)))
+                    Error::invalid_metadata(
+                        "refs",
+                        format!("expected an object, found {}", kind(r)),
+                    )
                 })?;
                 let mut refs = Vec::with_capacity(map.len());
                 for (name, rv) in map {
@@ -274,7 +301,10 @@ impl TableMetadata {
                     if !ids.contains(&r.snapshot_id) {
                         return Err(Error::invalid_metadata(
                             join(&path, "snapshot-id"),
-                            format!("ref '{name}' points to snapshot {}, which is not in 'snapshots'", r.snapshot_id),
+                            format!(
+                                "ref '{name}' points to snapshot {}, which is not in 'snapshots'",
+                                r.snapshot_id
+                            ),
                         ));
                     }
                     refs.push((name.clone(), r));
@@ -283,7 +313,10 @@ impl TableMetadata {
             }
             None => Vec::new(),
         };
-        let main = refs.iter().find(|(n, _)| n == MAIN_BRANCH).map(|(_, r)| r.snapshot_id);
+        let main = refs
+            .iter()
+            .find(|(n, _)| n == MAIN_BRANCH)
+            .map(|(_, r)| r.snapshot_id);
         match (current_snapshot_id, main) {
             (Some(cur), Some(main)) if main != cur => {
                 return Err(Error::invalid_metadata(
@@ -295,26 +328,42 @@ impl TableMetadata {
             (None, Some(main)) => {
                 return Err(Error::invalid_metadata(
                     "refs.main",
-                    format!("the main branch points to {main}, but there is no current-snapshot-id"),
+                    format!(
+                        "the main branch points to {main}, but there is no current-snapshot-id"
+                    ),
                 ))
             }
             _ => {}
         }
-        if let Some((name, r)) = refs.iter().find(|(n, r)| n == MAIN_BRANCH && !r.is_branch()) {
+        if let Some((name, r)) = refs
+            .iter()
+            .find(|(n, r)| n == MAIN_BRANCH && !r.is_branch())
+        {
             return Err(Error::invalid_metadata(
                 format!("refs.{name}.type"),
-                format!("'{MAIN_BRANCH}' must be a branch, found a {}", r.kind.as_str()),
+                format!(
+                    "'{MAIN_BRANCH}' must be a branch, found a {}",
+                    r.kind.as_str()
+                ),
             ));
         }
 
         let statistics = list_of(&o, "statistics", StatisticsFile::from_json)?.unwrap_or_default();
-        let partition_statistics =
-            list_of(&o, "partition-statistics", PartitionStatisticsFile::from_json)?.unwrap_or_default();
-        let snapshot_log = list_of(&o, "snapshot-log", SnapshotLogEntry::from_json)?.unwrap_or_default();
-        let metadata_log = list_of(&o, "metadata-log", MetadataLogEntry::from_json)?.unwrap_or_default();
+        let partition_statistics = list_of(
+            &o,
+            "partition-statistics",
+            PartitionStatisticsFile::from_json,
+        )?
+        .unwrap_or_default();
+        let snapshot_log =
+            list_of(&o, "snapshot-log", SnapshotLogEntry::from_json)?.unwrap_or_default();
+        let metadata_log =
+            list_of(&o, "metadata-log", MetadataLogEntry::from_json)?.unwrap_or_default();
 
         let next_row_id = if v >= 3 {
-            let n = o.opt_i64("next-row-id")?.ok_or_else(|| missing("next-row-id", v))?;
+            let n = o
+                .opt_i64("next-row-id")?
+                .ok_or_else(|| missing("next-row-id", v))?;
             if n < 0 {
                 return Err(Error::invalid_metadata(
                     "next-row-id",
@@ -325,7 +374,8 @@ impl TableMetadata {
         } else {
             0
         };
-        let encryption_keys = list_of(&o, "encryption-keys", EncryptedKey::from_json)?.unwrap_or_default();
+        let encryption_keys =
+            list_of(&o, "encryption-keys", EncryptedKey::from_json)?.unwrap_or_default();
 
         Ok(TableMetadata {
             format_version,
@@ -367,7 +417,10 @@ impl TableMetadata {
         }
         m.insert("location".into(), self.location.clone().into());
         if v >= 2 {
-            m.insert("last-sequence-number".into(), self.last_sequence_number.into());
+            m.insert(
+                "last-sequence-number".into(),
+                self.last_sequence_number.into(),
+            );
         }
         m.insert("last-updated-ms".into(), self.last_updated_ms.into());
         m.insert("last-column-id".into(), self.last_column_id.into());
@@ -389,10 +442,18 @@ impl TableMetadata {
         m.insert("default-spec-id".into(), self.default_spec_id.into());
         m.insert(
             "partition-specs".into(),
-            Value::Array(self.partition_specs.iter().map(PartitionSpec::to_json).collect()),
+            Value::Array(
+                self.partition_specs
+                    .iter()
+                    .map(PartitionSpec::to_json)
+                    .collect(),
+            ),
         );
         m.insert("last-partition-id".into(), self.last_partition_id.into());
-        m.insert("default-sort-order-id".into(), self.default_sort_order_id.into());
+        m.insert(
+            "default-sort-order-id".into(),
+            self.default_sort_order_id.into(),
+        );
         m.insert(
             "sort-orders".into(),
             Value::Array(self.sort_orders.iter().map(SortOrder::to_json).collect()),
@@ -410,12 +471,22 @@ impl TableMetadata {
         if !self.encryption_keys.is_empty() {
             m.insert(
                 "encryption-keys".into(),
-                Value::Array(self.encryption_keys.iter().map(EncryptedKey::to_json).collect()),
+                Value::Array(
+                    self.encryption_keys
+                        .iter()
+                        .map(EncryptedKey::to_json)
+                        .collect(),
+                ),
             );
         }
         m.insert(
             "refs".into(),
-            Value::Object(self.refs.iter().map(|(n, r)| (n.clone(), r.to_json())).collect()),
+            Value::Object(
+                self.refs
+                    .iter()
+                    .map(|(n, r)| (n.clone(), r.to_json()))
+                    .collect(),
+            ),
         );
         m.insert(
             "snapshots".into(),
@@ -423,19 +494,39 @@ impl TableMetadata {
         );
         m.insert(
             "statistics".into(),
-            Value::Array(self.statistics.iter().map(StatisticsFile::to_json).collect()),
+            Value::Array(
+                self.statistics
+                    .iter()
+                    .map(StatisticsFile::to_json)
+                    .collect(),
+            ),
         );
         m.insert(
             "partition-statistics".into(),
-            Value::Array(self.partition_statistics.iter().map(PartitionStatisticsFile::to_json).collect()),
+            Value::Array(
+                self.partition_statistics
+                    .iter()
+                    .map(PartitionStatisticsFile::to_json)
+                    .collect(),
+            ),
         );
         m.insert(
             "snapshot-log".into(),
-            Value::Array(self.snapshot_log.iter().map(SnapshotLogEntry::to_json).collect()),
+            Value::Array(
+                self.snapshot_log
+                    .iter()
+                    .map(SnapshotLogEntry::to_json)
+                    .collect(),
+            ),
         );
         m.insert(
             "metadata-log".into(),
-            Value::Array(self.metadata_log.iter().map(MetadataLogEntry::to_json).collect()),
+            Value::Array(
+                self.metadata_log
+                    .iter()
+                    .map(MetadataLogEntry::to_json)
+                    .collect(),
+            ),
         );
         Value::Object(m)
     }
@@ -493,7 +584,8 @@ impl TableMetadata {
         let text = self.to_json_string(true);
         if compress {
             let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-            enc.write_all(text.as_bytes()).map_err(|e| Error::io(location, e))?;
+            enc.write_all(text.as_bytes())
+                .map_err(|e| Error::io(location, e))?;
             let bytes = enc.finish().map_err(|e| Error::io(location, e))?;
             io.write_new(location, &bytes)
         } else {
@@ -526,7 +618,8 @@ impl TableMetadata {
     }
 
     pub fn current_snapshot(&self) -> Option<&Snapshot> {
-        self.current_snapshot_id.and_then(|id| self.snapshot_by_id(id))
+        self.current_snapshot_id
+            .and_then(|id| self.snapshot_by_id(id))
     }
 
     pub fn snapshot_by_id(&self, snapshot_id: i64) -> Option<&Snapshot> {
@@ -539,7 +632,8 @@ impl TableMetadata {
 
     /// The snapshot a branch or tag points to.
     pub fn snapshot_by_ref(&self, name: &str) -> Option<&Snapshot> {
-        self.snapshot_ref(name).and_then(|r| self.snapshot_by_id(r.snapshot_id))
+        self.snapshot_ref(name)
+            .and_then(|r| self.snapshot_by_id(r.snapshot_id))
     }
 
     /// The snapshot that was current at `timestamp_ms`, from the `snapshot-log`
@@ -648,10 +742,19 @@ mod tests {
 
     #[test]
     fn format_version_checked_first() {
-        for (v, unsupported) in [(json!(4), true), (json!(0), true), (json!(-1), true), (json!("x"), false)] {
+        for (v, unsupported) in [
+            (json!(4), true),
+            (json!(0), true),
+            (json!(-1), true),
+            (json!("x"), false),
+        ] {
             // nothing else present: the version must be refused before other fields are read
             let e = TableMetadata::from_json_value(&json!({ "format-version": v })).unwrap_err();
-            assert_eq!(matches!(e, Error::UnsupportedFormatVersion { .. }), unsupported, "{e:?}");
+            assert_eq!(
+                matches!(e, Error::UnsupportedFormatVersion { .. }),
+                unsupported,
+                "{e:?}"
+            );
             assert_eq!(e.location().unwrap().field, "format-version");
         }
     }

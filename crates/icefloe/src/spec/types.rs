@@ -56,7 +56,10 @@ pub enum PrimitiveType {
     Long,
     Float,
     Double,
-    Decimal { precision: u32, scale: u32 },
+    Decimal {
+        precision: u32,
+        scale: u32,
+    },
     Date,
     Time,
     Timestamp,
@@ -69,7 +72,9 @@ pub enum PrimitiveType {
     Binary,
     /// `crs` is `None` when the JSON omitted it (meaning [`DEFAULT_CRS`]); kept as
     /// written so that a round trip does not change the metadata.
-    Geometry { crs: Option<String> },
+    Geometry {
+        crs: Option<String>,
+    },
     Geography {
         crs: Option<String>,
         algorithm: Option<EdgeAlgorithm>,
@@ -122,7 +127,10 @@ impl PrimitiveType {
             }
             return Some(PrimitiveType::Decimal { precision, scale });
         }
-        if let Some(args) = s.strip_prefix("geometry(").and_then(|r| r.strip_suffix(')')) {
+        if let Some(args) = s
+            .strip_prefix("geometry(")
+            .and_then(|r| r.strip_suffix(')'))
+        {
             let crs = args.trim();
             if crs.is_empty() || crs.contains(',') {
                 return None;
@@ -131,7 +139,10 @@ impl PrimitiveType {
                 crs: Some(crs.to_string()),
             });
         }
-        if let Some(args) = s.strip_prefix("geography(").and_then(|r| r.strip_suffix(')')) {
+        if let Some(args) = s
+            .strip_prefix("geography(")
+            .and_then(|r| r.strip_suffix(')'))
+        {
             let (crs, algorithm) = match args.split_once(',') {
                 Some((c, a)) => (c.trim(), Some(EdgeAlgorithm::parse(a)?)),
                 None => (args.trim(), None),
@@ -292,7 +303,13 @@ pub struct MapType {
 }
 
 impl MapType {
-    pub fn new(key_id: i32, key_type: Type, value_id: i32, value_required: bool, value_type: Type) -> Self {
+    pub fn new(
+        key_id: i32,
+        key_type: Type,
+        value_id: i32,
+        value_required: bool,
+        value_type: Type,
+    ) -> Self {
         MapType {
             key_field: NestedField::required(key_id, "key", key_type),
             value_field: NestedField::new(value_id, "value", value_type, value_required),
@@ -606,7 +623,14 @@ mod tests {
 
     #[test]
     fn bad_type_strings_are_unknown_types() {
-        for s in ["integer", "decimal(39, 2)", "decimal(2, 3)", "fixed[x]", "geography(a, flat)", ""] {
+        for s in [
+            "integer",
+            "decimal(39, 2)",
+            "decimal(2, 3)",
+            "fixed[x]",
+            "geography(a, flat)",
+            "",
+        ] {
             let e = Type::from_json(&Value::String(s.into()), "schema.fields[0].type").unwrap_err();
             match e {
                 Error::UnknownType { at, type_string } => {
@@ -625,7 +649,10 @@ mod tests {
         )
         .unwrap();
         let t = Type::from_json(&list, "").unwrap();
-        assert_eq!(t, ListType::new(3, true, PrimitiveType::String.into()).into());
+        assert_eq!(
+            t,
+            ListType::new(3, true, PrimitiveType::String.into()).into()
+        );
         assert_eq!(Type::from_json(&t.to_json(), "").unwrap(), t);
 
         let map = serde_json::from_str::<Value>(
@@ -635,7 +662,14 @@ mod tests {
         let t = Type::from_json(&map, "").unwrap();
         assert_eq!(
             t,
-            MapType::new(4, PrimitiveType::String.into(), 5, false, PrimitiveType::Double.into()).into()
+            MapType::new(
+                4,
+                PrimitiveType::String.into(),
+                5,
+                false,
+                PrimitiveType::Double.into()
+            )
+            .into()
         );
         assert_eq!(Type::from_json(&t.to_json(), "").unwrap(), t);
     }
@@ -655,7 +689,10 @@ mod tests {
         )
         .unwrap();
         let e = NestedField::from_json(&bad, "schema.fields[0]").unwrap_err();
-        assert_eq!(e.location().unwrap().field, "schema.fields[0].initial-default");
+        assert_eq!(
+            e.location().unwrap().field,
+            "schema.fields[0].initial-default"
+        );
     }
 
     #[test]

@@ -30,7 +30,9 @@
 //!   names a schema in `schemas`;
 //! * within one version, at most one SQL representation per dialect (dialects compare
 //!   case-insensitively);
-//! * every version's `summary` has an `operation` (required by the spec).
+//!
+//! The spec lists `operation` as a summary key, but Java 1.11 writes view versions
+//! without it (and reads them), so its absence is accepted.
 
 use std::collections::{BTreeMap, HashSet};
 use std::io::{Read, Write};
@@ -82,7 +84,7 @@ pub struct ViewVersion {
     pub timestamp_ms: i64,
     /// `schema-id` on the version (current layout); see [`ViewVersion::schema_id`].
     pub schema_id: Option<i32>,
-    /// `summary`: must contain `operation`.
+    /// `summary`: usually has `operation` (Java may omit it).
     pub summary: BTreeMap<String, String>,
     /// `default-catalog` on the version (current layout).
     pub default_catalog: Option<String>,
@@ -176,7 +178,9 @@ impl ViewMetadata {
 
     /// The SQL text of the current version for a dialect (compared case-insensitively).
     pub fn sql_for(&self, dialect: &str) -> Option<&str> {
-        self.current_version()?.sql_for(dialect).map(|r| r.sql.as_str())
+        self.current_version()?
+            .sql_for(dialect)
+            .map(|r| r.sql.as_str())
     }
 
     /// The `version.history.num-entries`-independent log, oldest first.
@@ -200,16 +204,18 @@ impl ViewVersion {
 
     /// The default catalog: the version's, or (draft layout) the first SQL representation's.
     pub fn default_catalog(&self) -> Option<&str> {
-        self.default_catalog
-            .as_deref()
-            .or_else(|| self.sql_representations().find_map(|r| r.default_catalog.as_deref()))
+        self.default_catalog.as_deref().or_else(|| {
+            self.sql_representations()
+                .find_map(|r| r.default_catalog.as_deref())
+        })
     }
 
     /// The default namespace: the version's, or (draft layout) the first SQL representation's.
     pub fn default_namespace(&self) -> Option<&[String]> {
-        self.default_namespace
-            .as_deref()
-            .or_else(|| self.sql_representations().find_map(|r| r.default_namespace.as_deref()))
+        self.default_namespace.as_deref().or_else(|| {
+            self.sql_representations()
+                .find_map(|r| r.default_namespace.as_deref())
+        })
     }
 
     pub fn sql_representations(&self) -> impl Iterator<Item = &SqlViewRepresentation> {
@@ -250,7 +256,10 @@ fn string_list(o: &Obj<'_>, key: &str) -> Result<Option<Vec<String>>> {
         .enumerate()
         .map(|(i, v)| {
             v.as_str().map(str::to_string).ok_or_else(|| {
-                Error::invalid_metadata(index(&path, i), format!("expected a string, found {}", kind(v)))
+                Error::invalid_metadata(
+                    index(&path, i),
+                    format!("expected a string, found {}", kind(v)),
+                )
             })
         })
         .collect::<Result<Vec<_>>>()
@@ -281,7 +290,12 @@ fn str_map(o: &Obj<'_>, key: &str) -> Result<Option<BTreeMap<String, String>>> {
     Ok(o.opt_str_map(key)?.map(|v| v.into_iter().collect()))
 }
 
-fn list_of<T>(o: &Obj<'_>, key: &str, required: bool, parse: impl Fn(&Value, &str) -> Result<T>) -> Result<Vec<T>> {
+fn list_of<T>(
+    o: &Obj<'_>,
+    key: &str,
+    required: bool,
+    parse: impl Fn(&Value, &str) -> Result<T>,
+) -> Result<Vec<T>> {
     let items = if required {
         o.req_array(key)?
     } else {
@@ -378,14 +392,13 @@ impl ViewVersion {
         let schema_id = o.opt_i32("schema-id")?;
         let summary = match str_map(&o, "summary")? {
             Some(s) => s,
-            None => return Err(Error::invalid_metadata(o.field("summary"), "required field is missing")),
+            None => {
+                return Err(Error::invalid_metadata(
+                    o.field("summary"),
+                    "required field is missing",
+                ))
+            }
         };
-        if !summary.contains_key("operation") {
-            return Err(Error::invalid_metadata(
-                format!("{}.operation", o.field("summary")),
-                "required summary key is missing",
-            ));
-        }
         let default_catalog = o.opt_str("default-catalog")?.map(str::to_string);
         let default_namespace = string_list(&o, "default-namespace")?;
         let representations = list_of(&o, "representations", true, ViewRepresentation::from_json)?;
@@ -421,14 +434,23 @@ impl ViewVersion {
         }
         m.insert(
             "representations".into(),
-            Value::Array(self.representations.iter().map(ViewRepresentation::to_json).collect()),
+            Value::Array(
+                self.representations
+                    .iter()
+                    .map(ViewRepresentation::to_json)
+                    .collect(),
+            ),
         );
         Value::Object(m)
     }
 }
 
 fn str_map_json(map: &BTreeMap<String, String>) -> Value {
-    Value::Object(map.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect())
+    Value::Object(
+        map.iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect(),
+    )
 }
 
 impl ViewMetadata {
@@ -499,7 +521,10 @@ impl ViewMetadata {
             if !schema_ids.insert(s.schema_id()) {
                 return Err(Error::invalid_metadata(
                     format!("schemas[{i}].schema-id"),
-                    format!("schema id {} is used by more than one schema", s.schema_id()),
+                    format!(
+                        "schema id {} is used by more than one schema",
+                        s.schema_id()
+                    ),
                 ));
             }
         }
@@ -509,7 +534,10 @@ impl ViewMetadata {
             } else {
                 Err(Error::invalid_metadata(
                     field,
-                    format!("unknown schema id {id} (schemas: {})", sorted_ids(&schema_ids)),
+                    format!(
+                        "unknown schema id {id} (schemas: {})",
+                        sorted_ids(&schema_ids)
+                    ),
                 ))
             }
         };
@@ -522,7 +550,10 @@ impl ViewMetadata {
             if !version_ids.insert(v.version_id) {
                 return Err(Error::invalid_metadata(
                     format!("{vpath}.version-id"),
-                    format!("version id {} is used by more than one version", v.version_id),
+                    format!(
+                        "version id {} is used by more than one version",
+                        v.version_id
+                    ),
                 ));
             }
             if let Some(id) = v.schema_id {
@@ -543,12 +574,6 @@ impl ViewMetadata {
                         ));
                     }
                 }
-            }
-            if !v.summary.contains_key("operation") {
-                return Err(Error::invalid_metadata(
-                    format!("{vpath}.summary.operation"),
-                    "required summary key is missing",
-                ));
             }
         }
         if !version_ids.contains(&self.current_version_id) {
@@ -591,7 +616,12 @@ impl ViewMetadata {
         );
         m.insert(
             "version-log".into(),
-            Value::Array(self.version_log.iter().map(ViewHistoryEntry::to_json).collect()),
+            Value::Array(
+                self.version_log
+                    .iter()
+                    .map(ViewHistoryEntry::to_json)
+                    .collect(),
+            ),
         );
         Value::Object(m)
     }
@@ -616,7 +646,9 @@ impl ViewMetadata {
     pub fn write(&self, io: &dyn FileIO, location: &str) -> Result<()> {
         self.validate().map_err(|e| e.in_file(location))?;
         let text = self.to_json_string();
-        let bytes = if location.ends_with(".gz.metadata.json") || location.ends_with(".metadata.json.gz") {
+        let bytes = if location.ends_with(".gz.metadata.json")
+            || location.ends_with(".metadata.json.gz")
+        {
             let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
             enc.write_all(text.as_bytes())
                 .and_then(|()| enc.finish())
@@ -675,7 +707,10 @@ mod tests {
         let m = ViewMetadata::from_json_str(MINIMAL).unwrap();
         assert_eq!(m.sql_for("SPARK"), Some("select 1"));
         assert_eq!(m.current_schema().unwrap().schema_id(), 0);
-        assert_eq!(m.current_version().unwrap().default_namespace(), Some(&["ns".to_string()][..]));
+        assert_eq!(
+            m.current_version().unwrap().default_namespace(),
+            Some(&["ns".to_string()][..])
+        );
         let back = ViewMetadata::from_json(&m.to_json()).unwrap();
         assert_eq!(back, m);
     }
