@@ -5,7 +5,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::literal::{
-    days_to_months, days_to_years, decimal_min_bytes, Literal, MICROS_PER_DAY, MICROS_PER_HOUR,
+    civil_from_days, days_to_months, days_to_years, decimal_min_bytes, Literal, MICROS_PER_DAY,
+    MICROS_PER_HOUR, MICROS_PER_SECOND, NANOS_PER_SECOND,
     NANOS_PER_DAY, NANOS_PER_HOUR, NANOS_PER_MICRO,
 };
 use super::types::{PrimitiveType, Type};
@@ -416,26 +417,62 @@ pub fn date_to(unit: TimeUnit, days: i32) -> i32 {
     }
 }
 
+/// The unit (hour, day, month or year from the epoch) of a timestamp `v` counted in units
+/// of `1 / per_second` seconds.
+///
+/// This is the floor the spec describes, except in one case where the Java reference
+/// (`DateTimeUtil.convertMicros`/`convertNanos`, Iceberg 1.11) gives one less, and users'
+/// partition values were written by Java: a timestamp before the epoch whose fraction is
+/// one tick short of a whole second (`x.999999`), where the whole second `x` is the start
+/// of a unit. Java adds one tick to a negative value, keeps the floored second but takes
+/// the fraction of the incremented value, so it lands a full second early, exactly on the
+/// unit boundary, and its final "minus one" then counts that unit twice. E.g. hour of
+/// 1969-12-31T22:00:00.999999 is -3 in Java, not -2. The oracle tests pin this.
 #[inline(always)]
-fn epoch_to(unit: TimeUnit, v: i64, per_hour: i64, per_day: i64) -> i32 {
+fn epoch_to(unit: TimeUnit, v: i64, per_second: i64, per_hour: i64, per_day: i64) -> i32 {
+    let floor = |v: i64| match unit {
+        TimeUnit::Hour => v.div_euclid(per_hour),
+        TimeUnit::Day => v.div_euclid(per_day),
+        TimeUnit::Month => days_to_months(v.div_euclid(per_day)),
+        TimeUnit::Year => days_to_years(v.div_euclid(per_day)),
+    };
+    let mut result = floor(v);
+    if v < 0 && v.rem_euclid(per_second) == per_second - 1 {
+        // where Java lands: one second before v + 1
+        let landed = v - (per_second - 1);
+        if is_unit_start(unit, landed, per_hour, per_day) {
+            result -= 1;
+        }
+    }
+    result as i32
+}
+
+/// Whether `v` is the first instant of an hour, day, month or year.
+#[inline(always)]
+fn is_unit_start(unit: TimeUnit, v: i64, per_hour: i64, per_day: i64) -> bool {
     match unit {
-        TimeUnit::Hour => v.div_euclid(per_hour) as i32,
-        TimeUnit::Day => v.div_euclid(per_day) as i32,
-        TimeUnit::Month => days_to_months(v.div_euclid(per_day)) as i32,
-        TimeUnit::Year => days_to_years(v.div_euclid(per_day)) as i32,
+        TimeUnit::Hour => v.rem_euclid(per_hour) == 0,
+        TimeUnit::Day => v.rem_euclid(per_day) == 0,
+        TimeUnit::Month | TimeUnit::Year => {
+            if v.rem_euclid(per_day) != 0 {
+                return false;
+            }
+            let (_, month, day) = civil_from_days(v.div_euclid(per_day));
+            day == 1 && (unit == TimeUnit::Month || month == 1)
+        }
     }
 }
 
-/// year/month/day/hour of a microsecond timestamp.
+/// year/month/day/hour of a microsecond timestamp, as Java computes it.
 #[inline(always)]
 pub fn micros_to(unit: TimeUnit, micros: i64) -> i32 {
-    epoch_to(unit, micros, MICROS_PER_HOUR, MICROS_PER_DAY)
+    epoch_to(unit, micros, MICROS_PER_SECOND, MICROS_PER_HOUR, MICROS_PER_DAY)
 }
 
-/// year/month/day/hour of a nanosecond timestamp.
+/// year/month/day/hour of a nanosecond timestamp, as Java computes it.
 #[inline(always)]
 pub fn nanos_to(unit: TimeUnit, nanos: i64) -> i32 {
-    epoch_to(unit, nanos, NANOS_PER_HOUR, NANOS_PER_DAY)
+    epoch_to(unit, nanos, NANOS_PER_SECOND, NANOS_PER_HOUR, NANOS_PER_DAY)
 }
 
 impl FromStr for Transform {
@@ -792,9 +829,15 @@ mod tests {
             ("1969-12-31T23:59:59.999999", -1, -1, -1, -1),
             ("1969-12-31T23:00:00", -1, -1, -1, -1),
             ("1969-12-31T22:59:59.999999", -1, -1, -1, -2),
-            // the boundaries where Java's convertMicros is off by one: floor is -1 here
-            ("1969-12-31T23:00:00.999999", -1, -1, -1, -1),
-            ("1969-12-31T00:00:00.999999", -1, -1, -1, -24),
+            // a tick short of a second past a unit start, before the epoch: Java's
+            // convertMicros gives one less than the floor for that unit (see epoch_to)
+            ("1969-12-31T23:00:00.999999", -1, -1, -1, -2),
+            ("1969-12-31T22:00:00.999999", -1, -1, -1, -3),
+            ("1969-12-31T00:00:00.999999", -1, -1, -2, -25),
+            ("1969-12-01T00:00:00.999999", -1, -2, -32, -31 * 24 - 1),
+            ("1969-01-01T00:00:00.999999", -2, -13, -366, -365 * 24 - 1),
+            ("1969-12-31T23:30:00.999999", -1, -1, -1, -1),
+            ("1970-01-01T00:00:00.999999", 0, 0, 0, 0),
             ("1969-12-31T00:00:00", -1, -1, -1, -24),
             ("1969-12-30T23:59:59.999999", -1, -1, -2, -25),
             ("1969-01-01T00:00:00", -1, -12, -365, -365 * 24),
@@ -828,8 +871,10 @@ mod tests {
                 [y, m, d, h],
                 "{s}"
             );
-            // nanosecond timestamps cover only 1677..2262
-            let Some(n) = v.checked_mul(1000) else {
+            // The same instant plus 999 ns gives the same units: a µs value a tick short of
+            // a second becomes a ns value a tick short of a second, where Java's quirk is
+            // the same. Nanosecond timestamps cover only 1677..2262.
+            let Some(n) = v.checked_mul(1000).and_then(|n| n.checked_add(999)) else {
                 continue;
             };
             assert_eq!(
@@ -844,7 +889,7 @@ mod tests {
             );
             // one nanosecond earlier than an exact boundary moves down a unit
             if v % MICROS_PER_HOUR == 0 {
-                assert_eq!(nanos_to(Hour, n - 1), h - 1, "{s} - 1ns");
+                assert_eq!(nanos_to(Hour, v * 1000 - 1), h - 1, "{s} - 1ns");
             }
             if v % MICROS_PER_DAY == 0 {
                 assert_eq!(date_to(Year, d), y);
