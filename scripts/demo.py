@@ -56,13 +56,13 @@ def main() -> int:
             USING iceberg PARTITIONED BY (days(ts), bucket(16, id))
             TBLPROPERTIES ('format-version' = '3')"""
     )
-    rows = 20_000
+    rows = 10_000
     for batch in range(3):
         step(f"commit {batch + 1}: Spark writes {rows} rows")
         spark.sql(
             f"""INSERT INTO {table}
                 SELECT id,
-                       TIMESTAMP '2024-01-01 00:00:00' + make_interval(0, 0, 0, 0, 0, 0, (id * 7919) % 2592000) AS ts,
+                       TIMESTAMP '2024-01-01 00:00:00' + make_interval(0, 0, 0, 0, 0, 0, (id * 7919) % 259200) AS ts,
                        element_at(array('books', 'games', 'music', 'garden'), CAST(id % 4 AS INT) + 1) AS category,
                        CAST((id % 10000) / 100.0 AS DECIMAL(10, 2)) AS amount
                 FROM range({batch * rows}, {(batch + 1) * rows})"""
@@ -82,7 +82,7 @@ def main() -> int:
     step("icefloe's transforms (Rust, vectorized) against the partitions Java stored")
     data = spark.sql(
         f"SELECT id, ts, category, _partition.ts_day AS day, _partition.id_bucket AS bucket, "
-        f"_partition.category_trunc AS trunc FROM {table}"
+        f"_partition.category_trunc_4 AS trunc FROM {table}"
     ).toArrow()
     day = icefloe.transforms.apply("day", data["ts"].cast(pa.timestamp("us")))
     bucket = icefloe.transforms.apply("bucket[16]", data["id"])
