@@ -4,6 +4,9 @@
 //! JSON path, so that every error names the exact field (`snapshots[3].summary`). A
 //! JSON `null` counts as absent, as Java's parser treats it.
 
+use std::borrow::Cow;
+use std::io::{Read, Write};
+
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Location, Result};
@@ -14,6 +17,42 @@ pub fn parse_text(text: &str) -> Result<Value> {
         at: Location::default(),
         message: e.to_string(),
     })
+}
+
+/// Whether a metadata file name says the file is gzip-compressed: `*.gz.metadata.json`,
+/// or Java's older alternative `*.metadata.json.gz` (Appendix F).
+pub fn is_gzip_file_name(location: &str) -> bool {
+    location.ends_with(".gz.metadata.json") || location.ends_with(".metadata.json.gz")
+}
+
+/// The text of a metadata file (table or view): gunzipped when it starts with the gzip
+/// magic, whatever its name, then checked to be UTF-8.
+pub fn metadata_file_text(bytes: &[u8]) -> Result<Cow<'_, str>> {
+    let invalid = |message: String| Error::InvalidJson {
+        at: Location::default(),
+        message,
+    };
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut text = String::new();
+        flate2::read::MultiGzDecoder::new(bytes)
+            .read_to_string(&mut text)
+            .map_err(|e| invalid(format!("cannot decompress gzip: {e}")))?;
+        Ok(Cow::Owned(text))
+    } else {
+        std::str::from_utf8(bytes)
+            .map(Cow::Borrowed)
+            .map_err(|e| invalid(format!("not UTF-8: {e}")))
+    }
+}
+
+/// The bytes to write for a metadata file: `text`, gzip-compressed when `compress`.
+pub fn metadata_file_bytes(text: String, compress: bool) -> std::io::Result<Vec<u8>> {
+    if !compress {
+        return Ok(text.into_bytes());
+    }
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(text.as_bytes())?;
+    enc.finish()
 }
 
 /// Appends a key to a JSON path.
@@ -161,8 +200,13 @@ impl<'a> Obj<'a> {
         v.as_array().ok_or_else(|| self.wrong(key, "a list", v))
     }
 
-    /// A list of ints, e.g. `identifier-field-ids`.
-    pub fn opt_i32_list(&self, key: &str) -> Result<Option<Vec<i32>>> {
+    /// A list whose items are parsed by `parse`, each with its own path (`snapshots[3]`);
+    /// `None` when absent.
+    pub fn opt_list<T>(
+        &self,
+        key: &str,
+        parse: impl Fn(&'a Value, &str) -> Result<T>,
+    ) -> Result<Option<Vec<T>>> {
         let Some(items) = self.opt_array(key)? else {
             return Ok(None);
         };
@@ -170,18 +214,39 @@ impl<'a> Obj<'a> {
         items
             .iter()
             .enumerate()
-            .map(|(i, v)| {
-                v.as_i64()
-                    .and_then(|n| i32::try_from(n).ok())
-                    .ok_or_else(|| {
-                        Error::invalid_metadata(
-                            index(&path, i),
-                            format!("expected an int, found {}", kind(v)),
-                        )
-                    })
-            })
+            .map(|(i, v)| parse(v, &index(&path, i)))
             .collect::<Result<Vec<_>>>()
             .map(Some)
+    }
+
+    /// Like [`Obj::opt_list`], for a required list.
+    pub fn req_list<T>(
+        &self,
+        key: &str,
+        parse: impl Fn(&'a Value, &str) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        self.req_array(key)?;
+        Ok(self.opt_list(key, parse)?.unwrap_or_default())
+    }
+
+    /// A list of ints, e.g. `identifier-field-ids`.
+    pub fn opt_i32_list(&self, key: &str) -> Result<Option<Vec<i32>>> {
+        self.opt_list(key, |v, path| {
+            v.as_i64()
+                .and_then(|n| i32::try_from(n).ok())
+                .ok_or_else(|| {
+                    Error::invalid_metadata(path, format!("expected an int, found {}", kind(v)))
+                })
+        })
+    }
+
+    /// A list of strings, e.g. a view's `default-namespace`.
+    pub fn opt_str_list(&self, key: &str) -> Result<Option<Vec<String>>> {
+        self.opt_list(key, |v, path| {
+            v.as_str().map(str::to_string).ok_or_else(|| {
+                Error::invalid_metadata(path, format!("expected a string, found {}", kind(v)))
+            })
+        })
     }
 
     /// A string-to-string map such as `properties` or a snapshot `summary`.
@@ -227,6 +292,26 @@ mod tests {
         assert!(o.req("c").unwrap_err().to_string().contains("missing"));
         let e = o.opt_str_map("m").unwrap_err();
         assert_eq!(e.location().unwrap().field, "root.m.k");
+    }
+
+    #[test]
+    fn metadata_files_gzip_by_magic() {
+        let text = r#"{"format-version": 1}"#;
+        let gz = metadata_file_bytes(text.to_string(), true).unwrap();
+        assert!(gz.starts_with(&[0x1f, 0x8b]));
+        assert_eq!(metadata_file_text(&gz).unwrap(), text);
+        assert_eq!(
+            metadata_file_bytes(text.to_string(), false).unwrap(),
+            text.as_bytes()
+        );
+        assert_eq!(metadata_file_text(text.as_bytes()).unwrap(), text);
+        for bad in [&gz[..gz.len() / 2], &[0xff, 0xfe, 0x00][..]] {
+            let e = metadata_file_text(bad).unwrap_err();
+            assert!(matches!(e, Error::InvalidJson { .. }), "{e:?}");
+        }
+        assert!(is_gzip_file_name("a/00001-x.gz.metadata.json"));
+        assert!(is_gzip_file_name("a/00001-x.metadata.json.gz"));
+        assert!(!is_gzip_file_name("a/00001-x.metadata.json"));
     }
 
     #[test]

@@ -2,12 +2,11 @@
 //! Appendix E defaults for older versions, Appendix F notes) and its JSON files.
 
 use std::collections::HashSet;
-use std::io::{Read, Write};
 
 use serde_json::{Map, Value};
 
 use super::encryption::EncryptedKey;
-use super::json::{index, join, kind, parse_text, Obj};
+use super::json::{join, kind, metadata_file_bytes, metadata_file_text, parse_text, Obj};
 use super::partition::{PartitionSpec, PARTITION_DATA_ID_START};
 use super::schema::Schema;
 use super::snapshot::{MetadataLogEntry, Snapshot, SnapshotLogEntry, SnapshotRef, MAIN_BRANCH};
@@ -56,30 +55,7 @@ pub struct TableMetadata {
     pub encryption_keys: Vec<EncryptedKey>,
 }
 
-/// Whether a metadata file name says it is gzip-compressed: `*.gz.metadata.json` or the
-/// older `*.metadata.json.gz` (Appendix F).
-pub fn is_gzip_file_name(location: &str) -> bool {
-    location.ends_with(".gz.metadata.json") || location.ends_with(".metadata.json.gz")
-}
-
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
-
-fn list_of<'a, T>(
-    o: &Obj<'a>,
-    key: &str,
-    parse: impl Fn(&'a Value, &str) -> Result<T>,
-) -> Result<Option<Vec<T>>> {
-    let Some(items) = o.opt_array(key)? else {
-        return Ok(None);
-    };
-    let path = o.field(key);
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, v)| parse(v, &index(&path, i)))
-        .collect::<Result<Vec<_>>>()
-        .map(Some)
-}
+pub use super::json::is_gzip_file_name;
 
 fn missing(field: &str, version: i32) -> Error {
     Error::invalid_metadata(
@@ -125,7 +101,7 @@ impl TableMetadata {
         let last_column_id = o.req_i32("last-column-id")?;
 
         // Schemas: the list wins over the deprecated single schema, as in Java.
-        let (schemas, current_schema_id) = match list_of(&o, "schemas", Schema::from_json)? {
+        let (schemas, current_schema_id) = match o.opt_list("schemas", Schema::from_json)? {
             Some(schemas) => {
                 let id = o
                     .opt_i32("current-schema-id")?
@@ -165,7 +141,7 @@ impl TableMetadata {
         }
 
         // Partition specs: the list wins over the deprecated field list.
-        let (partition_specs, default_spec_id) = match list_of(&o, "partition-specs", |val, p| {
+        let (partition_specs, default_spec_id) = match o.opt_list("partition-specs", |val, p| {
             PartitionSpec::from_json(val, p, v)
         })? {
             Some(specs) => {
@@ -222,7 +198,7 @@ impl TableMetadata {
         };
 
         let (sort_orders, default_sort_order_id) =
-            match list_of(&o, "sort-orders", SortOrder::from_json)? {
+            match o.opt_list("sort-orders", SortOrder::from_json)? {
                 Some(orders) => {
                     let id = o
                         .opt_i32("default-sort-order-id")?
@@ -255,7 +231,9 @@ impl TableMetadata {
         // Appendix F: -1 means "no current snapshot", like null or absent.
         let current_snapshot_id = o.opt_i64("current-snapshot-id")?.filter(|id| *id != -1);
 
-        let snapshots = list_of(&o, "snapshots", Snapshot::from_json)?.unwrap_or_default();
+        let snapshots = o
+            .opt_list("snapshots", Snapshot::from_json)?
+            .unwrap_or_default();
         let mut ids = HashSet::new();
         for (i, s) in snapshots.iter().enumerate() {
             if !ids.insert(s.snapshot_id) {
@@ -348,17 +326,18 @@ impl TableMetadata {
             ));
         }
 
-        let statistics = list_of(&o, "statistics", StatisticsFile::from_json)?.unwrap_or_default();
-        let partition_statistics = list_of(
-            &o,
-            "partition-statistics",
-            PartitionStatisticsFile::from_json,
-        )?
-        .unwrap_or_default();
-        let snapshot_log =
-            list_of(&o, "snapshot-log", SnapshotLogEntry::from_json)?.unwrap_or_default();
-        let metadata_log =
-            list_of(&o, "metadata-log", MetadataLogEntry::from_json)?.unwrap_or_default();
+        let statistics = o
+            .opt_list("statistics", StatisticsFile::from_json)?
+            .unwrap_or_default();
+        let partition_statistics = o
+            .opt_list("partition-statistics", PartitionStatisticsFile::from_json)?
+            .unwrap_or_default();
+        let snapshot_log = o
+            .opt_list("snapshot-log", SnapshotLogEntry::from_json)?
+            .unwrap_or_default();
+        let metadata_log = o
+            .opt_list("metadata-log", MetadataLogEntry::from_json)?
+            .unwrap_or_default();
 
         let next_row_id = if v >= 3 {
             let n = o
@@ -374,8 +353,9 @@ impl TableMetadata {
         } else {
             0
         };
-        let encryption_keys =
-            list_of(&o, "encryption-keys", EncryptedKey::from_json)?.unwrap_or_default();
+        let encryption_keys = o
+            .opt_list("encryption-keys", EncryptedKey::from_json)?
+            .unwrap_or_default();
 
         Ok(TableMetadata {
             format_version,
@@ -551,23 +531,7 @@ impl TableMetadata {
 
     /// Parses the bytes of a metadata file, plain or gzip-compressed.
     pub fn from_bytes(bytes: &[u8]) -> Result<TableMetadata> {
-        let invalid = |message: String| Error::InvalidJson {
-            at: Location::default(),
-            message,
-        };
-        let decompressed;
-        let raw = if bytes.starts_with(&GZIP_MAGIC) {
-            let mut out = Vec::new();
-            flate2::read::MultiGzDecoder::new(bytes)
-                .read_to_end(&mut out)
-                .map_err(|e| invalid(format!("cannot decompress gzip: {e}")))?;
-            decompressed = out;
-            &decompressed[..]
-        } else {
-            bytes
-        };
-        let text = std::str::from_utf8(raw).map_err(|e| invalid(format!("not UTF-8: {e}")))?;
-        Self::from_json_str(text)
+        Self::from_json_str(&metadata_file_text(bytes)?)
     }
 
     /// Writes the metadata (pretty-printed, like the reference implementation) to a new
@@ -581,16 +545,9 @@ impl TableMetadata {
                  metadata files must end with '.gz.metadata.json', others must not"
             )));
         }
-        let text = self.to_json_string(true);
-        if compress {
-            let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-            enc.write_all(text.as_bytes())
-                .map_err(|e| Error::io(location, e))?;
-            let bytes = enc.finish().map_err(|e| Error::io(location, e))?;
-            io.write_new(location, &bytes)
-        } else {
-            io.write_new(location, text.as_bytes())
-        }
+        let bytes = metadata_file_bytes(self.to_json_string(true), compress)
+            .map_err(|e| Error::io(location, e))?;
+        io.write_new(location, &bytes)
     }
 
     pub fn current_schema(&self) -> Option<&Schema> {

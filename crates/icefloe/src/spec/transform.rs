@@ -6,8 +6,8 @@ use std::str::FromStr;
 
 use super::literal::{
     civil_from_days, days_to_months, days_to_years, decimal_min_bytes, Literal, MICROS_PER_DAY,
-    MICROS_PER_HOUR, MICROS_PER_SECOND, NANOS_PER_SECOND,
-    NANOS_PER_DAY, NANOS_PER_HOUR, NANOS_PER_MICRO,
+    MICROS_PER_HOUR, MICROS_PER_SECOND, NANOS_PER_DAY, NANOS_PER_HOUR, NANOS_PER_MICRO,
+    NANOS_PER_SECOND,
 };
 use super::types::{PrimitiveType, Type};
 use crate::error::{Error, Result};
@@ -466,7 +466,13 @@ fn is_unit_start(unit: TimeUnit, v: i64, per_hour: i64, per_day: i64) -> bool {
 /// year/month/day/hour of a microsecond timestamp, as Java computes it.
 #[inline(always)]
 pub fn micros_to(unit: TimeUnit, micros: i64) -> i32 {
-    epoch_to(unit, micros, MICROS_PER_SECOND, MICROS_PER_HOUR, MICROS_PER_DAY)
+    epoch_to(
+        unit,
+        micros,
+        MICROS_PER_SECOND,
+        MICROS_PER_HOUR,
+        MICROS_PER_DAY,
+    )
 }
 
 /// year/month/day/hour of a nanosecond timestamp, as Java computes it.

@@ -35,11 +35,12 @@
 //! without it (and reads them), so its absence is accepted.
 
 use std::collections::{BTreeMap, HashSet};
-use std::io::{Read, Write};
 
 use serde_json::{Map, Value};
 
-use super::json::{index, kind, parse_text, Obj};
+use super::json::{
+    index, is_gzip_file_name, kind, metadata_file_bytes, metadata_file_text, parse_text, Obj,
+};
 use super::schema::Schema;
 use crate::error::{Error, Location, Result};
 use crate::io::FileIO;
@@ -246,26 +247,6 @@ impl ViewRepresentation {
 // ---------------------------------------------------------------------------------------
 // Reading
 
-fn string_list(o: &Obj<'_>, key: &str) -> Result<Option<Vec<String>>> {
-    let Some(items) = o.opt_array(key)? else {
-        return Ok(None);
-    };
-    let path = o.field(key);
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            v.as_str().map(str::to_string).ok_or_else(|| {
-                Error::invalid_metadata(
-                    index(&path, i),
-                    format!("expected a string, found {}", kind(v)),
-                )
-            })
-        })
-        .collect::<Result<Vec<_>>>()
-        .map(Some)
-}
-
 fn nullable_string_list(o: &Obj<'_>, key: &str) -> Result<Option<Vec<Option<String>>>> {
     let Some(items) = o.opt_array(key)? else {
         return Ok(None);
@@ -288,28 +269,6 @@ fn nullable_string_list(o: &Obj<'_>, key: &str) -> Result<Option<Vec<Option<Stri
 
 fn str_map(o: &Obj<'_>, key: &str) -> Result<Option<BTreeMap<String, String>>> {
     Ok(o.opt_str_map(key)?.map(|v| v.into_iter().collect()))
-}
-
-fn list_of<T>(
-    o: &Obj<'_>,
-    key: &str,
-    required: bool,
-    parse: impl Fn(&Value, &str) -> Result<T>,
-) -> Result<Vec<T>> {
-    let items = if required {
-        o.req_array(key)?
-    } else {
-        match o.opt_array(key)? {
-            Some(items) => items,
-            None => return Ok(Vec::new()),
-        }
-    };
-    let path = o.field(key);
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, v)| parse(v, &index(&path, i)))
-        .collect()
 }
 
 impl ViewHistoryEntry {
@@ -344,8 +303,8 @@ impl ViewRepresentation {
             dialect: o.req_str("dialect")?.to_string(),
             schema_id: o.opt_i32("schema-id")?,
             default_catalog: o.opt_str("default-catalog")?.map(str::to_string),
-            default_namespace: string_list(&o, "default-namespace")?,
-            field_aliases: string_list(&o, "field-aliases")?,
+            default_namespace: o.opt_str_list("default-namespace")?,
+            field_aliases: o.opt_str_list("field-aliases")?,
             field_docs: nullable_string_list(&o, "field-docs")?,
         }))
     }
@@ -400,8 +359,8 @@ impl ViewVersion {
             }
         };
         let default_catalog = o.opt_str("default-catalog")?.map(str::to_string);
-        let default_namespace = string_list(&o, "default-namespace")?;
-        let representations = list_of(&o, "representations", true, ViewRepresentation::from_json)?;
+        let default_namespace = o.opt_str_list("default-namespace")?;
+        let representations = o.req_list("representations", ViewRepresentation::from_json)?;
         Ok(ViewVersion {
             version_id,
             parent_version_id,
@@ -483,11 +442,13 @@ impl ViewMetadata {
         let view_uuid = o.opt_str("view-uuid")?.map(str::to_string);
         let location = o.req_str("location")?.to_string();
         let properties = str_map(&o, "properties")?.unwrap_or_default();
-        let schemas = list_of(&o, "schemas", false, Schema::from_json)?;
+        let schemas = o
+            .opt_list("schemas", Schema::from_json)?
+            .unwrap_or_default();
         let current_schema_id = o.opt_i32("current-schema-id")?;
         let current_version_id = o.req_i32("current-version-id")?;
-        let versions = list_of(&o, "versions", true, ViewVersion::from_json)?;
-        let version_log = list_of(&o, "version-log", true, ViewHistoryEntry::from_json)?;
+        let versions = o.req_list("versions", ViewVersion::from_json)?;
+        let version_log = o.req_list("version-log", ViewHistoryEntry::from_json)?;
         let metadata = ViewMetadata {
             view_uuid,
             format_version: SUPPORTED_VIEW_FORMAT_VERSION,
@@ -636,7 +597,7 @@ impl ViewMetadata {
     /// bytes (whatever the file name). Every input error names `location`.
     pub fn read(io: &dyn FileIO, location: &str) -> Result<ViewMetadata> {
         let bytes = io.read(location)?;
-        let text = decode(&bytes).map_err(|e| e.in_file(location))?;
+        let text = metadata_file_text(&bytes).map_err(|e| e.in_file(location))?;
         ViewMetadata::from_json_str(&text).map_err(|e| e.in_file(location))
     }
 
@@ -645,17 +606,8 @@ impl ViewMetadata {
     /// as Java's codec detection does.
     pub fn write(&self, io: &dyn FileIO, location: &str) -> Result<()> {
         self.validate().map_err(|e| e.in_file(location))?;
-        let text = self.to_json_string();
-        let bytes = if location.ends_with(".gz.metadata.json")
-            || location.ends_with(".metadata.json.gz")
-        {
-            let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-            enc.write_all(text.as_bytes())
-                .and_then(|()| enc.finish())
-                .map_err(|e| Error::io(location, e))?
-        } else {
-            text.into_bytes()
-        };
+        let bytes = metadata_file_bytes(self.to_json_string(), is_gzip_file_name(location))
+            .map_err(|e| Error::io(location, e))?;
         io.write_new(location, &bytes)
     }
 }
@@ -665,23 +617,6 @@ fn sorted_ids(ids: &HashSet<i32>) -> String {
     v.sort_unstable();
     let parts: Vec<String> = v.iter().map(i32::to_string).collect();
     format!("[{}]", parts.join(", "))
-}
-
-/// Bytes of a metadata file to text: gunzip when the gzip magic is present, then UTF-8.
-fn decode(bytes: &[u8]) -> Result<String> {
-    let invalid = |message: String| Error::InvalidJson {
-        at: Location::default(),
-        message,
-    };
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut text = String::new();
-        flate2::read::MultiGzDecoder::new(bytes)
-            .read_to_string(&mut text)
-            .map_err(|e| invalid(format!("invalid gzip data: {e}")))?;
-        Ok(text)
-    } else {
-        String::from_utf8(bytes.to_vec()).map_err(|e| invalid(format!("not UTF-8: {e}")))
-    }
 }
 
 #[cfg(test)]
@@ -713,15 +648,5 @@ mod tests {
         );
         let back = ViewMetadata::from_json(&m.to_json()).unwrap();
         assert_eq!(back, m);
-    }
-
-    #[test]
-    fn gzip_is_detected_by_magic() {
-        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        enc.write_all(MINIMAL.as_bytes()).unwrap();
-        let gz = enc.finish().unwrap();
-        assert_eq!(decode(&gz).unwrap(), MINIMAL);
-        let e = decode(&gz[..gz.len() / 2]).unwrap_err();
-        assert!(matches!(e, Error::InvalidJson { .. }));
     }
 }
