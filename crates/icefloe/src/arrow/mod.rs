@@ -29,13 +29,16 @@ use crate::spec::transform::{
 use crate::spec::{PrimitiveType, Transform};
 
 /// The Iceberg type of an Arrow type in the default mapping:
-/// Int32 → int, Int64 → long, Decimal128(P, S) → decimal(P, S), Date32 → date,
+/// Boolean → boolean, Float32 → float, Float64 → double, Int32 → int, Int64 → long, Decimal128(P, S) → decimal(P, S), Date32 → date,
 /// Time64(µs) → time, Timestamp(µs | ns, no zone | zone) → timestamp(tz)(_ns),
 /// Utf8/LargeUtf8 → string, Binary/LargeBinary → binary, FixedSizeBinary(L) → fixed[L]
 /// (a 16-byte fixed is not assumed to be a uuid).
 pub fn arrow_type_to_iceberg(data_type: &DataType) -> Result<PrimitiveType> {
     use PrimitiveType as P;
     Ok(match data_type {
+        DataType::Boolean => P::Boolean,
+        DataType::Float32 => P::Float,
+        DataType::Float64 => P::Double,
         DataType::Int32 => P::Int,
         DataType::Int64 => P::Long,
         DataType::Decimal128(p, s) => {
@@ -103,6 +106,87 @@ pub fn iceberg_to_arrow_type(source: &PrimitiveType) -> Result<DataType> {
         P::Unknown => DataType::Null,
         P::Geometry { .. } | P::Geography { .. } => DataType::Binary,
     })
+}
+
+/// An Arrow array of Iceberg `ty` values (in the type of [`iceberg_to_arrow_type`]) from
+/// literals; `None` is null. The inverse of [`array_value`]. A literal of another kind
+/// than `ty` is an error.
+pub fn literals_to_array(values: &[Option<&Literal>], ty: &PrimitiveType) -> Result<ArrayRef> {
+    use arrow_array::builder::{BinaryBuilder, FixedSizeBinaryBuilder};
+    use arrow_array::{BooleanArray, Float32Array, Float64Array, NullArray};
+    use PrimitiveType as P;
+    let mismatch = |v: &Literal| Error::invalid_argument(format!("value {v} is not of type {ty}"));
+    macro_rules! prim {
+        ($arr:ty, $pat:path) => {{
+            let out = values
+                .iter()
+                .map(|v| match v {
+                    None => Ok(None),
+                    Some($pat(x)) => Ok(Some(x.clone())),
+                    Some(other) => Err(mismatch(other)),
+                })
+                .collect::<Result<$arr>>()?;
+            out
+        }};
+    }
+    let arrow_type = iceberg_to_arrow_type(ty)?;
+    let array: ArrayRef = match ty {
+        P::Boolean => Arc::new(prim!(BooleanArray, Literal::Boolean)),
+        P::Int => Arc::new(prim!(Int32Array, Literal::Int)),
+        P::Long => Arc::new(prim!(Int64Array, Literal::Long)),
+        P::Float => Arc::new(prim!(Float32Array, Literal::Float)),
+        P::Double => Arc::new(prim!(Float64Array, Literal::Double)),
+        P::Date => Arc::new(prim!(Date32Array, Literal::Date)),
+        P::Time => Arc::new(prim!(Time64MicrosecondArray, Literal::Time)),
+        P::Timestamp => Arc::new(prim!(TimestampMicrosecondArray, Literal::Timestamp)),
+        P::Timestamptz => Arc::new(prim!(TimestampMicrosecondArray, Literal::Timestamptz).with_timezone("UTC")),
+        P::TimestampNs => Arc::new(prim!(TimestampNanosecondArray, Literal::TimestampNs)),
+        P::TimestamptzNs => Arc::new(prim!(TimestampNanosecondArray, Literal::TimestamptzNs).with_timezone("UTC")),
+        P::Decimal { .. } => {
+            let DataType::Decimal128(p, s) = arrow_type else {
+                return Err(Error::invalid_argument(format!("{ty} has no Arrow decimal type")));
+            };
+            Arc::new(
+                prim!(Decimal128Array, Literal::Decimal)
+                    .with_precision_and_scale(p, s)
+                    .map_err(|e| Error::invalid_argument(format!("{ty}: {e}")))?,
+            )
+        }
+        P::String => Arc::new(prim!(StringArray, Literal::String)),
+        P::Binary | P::Geometry { .. } | P::Geography { .. } => {
+            let mut b = BinaryBuilder::new();
+            for v in values {
+                match v {
+                    None => b.append_null(),
+                    Some(Literal::Binary(x)) => b.append_value(x),
+                    Some(other) => return Err(mismatch(other)),
+                }
+            }
+            Arc::new(b.finish())
+        }
+        P::Uuid | P::Fixed(_) => {
+            let DataType::FixedSizeBinary(width) = arrow_type else {
+                return Err(Error::invalid_argument(format!("{ty} has no fixed-size Arrow type")));
+            };
+            let mut b = FixedSizeBinaryBuilder::new(width);
+            for v in values {
+                let bytes = match v {
+                    None => {
+                        b.append_null();
+                        continue;
+                    }
+                    Some(Literal::Uuid(u)) => u.to_be_bytes().to_vec(),
+                    Some(Literal::Fixed(x)) => x.clone(),
+                    Some(other) => return Err(mismatch(other)),
+                };
+                b.append_value(&bytes)
+                    .map_err(|e| Error::invalid_argument(format!("{ty}: {e}")))?;
+            }
+            Arc::new(b.finish())
+        }
+        P::Unknown => Arc::new(NullArray::new(values.len())),
+    };
+    Ok(array)
 }
 
 /// The Arrow type of the array [`transform_array`] returns for an input of `input` type.
@@ -318,6 +402,9 @@ pub fn array_value(
     }
     let i = index;
     Ok(Some(match source {
+        P::Boolean => Literal::Boolean(downcast::<arrow_array::BooleanArray>(array)?.value(i)),
+        P::Float => Literal::Float(downcast::<arrow_array::Float32Array>(array)?.value(i)),
+        P::Double => Literal::Double(downcast::<arrow_array::Float64Array>(array)?.value(i)),
         P::Int => Literal::Int(downcast::<Int32Array>(array)?.value(i)),
         P::Long => Literal::Long(downcast::<Int64Array>(array)?.value(i)),
         P::Decimal { .. } => Literal::Decimal(downcast::<Decimal128Array>(array)?.value(i)),
@@ -533,6 +620,39 @@ mod tests {
     }
 
     #[test]
+    fn literals_to_array_inverts_array_value() {
+        use PrimitiveType as P;
+        let cases: Vec<(P, Vec<Option<Literal>>)> = vec![
+            (P::Boolean, vec![Some(Literal::Boolean(true)), None]),
+            (P::Int, vec![Some(Literal::Int(-3)), None, Some(Literal::Int(7))]),
+            (P::Long, vec![Some(Literal::Long(i64::MIN))]),
+            (P::Float, vec![Some(Literal::Float(1.5))]),
+            (P::Double, vec![None, Some(Literal::Double(-0.25))]),
+            (P::Decimal { precision: 9, scale: 2 }, vec![Some(Literal::Decimal(-1065)), None]),
+            (P::Date, vec![Some(Literal::Date(-1))]),
+            (P::Time, vec![Some(Literal::Time(1))]),
+            (P::Timestamp, vec![Some(Literal::Timestamp(-1))]),
+            (P::Timestamptz, vec![Some(Literal::Timestamptz(5))]),
+            (P::TimestampNs, vec![Some(Literal::TimestampNs(-5))]),
+            (P::TimestamptzNs, vec![Some(Literal::TimestamptzNs(9))]),
+            (P::String, vec![Some(Literal::String("冰".into())), None]),
+            (P::Uuid, vec![Some(Literal::Uuid(0xf79c3e09_677c_4bbd_a479_3f349cb785e7))]),
+            (P::Fixed(3), vec![Some(Literal::Fixed(vec![1, 2, 3])), None]),
+            (P::Binary, vec![Some(Literal::Binary(vec![])), Some(Literal::Binary(vec![0xff]))]),
+        ];
+        for (ty, values) in cases {
+            let refs: Vec<Option<&Literal>> = values.iter().map(Option::as_ref).collect();
+            let array = literals_to_array(&refs, &ty).unwrap();
+            assert_eq!(array.data_type(), &iceberg_to_arrow_type(&ty).unwrap());
+            for (i, v) in values.iter().enumerate() {
+                assert_eq!(array_value(array.as_ref(), i, &ty).unwrap().as_ref(), v.as_ref(), "{ty}");
+            }
+        }
+        assert!(literals_to_array(&[Some(&Literal::Long(1))], &P::Int).is_err());
+        assert!(literals_to_array(&[Some(&Literal::Fixed(vec![1]))], &P::Fixed(2)).is_err());
+    }
+
+    #[test]
     fn arrow_type_mapping_round_trips() {
         use PrimitiveType as P;
         for t in [
@@ -693,7 +813,10 @@ mod tests {
             }
         );
         assert!(arrow_type_to_iceberg(&DataType::Decimal128(10, -2)).is_err());
-        assert!(arrow_type_to_iceberg(&DataType::Float32).is_err());
+        assert_eq!(arrow_type_to_iceberg(&DataType::Float32).unwrap(), P::Float);
+        assert_eq!(arrow_type_to_iceberg(&DataType::Boolean).unwrap(), P::Boolean);
+        assert!(arrow_type_to_iceberg(&DataType::UInt64).is_err());
+        assert!(arrow_type_to_iceberg(&DataType::Int8).is_err());
         assert!(
             arrow_type_to_iceberg(&DataType::Timestamp(ArrowTimeUnit::Millisecond, None)).is_err()
         );
