@@ -84,21 +84,33 @@ impl DeletionVector {
         Ok(self.bitmaps.entry(key).or_default().insert(low))
     }
 
-    /// Adds many positions. Runs of positions that share their high 32 bits (the usual
-    /// case) are added to one bitmap without a map lookup per position.
+    /// Adds many positions (any order). Nothing is added if one is negative. The low
+    /// halves are gathered per key, sorted and added as one sorted run per bitmap, which
+    /// is several times faster than inserting one by one.
     pub fn insert_all(&mut self, positions: impl IntoIterator<Item = i64>) -> Result<()> {
-        let mut current: Option<(u32, &mut RoaringBitmap)> = None;
+        let mut by_key: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        let mut current: Option<(u32, &mut Vec<u32>)> = None;
         for pos in positions {
             let pos = u64::try_from(pos).map_err(|_| negative(pos))?;
             let (key, low) = split(pos);
             match &mut current {
-                Some((k, bitmap)) if *k == key => {
-                    bitmap.insert(low);
-                }
+                Some((k, lows)) if *k == key => lows.push(low),
                 _ => {
-                    let bitmap = self.bitmaps.entry(key).or_default();
-                    bitmap.insert(low);
-                    current = Some((key, bitmap));
+                    let lows = by_key.entry(key).or_default();
+                    lows.push(low);
+                    current = Some((key, lows));
+                }
+            }
+        }
+        for (key, mut lows) in by_key {
+            lows.sort_unstable();
+            lows.dedup();
+            let added = RoaringBitmap::from_sorted_iter(lows.iter().copied())
+                .unwrap_or_else(|_| lows.iter().copied().collect());
+            match self.bitmaps.entry(key) {
+                Entry::Occupied(mut e) => *e.get_mut() |= added,
+                Entry::Vacant(e) => {
+                    e.insert(added);
                 }
             }
         }

@@ -281,6 +281,9 @@ fn negative_positions_are_rejected() {
         Error::InvalidArgument { .. }
     ));
     let mut dv = DeletionVector::new();
+    // a failed batch adds nothing
+    assert!(dv.insert_all([3, 4, -5]).is_err());
+    assert!(dv.is_empty());
     assert!(dv.insert(i64::MIN).is_err());
     assert!(dv.insert(i64::MAX).unwrap());
     assert!(!dv.insert(i64::MAX).unwrap());
@@ -288,6 +291,25 @@ fn negative_positions_are_rejected() {
     assert!(!dv.contains(-1));
     let back = DeletionVector::deserialize(&dv.serialize().unwrap()).unwrap();
     assert_eq!(back.iter().collect::<Vec<_>>(), vec![i64::MAX]);
+}
+
+#[test]
+fn insert_all_matches_insert() {
+    // unsorted, duplicated, interleaved keys, added to a non-empty vector
+    let positions: Vec<i64> = (0..20_000i64)
+        .map(|i| (i * 7919) % 150_000 + if i % 3 == 0 { 1 << 32 } else { 0 })
+        .collect();
+    let mut one_by_one = DeletionVector::from_positions([5, 1 << 32]).unwrap();
+    for &p in &positions {
+        one_by_one.insert(p).unwrap();
+    }
+    let mut batched = DeletionVector::from_positions([5, 1 << 32]).unwrap();
+    batched.insert_all(positions.iter().copied()).unwrap();
+    assert_eq!(batched, one_by_one);
+    let mut sorted: Vec<i64> = one_by_one.iter().collect();
+    assert!(sorted.windows(2).all(|w| w[0] < w[1]));
+    sorted.dedup();
+    assert_eq!(sorted.len() as u64, batched.cardinality());
 }
 
 #[test]
