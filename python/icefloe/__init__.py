@@ -5,12 +5,14 @@ The public API:
 - :class:`TableMetadata` and :class:`ViewMetadata`: read, inspect and write metadata files.
 - :class:`Schema`, :class:`NestedField`, :class:`PartitionSpec`, :class:`SortOrder`,
   :class:`Snapshot`, :class:`SnapshotRef`: read-only views of the metadata.
+- :class:`DeletionVector` and :func:`write_deletion_vectors`: v3 deletion vectors in Puffin files.
 - :mod:`icefloe.transforms`: partition transforms on pyarrow arrays and scalars.
 - :mod:`icefloe.errors`: the exceptions.
 """
 
 from . import errors, transforms
 from ._native import (
+    DeletionVector,
     NameMapping,
     NestedField,
     PartitionField,
@@ -24,9 +26,11 @@ from ._native import (
     ViewMetadata,
     ViewVersion,
     __version__,
+    write_deletion_vectors,
 )
 
 __all__ = [
+    "DeletionVector",
     "NameMapping",
     "NestedField",
     "PartitionField",
@@ -41,5 +45,6 @@ __all__ = [
     "ViewVersion",
     "errors",
     "transforms",
+    "write_deletion_vectors",
     "__version__",
 ]

@@ -3,6 +3,7 @@
 
 mod error;
 mod metadata;
+mod puffin;
 mod schema;
 mod transforms;
 mod view;
@@ -33,5 +34,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<view::PyViewVersion>()?;
     m.add_class::<view::PyNameMapping>()?;
     transforms::register(m)?;
+    puffin::register(m)?;
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! How the core reads and writes bytes. The library never touches the file system
 //! directly: it goes through a [`FileIO`], so object stores can be added behind it.
 
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 
 use crate::error::{Error, Result};
 
@@ -14,6 +14,37 @@ pub trait FileIO: Send + Sync {
     fn exists(&self, location: &str) -> Result<bool>;
     /// Lists the names of the entries of a directory-like location.
     fn list(&self, location: &str) -> Result<Vec<String>>;
+
+    /// Reads `len` bytes starting at `offset`; fails if the file is shorter than
+    /// `offset + len`. The default reads the whole file: implementations should override it.
+    fn read_range(&self, location: &str, offset: u64, len: u64) -> Result<Vec<u8>> {
+        let all = self.read(location)?;
+        slice_range(&all, offset, len)
+            .map(<[u8]>::to_vec)
+            .ok_or_else(|| short_read(location, offset, len, all.len() as u64))
+    }
+
+    /// The size of the file in bytes. The default reads the whole file.
+    fn file_size(&self, location: &str) -> Result<u64> {
+        Ok(self.read(location)?.len() as u64)
+    }
+}
+
+/// `bytes[offset..offset + len]`, or `None` when out of bounds.
+fn slice_range(bytes: &[u8], offset: u64, len: u64) -> Option<&[u8]> {
+    let start = usize::try_from(offset).ok()?;
+    let end = start.checked_add(usize::try_from(len).ok()?)?;
+    bytes.get(start..end)
+}
+
+fn short_read(location: &str, offset: u64, len: u64, size: u64) -> Error {
+    Error::io(
+        location,
+        std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            format!("cannot read {len} bytes at offset {offset}: the file has {size} bytes"),
+        ),
+    )
 }
 
 /// The local file system. Accepts plain paths and `file:` URIs.
@@ -60,6 +91,28 @@ impl FileIO for LocalFileIO {
         Ok(std::path::Path::new(local_path(location)).exists())
     }
 
+    fn read_range(&self, location: &str, offset: u64, len: u64) -> Result<Vec<u8>> {
+        let mut f =
+            std::fs::File::open(local_path(location)).map_err(|e| Error::io(location, e))?;
+        let size = f.metadata().map_err(|e| Error::io(location, e))?.len();
+        match offset.checked_add(len) {
+            Some(end) if end <= size => {}
+            _ => return Err(short_read(location, offset, len, size)),
+        }
+        let n = usize::try_from(len).map_err(|_| short_read(location, offset, len, size))?;
+        f.seek(SeekFrom::Start(offset))
+            .map_err(|e| Error::io(location, e))?;
+        let mut buf = vec![0u8; n];
+        f.read_exact(&mut buf).map_err(|e| Error::io(location, e))?;
+        Ok(buf)
+    }
+
+    fn file_size(&self, location: &str) -> Result<u64> {
+        std::fs::metadata(local_path(location))
+            .map(|m| m.len())
+            .map_err(|e| Error::io(location, e))
+    }
+
     fn list(&self, location: &str) -> Result<Vec<String>> {
         let rd = std::fs::read_dir(local_path(location)).map_err(|e| Error::io(location, e))?;
         let mut names = Vec::new();
@@ -90,6 +143,17 @@ mod tests {
             LocalFileIO.list(dir.join("a").to_str().unwrap()).unwrap(),
             vec!["b.json"]
         );
+        // range reads: exact, and out-of-range fails without panicking
+        LocalFileIO
+            .write_new(dir.join("r.bin").to_str().unwrap(), b"0123456789")
+            .unwrap();
+        let r = dir.join("r.bin");
+        let r = r.to_str().unwrap();
+        assert_eq!(LocalFileIO.read_range(r, 3, 4).unwrap(), b"3456");
+        assert_eq!(LocalFileIO.read_range(r, 10, 0).unwrap(), b"");
+        assert!(LocalFileIO.read_range(r, 8, 3).is_err());
+        assert!(LocalFileIO.read_range(r, u64::MAX, 2).is_err());
+        assert_eq!(LocalFileIO.file_size(r).unwrap(), 10);
         let e = LocalFileIO.read("/no/such/file").unwrap_err();
         assert!(e.to_string().contains("/no/such/file"));
         std::fs::remove_dir_all(dir).unwrap();
