@@ -8,6 +8,7 @@ pub mod arrow;
 pub mod catalog;
 pub mod error;
 pub mod io;
+pub mod manifest;
 pub mod puffin;
 pub mod spec;
 

@@ -1,0 +1,632 @@
+//! A small Avro object container reader and writer, just what manifests and manifest
+//! lists need: the writer schema parsed from the header, binary decoding with bounds
+//! checks on every read (no input can panic), skipping of any value by its schema, and
+//! blocks compressed with a codec (the `apache-avro` crate's codecs do the compression).
+//!
+//! Decoding goes straight from the block bytes to the manifest structs (see `reader.rs`)
+//! instead of through a generic value tree, so that a scan pays only for the fields it
+//! keeps.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::Codec;
+use crate::error::{Error, Result};
+
+pub(crate) const MAGIC: &[u8; 4] = b"Obj\x01";
+/// Uncompressed block size at which the writer starts a new block (Java's Avro default).
+const BLOCK_TARGET: usize = 64 * 1024;
+
+fn corrupt(message: impl Into<String>) -> Error {
+    Error::invalid_metadata("", message)
+}
+
+fn eof() -> Error {
+    corrupt("unexpected end of data (truncated file?)")
+}
+
+// ---------------------------------------------------------------------------------------
+// Schema
+// ---------------------------------------------------------------------------------------
+
+/// An Avro schema, with the Iceberg `field-id` / `element-id` properties kept.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum AvroSchema {
+    Null,
+    Boolean,
+    Int,
+    Long,
+    Float,
+    Double,
+    Bytes,
+    String,
+    Record(Record),
+    Enum(usize),
+    Array(Box<AvroSchema>),
+    Map(Box<AvroSchema>),
+    Union(Vec<AvroSchema>),
+    Fixed(usize),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Record {
+    pub name: String,
+    pub fields: Vec<AvroField>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct AvroField {
+    pub name: String,
+    pub field_id: Option<i32>,
+    pub schema: AvroSchema,
+}
+
+impl AvroSchema {
+    /// Parses the JSON text of a writer schema.
+    pub fn parse(text: &str) -> Result<AvroSchema> {
+        let v: Value = serde_json::from_str(text)
+            .map_err(|e| corrupt(format!("the Avro schema is not valid JSON: {e}")))?;
+        let mut names = HashMap::new();
+        parse_schema(&v, &mut names, 0)
+    }
+
+    /// The record this schema is, or the record inside a `["null", record]` union.
+    pub fn as_record(&self) -> Option<&Record> {
+        match self {
+            AvroSchema::Record(r) => Some(r),
+            AvroSchema::Union(b) => b.iter().find_map(|s| match s {
+                AvroSchema::Record(r) => Some(r),
+                _ => None,
+            }),
+            _ => None,
+        }
+    }
+}
+
+const MAX_SCHEMA_DEPTH: usize = 64;
+
+fn parse_schema(
+    v: &Value,
+    names: &mut HashMap<String, AvroSchema>,
+    depth: usize,
+) -> Result<AvroSchema> {
+    if depth > MAX_SCHEMA_DEPTH {
+        return Err(corrupt("the Avro schema is nested too deeply"));
+    }
+    match v {
+        Value::String(s) => primitive(s)
+            .or_else(|| names.get(s.as_str()).cloned())
+            .or_else(|| {
+                s.rsplit('.')
+                    .next()
+                    .and_then(|short| names.get(short).cloned())
+            })
+            .ok_or_else(|| corrupt(format!("unknown Avro type '{s}' in the schema"))),
+        Value::Array(branches) => {
+            let mut out = Vec::with_capacity(branches.len());
+            for b in branches {
+                out.push(parse_schema(b, names, depth + 1)?);
+            }
+            Ok(AvroSchema::Union(out))
+        }
+        Value::Object(o) => {
+            let ty = o
+                .get("type")
+                .ok_or_else(|| corrupt("an Avro schema object has no 'type'"))?;
+            let ty = match ty {
+                Value::String(s) => s.as_str(),
+                other => return parse_schema(other, names, depth + 1),
+            };
+            let name = o.get("name").and_then(Value::as_str).unwrap_or("");
+            let schema = match ty {
+                "record" | "error" => {
+                    let fields = o
+                        .get("fields")
+                        .and_then(Value::as_array)
+                        .ok_or_else(|| corrupt(format!("Avro record '{name}' has no fields")))?;
+                    let mut out = Vec::with_capacity(fields.len());
+                    for f in fields {
+                        let fname = f
+                            .get("name")
+                            .and_then(Value::as_str)
+                            .ok_or_else(|| corrupt(format!("a field of '{name}' has no name")))?;
+                        let ftype = f.get("type").ok_or_else(|| {
+                            corrupt(format!("field '{fname}' of '{name}' has no type"))
+                        })?;
+                        out.push(AvroField {
+                            name: fname.to_string(),
+                            field_id: f.get("field-id").and_then(json_i32),
+                            schema: parse_schema(ftype, names, depth + 1)?,
+                        });
+                    }
+                    AvroSchema::Record(Record {
+                        name: name.to_string(),
+                        fields: out,
+                    })
+                }
+                "enum" => AvroSchema::Enum(
+                    o.get("symbols")
+                        .and_then(Value::as_array)
+                        .map(Vec::len)
+                        .ok_or_else(|| corrupt(format!("Avro enum '{name}' has no symbols")))?,
+                ),
+                "array" => AvroSchema::Array(Box::new(parse_schema(
+                    o.get("items")
+                        .ok_or_else(|| corrupt("an Avro array has no items"))?,
+                    names,
+                    depth + 1,
+                )?)),
+                "map" => AvroSchema::Map(Box::new(parse_schema(
+                    o.get("values")
+                        .ok_or_else(|| corrupt("an Avro map has no values"))?,
+                    names,
+                    depth + 1,
+                )?)),
+                "fixed" => AvroSchema::Fixed(
+                    o.get("size")
+                        .and_then(Value::as_u64)
+                        .and_then(|s| usize::try_from(s).ok())
+                        .ok_or_else(|| corrupt(format!("Avro fixed '{name}' has no size")))?,
+                ),
+                other => primitive(other)
+                    .or_else(|| names.get(other).cloned())
+                    .ok_or_else(|| corrupt(format!("unknown Avro type '{other}' in the schema")))?,
+            };
+            if matches!(ty, "record" | "error" | "enum" | "fixed") && !name.is_empty() {
+                names.insert(name.to_string(), schema.clone());
+                if let Some(ns) = o.get("namespace").and_then(Value::as_str) {
+                    names.insert(format!("{ns}.{name}"), schema.clone());
+                }
+            }
+            Ok(schema)
+        }
+        _ => Err(corrupt(
+            "an Avro schema must be a string, a list or an object",
+        )),
+    }
+}
+
+fn json_i32(v: &Value) -> Option<i32> {
+    match v {
+        Value::Number(n) => n.as_i64().and_then(|n| i32::try_from(n).ok()),
+        Value::String(s) => s.parse().ok(),
+        _ => None,
+    }
+}
+
+fn primitive(s: &str) -> Option<AvroSchema> {
+    Some(match s {
+        "null" => AvroSchema::Null,
+        "boolean" => AvroSchema::Boolean,
+        "int" => AvroSchema::Int,
+        "long" => AvroSchema::Long,
+        "float" => AvroSchema::Float,
+        "double" => AvroSchema::Double,
+        "bytes" => AvroSchema::Bytes,
+        "string" => AvroSchema::String,
+        _ => return None,
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Binary decoding
+// ---------------------------------------------------------------------------------------
+
+/// A position in a byte slice; every read checks bounds.
+pub(crate) struct Cursor<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(buf: &'a [u8]) -> Self {
+        Cursor { buf, pos: 0 }
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.buf.len().saturating_sub(self.pos)
+    }
+
+    #[inline]
+    pub fn long(&mut self) -> Result<i64> {
+        let mut v: u64 = 0;
+        let mut shift = 0u32;
+        loop {
+            let b = *self.buf.get(self.pos).ok_or_else(eof)?;
+            self.pos += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                break;
+            }
+            shift += 7;
+            if shift > 63 {
+                return Err(corrupt("a variable-length integer is longer than 10 bytes"));
+            }
+        }
+        Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
+    }
+
+    #[inline]
+    pub fn int(&mut self) -> Result<i32> {
+        let v = self.long()?;
+        i32::try_from(v).map_err(|_| corrupt(format!("int value {v} is out of range")))
+    }
+
+    #[inline]
+    pub fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        let end = self.pos.checked_add(n).ok_or_else(eof)?;
+        let s = self.buf.get(self.pos..end).ok_or_else(eof)?;
+        self.pos = end;
+        Ok(s)
+    }
+
+    #[inline]
+    pub fn len_prefix(&mut self) -> Result<usize> {
+        let n = self.long()?;
+        usize::try_from(n).map_err(|_| corrupt(format!("negative length {n}")))
+    }
+
+    #[inline]
+    pub fn bytes(&mut self) -> Result<&'a [u8]> {
+        let n = self.len_prefix()?;
+        self.take(n)
+    }
+
+    #[inline]
+    pub fn string(&mut self) -> Result<&'a str> {
+        std::str::from_utf8(self.bytes()?).map_err(|_| corrupt("a string is not valid UTF-8"))
+    }
+
+    pub fn boolean(&mut self) -> Result<bool> {
+        match self.take(1)? {
+            [0] => Ok(false),
+            [1] => Ok(true),
+            _ => Err(corrupt("a boolean byte is neither 0 nor 1")),
+        }
+    }
+
+    pub fn float(&mut self) -> Result<f32> {
+        let b = self.take(4)?;
+        Ok(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    pub fn double(&mut self) -> Result<f64> {
+        let b = self.take(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(f64::from_le_bytes(a))
+    }
+
+    /// Reads a union branch index and returns the branch's schema.
+    #[inline]
+    pub fn branch<'s>(&mut self, branches: &'s [AvroSchema]) -> Result<&'s AvroSchema> {
+        let i = self.long()?;
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| branches.get(i))
+            .ok_or_else(|| corrupt(format!("union branch {i} does not exist")))
+    }
+
+    /// Reads the next block count of an array or map: 0 at the end. A count larger than
+    /// the bytes left cannot be real (every item takes at least one byte).
+    #[inline]
+    pub fn block_count(&mut self) -> Result<usize> {
+        let n = self.long()?;
+        let n = if n < 0 {
+            self.long()?; // byte size of the block, not needed
+            n.unsigned_abs()
+        } else {
+            n as u64
+        };
+        let n = usize::try_from(n).map_err(|_| corrupt("array block count out of range"))?;
+        if n > self.remaining() {
+            return Err(corrupt(format!(
+                "array block of {n} items is longer than the data left"
+            )));
+        }
+        Ok(n)
+    }
+
+    /// Skips one value of `schema`.
+    pub fn skip(&mut self, schema: &AvroSchema) -> Result<()> {
+        match schema {
+            AvroSchema::Null => {}
+            AvroSchema::Boolean => {
+                self.take(1)?;
+            }
+            AvroSchema::Int | AvroSchema::Long | AvroSchema::Enum(_) => {
+                self.long()?;
+            }
+            AvroSchema::Float => {
+                self.take(4)?;
+            }
+            AvroSchema::Double => {
+                self.take(8)?;
+            }
+            AvroSchema::Bytes | AvroSchema::String => {
+                self.bytes()?;
+            }
+            AvroSchema::Fixed(n) => {
+                self.take(*n)?;
+            }
+            AvroSchema::Record(r) => {
+                for f in &r.fields {
+                    self.skip(&f.schema)?;
+                }
+            }
+            AvroSchema::Array(items) => loop {
+                let n = self.block_count()?;
+                if n == 0 {
+                    break;
+                }
+                for _ in 0..n {
+                    self.skip(items)?;
+                }
+            },
+            AvroSchema::Map(values) => loop {
+                let n = self.block_count()?;
+                if n == 0 {
+                    break;
+                }
+                for _ in 0..n {
+                    self.bytes()?;
+                    self.skip(values)?;
+                }
+            },
+            AvroSchema::Union(b) => {
+                let s = self.branch(b)?;
+                self.skip(s)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Object container files
+// ---------------------------------------------------------------------------------------
+
+/// The header of a container file and where its blocks start.
+pub(crate) struct Container<'a> {
+    pub metadata: Vec<(String, Vec<u8>)>,
+    pub schema: AvroSchema,
+    codec: Codec,
+    sync: [u8; 16],
+    data: &'a [u8],
+    blocks_start: usize,
+}
+
+impl<'a> Container<'a> {
+    pub fn open(data: &'a [u8]) -> Result<Container<'a>> {
+        if data.len() < 4 || &data[..4] != MAGIC {
+            return Err(corrupt("not an Avro file: wrong magic bytes"));
+        }
+        let mut cur = Cursor::new(data);
+        cur.pos = 4;
+        let mut metadata = Vec::new();
+        loop {
+            let n = cur.block_count()?;
+            if n == 0 {
+                break;
+            }
+            for _ in 0..n {
+                let k = cur.string()?.to_string();
+                let v = cur.bytes()?.to_vec();
+                metadata.push((k, v));
+            }
+        }
+        let sync_bytes = cur.take(16)?;
+        let mut sync = [0u8; 16];
+        sync.copy_from_slice(sync_bytes);
+        let get = |k: &str| metadata.iter().find(|(mk, _)| mk == k).map(|(_, v)| v);
+        let schema_text =
+            get("avro.schema").ok_or_else(|| corrupt("the Avro header has no avro.schema"))?;
+        let schema_text =
+            std::str::from_utf8(schema_text).map_err(|_| corrupt("avro.schema is not UTF-8"))?;
+        let schema = AvroSchema::parse(schema_text)?;
+        let codec = match get("avro.codec").map(|v| v.as_slice()) {
+            None | Some(b"null") => Codec::Null,
+            Some(b"deflate") => Codec::Deflate,
+            Some(b"snappy") => Codec::Snappy,
+            Some(b"zstandard") => Codec::Zstd,
+            Some(other) => {
+                return Err(Error::unsupported(format!(
+                    "Avro codec '{}' is not supported",
+                    String::from_utf8_lossy(other)
+                )))
+            }
+        };
+        Ok(Container {
+            blocks_start: cur.pos,
+            metadata,
+            schema,
+            codec,
+            sync,
+            data,
+        })
+    }
+
+    pub fn meta(&self, key: &str) -> Option<&[u8]> {
+        self.metadata
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_slice())
+    }
+
+    pub fn meta_str(&self, key: &str) -> Result<Option<&str>> {
+        match self.meta(key) {
+            None => Ok(None),
+            Some(v) => std::str::from_utf8(v)
+                .map(Some)
+                .map_err(|_| Error::invalid_metadata(key, "not valid UTF-8")),
+        }
+    }
+
+    /// Calls `f` with each block's object count and decompressed bytes.
+    pub fn for_each_block(&self, mut f: impl FnMut(usize, &[u8]) -> Result<()>) -> Result<()> {
+        let mut cur = Cursor::new(self.data);
+        cur.pos = self.blocks_start;
+        let mut i = 0usize;
+        while cur.remaining() > 0 {
+            let at = |e: Error| e.under(&format!("block {i}"));
+            let count = cur.long().map_err(at)?;
+            let count = usize::try_from(count)
+                .map_err(|_| at(corrupt(format!("negative object count {count}"))))?;
+            let size = cur.len_prefix().map_err(at)?;
+            let raw = cur.take(size).map_err(at)?;
+            let sync = cur.take(16).map_err(at)?;
+            if sync != self.sync {
+                return Err(at(corrupt("sync marker does not match the header")));
+            }
+            let bytes = decompress(self.codec, raw).map_err(at)?;
+            if count > bytes.len() {
+                return Err(at(corrupt(format!(
+                    "{count} objects cannot fit in a block of {} bytes",
+                    bytes.len()
+                ))));
+            }
+            f(count, &bytes)?;
+            i += 1;
+        }
+        Ok(())
+    }
+}
+
+fn avro_codec(codec: Codec) -> apache_avro::Codec {
+    match codec {
+        Codec::Null => apache_avro::Codec::Null,
+        Codec::Deflate => apache_avro::Codec::Deflate(apache_avro::DeflateSettings::default()),
+        Codec::Snappy => apache_avro::Codec::Snappy,
+        Codec::Zstd => apache_avro::Codec::Zstandard(apache_avro::ZstandardSettings::default()),
+    }
+}
+
+fn decompress(codec: Codec, raw: &[u8]) -> Result<Cow<'_, [u8]>> {
+    if codec == Codec::Null {
+        return Ok(Cow::Borrowed(raw));
+    }
+    // The crate's snappy decoder slices off a 4-byte checksum without checking the length.
+    if codec == Codec::Snappy && raw.len() < 4 {
+        return Err(corrupt("snappy block is shorter than its checksum"));
+    }
+    let mut v = raw.to_vec();
+    avro_codec(codec).decompress(&mut v).map_err(|e| {
+        corrupt(format!(
+            "cannot decompress a {} block: {e}",
+            codec.avro_name()
+        ))
+    })?;
+    Ok(Cow::Owned(v))
+}
+
+// ---------------------------------------------------------------------------------------
+// Binary encoding and the container writer
+// ---------------------------------------------------------------------------------------
+
+#[inline]
+pub(crate) fn put_long(out: &mut Vec<u8>, v: i64) {
+    let mut z = ((v << 1) ^ (v >> 63)) as u64;
+    while z >= 0x80 {
+        out.push((z as u8) | 0x80);
+        z >>= 7;
+    }
+    out.push(z as u8);
+}
+
+#[inline]
+pub(crate) fn put_int(out: &mut Vec<u8>, v: i32) {
+    put_long(out, i64::from(v));
+}
+
+#[inline]
+pub(crate) fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    put_long(out, b.len() as i64);
+    out.extend_from_slice(b);
+}
+
+pub(crate) fn put_bool(out: &mut Vec<u8>, b: bool) {
+    out.push(u8::from(b));
+}
+
+/// Writes a container file: header with the schema and metadata, then blocks.
+pub(crate) struct ContainerWriter {
+    out: Vec<u8>,
+    sync: [u8; 16],
+    codec: Codec,
+    /// The current block's encoded objects; callers append one object then call `end_object`.
+    pub block: Vec<u8>,
+    count: usize,
+}
+
+impl ContainerWriter {
+    pub fn new(schema_json: &str, metadata: &[(&str, String)], codec: Codec) -> ContainerWriter {
+        let sync = new_sync_marker();
+        let mut out = Vec::with_capacity(4096);
+        out.extend_from_slice(MAGIC);
+        let n = metadata.len() + 2;
+        put_long(&mut out, n as i64);
+        put_bytes(&mut out, b"avro.schema");
+        put_bytes(&mut out, schema_json.as_bytes());
+        put_bytes(&mut out, b"avro.codec");
+        put_bytes(&mut out, codec.avro_name().as_bytes());
+        for (k, v) in metadata {
+            put_bytes(&mut out, k.as_bytes());
+            put_bytes(&mut out, v.as_bytes());
+        }
+        put_long(&mut out, 0);
+        out.extend_from_slice(&sync);
+        ContainerWriter {
+            out,
+            sync,
+            codec,
+            block: Vec::with_capacity(BLOCK_TARGET + 4096),
+            count: 0,
+        }
+    }
+
+    pub fn end_object(&mut self) -> Result<()> {
+        self.count += 1;
+        if self.block.len() >= BLOCK_TARGET {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if self.count == 0 {
+            return Ok(());
+        }
+        let mut data = std::mem::take(&mut self.block);
+        avro_codec(self.codec)
+            .compress(&mut data)
+            .map_err(|e| Error::unsupported(format!("cannot compress a block: {e}")))?;
+        put_long(&mut self.out, self.count as i64);
+        put_bytes(&mut self.out, &data);
+        self.out.extend_from_slice(&self.sync);
+        self.count = 0;
+        self.block.clear();
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> Result<Vec<u8>> {
+        self.flush()?;
+        Ok(self.out)
+    }
+}
+
+fn new_sync_marker() -> [u8; 16] {
+    use std::hash::{BuildHasher, Hasher};
+    let state = std::collections::hash_map::RandomState::new();
+    let mut out = [0u8; 16];
+    for (i, chunk) in out.chunks_mut(8).enumerate() {
+        let mut h = state.build_hasher();
+        h.write_usize(i);
+        if let Ok(d) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+            h.write_u128(d.as_nanos());
+        }
+        chunk.copy_from_slice(&h.finish().to_le_bytes());
+    }
+    out
+}

@@ -1,0 +1,923 @@
+//! Reading manifests: the key-value metadata, then each `manifest_entry` decoded straight
+//! from the Avro bytes by a plan compiled from the file's own writer schema (fields are
+//! matched by Iceberg field id, or by name where a writer left ids out). Fields that the
+//! caller did not ask for are skipped without being materialised (DESIGN principle 4).
+
+use super::avro::{AvroSchema, Container, Cursor, Record};
+use super::{
+    DataContentType, DataFile, FileFormat, ManifestContent, ManifestEntry, ManifestFile,
+    ManifestMetadata, ManifestStatus, UNASSIGNED_SEQUENCE_NUMBER,
+};
+use crate::error::{Error, Result};
+use crate::io::FileIO;
+use crate::spec::partition::PartitionSpec;
+use crate::spec::{Literal, PrimitiveType, Schema, Type};
+use crate::MAX_FORMAT_VERSION;
+
+/// Which optional parts of each data file to decode. The scan fields (path, format,
+/// partition, record count, file size, content, sequence numbers, key metadata, equality
+/// ids, referenced data file and deletion vector offsets) are always decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestReadOptions {
+    /// Decode column sizes, value/null/NaN counts and split offsets.
+    pub stats: bool,
+    /// Decode lower and upper bounds only for these field ids (`None`: all of them).
+    pub bounds_for: Option<Vec<i32>>,
+}
+
+impl Default for ManifestReadOptions {
+    fn default() -> Self {
+        ManifestReadOptions::all()
+    }
+}
+
+impl ManifestReadOptions {
+    /// Every field.
+    pub fn all() -> Self {
+        ManifestReadOptions {
+            stats: true,
+            bounds_for: None,
+        }
+    }
+
+    /// What a scan needs: no counts, bounds only for the filtered columns.
+    pub fn scan(bounds_for: Vec<i32>) -> Self {
+        ManifestReadOptions {
+            stats: false,
+            bounds_for: Some(bounds_for),
+        }
+    }
+}
+
+/// A manifest read from a file: its metadata and entries as stored (nothing inherited
+/// yet; see [`Manifest::inherit`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Manifest {
+    pub metadata: ManifestMetadata,
+    pub entries: Vec<ManifestEntry>,
+}
+
+impl Manifest {
+    /// Applies inheritance from the manifest's row in the manifest list: null snapshot ids
+    /// take the manifest's `added_snapshot_id`; null data and file sequence numbers of ADDED
+    /// entries take its `sequence_number` (every null one does for v1 manifests, whose
+    /// sequence numbers are 0); in data manifests, data files with a null `first_row_id`
+    /// take the manifest's `first_row_id` plus the record counts of the preceding data
+    /// files that also had none (they stay null when the manifest has no `first_row_id`).
+    pub fn inherit(&mut self, manifest_file: &ManifestFile) {
+        let v1 = self.metadata.format_version == 1;
+        let seq = if v1 { 0 } else { manifest_file.sequence_number };
+        let seq_known = seq != UNASSIGNED_SEQUENCE_NUMBER;
+        let data_manifest = self.metadata.content == ManifestContent::Data
+            && manifest_file.content == ManifestContent::Data;
+        let mut next_row_id = manifest_file.first_row_id;
+        for e in &mut self.entries {
+            if e.snapshot_id.is_none() {
+                e.snapshot_id = Some(manifest_file.added_snapshot_id);
+            }
+            let inherit_seq = seq_known && (v1 || seq == 0 || e.status == ManifestStatus::Added);
+            if inherit_seq {
+                if e.sequence_number.is_none() {
+                    e.sequence_number = Some(seq);
+                }
+                if e.file_sequence_number.is_none() {
+                    e.file_sequence_number = Some(seq);
+                }
+            }
+            let df = &mut e.data_file;
+            if data_manifest && df.content == DataContentType::Data && df.first_row_id.is_none() {
+                if let Some(next) = next_row_id {
+                    df.first_row_id = Some(next);
+                    next_row_id = Some(next.saturating_add(df.record_count.max(0)));
+                }
+            }
+        }
+    }
+
+    /// The entries with inheritance applied (see [`Manifest::inherit`]).
+    pub fn entries_inherited(&self, manifest_file: &ManifestFile) -> Vec<ManifestEntry> {
+        let mut m = self.clone();
+        m.inherit(manifest_file);
+        m.entries
+    }
+}
+
+/// Reads a whole manifest file, every field, without inheritance.
+pub fn read_manifest(io: &dyn FileIO, location: &str) -> Result<Manifest> {
+    let bytes = io.read(location)?;
+    read_manifest_bytes(&bytes, &ManifestReadOptions::all()).map_err(|e| e.in_file(location))
+}
+
+/// Reads the manifest that a manifest list row points to, with the given projection, and
+/// applies inheritance from that row.
+pub fn read_manifest_for(
+    io: &dyn FileIO,
+    manifest_file: &ManifestFile,
+    options: &ManifestReadOptions,
+) -> Result<Manifest> {
+    let location = manifest_file.manifest_path.as_str();
+    let bytes = io.read(location)?;
+    let mut m = read_manifest_bytes(&bytes, options).map_err(|e| e.in_file(location))?;
+    m.inherit(manifest_file);
+    Ok(m)
+}
+
+/// Reads a manifest from its bytes. Errors carry the field but no file name.
+pub fn read_manifest_bytes(bytes: &[u8], options: &ManifestReadOptions) -> Result<Manifest> {
+    let container = Container::open(bytes)?;
+    let metadata = read_metadata(&container)?;
+    let partition_type = partition_primitive_types(&metadata)?;
+    let top = match &container.schema {
+        AvroSchema::Record(r) => r,
+        _ => return Err(not_a_manifest("the Avro schema is not a record")),
+    };
+    let plan = EntryPlan::compile(top, &partition_type, options)?;
+    let mut entries = Vec::new();
+    container.for_each_block(|count, block| {
+        entries.reserve(count);
+        let mut cur = Cursor::new(block);
+        for _ in 0..count {
+            let i = entries.len();
+            let e = plan
+                .decode(&mut cur, partition_type.len())
+                .map_err(|e| e.under(&format!("entries[{i}]")))?;
+            entries.push(e);
+        }
+        if cur.remaining() != 0 {
+            return Err(Error::invalid_metadata(
+                "",
+                format!(
+                    "{} bytes left over after the last entry of a block",
+                    cur.remaining()
+                ),
+            ));
+        }
+        Ok(())
+    })?;
+    Ok(Manifest { metadata, entries })
+}
+
+fn not_a_manifest(message: impl Into<String>) -> Error {
+    Error::invalid_metadata("avro.schema", format!("not a manifest: {}", message.into()))
+}
+
+fn read_metadata(c: &Container<'_>) -> Result<ManifestMetadata> {
+    let format_version = match c.meta_str("format-version")? {
+        None => 1,
+        Some(s) => parse_num::<i32>(s, "format-version")?,
+    };
+    if !(1..=MAX_FORMAT_VERSION).contains(&format_version) {
+        return Err(Error::UnsupportedFormatVersion {
+            at: crate::error::Location {
+                file: String::new(),
+                field: "format-version".into(),
+            },
+            version: i64::from(format_version),
+            max: MAX_FORMAT_VERSION,
+        });
+    }
+    let schema_text = c
+        .meta_str("schema")?
+        .ok_or_else(|| Error::invalid_metadata("schema", "missing from the manifest metadata"))?;
+    let schema_json = crate::spec::json::parse_text(schema_text)
+        .map_err(|e| Error::invalid_metadata("schema", e.to_string()))?;
+    let schema = Schema::from_json(&schema_json, "schema")?;
+    let schema_id = match c.meta_str("schema-id")? {
+        Some(s) => parse_num::<i32>(s, "schema-id")?,
+        None => schema.schema_id(),
+    };
+    let spec_id = match c.meta_str("partition-spec-id")? {
+        Some(s) => parse_num::<i32>(s, "partition-spec-id")?,
+        None => 0,
+    };
+    let spec_text = c.meta_str("partition-spec")?.ok_or_else(|| {
+        Error::invalid_metadata("partition-spec", "missing from the manifest metadata")
+    })?;
+    let spec_json = crate::spec::json::parse_text(spec_text)
+        .map_err(|e| Error::invalid_metadata("partition-spec", e.to_string()))?;
+    let partition_spec = if spec_json.is_object() {
+        PartitionSpec::from_json(&spec_json, "partition-spec", format_version)?
+    } else {
+        PartitionSpec::from_json_fields(&spec_json, "partition-spec", spec_id, format_version)?
+    };
+    let content = match c.meta_str("content")? {
+        None | Some("data") => ManifestContent::Data,
+        Some("deletes") => ManifestContent::Deletes,
+        Some(other) => {
+            return Err(Error::invalid_metadata(
+                "content",
+                format!("unknown manifest content '{other}' (expected data or deletes)"),
+            ))
+        }
+    };
+    Ok(ManifestMetadata {
+        schema,
+        schema_id,
+        partition_spec,
+        format_version,
+        content,
+    })
+}
+
+fn parse_num<T: std::str::FromStr>(s: &str, key: &str) -> Result<T> {
+    s.trim()
+        .parse()
+        .map_err(|_| Error::invalid_metadata(key, format!("'{s}' is not a number")))
+}
+
+/// The partition field ids and types of the manifest's spec (`None` for a type that is
+/// not primitive, which no transform produces).
+fn partition_primitive_types(m: &ManifestMetadata) -> Result<Vec<(i32, Option<PrimitiveType>)>> {
+    let st = m
+        .partition_spec
+        .partition_type(&m.schema)
+        .map_err(|e| e.under("partition-spec"))?;
+    Ok(st
+        .fields
+        .into_iter()
+        .map(|f| {
+            let p = match f.field_type {
+                Type::Primitive(p) => Some(p),
+                _ => None,
+            };
+            (f.id, p)
+        })
+        .collect())
+}
+
+// ---------------------------------------------------------------------------------------
+// Decoding plans
+// ---------------------------------------------------------------------------------------
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EntryTarget {
+    Status,
+    SnapshotId,
+    SequenceNumber,
+    FileSequenceNumber,
+    DataFile,
+    Skip,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FileTarget {
+    Content,
+    FilePath,
+    FileFormat,
+    Partition,
+    RecordCount,
+    FileSize,
+    ColumnSizes,
+    ValueCounts,
+    NullValueCounts,
+    NanValueCounts,
+    LowerBounds,
+    UpperBounds,
+    KeyMetadata,
+    SplitOffsets,
+    EqualityIds,
+    SortOrderId,
+    FirstRowId,
+    ReferencedDataFile,
+    ContentOffset,
+    ContentSize,
+    Skip,
+}
+
+const FILE_FIELDS: &[(i32, &str, FileTarget)] = &[
+    (134, "content", FileTarget::Content),
+    (100, "file_path", FileTarget::FilePath),
+    (101, "file_format", FileTarget::FileFormat),
+    (102, "partition", FileTarget::Partition),
+    (103, "record_count", FileTarget::RecordCount),
+    (104, "file_size_in_bytes", FileTarget::FileSize),
+    (108, "column_sizes", FileTarget::ColumnSizes),
+    (109, "value_counts", FileTarget::ValueCounts),
+    (110, "null_value_counts", FileTarget::NullValueCounts),
+    (137, "nan_value_counts", FileTarget::NanValueCounts),
+    (125, "lower_bounds", FileTarget::LowerBounds),
+    (128, "upper_bounds", FileTarget::UpperBounds),
+    (131, "key_metadata", FileTarget::KeyMetadata),
+    (132, "split_offsets", FileTarget::SplitOffsets),
+    (135, "equality_ids", FileTarget::EqualityIds),
+    (140, "sort_order_id", FileTarget::SortOrderId),
+    (142, "first_row_id", FileTarget::FirstRowId),
+    (143, "referenced_data_file", FileTarget::ReferencedDataFile),
+    (144, "content_offset", FileTarget::ContentOffset),
+    (145, "content_size_in_bytes", FileTarget::ContentSize),
+];
+
+fn file_field_name(t: FileTarget) -> &'static str {
+    FILE_FIELDS
+        .iter()
+        .find(|(_, _, ft)| *ft == t)
+        .map(|(_, n, _)| *n)
+        .unwrap_or("")
+}
+
+struct EntryPlan<'s> {
+    fields: Vec<(EntryTarget, &'s AvroSchema)>,
+    file: Vec<(FileTarget, &'s AvroSchema)>,
+    /// For each field of the Avro partition record: its index in the spec and its type.
+    partition: Vec<(Option<(usize, PrimitiveType)>, &'s AvroSchema)>,
+    bounds_for: Option<Vec<i32>>,
+}
+
+impl<'s> EntryPlan<'s> {
+    fn compile(
+        top: &'s Record,
+        partition_type: &[(i32, Option<PrimitiveType>)],
+        options: &ManifestReadOptions,
+    ) -> Result<EntryPlan<'s>> {
+        let mut fields = Vec::with_capacity(top.fields.len());
+        let mut data_file = None;
+        for f in &top.fields {
+            let t = match (f.field_id, f.name.as_str()) {
+                (Some(0), _) | (None, "status") => EntryTarget::Status,
+                (Some(1), _) | (None, "snapshot_id") => EntryTarget::SnapshotId,
+                (Some(3), _) | (None, "sequence_number") => EntryTarget::SequenceNumber,
+                (Some(4), _) | (None, "file_sequence_number") => EntryTarget::FileSequenceNumber,
+                (Some(2), _) | (None, "data_file") => {
+                    data_file = Some(
+                        f.schema
+                            .as_record()
+                            .ok_or_else(|| not_a_manifest("field 'data_file' is not a record"))?,
+                    );
+                    EntryTarget::DataFile
+                }
+                _ => EntryTarget::Skip,
+            };
+            fields.push((t, &f.schema));
+        }
+        if !fields.iter().any(|(t, _)| *t == EntryTarget::Status) {
+            return Err(not_a_manifest("required field 'status' (id 0) is missing"));
+        }
+        let data_file = data_file
+            .ok_or_else(|| not_a_manifest("required field 'data_file' (id 2) is missing"))?;
+
+        let mut file = Vec::with_capacity(data_file.fields.len());
+        let mut partition = Vec::new();
+        for f in &data_file.fields {
+            let t = FILE_FIELDS
+                .iter()
+                .find(|(id, name, _)| match f.field_id {
+                    Some(fid) => fid == *id,
+                    None => f.name == *name,
+                })
+                .map_or(FileTarget::Skip, |(_, _, t)| *t);
+            let t = match t {
+                FileTarget::ColumnSizes
+                | FileTarget::ValueCounts
+                | FileTarget::NullValueCounts
+                | FileTarget::NanValueCounts
+                | FileTarget::SplitOffsets
+                    if !options.stats =>
+                {
+                    FileTarget::Skip
+                }
+                FileTarget::LowerBounds | FileTarget::UpperBounds
+                    if options.bounds_for.as_ref().is_some_and(Vec::is_empty) =>
+                {
+                    FileTarget::Skip
+                }
+                t => t,
+            };
+            if t == FileTarget::Partition {
+                let rec = f
+                    .schema
+                    .as_record()
+                    .ok_or_else(|| not_a_manifest("field 'data_file.partition' is not a record"))?;
+                for pf in &rec.fields {
+                    let slot = partition_type.iter().enumerate().find_map(|(i, (id, ty))| {
+                        let hit = match pf.field_id {
+                            Some(fid) => fid == *id,
+                            None => false,
+                        };
+                        match (hit, ty) {
+                            (true, Some(ty)) => Some((i, ty.clone())),
+                            _ => None,
+                        }
+                    });
+                    partition.push((slot, &pf.schema));
+                }
+            }
+            file.push((t, &f.schema));
+        }
+        for (req, name) in [
+            (FileTarget::FilePath, "file_path (id 100)"),
+            (FileTarget::FileFormat, "file_format (id 101)"),
+            (FileTarget::RecordCount, "record_count (id 103)"),
+            (FileTarget::FileSize, "file_size_in_bytes (id 104)"),
+        ] {
+            if !file.iter().any(|(t, _)| *t == req) {
+                return Err(not_a_manifest(format!(
+                    "required field 'data_file.{name}' is missing"
+                )));
+            }
+        }
+        Ok(EntryPlan {
+            fields,
+            file,
+            partition,
+            bounds_for: options.bounds_for.clone(),
+        })
+    }
+
+    fn decode(&self, cur: &mut Cursor<'_>, partition_len: usize) -> Result<ManifestEntry> {
+        let mut status = None;
+        let mut snapshot_id = None;
+        let mut sequence_number = None;
+        let mut file_sequence_number = None;
+        let mut data_file = None;
+        for (t, s) in &self.fields {
+            match t {
+                EntryTarget::Status => {
+                    let v = req(opt_int(cur, s), "status")?;
+                    status = Some(ManifestStatus::from_id(v).ok_or_else(|| {
+                        Error::invalid_metadata(
+                            "status",
+                            format!("unknown status {v} (expected 0, 1 or 2)"),
+                        )
+                    })?);
+                }
+                EntryTarget::SnapshotId => {
+                    snapshot_id = opt_long(cur, s).map_err(|e| e.under("snapshot_id"))?
+                }
+                EntryTarget::SequenceNumber => {
+                    sequence_number = opt_long(cur, s).map_err(|e| e.under("sequence_number"))?
+                }
+                EntryTarget::FileSequenceNumber => {
+                    file_sequence_number =
+                        opt_long(cur, s).map_err(|e| e.under("file_sequence_number"))?
+                }
+                EntryTarget::DataFile => {
+                    data_file = Some(
+                        self.decode_file(cur, s, partition_len)
+                            .map_err(|e| e.under("data_file"))?,
+                    )
+                }
+                EntryTarget::Skip => cur.skip(s)?,
+            }
+        }
+        Ok(ManifestEntry {
+            status: status.ok_or_else(|| Error::invalid_metadata("status", "missing"))?,
+            snapshot_id,
+            sequence_number,
+            file_sequence_number,
+            data_file: data_file
+                .ok_or_else(|| Error::invalid_metadata("data_file", "required field is null"))?,
+        })
+    }
+
+    fn decode_file(
+        &self,
+        cur: &mut Cursor<'_>,
+        schema: &AvroSchema,
+        partition_len: usize,
+    ) -> Result<DataFile> {
+        if let AvroSchema::Union(b) = schema {
+            if matches!(cur.branch(b)?, AvroSchema::Null) {
+                return Err(Error::invalid_metadata("", "required field is null"));
+            }
+        }
+        let mut df = DataFile::new(
+            DataContentType::Data,
+            String::new(),
+            FileFormat::Parquet,
+            vec![None; partition_len],
+            0,
+            0,
+        );
+        for (t, s) in &self.file {
+            self.decode_file_field(cur, *t, s, &mut df)
+                .map_err(|e| e.under(file_field_name(*t)))?;
+        }
+        Ok(df)
+    }
+
+    #[inline]
+    fn decode_file_field(
+        &self,
+        cur: &mut Cursor<'_>,
+        t: FileTarget,
+        s: &AvroSchema,
+        df: &mut DataFile,
+    ) -> Result<()> {
+        match t {
+            FileTarget::Content => {
+                let v = req(opt_int(cur, s), "")?;
+                df.content = DataContentType::from_id(v).ok_or_else(|| {
+                    Error::invalid_metadata("", format!("unknown content {v} (expected 0, 1 or 2)"))
+                })?;
+            }
+            FileTarget::FilePath => df.file_path = req(opt_str(cur, s), "")?.to_string(),
+            FileTarget::FileFormat => df.file_format = FileFormat::parse(req(opt_str(cur, s), "")?),
+            FileTarget::Partition => self.decode_partition(cur, s, &mut df.partition)?,
+            FileTarget::RecordCount => df.record_count = req(opt_long(cur, s), "")?,
+            FileTarget::FileSize => df.file_size_in_bytes = req(opt_long(cur, s), "")?,
+            FileTarget::ColumnSizes => df.column_sizes = opt_int_long_map(cur, s)?,
+            FileTarget::ValueCounts => df.value_counts = opt_int_long_map(cur, s)?,
+            FileTarget::NullValueCounts => df.null_value_counts = opt_int_long_map(cur, s)?,
+            FileTarget::NanValueCounts => df.nan_value_counts = opt_int_long_map(cur, s)?,
+            FileTarget::LowerBounds => {
+                df.lower_bounds = opt_int_bytes_map(cur, s, self.bounds_for.as_deref())?
+            }
+            FileTarget::UpperBounds => {
+                df.upper_bounds = opt_int_bytes_map(cur, s, self.bounds_for.as_deref())?
+            }
+            FileTarget::KeyMetadata => df.key_metadata = opt_bytes(cur, s)?.map(<[u8]>::to_vec),
+            FileTarget::SplitOffsets => df.split_offsets = opt_long_list(cur, s)?,
+            FileTarget::EqualityIds => {
+                df.equality_ids = opt_long_list(cur, s)?
+                    .map(|v| v.into_iter().map(to_i32).collect::<Result<Vec<_>>>())
+                    .transpose()?
+            }
+            FileTarget::SortOrderId => df.sort_order_id = opt_int(cur, s)?,
+            FileTarget::FirstRowId => df.first_row_id = opt_long(cur, s)?,
+            FileTarget::ReferencedDataFile => {
+                df.referenced_data_file = opt_str(cur, s)?.map(str::to_string)
+            }
+            FileTarget::ContentOffset => df.content_offset = opt_long(cur, s)?,
+            FileTarget::ContentSize => df.content_size_in_bytes = opt_long(cur, s)?,
+            FileTarget::Skip => cur.skip(s)?,
+        }
+        Ok(())
+    }
+
+    fn decode_partition(
+        &self,
+        cur: &mut Cursor<'_>,
+        schema: &AvroSchema,
+        out: &mut [Option<Literal>],
+    ) -> Result<()> {
+        if let AvroSchema::Union(b) = schema {
+            if matches!(cur.branch(b)?, AvroSchema::Null) {
+                return Ok(());
+            }
+        }
+        for (slot, s) in &self.partition {
+            match slot {
+                Some((i, ty)) => {
+                    let v = partition_value(cur, s, ty)?;
+                    if let Some(o) = out.get_mut(*i) {
+                        *o = v;
+                    }
+                }
+                None => cur.skip(s)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+fn to_i32(v: i64) -> Result<i32> {
+    i32::try_from(v).map_err(|_| Error::invalid_metadata("", format!("{v} is out of int range")))
+}
+
+fn mismatch(s: &AvroSchema, expected: &str) -> Error {
+    Error::invalid_metadata("", format!("expected Avro {expected}, found {s:?}"))
+}
+
+/// A required value: an error naming the field when it is null.
+#[inline]
+pub(crate) fn req<T>(v: Result<Option<T>>, field: &str) -> Result<T> {
+    match v {
+        Ok(Some(v)) => Ok(v),
+        Ok(None) => Err(Error::invalid_metadata(field, "required field is null")),
+        Err(e) => Err(e.under(field)),
+    }
+}
+
+#[inline]
+pub(crate) fn opt_long(cur: &mut Cursor<'_>, s: &AvroSchema) -> Result<Option<i64>> {
+    match s {
+        AvroSchema::Long | AvroSchema::Int => cur.long().map(Some),
+        AvroSchema::Null => Ok(None),
+        AvroSchema::Union(b) => {
+            let s = cur.branch(b)?;
+            opt_long(cur, s)
+        }
+        _ => Err(mismatch(s, "long")),
+    }
+}
+
+#[inline]
+pub(crate) fn opt_int(cur: &mut Cursor<'_>, s: &AvroSchema) -> Result<Option<i32>> {
+    match s {
+        AvroSchema::Int => cur.int().map(Some),
+        AvroSchema::Null => Ok(None),
+        AvroSchema::Union(b) => {
+            let s = cur.branch(b)?;
+            opt_int(cur, s)
+        }
+        _ => Err(mismatch(s, "int")),
+    }
+}
+
+#[inline]
+pub(crate) fn opt_bool(cur: &mut Cursor<'_>, s: &AvroSchema) -> Result<Option<bool>> {
+    match s {
+        AvroSchema::Boolean => cur.boolean().map(Some),
+        AvroSchema::Null => Ok(None),
+        AvroSchema::Union(b) => {
+            let s = cur.branch(b)?;
+            opt_bool(cur, s)
+        }
+        _ => Err(mismatch(s, "boolean")),
+    }
+}
+
+#[inline]
+pub(crate) fn opt_bytes<'a>(cur: &mut Cursor<'a>, s: &AvroSchema) -> Result<Option<&'a [u8]>> {
+    match s {
+        AvroSchema::Bytes | AvroSchema::String => cur.bytes().map(Some),
+        AvroSchema::Fixed(n) => cur.take(*n).map(Some),
+        AvroSchema::Null => Ok(None),
+        AvroSchema::Union(b) => {
+            let s = cur.branch(b)?;
+            opt_bytes(cur, s)
+        }
+        _ => Err(mismatch(s, "bytes")),
+    }
+}
+
+#[inline]
+pub(crate) fn opt_str<'a>(cur: &mut Cursor<'a>, s: &AvroSchema) -> Result<Option<&'a str>> {
+    match s {
+        AvroSchema::String | AvroSchema::Bytes => cur.string().map(Some),
+        AvroSchema::Null => Ok(None),
+        AvroSchema::Union(b) => {
+            let s = cur.branch(b)?;
+            opt_str(cur, s)
+        }
+        _ => Err(mismatch(s, "string")),
+    }
+}
+
+/// Column bounds by field id.
+type BoundsMap = Vec<(i32, Vec<u8>)>;
+
+/// Calls `f` for each item of an array (the cursor is at the first block count).
+#[inline]
+pub(crate) fn for_each_item(
+    cur: &mut Cursor<'_>,
+    mut f: impl FnMut(&mut Cursor<'_>) -> Result<()>,
+) -> Result<()> {
+    loop {
+        let n = cur.block_count()?;
+        if n == 0 {
+            return Ok(());
+        }
+        for _ in 0..n {
+            f(cur)?;
+        }
+    }
+}
+
+pub(crate) fn opt_long_list(cur: &mut Cursor<'_>, s: &AvroSchema) -> Result<Option<Vec<i64>>> {
+    match s {
+        AvroSchema::Null => Ok(None),
+        AvroSchema::Union(b) => {
+            let s = cur.branch(b)?;
+            opt_long_list(cur, s)
+        }
+        AvroSchema::Array(items) => {
+            let mut out = Vec::new();
+            for_each_item(cur, |c| {
+                out.push(req(opt_long(c, items), "element")?);
+                Ok(())
+            })?;
+            Ok(Some(out))
+        }
+        _ => Err(mismatch(s, "array")),
+    }
+}
+
+/// The key and value fields of a map stored as an array of records (`logicalType: map`).
+fn kv_fields(items: &AvroSchema) -> Result<(&Record, usize, usize)> {
+    let rec = match items {
+        AvroSchema::Record(r) => r,
+        other => return Err(mismatch(other, "record of key and value")),
+    };
+    let k = rec.fields.iter().position(|f| f.name == "key");
+    let v = rec.fields.iter().position(|f| f.name == "value");
+    match (k, v) {
+        (Some(k), Some(v)) => Ok((rec, k, v)),
+        _ => Err(mismatch(items, "record of key and value")),
+    }
+}
+
+pub(crate) fn opt_int_long_map(
+    cur: &mut Cursor<'_>,
+    s: &AvroSchema,
+) -> Result<Option<Vec<(i32, i64)>>> {
+    match s {
+        AvroSchema::Null => Ok(None),
+        AvroSchema::Union(b) => {
+            let s = cur.branch(b)?;
+            opt_int_long_map(cur, s)
+        }
+        AvroSchema::Array(items) => {
+            let (rec, ki, vi) = kv_fields(items)?;
+            let mut out = Vec::new();
+            let fast = ki == 0
+                && vi == 1
+                && rec.fields.len() == 2
+                && rec.fields[0].schema == AvroSchema::Int
+                && rec.fields[1].schema == AvroSchema::Long;
+            if fast {
+                for_each_item(cur, |c| {
+                    let k = c.int()?;
+                    let v = c.long()?;
+                    out.push((k, v));
+                    Ok(())
+                })?;
+            } else {
+                for_each_item(cur, |c| {
+                    let (mut k, mut v) = (None, None);
+                    for (i, f) in rec.fields.iter().enumerate() {
+                        if i == ki {
+                            k = opt_int(c, &f.schema)?;
+                        } else if i == vi {
+                            v = opt_long(c, &f.schema)?;
+                        } else {
+                            c.skip(&f.schema)?;
+                        }
+                    }
+                    match (k, v) {
+                        (Some(k), Some(v)) => out.push((k, v)),
+                        (None, _) => return Err(Error::invalid_metadata("key", "map key is null")),
+                        (Some(_), None) => {}
+                    }
+                    Ok(())
+                })?;
+            }
+            Ok(Some(out))
+        }
+        AvroSchema::Map(values) => {
+            let mut out = Vec::new();
+            for_each_item(cur, |c| {
+                let k = string_key(c)?;
+                if let Some(v) = opt_long(c, values)? {
+                    out.push((k, v));
+                }
+                Ok(())
+            })?;
+            Ok(Some(out))
+        }
+        _ => Err(mismatch(s, "map")),
+    }
+}
+
+fn string_key(c: &mut Cursor<'_>) -> Result<i32> {
+    let k = c.string()?;
+    k.parse()
+        .map_err(|_| Error::invalid_metadata("key", format!("map key '{k}' is not a field id")))
+}
+
+pub(crate) fn opt_int_bytes_map(
+    cur: &mut Cursor<'_>,
+    s: &AvroSchema,
+    only: Option<&[i32]>,
+) -> Result<Option<BoundsMap>> {
+    let keep = |k: i32| only.map_or(true, |ids| ids.contains(&k));
+    match s {
+        AvroSchema::Null => Ok(None),
+        AvroSchema::Union(b) => {
+            let s = cur.branch(b)?;
+            opt_int_bytes_map(cur, s, only)
+        }
+        AvroSchema::Array(items) => {
+            let (rec, ki, vi) = kv_fields(items)?;
+            let mut out = Vec::new();
+            let fast = ki == 0
+                && vi == 1
+                && rec.fields.len() == 2
+                && rec.fields[0].schema == AvroSchema::Int
+                && rec.fields[1].schema == AvroSchema::Bytes;
+            if fast {
+                for_each_item(cur, |c| {
+                    let k = c.int()?;
+                    let v = c.bytes()?;
+                    if keep(k) {
+                        out.push((k, v.to_vec()));
+                    }
+                    Ok(())
+                })?;
+            } else {
+                for_each_item(cur, |c| {
+                    let (mut k, mut v) = (None, None);
+                    for (i, f) in rec.fields.iter().enumerate() {
+                        if i == ki {
+                            k = opt_int(c, &f.schema)?;
+                        } else if i == vi {
+                            v = opt_bytes(c, &f.schema)?;
+                        } else {
+                            c.skip(&f.schema)?;
+                        }
+                    }
+                    match (k, v) {
+                        (Some(k), Some(v)) if keep(k) => out.push((k, v.to_vec())),
+                        (None, _) => return Err(Error::invalid_metadata("key", "map key is null")),
+                        _ => {}
+                    }
+                    Ok(())
+                })?;
+            }
+            Ok(Some(out))
+        }
+        AvroSchema::Map(values) => {
+            let mut out = Vec::new();
+            for_each_item(cur, |c| {
+                let k = string_key(c)?;
+                if let Some(v) = opt_bytes(c, values)? {
+                    if keep(k) {
+                        out.push((k, v.to_vec()));
+                    }
+                }
+                Ok(())
+            })?;
+            Ok(Some(out))
+        }
+        _ => Err(mismatch(s, "map")),
+    }
+}
+
+/// Reads a partition value stored with Avro schema `s` as a value of `ty`.
+fn partition_value(
+    cur: &mut Cursor<'_>,
+    s: &AvroSchema,
+    ty: &PrimitiveType,
+) -> Result<Option<Literal>> {
+    use PrimitiveType as P;
+    let bad = |s: &AvroSchema| {
+        Error::invalid_metadata(
+            "",
+            format!("a partition value of type {ty} cannot be Avro {s:?}"),
+        )
+    };
+    Ok(Some(match s {
+        AvroSchema::Null => return Ok(None),
+        AvroSchema::Union(b) => {
+            let s = cur.branch(b)?;
+            return partition_value(cur, s, ty);
+        }
+        AvroSchema::Boolean => match ty {
+            P::Boolean => Literal::Boolean(cur.boolean()?),
+            _ => return Err(bad(s)),
+        },
+        AvroSchema::Int | AvroSchema::Long => {
+            let v = cur.long()?;
+            let int = || to_i32(v);
+            match ty {
+                P::Int => Literal::Int(int()?),
+                P::Date => Literal::Date(int()?),
+                P::Long => Literal::Long(v),
+                P::Time => Literal::Time(v),
+                P::Timestamp => Literal::Timestamp(v),
+                P::Timestamptz => Literal::Timestamptz(v),
+                P::TimestampNs => Literal::TimestampNs(v),
+                P::TimestamptzNs => Literal::TimestamptzNs(v),
+                _ => return Err(bad(s)),
+            }
+        }
+        AvroSchema::Float => match ty {
+            P::Float => Literal::Float(cur.float()?),
+            P::Double => Literal::Double(f64::from(cur.float()?)),
+            _ => return Err(bad(s)),
+        },
+        AvroSchema::Double => match ty {
+            P::Double => Literal::Double(cur.double()?),
+            _ => return Err(bad(s)),
+        },
+        AvroSchema::String => match ty {
+            P::String => Literal::String(cur.string()?.to_string()),
+            _ => return Err(bad(s)),
+        },
+        AvroSchema::Bytes | AvroSchema::Fixed(_) => {
+            let b = match s {
+                AvroSchema::Fixed(n) => cur.take(*n)?,
+                _ => cur.bytes()?,
+            };
+            match ty {
+                P::Binary => Literal::Binary(b.to_vec()),
+                P::Fixed(_) => Literal::Fixed(b.to_vec()),
+                P::Uuid => Literal::Uuid(u128::from_be_bytes(b.try_into().map_err(|_| bad(s))?)),
+                P::Decimal { .. } => Literal::Decimal(decimal_from_be(b).ok_or_else(|| bad(s))?),
+                _ => return Err(bad(s)),
+            }
+        }
+        other => return Err(bad(other)),
+    }))
+}
+
+/// A big-endian two's complement integer of 1 to 16 bytes.
+pub(crate) fn decimal_from_be(b: &[u8]) -> Option<i128> {
+    if b.is_empty() || b.len() > 16 {
+        return None;
+    }
+    let fill = if b[0] & 0x80 != 0 { 0xff } else { 0 };
+    let mut a = [fill; 16];
+    a[16 - b.len()..].copy_from_slice(b);
+    Some(i128::from_be_bytes(a))
+}
