@@ -356,15 +356,43 @@ impl<'a> Cursor<'a> {
                     self.skip(&f.schema)?;
                 }
             }
-            AvroSchema::Array(items) => loop {
-                let n = self.block_count()?;
-                if n == 0 {
-                    break;
+            AvroSchema::Array(items) => {
+                // Fast path for int-keyed maps (records of ints, longs and bytes): no
+                // recursion per item.
+                let flat = match items.as_ref() {
+                    AvroSchema::Record(r) => r.fields.iter().all(|f| {
+                        matches!(
+                            f.schema,
+                            AvroSchema::Int | AvroSchema::Long | AvroSchema::Bytes
+                        )
+                    }),
+                    _ => false,
+                };
+                loop {
+                    let n = self.block_count()?;
+                    if n == 0 {
+                        break;
+                    }
+                    match (flat, items.as_ref()) {
+                        (true, AvroSchema::Record(r)) => {
+                            for _ in 0..n {
+                                for f in &r.fields {
+                                    if f.schema == AvroSchema::Bytes {
+                                        self.bytes()?;
+                                    } else {
+                                        self.long()?;
+                                    }
+                                }
+                            }
+                        }
+                        _ => {
+                            for _ in 0..n {
+                                self.skip(items)?;
+                            }
+                        }
+                    }
                 }
-                for _ in 0..n {
-                    self.skip(items)?;
-                }
-            },
+            }
             AvroSchema::Map(values) => loop {
                 let n = self.block_count()?;
                 if n == 0 {

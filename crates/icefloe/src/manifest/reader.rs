@@ -719,7 +719,7 @@ pub(crate) fn opt_int_long_map(
         }
         AvroSchema::Array(items) => {
             let (rec, ki, vi) = kv_fields(items)?;
-            let mut out = Vec::new();
+            let mut out = Vec::with_capacity(8);
             let fast = ki == 0
                 && vi == 1
                 && rec.fields.len() == 2
@@ -789,7 +789,7 @@ pub(crate) fn opt_int_bytes_map(
         }
         AvroSchema::Array(items) => {
             let (rec, ki, vi) = kv_fields(items)?;
-            let mut out = Vec::new();
+            let mut out = Vec::with_capacity(8);
             let fast = ki == 0
                 && vi == 1
                 && rec.fields.len() == 2
