@@ -89,7 +89,7 @@ public final class IcefloeManifestOracle {
    * Every snapshot of a table with its manifest files and, for each manifest, all its entries
    * (live and deleted, in file order) as Java reads them with inheritance from the manifest list:
    * {@code {"format_version", "snapshots": [{"snapshot_id", "parent_snapshot_id",
-   * "sequence_number", "first_row_id", "manifest_list", "manifests": [...], "entries": [[...]]}]}}.
+   * "sequence_number", "first_row_id", "added_rows", "manifest_list", "manifests": [...], "entries": [[...]]}]}}.
    */
   public static String tableManifestsJson(String metadataPath) {
     TableMetadata md = metadata(metadataPath);
@@ -103,6 +103,7 @@ public final class IcefloeManifestOracle {
       snap.put("parent_snapshot_id", s.parentId());
       snap.put("sequence_number", s.sequenceNumber());
       snap.put("first_row_id", s.firstRowId());
+      snap.put("added_rows", s.addedRows());
       snap.put("manifest_list", s.manifestListLocation());
       List<ManifestFile> manifests = s.allManifests(io);
       snap.put("manifests", manifestFiles(manifests));
