@@ -213,15 +213,38 @@ public final class IcefloeManifestOracle {
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("contains_null", p.containsNull());
         s.put("contains_nan", p.containsNaN());
-        s.put("lower_bound", p.lowerBound());
-        s.put("upper_bound", p.upperBound());
+        s.put("lower_bound", hex(p.lowerBound()));
+        s.put("upper_bound", hex(p.upperBound()));
         parts.add(s);
       }
     }
     m.put("partitions", parts);
-    m.put("key_metadata", mf.keyMetadata());
+    m.put("key_metadata", hex(mf.keyMetadata()));
     m.put("first_row_id", mf.firstRowId());
     return m;
+  }
+
+  // Java's Avro readers reuse containers between records: copy everything out immediately.
+  private static <K, V> Map<K, Object> copy(Map<K, V> map) {
+    if (map == null) return null;
+    Map<K, Object> out = new TreeMap<>();
+    for (Map.Entry<K, V> e : map.entrySet()) {
+      V v = e.getValue();
+      out.put(e.getKey(), v instanceof ByteBuffer ? hex((ByteBuffer) v) : v);
+    }
+    return out;
+  }
+
+  private static <T> List<T> copy(List<T> list) {
+    return list == null ? null : new ArrayList<>(list);
+  }
+
+  private static String hex(ByteBuffer buffer) {
+    if (buffer == null) return null;
+    ByteBuffer b = buffer.duplicate();
+    StringBuilder hex = new StringBuilder();
+    while (b.hasRemaining()) hex.append(String.format("%02X", b.get() & 0xff));
+    return hex.toString();
   }
 
   private static Map<String, Object> entry(ManifestEntry<? extends ContentFile<?>> e, Map<Integer, PartitionSpec> specs) {
@@ -250,20 +273,20 @@ public final class IcefloeManifestOracle {
     m.put("partition", partition);
     m.put("record_count", f.recordCount());
     m.put("file_size_in_bytes", f.fileSizeInBytes());
-    m.put("column_sizes", f.columnSizes());
-    m.put("value_counts", f.valueCounts());
-    m.put("null_value_counts", f.nullValueCounts());
-    m.put("nan_value_counts", f.nanValueCounts());
-    m.put("lower_bounds", f.lowerBounds());
-    m.put("upper_bounds", f.upperBounds());
-    m.put("key_metadata", f.keyMetadata());
-    m.put("split_offsets", f.splitOffsets());
-    m.put("equality_ids", f.equalityFieldIds());
+    m.put("column_sizes", copy(f.columnSizes()));
+    m.put("value_counts", copy(f.valueCounts()));
+    m.put("null_value_counts", copy(f.nullValueCounts()));
+    m.put("nan_value_counts", copy(f.nanValueCounts()));
+    m.put("lower_bounds", copy(f.lowerBounds()));
+    m.put("upper_bounds", copy(f.upperBounds()));
+    m.put("key_metadata", hex(f.keyMetadata()));
+    m.put("split_offsets", copy(f.splitOffsets()));
+    m.put("equality_ids", copy(f.equalityFieldIds()));
     m.put("sort_order_id", f.sortOrderId());
     m.put("first_row_id", f.firstRowId());
     if (f instanceof DeleteFile) {
       DeleteFile d = (DeleteFile) f;
-      m.put("referenced_data_file", d.referencedDataFile());
+      m.put("referenced_data_file", d.referencedDataFile() == null ? null : d.referencedDataFile().toString());
       m.put("content_offset", d.contentOffset());
       m.put("content_size_in_bytes", d.contentSizeInBytes());
     } else {
@@ -684,10 +707,7 @@ public final class IcefloeManifestOracle {
       }
       sb.append(']');
     } else if (v instanceof ByteBuffer) {
-      ByteBuffer b = ((ByteBuffer) v).duplicate();
-      StringBuilder hex = new StringBuilder();
-      while (b.hasRemaining()) hex.append(String.format("%02X", b.get() & 0xff));
-      writeString(sb, hex.toString());
+      writeString(sb, hex((ByteBuffer) v));
     } else if (v instanceof Number || v instanceof Boolean) {
       sb.append(v);
     } else {
