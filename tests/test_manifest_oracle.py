@@ -390,10 +390,16 @@ def test_manifest_metadata_matches_java(java_views, manifest_oracle):
         assert meta["partition-spec-id"] == str(mf["partition_spec_id"]), what
         assert json.loads(meta["partition-spec"]) == json.loads(desc["spec"])["fields"], what
         assert json.loads(meta["schema"]) == json.loads(desc["schema"]), what
+        # key-value metadata exactly as Java reads it from the Avro header (a v2 manifest carried
+        # into a v3 snapshot of an upgraded table keeps "format-version" 2)
+        raw = desc["metadata"]
+        for key in ("schema", "schema-id", "partition-spec", "partition-spec-id", "format-version", "content"):
+            assert meta.get(key) == raw.get(key), f"{what}: {key}"
+        assert int(meta["format-version"]) <= version, what
         if version >= 2:
-            assert meta["format-version"] == str(version), what
             assert meta["content"] == ("deletes" if mf["content"] == 1 else "data"), what
-            assert meta["schema-id"] == str(json.loads(desc["schema"])["schema-id"]), what
+        # (The spec lists "schema-id" as required from v2 on, but Java 1.11's manifest writer does
+        # not write it; readers must not depend on it.)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -401,11 +407,9 @@ def test_manifest_metadata_matches_java(java_views, manifest_oracle):
 # ---------------------------------------------------------------------------------------------
 
 
-def _schema_for(md, meta):
-    by_id = getattr(md, "schema_by_id", None)
-    if by_id is not None and "schema-id" in meta:
-        return by_id(int(meta["schema-id"]))
-    return md.schema()
+def _schema_for(icefloe, meta):
+    """The schema a manifest was written with: its own "schema" key-value entry."""
+    return icefloe.Schema.from_json(meta["schema"])
 
 
 def _rewrite_snapshot(icefloe, md, version, snap, out_dir: Path, codec: str, *, commit_like: bool):
@@ -423,9 +427,9 @@ def _rewrite_snapshot(icefloe, md, version, snap, out_dir: Path, codec: str, *, 
         written = icefloe.write_manifest(
             str(new_path),
             raw,
-            schema=_schema_for(md, meta),
+            schema=_schema_for(icefloe, meta),
             spec=md.spec_by_id(mf["partition_spec_id"]),
-            format_version=version,
+            format_version=int(meta["format-version"]),  # as originally written (upgraded tables mix)
             content=mf["content"],
             snapshot_id=mf["added_snapshot_id"],
             compression=codec,
@@ -444,15 +448,17 @@ def _rewrite_snapshot(icefloe, md, version, snap, out_dir: Path, codec: str, *, 
         fresh = commit_like and mf["added_snapshot_id"] == snap["snapshot_id"]
         row["first_row_id"] = None if fresh else mf["first_row_id"]
         rows.append(row)
+    # the list's version: v3 lists carry first-row-id; snapshots from before an upgrade have none
+    list_version = version if version < 3 or snap["first_row_id"] is not None else 2
     list_path = out_dir / f"snap-{snap['snapshot_id']}-{codec}{'-commit' if commit_like else ''}.avro"
     next_row_id = icefloe.write_manifest_list(
         str(list_path),
         rows,
-        format_version=version,
+        format_version=list_version,
         snapshot_id=snap["snapshot_id"],
         parent_snapshot_id=snap["parent_snapshot_id"],
         sequence_number=snap["sequence_number"],
-        first_row_id=snap["first_row_id"] if version >= 3 else None,
+        first_row_id=snap["first_row_id"],
         compression=codec,
     )
     return list_path, rows, next_row_id
@@ -488,6 +494,9 @@ def test_icefloe_written_manifests_read_by_java(java_views, manifest_oracle, tmp
             for p, a, b in zip(new_paths, mine, theirs):
                 assert json.loads(a["spec"]) == json.loads(b["spec"]), p
                 assert json.loads(a["schema"]) == json.loads(b["schema"]), p
+                for key in ("partition-spec-id", "format-version", "content"):
+                    assert a["metadata"].get(key) == b["metadata"].get(key), f"{p}: {key}"
+                assert json.loads(a["metadata"]["partition-spec"]) == json.loads(b["metadata"]["partition-spec"]), p
 
 
 @pytest.mark.java

@@ -137,8 +137,8 @@ public final class IcefloeManifestOracle {
   /**
    * What Java's manifest reader takes from a manifest's own key-value metadata (no table specs
    * given, so the spec and schema come from the file): one JSON object per path (one per line)
-   * with "spec" (PartitionSpecParser JSON), "schema" (SchemaParser JSON), "is_delete" and the raw
-   * entry count.
+   * with "spec" (PartitionSpecParser JSON), "schema" (SchemaParser JSON) and "metadata" (the raw
+   * Avro key-value metadata, without "avro." keys).
    */
   public static String manifestSelfDescriptionJson(String manifestPaths) {
     FileIO io = io();
@@ -151,13 +151,59 @@ public final class IcefloeManifestOracle {
               io.newInputFile(path), -1, null, InheritableMetadataFactory.empty(),
               ManifestReader.FileType.DATA_FILES)) {
         one.put("spec", PartitionSpecParser.toJson(reader.spec()));
-        one.put("schema", SchemaParser.toJson(reader.schema()));
+        one.put("schema", SchemaParser.toJson(reader.spec().schema()));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
+      one.put("metadata", avroKeyValueMetadata(localPath(path)));
       out.add(one);
     }
     return json(out);
+  }
+
+  /** The Avro container header's key-value metadata (read by hand: magic, then a map of bytes). */
+  private static Map<String, String> avroKeyValueMetadata(String path) {
+    Map<String, String> out = new TreeMap<>();
+    try (java.io.DataInputStream in =
+        new java.io.DataInputStream(new java.io.BufferedInputStream(new java.io.FileInputStream(path)))) {
+      byte[] magic = new byte[4];
+      in.readFully(magic);
+      if (!Arrays.equals(magic, new byte[] {'O', 'b', 'j', 1})) throw new IOException("not an Avro file: " + path);
+      while (true) {
+        long count = zigzag(in);
+        if (count == 0) break;
+        if (count < 0) {
+          zigzag(in); // block size in bytes
+          count = -count;
+        }
+        for (long i = 0; i < count; i++) {
+          String key = new String(bytes(in), java.nio.charset.StandardCharsets.UTF_8);
+          String value = new String(bytes(in), java.nio.charset.StandardCharsets.UTF_8);
+          if (!key.startsWith("avro.")) out.put(key, value);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out;
+  }
+
+  private static long zigzag(java.io.DataInputStream in) throws IOException {
+    long raw = 0;
+    int shift = 0;
+    while (true) {
+      int b = in.readUnsignedByte();
+      raw |= (long) (b & 0x7f) << shift;
+      shift += 7;
+      if ((b & 0x80) == 0) break;
+    }
+    return (raw >>> 1) ^ -(raw & 1);
+  }
+
+  private static byte[] bytes(java.io.DataInputStream in) throws IOException {
+    byte[] b = new byte[(int) zigzag(in)];
+    in.readFully(b);
+    return b;
   }
 
   private static List<Object> manifestFiles(List<ManifestFile> manifests) {
