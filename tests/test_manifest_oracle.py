@@ -415,8 +415,8 @@ def _schema_for(icefloe, meta):
 def _rewrite_snapshot(icefloe, md, version, snap, out_dir: Path, codec: str, *, commit_like: bool):
     """Writes every manifest of a snapshot (raw entries, no inheritance) and a manifest list.
 
-    ``commit_like``: manifests added by this snapshot get no first_row_id, so that icefloe's list
-    writer assigns them (as a commit would). Returns (list path, manifest rows, next row id)."""
+    ``commit_like``: data manifests whose first_row_id this snapshot's commit assigned get none,
+    so that icefloe's list writer assigns them (as the commit did). Returns (list path, manifest rows, next row id)."""
     rows = []
     originals = icefloe.read_manifest_list(local(snap["manifest_list"])).to_pylist()
     for i, mf in enumerate(originals):
@@ -445,7 +445,9 @@ def _rewrite_snapshot(icefloe, md, version, snap, out_dir: Path, codec: str, *, 
         row = dict(written)
         row["sequence_number"] = mf["sequence_number"]
         row["min_sequence_number"] = mf["min_sequence_number"]
-        fresh = commit_like and mf["added_snapshot_id"] == snap["snapshot_id"]
+        # ids at or above the snapshot's first-row-id were assigned by this very commit (row ids
+        # only grow), including ones given to manifests carried over from before a v3 upgrade
+        fresh = commit_like and mf["first_row_id"] is not None and mf["first_row_id"] >= snap["first_row_id"]
         row["first_row_id"] = None if fresh else mf["first_row_id"]
         rows.append(row)
     # the list's version: v3 lists carry first-row-id; snapshots from before an upgrade have none
@@ -597,7 +599,7 @@ def test_keep_mask_agrees_with_positions():
         dv = icefloe.DeletionVector.from_positions(pa.array(pos, pa.int64()))
         assert _positions(dv) == sorted(set(pos)), ref
         deleted = set(pos)
-        windows = [(0, 100), (max(pos) - 5, 20), (min(pos), 1)]
+        windows = [(0, 100), (max(max(pos) - 5, 0), 20), (min(pos), 1), (max(pos) + 1, 0)]
         windows += [(rng.randrange(0, max(pos) + 10), rng.randrange(0, 70_000)) for _ in range(20)]
         for start, length in windows:
             mask = dv.keep_mask(start, length).to_pylist()
