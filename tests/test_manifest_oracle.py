@@ -412,8 +412,9 @@ def _schema_for(icefloe, meta):
     return icefloe.Schema.from_json(meta["schema"])
 
 
-def _rewrite_snapshot(icefloe, md, version, snap, out_dir: Path, codec: str, *, commit_like: bool):
+def _rewrite_snapshot(icefloe, md, version, snap, out_dir: Path, codec: str, *, commit_like: bool, cache: dict):
     """Writes every manifest of a snapshot (raw entries, no inheritance) and a manifest list.
+    ``cache`` maps an original manifest path to its rewrite (manifests are shared by snapshots).
 
     ``commit_like``: data manifests whose first_row_id this snapshot's commit assigned get none,
     so that icefloe's list writer assigns them (as the commit did). Returns (list path, manifest rows, next row id)."""
@@ -421,6 +422,9 @@ def _rewrite_snapshot(icefloe, md, version, snap, out_dir: Path, codec: str, *, 
     originals = icefloe.read_manifest_list(local(snap["manifest_list"])).to_pylist()
     for i, mf in enumerate(originals):
         src = local(mf["manifest_path"])
+        if src in cache:
+            rows.append(_list_row(cache[src], mf, snap, commit_like))
+            continue
         raw = icefloe.read_manifest(src)
         meta = icefloe.manifest_metadata(src)
         new_path = out_dir / f"{snap['snapshot_id']}-m{i}-{codec}.avro"
@@ -442,14 +446,8 @@ def _rewrite_snapshot(icefloe, md, version, snap, out_dir: Path, codec: str, *, 
         for k in ("manifest_path", "manifest_length", "sequence_number", "min_sequence_number", "first_row_id"):
             mine.pop(k), theirs.pop(k)
         assert_same(mine, theirs, what)
-        row = dict(written)
-        row["sequence_number"] = mf["sequence_number"]
-        row["min_sequence_number"] = mf["min_sequence_number"]
-        # ids at or above the snapshot's first-row-id were assigned by this very commit (row ids
-        # only grow), including ones given to manifests carried over from before a v3 upgrade
-        fresh = commit_like and mf["first_row_id"] is not None and mf["first_row_id"] >= snap["first_row_id"]
-        row["first_row_id"] = None if fresh else mf["first_row_id"]
-        rows.append(row)
+        cache[src] = written
+        rows.append(_list_row(written, mf, snap, commit_like))
     # the list's version: v3 lists carry first-row-id; snapshots from before an upgrade have none
     list_version = version if version < 3 or snap["first_row_id"] is not None else 2
     list_path = out_dir / f"snap-{snap['snapshot_id']}-{codec}{'-commit' if commit_like else ''}.avro"
@@ -466,6 +464,19 @@ def _rewrite_snapshot(icefloe, md, version, snap, out_dir: Path, codec: str, *, 
     return list_path, rows, next_row_id
 
 
+def _list_row(written: dict, mf: dict, snap: dict, commit_like: bool) -> dict:
+    """The manifest list row for a rewritten manifest: icefloe's row with the original's
+    sequence numbers and first_row_id filled in (as a commit's list writer would)."""
+    row = dict(written)
+    row["sequence_number"] = mf["sequence_number"]
+    row["min_sequence_number"] = mf["min_sequence_number"]
+    # ids at or above the snapshot's first-row-id were assigned by this very commit (row ids
+    # only grow), including ones given to manifests carried over from before a v3 upgrade
+    fresh = commit_like and mf["first_row_id"] is not None and mf["first_row_id"] >= snap["first_row_id"]
+    row["first_row_id"] = None if fresh else mf["first_row_id"]
+    return row
+
+
 def _without_location(manifests: list[dict]) -> list[dict]:
     return [{k: v for k, v in m.items() if k not in ("manifest_path", "manifest_length")} for m in manifests]
 
@@ -479,7 +490,11 @@ def test_icefloe_written_manifests_read_by_java(java_views, manifest_oracle, tmp
         version = view["format_version"]
         out_dir = tmp_path / name
         out_dir.mkdir()
-        written = [_rewrite_snapshot(icefloe, md, version, s, out_dir, codec, commit_like=False) for s in view["snapshots"]]
+        cache: dict = {}
+        written = [
+            _rewrite_snapshot(icefloe, md, version, s, out_dir, codec, commit_like=False, cache=cache)
+            for s in view["snapshots"]
+        ]
         java = manifest_oracle.read_manifest_lists([w[0] for w in written], md_path)
         for snap, (list_path, rows, _), got in zip(view["snapshots"], written, java):
             what = f"{name} snapshot {snap['snapshot_id']} ({codec})"
@@ -489,8 +504,8 @@ def test_icefloe_written_manifests_read_by_java(java_views, manifest_oracle, tmp
         if codec == "deflate":
             # Java describes icefloe's manifests from their own key-value metadata (no table specs)
             # exactly as it describes the originals.
-            new_paths = [r["manifest_path"] for w in written for r in w[1]]
-            old_paths = [local(m["manifest_path"]) for s in view["snapshots"] for m in s["manifests"]]
+            old_paths = list(cache)
+            new_paths = [cache[p]["manifest_path"] for p in old_paths]
             mine = manifest_oracle.manifest_self_description(new_paths)
             theirs = manifest_oracle.manifest_self_description(old_paths)
             for p, a, b in zip(new_paths, mine, theirs):
@@ -513,7 +528,8 @@ def test_icefloe_assigns_first_row_ids_like_java(java_views, manifest_oracle, tm
         out_dir = tmp_path / name
         out_dir.mkdir()
         snaps = [s for s in view["snapshots"] if s["first_row_id"] is not None]
-        written = [_rewrite_snapshot(icefloe, md, 3, s, out_dir, "zstd", commit_like=True) for s in snaps]
+        cache: dict = {}
+        written = [_rewrite_snapshot(icefloe, md, 3, s, out_dir, "zstd", commit_like=True, cache=cache) for s in snaps]
         java = manifest_oracle.read_manifest_lists([w[0] for w in written], md_path)
         for snap, (_, _, next_row_id), got in zip(snaps, written, java):
             what = f"{name} snapshot {snap['snapshot_id']}"
