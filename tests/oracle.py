@@ -440,3 +440,96 @@ def create_java_views(spark, out_dir: Path) -> dict[str, Path]:
         path.write_text(text, encoding="utf-8")
         out[name] = path
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Manifests, manifest lists and deletion vectors (tests/java/IcefloeManifestOracle.java)
+# ---------------------------------------------------------------------------------------------
+
+MANIFEST_ORACLE_CLASS = "org.apache.iceberg.IcefloeManifestOracle"
+
+
+class ManifestOracle:
+    """Python face of ``IcefloeManifestOracle``: Java's view of manifests as parsed JSON.
+
+    Manifest files and entries come back as dicts keyed by the spec's field names; binary values
+    (bounds, key metadata) as upper-case hex; each partition value as
+    ``{"name", "field_id", "type", "value"}`` with ``value`` in single-value JSON.
+    """
+
+    def __init__(self, jvm):
+        self.jvm = jvm
+        cls = jvm
+        for part in MANIFEST_ORACLE_CLASS.split("."):
+            cls = getattr(cls, part)
+        self.cls = cls
+
+    def manifest_list(self, metadata_path, snapshot_id: int) -> list[dict]:
+        return json.loads(str(self.cls.manifestListJson(str(metadata_path), snapshot_id)))
+
+    def table_manifests(self, metadata_path) -> dict:
+        """Every snapshot with its manifests and their entries (inherited values filled in)."""
+        return json.loads(str(self.cls.tableManifestsJson(str(metadata_path))))
+
+    def read_manifest_lists(self, list_paths, metadata_path) -> list[dict]:
+        """Java reads manifest lists (and their manifests) written by someone else."""
+        paths = [str(p) for p in list_paths]
+        if not paths:
+            return []
+        return json.loads(str(self.cls.readManifestListsJson("\n".join(paths), str(metadata_path))))
+
+    def manifest_self_description(self, manifest_paths) -> list[dict]:
+        """Spec and schema Java takes from each manifest's own key-value metadata."""
+        paths = [str(p) for p in manifest_paths]
+        return json.loads(str(self.cls.manifestSelfDescriptionJson("\n".join(paths))))
+
+    def read_dv_positions(self, requests) -> list:
+        """requests: ``(path, offset, length, referenced_data_file, cardinality)``; per request the
+        positions Java reads, or ``"!error: ..."``."""
+        lines = "\n".join("\t".join(str(x) for x in r) for r in requests)
+        return json.loads(str(self.cls.readDVPositionsJson(lines)))
+
+    def puffin_blobs(self, path) -> list[dict]:
+        return json.loads(str(self.cls.puffinBlobsJson(str(path))))
+
+    def write_dvs(self, path, dvs: dict[str, list[int]]) -> list[dict]:
+        """Java's ``BaseDVFileWriter`` writes one Puffin file with a DV per referenced data file."""
+        lines = "\n".join(f"{ref}\t{','.join(str(p) for p in positions)}" for ref, positions in dvs.items())
+        return json.loads(str(self.cls.writeDVsJson(str(path), lines)))
+
+
+def create_manifest_tables(spark) -> dict[str, Path]:
+    """Tables for the manifest tests, in the ``java`` catalog's namespace ``mdb``; returns
+    name -> latest metadata file.
+
+    ``api_v1``/``api_v2``/``api_v3``/``api_upgraded``: built through the Java API (manifests only
+    reference data files, see ``IcefloeManifestOracle.buildApiTables``).
+    ``mor_v2``/``mor_v3``: Spark SQL merge-on-read DELETE/UPDATE, which write position delete
+    files (v2) and deletion vectors in Puffin files (v3).
+    """
+    _sql(spark, "CREATE NAMESPACE IF NOT EXISTS java.mdb")
+    catalog = spark._jsparkSession.sessionState().catalogManager().catalog("java").icebergCatalog()
+    cls = spark._jvm
+    for part in MANIFEST_ORACLE_CLASS.split("."):
+        cls = getattr(cls, part)
+    built = json.loads(str(cls.buildApiTables(catalog, "mdb")))
+    out = {name: Path(re.sub(r"^file:", "", loc)) for name, loc in built.items()}
+    for version in (2, 3):
+        fq = f"java.mdb.mor_v{version}"
+        _sql(
+            spark,
+            f"""
+            CREATE TABLE {fq} (id BIGINT, cat STRING, ts TIMESTAMP) USING iceberg
+                PARTITIONED BY (cat, days(ts))
+                TBLPROPERTIES ('format-version'='{version}', 'write.delete.mode'='merge-on-read',
+                               'write.update.mode'='merge-on-read', 'write.distribution-mode'='none');
+            INSERT INTO {fq} SELECT id, CASE WHEN id % 3 = 0 THEN 'a' ELSE 'b' END,
+                TIMESTAMP'2024-01-01 00:00:00' + make_interval(0, 0, 0, CAST(id % 2 AS INT)) FROM range(0, 2000);
+            INSERT INTO {fq} VALUES (5000, NULL, NULL), (5001, 'c', TIMESTAMP'1969-12-31 23:59:59');
+            DELETE FROM {fq} WHERE id % 7 = 0;
+            UPDATE {fq} SET id = id + 10000 WHERE id % 11 = 0;
+            DELETE FROM {fq} WHERE id < 100 OR id = 5000
+            """,
+        )
+        out[f"mor_v{version}"] = metadata_files(spark._icefloe_warehouse / "mdb" / f"mor_v{version}")[-1]
+    return out
