@@ -4,6 +4,8 @@
 //! [`Transform::apply`](crate::spec::Transform::apply) (`bucket_i64`, `truncate_str`, ...),
 //! so both paths give the same results by construction; tests compare them anyway.
 
+pub mod manifest;
+
 use std::sync::Arc;
 
 use arrow_array::types::ByteArrayType;
@@ -139,12 +141,18 @@ pub fn literals_to_array(values: &[Option<&Literal>], ty: &PrimitiveType) -> Res
         P::Date => Arc::new(prim!(Date32Array, Literal::Date)),
         P::Time => Arc::new(prim!(Time64MicrosecondArray, Literal::Time)),
         P::Timestamp => Arc::new(prim!(TimestampMicrosecondArray, Literal::Timestamp)),
-        P::Timestamptz => Arc::new(prim!(TimestampMicrosecondArray, Literal::Timestamptz).with_timezone("UTC")),
+        P::Timestamptz => {
+            Arc::new(prim!(TimestampMicrosecondArray, Literal::Timestamptz).with_timezone("UTC"))
+        }
         P::TimestampNs => Arc::new(prim!(TimestampNanosecondArray, Literal::TimestampNs)),
-        P::TimestamptzNs => Arc::new(prim!(TimestampNanosecondArray, Literal::TimestamptzNs).with_timezone("UTC")),
+        P::TimestamptzNs => {
+            Arc::new(prim!(TimestampNanosecondArray, Literal::TimestamptzNs).with_timezone("UTC"))
+        }
         P::Decimal { .. } => {
             let DataType::Decimal128(p, s) = arrow_type else {
-                return Err(Error::invalid_argument(format!("{ty} has no Arrow decimal type")));
+                return Err(Error::invalid_argument(format!(
+                    "{ty} has no Arrow decimal type"
+                )));
             };
             Arc::new(
                 prim!(Decimal128Array, Literal::Decimal)
@@ -166,7 +174,9 @@ pub fn literals_to_array(values: &[Option<&Literal>], ty: &PrimitiveType) -> Res
         }
         P::Uuid | P::Fixed(_) => {
             let DataType::FixedSizeBinary(width) = arrow_type else {
-                return Err(Error::invalid_argument(format!("{ty} has no fixed-size Arrow type")));
+                return Err(Error::invalid_argument(format!(
+                    "{ty} has no fixed-size Arrow type"
+                )));
             };
             let mut b = FixedSizeBinaryBuilder::new(width);
             for v in values {
@@ -624,11 +634,20 @@ mod tests {
         use PrimitiveType as P;
         let cases: Vec<(P, Vec<Option<Literal>>)> = vec![
             (P::Boolean, vec![Some(Literal::Boolean(true)), None]),
-            (P::Int, vec![Some(Literal::Int(-3)), None, Some(Literal::Int(7))]),
+            (
+                P::Int,
+                vec![Some(Literal::Int(-3)), None, Some(Literal::Int(7))],
+            ),
             (P::Long, vec![Some(Literal::Long(i64::MIN))]),
             (P::Float, vec![Some(Literal::Float(1.5))]),
             (P::Double, vec![None, Some(Literal::Double(-0.25))]),
-            (P::Decimal { precision: 9, scale: 2 }, vec![Some(Literal::Decimal(-1065)), None]),
+            (
+                P::Decimal {
+                    precision: 9,
+                    scale: 2,
+                },
+                vec![Some(Literal::Decimal(-1065)), None],
+            ),
             (P::Date, vec![Some(Literal::Date(-1))]),
             (P::Time, vec![Some(Literal::Time(1))]),
             (P::Timestamp, vec![Some(Literal::Timestamp(-1))]),
@@ -636,16 +655,29 @@ mod tests {
             (P::TimestampNs, vec![Some(Literal::TimestampNs(-5))]),
             (P::TimestamptzNs, vec![Some(Literal::TimestamptzNs(9))]),
             (P::String, vec![Some(Literal::String("冰".into())), None]),
-            (P::Uuid, vec![Some(Literal::Uuid(0xf79c3e09_677c_4bbd_a479_3f349cb785e7))]),
+            (
+                P::Uuid,
+                vec![Some(Literal::Uuid(0xf79c3e09_677c_4bbd_a479_3f349cb785e7))],
+            ),
             (P::Fixed(3), vec![Some(Literal::Fixed(vec![1, 2, 3])), None]),
-            (P::Binary, vec![Some(Literal::Binary(vec![])), Some(Literal::Binary(vec![0xff]))]),
+            (
+                P::Binary,
+                vec![
+                    Some(Literal::Binary(vec![])),
+                    Some(Literal::Binary(vec![0xff])),
+                ],
+            ),
         ];
         for (ty, values) in cases {
             let refs: Vec<Option<&Literal>> = values.iter().map(Option::as_ref).collect();
             let array = literals_to_array(&refs, &ty).unwrap();
             assert_eq!(array.data_type(), &iceberg_to_arrow_type(&ty).unwrap());
             for (i, v) in values.iter().enumerate() {
-                assert_eq!(array_value(array.as_ref(), i, &ty).unwrap().as_ref(), v.as_ref(), "{ty}");
+                assert_eq!(
+                    array_value(array.as_ref(), i, &ty).unwrap().as_ref(),
+                    v.as_ref(),
+                    "{ty}"
+                );
             }
         }
         assert!(literals_to_array(&[Some(&Literal::Long(1))], &P::Int).is_err());
@@ -814,7 +846,10 @@ mod tests {
         );
         assert!(arrow_type_to_iceberg(&DataType::Decimal128(10, -2)).is_err());
         assert_eq!(arrow_type_to_iceberg(&DataType::Float32).unwrap(), P::Float);
-        assert_eq!(arrow_type_to_iceberg(&DataType::Boolean).unwrap(), P::Boolean);
+        assert_eq!(
+            arrow_type_to_iceberg(&DataType::Boolean).unwrap(),
+            P::Boolean
+        );
         assert!(arrow_type_to_iceberg(&DataType::UInt64).is_err());
         assert!(arrow_type_to_iceberg(&DataType::Int8).is_err());
         assert!(

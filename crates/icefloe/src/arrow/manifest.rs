@@ -1,0 +1,915 @@
+//! Manifests and manifest lists as Arrow record batches (one row per entry or per
+//! manifest file), and back. Column names are the spec's field names; the partition tuple
+//! is a struct column with one child per partition field (named by the field, typed by its
+//! result type), so a plan of many files never becomes many Python objects.
+
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    BinaryBuilder, BooleanBuilder, Int32Builder, Int64Builder, ListBuilder, MapBuilder,
+    MapFieldNames, StructBuilder,
+};
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int32Type, Int64Type};
+use arrow_array::{
+    new_null_array, Array, ArrayRef, BinaryArray, BooleanArray, Int32Array, Int64Array, ListArray,
+    MapArray, RecordBatch, StringArray, StructArray,
+};
+use arrow_schema::{DataType, Field, Fields, Schema as ArrowSchema};
+
+use super::{array_value, iceberg_to_arrow_type, literals_to_array};
+use crate::error::{Error, Result};
+use crate::manifest::{
+    DataContentType, DataFile, FieldSummary, FileFormat, ManifestContent, ManifestEntry,
+    ManifestFile, ManifestStatus, UNASSIGNED_SEQUENCE_NUMBER,
+};
+use crate::spec::{PrimitiveType, StructType, Type};
+
+fn map_type(value: DataType) -> DataType {
+    let entries = Field::new(
+        "entries",
+        DataType::Struct(Fields::from(vec![
+            Field::new("keys", DataType::Int32, false),
+            Field::new("values", value, true),
+        ])),
+        false,
+    );
+    DataType::Map(Arc::new(entries), false)
+}
+
+fn list_type(item: DataType) -> DataType {
+    DataType::List(Arc::new(Field::new("item", item, true)))
+}
+
+fn map_names() -> MapFieldNames {
+    MapFieldNames {
+        entry: "entries".into(),
+        key: "keys".into(),
+        value: "values".into(),
+    }
+}
+
+/// The Arrow fields of a partition struct for a partition type.
+fn partition_fields(partition_type: &StructType) -> Result<Fields> {
+    partition_type
+        .fields
+        .iter()
+        .map(|f| {
+            let p = primitive(&f.field_type)?;
+            Ok(Field::new(&f.name, iceberg_to_arrow_type(p)?, true))
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(Fields::from)
+}
+
+fn primitive(t: &Type) -> Result<&PrimitiveType> {
+    t.as_primitive().ok_or_else(|| {
+        Error::unsupported(format!("a partition field of type {t} is not primitive"))
+    })
+}
+
+/// The Arrow schema of [`entries_to_batch`] for a manifest with this partition type.
+pub fn entries_schema(partition_type: &StructType) -> Result<ArrowSchema> {
+    let counts = || map_type(DataType::Int64);
+    let bounds = || map_type(DataType::Binary);
+    Ok(ArrowSchema::new(vec![
+        Field::new("status", DataType::Int32, false),
+        Field::new("snapshot_id", DataType::Int64, true),
+        Field::new("sequence_number", DataType::Int64, true),
+        Field::new("file_sequence_number", DataType::Int64, true),
+        Field::new("content", DataType::Int32, false),
+        Field::new("file_path", DataType::Utf8, false),
+        Field::new("file_format", DataType::Utf8, false),
+        Field::new(
+            "partition",
+            DataType::Struct(partition_fields(partition_type)?),
+            false,
+        ),
+        Field::new("record_count", DataType::Int64, false),
+        Field::new("file_size_in_bytes", DataType::Int64, false),
+        Field::new("column_sizes", counts(), true),
+        Field::new("value_counts", counts(), true),
+        Field::new("null_value_counts", counts(), true),
+        Field::new("nan_value_counts", counts(), true),
+        Field::new("lower_bounds", bounds(), true),
+        Field::new("upper_bounds", bounds(), true),
+        Field::new("key_metadata", DataType::Binary, true),
+        Field::new("split_offsets", list_type(DataType::Int64), true),
+        Field::new("equality_ids", list_type(DataType::Int32), true),
+        Field::new("sort_order_id", DataType::Int32, true),
+        Field::new("first_row_id", DataType::Int64, true),
+        Field::new("referenced_data_file", DataType::Utf8, true),
+        Field::new("content_offset", DataType::Int64, true),
+        Field::new("content_size_in_bytes", DataType::Int64, true),
+    ]))
+}
+
+fn append_counts(
+    b: &mut MapBuilder<Int32Builder, Int64Builder>,
+    v: &Option<Vec<(i32, i64)>>,
+) -> Result<()> {
+    if let Some(pairs) = v {
+        for (k, n) in pairs {
+            b.keys().append_value(*k);
+            b.values().append_value(*n);
+        }
+    }
+    b.append(v.is_some()).map_err(arrow_err)
+}
+
+fn append_bounds(
+    b: &mut MapBuilder<Int32Builder, BinaryBuilder>,
+    v: &Option<Vec<(i32, Vec<u8>)>>,
+) -> Result<()> {
+    if let Some(pairs) = v {
+        for (k, bytes) in pairs {
+            b.keys().append_value(*k);
+            b.values().append_value(bytes);
+        }
+    }
+    b.append(v.is_some()).map_err(arrow_err)
+}
+
+fn arrow_err(e: arrow_schema::ArrowError) -> Error {
+    Error::invalid_argument(format!("cannot build an Arrow array: {e}"))
+}
+
+/// Manifest entries as one record batch (see [`entries_schema`]).
+pub fn entries_to_batch(
+    entries: &[ManifestEntry],
+    partition_type: &StructType,
+) -> Result<RecordBatch> {
+    let schema = Arc::new(entries_schema(partition_type)?);
+    let n = entries.len();
+    let files = || entries.iter().map(|e| &e.data_file);
+    let counts = || MapBuilder::new(Some(map_names()), Int32Builder::new(), Int64Builder::new());
+    let bounds = || MapBuilder::new(Some(map_names()), Int32Builder::new(), BinaryBuilder::new());
+    let (mut column_sizes, mut value_counts, mut null_counts, mut nan_counts) =
+        (counts(), counts(), counts(), counts());
+    let (mut lower, mut upper) = (bounds(), bounds());
+    let mut splits = ListBuilder::new(Int64Builder::new());
+    let mut eq_ids = ListBuilder::new(Int32Builder::new());
+    for f in files() {
+        append_counts(&mut column_sizes, &f.column_sizes)?;
+        append_counts(&mut value_counts, &f.value_counts)?;
+        append_counts(&mut null_counts, &f.null_value_counts)?;
+        append_counts(&mut nan_counts, &f.nan_value_counts)?;
+        append_bounds(&mut lower, &f.lower_bounds)?;
+        append_bounds(&mut upper, &f.upper_bounds)?;
+        match &f.split_offsets {
+            Some(v) => splits.append_value(v.iter().map(|x| Some(*x))),
+            None => splits.append_null(),
+        }
+        match &f.equality_ids {
+            Some(v) => eq_ids.append_value(v.iter().map(|x| Some(*x))),
+            None => eq_ids.append_null(),
+        }
+    }
+
+    // the partition struct, one child per partition field
+    let pfields = partition_fields(partition_type)?;
+    let mut children: Vec<ArrayRef> = Vec::with_capacity(pfields.len());
+    for (i, pf) in partition_type.fields.iter().enumerate() {
+        let ty = primitive(&pf.field_type)?;
+        let values: Vec<Option<&crate::spec::Literal>> = files()
+            .map(|f| f.partition.get(i).and_then(Option::as_ref))
+            .collect();
+        children.push(literals_to_array(&values, ty)?);
+    }
+    let partition: ArrayRef = if pfields.is_empty() {
+        Arc::new(StructArray::new_empty_fields(n, None))
+    } else {
+        Arc::new(StructArray::try_new(pfields, children, None).map_err(arrow_err)?)
+    };
+
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(
+            entries
+                .iter()
+                .map(|e| e.status.id())
+                .collect::<Int32Array>(),
+        ),
+        Arc::new(
+            entries
+                .iter()
+                .map(|e| e.snapshot_id)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            entries
+                .iter()
+                .map(|e| e.sequence_number)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            entries
+                .iter()
+                .map(|e| e.file_sequence_number)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(files().map(|f| f.content.id()).collect::<Int32Array>()),
+        Arc::new(
+            files()
+                .map(|f| Some(f.file_path.as_str()))
+                .collect::<StringArray>(),
+        ),
+        Arc::new(
+            files()
+                .map(|f| Some(f.file_format.as_str()))
+                .collect::<StringArray>(),
+        ),
+        partition,
+        Arc::new(files().map(|f| f.record_count).collect::<Int64Array>()),
+        Arc::new(
+            files()
+                .map(|f| f.file_size_in_bytes)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(column_sizes.finish()),
+        Arc::new(value_counts.finish()),
+        Arc::new(null_counts.finish()),
+        Arc::new(nan_counts.finish()),
+        Arc::new(lower.finish()),
+        Arc::new(upper.finish()),
+        Arc::new(
+            files()
+                .map(|f| f.key_metadata.as_deref())
+                .collect::<BinaryArray>(),
+        ),
+        Arc::new(splits.finish()),
+        Arc::new(eq_ids.finish()),
+        Arc::new(files().map(|f| f.sort_order_id).collect::<Int32Array>()),
+        Arc::new(files().map(|f| f.first_row_id).collect::<Int64Array>()),
+        Arc::new(
+            files()
+                .map(|f| f.referenced_data_file.as_deref())
+                .collect::<StringArray>(),
+        ),
+        Arc::new(files().map(|f| f.content_offset).collect::<Int64Array>()),
+        Arc::new(
+            files()
+                .map(|f| f.content_size_in_bytes)
+                .collect::<Int64Array>(),
+        ),
+    ];
+    RecordBatch::try_new(schema, columns).map_err(arrow_err)
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading batches back (for writers fed from Python)
+
+fn column<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a ArrayRef> {
+    batch
+        .column_by_name(name)
+        .ok_or_else(|| Error::invalid_argument(format!("the entries have no column '{name}'")))
+}
+
+fn typed<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T> {
+    column(batch, name)?
+        .as_any()
+        .downcast_ref::<T>()
+        .ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "column '{name}' has type {}, which is not the expected one",
+                batch
+                    .column_by_name(name)
+                    .map_or(DataType::Null, |c| c.data_type().clone())
+            ))
+        })
+}
+
+/// An optional column: absent means all null.
+fn optional<'a>(batch: &'a RecordBatch, name: &str, ty: &DataType) -> Result<ArrayRef> {
+    match batch.column_by_name(name) {
+        Some(c) if c.data_type() == ty => Ok(c.clone()),
+        Some(c) => Err(Error::invalid_argument(format!(
+            "column '{name}' has type {}, expected {ty}",
+            c.data_type()
+        ))),
+        None => Ok(new_null_array(ty, batch.num_rows())),
+    }
+}
+
+fn opt_i64(a: &Int64Array, i: usize) -> Option<i64> {
+    a.is_valid(i).then(|| a.value(i))
+}
+
+fn opt_i32(a: &Int32Array, i: usize) -> Option<i32> {
+    a.is_valid(i).then(|| a.value(i))
+}
+
+fn read_counts(a: &MapArray, i: usize) -> Result<Option<Vec<(i32, i64)>>> {
+    if a.is_null(i) {
+        return Ok(None);
+    }
+    let entry = a.value(i);
+    let keys = entry.column(0).as_primitive_opt::<Int32Type>();
+    let values = entry.column(1).as_primitive_opt::<Int64Type>();
+    let (Some(keys), Some(values)) = (keys, values) else {
+        return Err(Error::invalid_argument(
+            "a count map must be map<int32, int64>",
+        ));
+    };
+    Ok(Some(
+        (0..keys.len())
+            .map(|j| (keys.value(j), values.value(j)))
+            .collect(),
+    ))
+}
+
+fn read_bounds(a: &MapArray, i: usize) -> Result<Option<Vec<(i32, Vec<u8>)>>> {
+    if a.is_null(i) {
+        return Ok(None);
+    }
+    let entry = a.value(i);
+    let keys = entry.column(0).as_primitive_opt::<Int32Type>();
+    let values = entry.column(1).as_binary_opt::<i32>();
+    let (Some(keys), Some(values)) = (keys, values) else {
+        return Err(Error::invalid_argument(
+            "a bounds map must be map<int32, binary>",
+        ));
+    };
+    Ok(Some(
+        (0..keys.len())
+            .map(|j| (keys.value(j), values.value(j).to_vec()))
+            .collect(),
+    ))
+}
+
+fn read_list<T: arrow_array::ArrowPrimitiveType>(
+    a: &ListArray,
+    i: usize,
+) -> Result<Option<Vec<T::Native>>> {
+    if a.is_null(i) {
+        return Ok(None);
+    }
+    let v = a.value(i);
+    let prim = v
+        .as_primitive_opt::<T>()
+        .ok_or_else(|| Error::invalid_argument(format!("a list column holds {}", v.data_type())))?;
+    Ok(Some(prim.values().iter().copied().collect()))
+}
+
+/// Manifest entries from a record batch with the columns of [`entries_schema`]. Optional
+/// columns may be missing (all null).
+pub fn batch_to_entries(
+    batch: &RecordBatch,
+    partition_type: &StructType,
+) -> Result<Vec<ManifestEntry>> {
+    let n = batch.num_rows();
+    let status = typed::<Int32Array>(batch, "status")?;
+    let content = typed::<Int32Array>(batch, "content")?;
+    let path = typed::<StringArray>(batch, "file_path")?;
+    let format = typed::<StringArray>(batch, "file_format")?;
+    let partition = typed::<StructArray>(batch, "partition")?;
+    let record_count = typed::<Int64Array>(batch, "record_count")?;
+    let size = typed::<Int64Array>(batch, "file_size_in_bytes")?;
+    let i64_col = |name| optional(batch, name, &DataType::Int64);
+    let i32_col = |name| optional(batch, name, &DataType::Int32);
+    let (snapshot_id, seq, file_seq) = (
+        i64_col("snapshot_id")?,
+        i64_col("sequence_number")?,
+        i64_col("file_sequence_number")?,
+    );
+    let (first_row_id, offset, length) = (
+        i64_col("first_row_id")?,
+        i64_col("content_offset")?,
+        i64_col("content_size_in_bytes")?,
+    );
+    let sort_order = i32_col("sort_order_id")?;
+    let counts: Vec<ArrayRef> = [
+        "column_sizes",
+        "value_counts",
+        "null_value_counts",
+        "nan_value_counts",
+    ]
+    .iter()
+    .map(|c| optional(batch, c, &map_type(DataType::Int64)))
+    .collect::<Result<_>>()?;
+    let bounds: Vec<ArrayRef> = ["lower_bounds", "upper_bounds"]
+        .iter()
+        .map(|c| optional(batch, c, &map_type(DataType::Binary)))
+        .collect::<Result<_>>()?;
+    let key_metadata = optional(batch, "key_metadata", &DataType::Binary)?;
+    let referenced = optional(batch, "referenced_data_file", &DataType::Utf8)?;
+    let splits = optional(batch, "split_offsets", &list_type(DataType::Int64))?;
+    let eq_ids = optional(batch, "equality_ids", &list_type(DataType::Int32))?;
+
+    let as_i64 = |a: &ArrayRef| a.as_primitive::<Int64Type>().clone();
+    let (snapshot_id, seq, file_seq, first_row_id, offset, length) = (
+        as_i64(&snapshot_id),
+        as_i64(&seq),
+        as_i64(&file_seq),
+        as_i64(&first_row_id),
+        as_i64(&offset),
+        as_i64(&length),
+    );
+    let sort_order = sort_order.as_primitive::<Int32Type>().clone();
+    let counts: Vec<&MapArray> = counts.iter().map(|a| a.as_map()).collect();
+    let bounds: Vec<&MapArray> = bounds.iter().map(|a| a.as_map()).collect();
+    let key_metadata = key_metadata.as_binary::<i32>();
+    let referenced = referenced.as_string::<i32>();
+    let splits = splits.as_list::<i32>();
+    let eq_ids = eq_ids.as_list::<i32>();
+
+    let ptypes: Vec<&PrimitiveType> = partition_type
+        .fields
+        .iter()
+        .map(|f| primitive(&f.field_type))
+        .collect::<Result<_>>()?;
+    if partition.num_columns() != ptypes.len() {
+        return Err(Error::invalid_argument(format!(
+            "the partition column has {} fields, the partition spec {}",
+            partition.num_columns(),
+            ptypes.len()
+        )));
+    }
+
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let status = ManifestStatus::from_id(status.value(i)).ok_or_else(|| {
+            Error::invalid_argument(format!("row {i}: unknown status {}", status.value(i)))
+        })?;
+        let content = DataContentType::from_id(content.value(i)).ok_or_else(|| {
+            Error::invalid_argument(format!("row {i}: unknown content {}", content.value(i)))
+        })?;
+        let partition_values = ptypes
+            .iter()
+            .enumerate()
+            .map(|(j, t)| array_value(partition.column(j).as_ref(), i, t))
+            .collect::<Result<Vec<_>>>()?;
+        let mut file = DataFile::new(
+            content,
+            path.value(i),
+            FileFormat::parse(format.value(i)),
+            partition_values,
+            record_count.value(i),
+            size.value(i),
+        );
+        file.column_sizes = read_counts(counts[0], i)?;
+        file.value_counts = read_counts(counts[1], i)?;
+        file.null_value_counts = read_counts(counts[2], i)?;
+        file.nan_value_counts = read_counts(counts[3], i)?;
+        file.lower_bounds = read_bounds(bounds[0], i)?;
+        file.upper_bounds = read_bounds(bounds[1], i)?;
+        file.key_metadata = key_metadata
+            .is_valid(i)
+            .then(|| key_metadata.value(i).to_vec());
+        file.split_offsets = read_list::<Int64Type>(splits, i)?;
+        file.equality_ids = read_list::<Int32Type>(eq_ids, i)?;
+        file.sort_order_id = opt_i32(&sort_order, i);
+        file.first_row_id = opt_i64(&first_row_id, i);
+        file.referenced_data_file = referenced
+            .is_valid(i)
+            .then(|| referenced.value(i).to_string());
+        file.content_offset = opt_i64(&offset, i);
+        file.content_size_in_bytes = opt_i64(&length, i);
+        out.push(ManifestEntry {
+            status,
+            snapshot_id: opt_i64(&snapshot_id, i),
+            sequence_number: opt_i64(&seq, i),
+            file_sequence_number: opt_i64(&file_seq, i),
+            data_file: file,
+        });
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------
+// Manifest lists
+
+fn summary_fields() -> Fields {
+    Fields::from(vec![
+        Field::new("contains_null", DataType::Boolean, false),
+        Field::new("contains_nan", DataType::Boolean, true),
+        Field::new("lower_bound", DataType::Binary, true),
+        Field::new("upper_bound", DataType::Binary, true),
+    ])
+}
+
+/// The Arrow schema of [`manifest_files_to_batch`].
+pub fn manifest_files_schema() -> ArrowSchema {
+    ArrowSchema::new(vec![
+        Field::new("manifest_path", DataType::Utf8, false),
+        Field::new("manifest_length", DataType::Int64, false),
+        Field::new("partition_spec_id", DataType::Int32, false),
+        Field::new("content", DataType::Int32, false),
+        // null while unassigned (a manifest written but not yet listed)
+        Field::new("sequence_number", DataType::Int64, true),
+        Field::new("min_sequence_number", DataType::Int64, true),
+        Field::new("added_snapshot_id", DataType::Int64, false),
+        Field::new("added_files_count", DataType::Int32, true),
+        Field::new("existing_files_count", DataType::Int32, true),
+        Field::new("deleted_files_count", DataType::Int32, true),
+        Field::new("added_rows_count", DataType::Int64, true),
+        Field::new("existing_rows_count", DataType::Int64, true),
+        Field::new("deleted_rows_count", DataType::Int64, true),
+        Field::new(
+            "partitions",
+            list_type(DataType::Struct(summary_fields())),
+            true,
+        ),
+        Field::new("key_metadata", DataType::Binary, true),
+        Field::new("first_row_id", DataType::Int64, true),
+    ])
+}
+
+/// Manifest list rows as one record batch.
+pub fn manifest_files_to_batch(files: &[ManifestFile]) -> Result<RecordBatch> {
+    let mut partitions = ListBuilder::new(StructBuilder::from_fields(summary_fields(), 0));
+    for f in files {
+        match &f.partitions {
+            None => partitions.append_null(),
+            Some(summaries) => {
+                let sb = partitions.values();
+                for s in summaries {
+                    append_summary(sb, s)?;
+                }
+                partitions.append(true);
+            }
+        }
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(
+            files
+                .iter()
+                .map(|f| Some(f.manifest_path.as_str()))
+                .collect::<StringArray>(),
+        ),
+        Arc::new(
+            files
+                .iter()
+                .map(|f| f.manifest_length)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            files
+                .iter()
+                .map(|f| f.partition_spec_id)
+                .collect::<Int32Array>(),
+        ),
+        Arc::new(files.iter().map(|f| f.content.id()).collect::<Int32Array>()),
+        Arc::new(
+            files
+                .iter()
+                .map(|f| assigned(f.sequence_number))
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            files
+                .iter()
+                .map(|f| assigned(f.min_sequence_number))
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            files
+                .iter()
+                .map(|f| f.added_snapshot_id)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            files
+                .iter()
+                .map(|f| f.added_files_count)
+                .collect::<Int32Array>(),
+        ),
+        Arc::new(
+            files
+                .iter()
+                .map(|f| f.existing_files_count)
+                .collect::<Int32Array>(),
+        ),
+        Arc::new(
+            files
+                .iter()
+                .map(|f| f.deleted_files_count)
+                .collect::<Int32Array>(),
+        ),
+        Arc::new(
+            files
+                .iter()
+                .map(|f| f.added_rows_count)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            files
+                .iter()
+                .map(|f| f.existing_rows_count)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            files
+                .iter()
+                .map(|f| f.deleted_rows_count)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(partitions.finish()),
+        Arc::new(
+            files
+                .iter()
+                .map(|f| f.key_metadata.as_deref())
+                .collect::<BinaryArray>(),
+        ),
+        Arc::new(files.iter().map(|f| f.first_row_id).collect::<Int64Array>()),
+    ];
+    RecordBatch::try_new(Arc::new(manifest_files_schema()), columns).map_err(arrow_err)
+}
+
+fn append_summary(sb: &mut StructBuilder, s: &FieldSummary) -> Result<()> {
+    let missing = || Error::invalid_argument("field summary builder has an unexpected shape");
+    sb.field_builder::<BooleanBuilder>(0)
+        .ok_or_else(missing)?
+        .append_value(s.contains_null);
+    sb.field_builder::<BooleanBuilder>(1)
+        .ok_or_else(missing)?
+        .append_option(s.contains_nan);
+    sb.field_builder::<BinaryBuilder>(2)
+        .ok_or_else(missing)?
+        .append_option(s.lower_bound.as_deref());
+    sb.field_builder::<BinaryBuilder>(3)
+        .ok_or_else(missing)?
+        .append_option(s.upper_bound.as_deref());
+    sb.append(true);
+    Ok(())
+}
+
+/// Manifest list rows from a record batch with the columns of [`manifest_files_schema`].
+pub fn batch_to_manifest_files(batch: &RecordBatch) -> Result<Vec<ManifestFile>> {
+    let path = typed::<StringArray>(batch, "manifest_path")?;
+    let length = typed::<Int64Array>(batch, "manifest_length")?;
+    let spec_id = typed::<Int32Array>(batch, "partition_spec_id")?;
+    let content = typed::<Int32Array>(batch, "content")?;
+    let seq = typed::<Int64Array>(batch, "sequence_number")?;
+    let min_seq = typed::<Int64Array>(batch, "min_sequence_number")?;
+    let unassigned_if_null =
+        |a: &Int64Array, i: usize| opt_i64(a, i).unwrap_or(UNASSIGNED_SEQUENCE_NUMBER);
+    let snapshot = typed::<Int64Array>(batch, "added_snapshot_id")?;
+    let i32_col = |name| optional(batch, name, &DataType::Int32);
+    let i64_col = |name| optional(batch, name, &DataType::Int64);
+    let (af, ef, df) = (
+        i32_col("added_files_count")?,
+        i32_col("existing_files_count")?,
+        i32_col("deleted_files_count")?,
+    );
+    let (ar, er, dr) = (
+        i64_col("added_rows_count")?,
+        i64_col("existing_rows_count")?,
+        i64_col("deleted_rows_count")?,
+    );
+    let first_row_id = i64_col("first_row_id")?;
+    let key_metadata = optional(batch, "key_metadata", &DataType::Binary)?;
+    let partitions = optional(
+        batch,
+        "partitions",
+        &list_type(DataType::Struct(summary_fields())),
+    )?;
+    let partitions = partitions.as_list::<i32>();
+    let key_metadata = key_metadata.as_binary::<i32>();
+    let p32 = |a: &ArrayRef| a.as_primitive::<Int32Type>().clone();
+    let p64 = |a: &ArrayRef| a.as_primitive::<Int64Type>().clone();
+    let (af, ef, df, ar, er, dr, first_row_id) = (
+        p32(&af),
+        p32(&ef),
+        p32(&df),
+        p64(&ar),
+        p64(&er),
+        p64(&dr),
+        p64(&first_row_id),
+    );
+
+    let mut out = Vec::with_capacity(batch.num_rows());
+    for i in 0..batch.num_rows() {
+        let content = ManifestContent::from_id(content.value(i)).ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "row {i}: unknown manifest content {}",
+                content.value(i)
+            ))
+        })?;
+        let summaries = if partitions.is_null(i) {
+            None
+        } else {
+            let v = partitions.value(i);
+            let s = v.as_struct();
+            let contains_null = s.column(0).as_boolean();
+            let contains_nan = s.column(1).as_boolean();
+            let lower = s.column(2).as_binary::<i32>();
+            let upper = s.column(3).as_binary::<i32>();
+            Some(
+                (0..s.len())
+                    .map(|j| FieldSummary {
+                        contains_null: contains_null.value(j),
+                        contains_nan: opt_bool(contains_nan, j),
+                        lower_bound: lower.is_valid(j).then(|| lower.value(j).to_vec()),
+                        upper_bound: upper.is_valid(j).then(|| upper.value(j).to_vec()),
+                    })
+                    .collect(),
+            )
+        };
+        out.push(ManifestFile {
+            manifest_path: path.value(i).to_string(),
+            manifest_length: length.value(i),
+            partition_spec_id: spec_id.value(i),
+            content,
+            sequence_number: unassigned_if_null(seq, i),
+            min_sequence_number: unassigned_if_null(min_seq, i),
+            added_snapshot_id: snapshot.value(i),
+            added_files_count: opt_i32(&af, i),
+            existing_files_count: opt_i32(&ef, i),
+            deleted_files_count: opt_i32(&df, i),
+            added_rows_count: opt_i64(&ar, i),
+            existing_rows_count: opt_i64(&er, i),
+            deleted_rows_count: opt_i64(&dr, i),
+            partitions: summaries,
+            key_metadata: key_metadata
+                .is_valid(i)
+                .then(|| key_metadata.value(i).to_vec()),
+            first_row_id: opt_i64(&first_row_id, i),
+        });
+    }
+    Ok(out)
+}
+
+/// A sequence number, or `None` while unassigned.
+fn assigned(seq: i64) -> Option<i64> {
+    (seq != UNASSIGNED_SEQUENCE_NUMBER).then_some(seq)
+}
+
+fn opt_bool(a: &BooleanArray, i: usize) -> Option<bool> {
+    a.is_valid(i).then(|| a.value(i))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::spec::{Literal, NestedField};
+
+    fn partition_type() -> StructType {
+        StructType::new(vec![
+            NestedField::optional(1000, "ts_day", PrimitiveType::Int.into()),
+            NestedField::optional(1001, "category", PrimitiveType::String.into()),
+            NestedField::optional(1002, "flag", PrimitiveType::Boolean.into()),
+        ])
+    }
+
+    fn full_entry() -> ManifestEntry {
+        let mut f = DataFile::new(
+            DataContentType::PositionDeletes,
+            "s3://b/t/data/x.puffin",
+            FileFormat::Puffin,
+            vec![
+                Some(Literal::Int(-1)),
+                Some(Literal::String("冰".into())),
+                None,
+            ],
+            12,
+            3456,
+        );
+        f.column_sizes = Some(vec![(1, 10), (2, 20)]);
+        f.value_counts = Some(vec![(1, 12)]);
+        f.null_value_counts = Some(vec![]);
+        f.nan_value_counts = None;
+        f.lower_bounds = Some(vec![(1, vec![1, 0, 0, 0]), (2, vec![])]);
+        f.upper_bounds = Some(vec![(1, vec![9, 0, 0, 0])]);
+        f.key_metadata = Some(vec![0xde, 0xad]);
+        f.split_offsets = Some(vec![4, 1000]);
+        f.equality_ids = Some(vec![1, 2]);
+        f.sort_order_id = Some(3);
+        f.first_row_id = Some(100);
+        f.referenced_data_file = Some("s3://b/t/data/a.parquet".into());
+        f.content_offset = Some(4);
+        f.content_size_in_bytes = Some(40);
+        ManifestEntry {
+            status: ManifestStatus::Existing,
+            snapshot_id: Some(7),
+            sequence_number: Some(2),
+            file_sequence_number: Some(3),
+            data_file: f,
+        }
+    }
+
+    #[test]
+    fn entries_round_trip_through_arrow() {
+        let pt = partition_type();
+        let sparse = ManifestEntry::added(DataFile::new(
+            DataContentType::Data,
+            "f.parquet",
+            FileFormat::Parquet,
+            vec![None, None, Some(Literal::Boolean(true))],
+            1,
+            2,
+        ));
+        let entries = vec![full_entry(), sparse];
+        let batch = entries_to_batch(&entries, &pt).unwrap();
+        assert_eq!(batch.num_rows(), 2);
+        assert_eq!(batch.schema().as_ref(), &entries_schema(&pt).unwrap());
+        assert_eq!(batch_to_entries(&batch, &pt).unwrap(), entries);
+    }
+
+    #[test]
+    fn unpartitioned_and_missing_optional_columns() {
+        let pt = StructType::default();
+        let mut e = full_entry();
+        e.data_file.partition.clear();
+        let batch = entries_to_batch(std::slice::from_ref(&e), &pt).unwrap();
+        assert_eq!(batch_to_entries(&batch, &pt).unwrap(), vec![e.clone()]);
+        // only the required columns: every optional field reads as null
+        let keep = [
+            "status",
+            "content",
+            "file_path",
+            "file_format",
+            "partition",
+            "record_count",
+            "file_size_in_bytes",
+        ];
+        let idx: Vec<usize> = keep
+            .iter()
+            .map(|c| batch.schema().index_of(c).unwrap())
+            .collect();
+        let slim = batch.project(&idx).unwrap();
+        let back = batch_to_entries(&slim, &pt).unwrap();
+        assert_eq!(back[0].data_file.file_path, e.data_file.file_path);
+        assert_eq!(back[0].snapshot_id, None);
+        assert_eq!(back[0].data_file.lower_bounds, None);
+        // a wrongly typed column is an error, not a guess
+        let mut cols = slim.columns().to_vec();
+        cols[5] = Arc::new(Int32Array::from(vec![1]));
+        let fields: Vec<Field> = slim
+            .schema()
+            .fields()
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                if i == 5 {
+                    Field::new("record_count", DataType::Int32, false)
+                } else {
+                    f.as_ref().clone()
+                }
+            })
+            .collect();
+        let bad = RecordBatch::try_new(Arc::new(ArrowSchema::new(fields)), cols).unwrap();
+        assert!(matches!(
+            batch_to_entries(&bad, &pt),
+            Err(Error::InvalidArgument { .. })
+        ));
+    }
+
+    #[test]
+    fn manifest_files_round_trip_through_arrow() {
+        let files = vec![
+            ManifestFile {
+                manifest_path: "m1.avro".into(),
+                manifest_length: 100,
+                partition_spec_id: 1,
+                content: ManifestContent::Deletes,
+                sequence_number: 5,
+                min_sequence_number: 4,
+                added_snapshot_id: 9,
+                added_files_count: Some(1),
+                existing_files_count: Some(2),
+                deleted_files_count: Some(0),
+                added_rows_count: Some(10),
+                existing_rows_count: Some(20),
+                deleted_rows_count: Some(0),
+                partitions: Some(vec![
+                    FieldSummary {
+                        contains_null: true,
+                        contains_nan: Some(false),
+                        lower_bound: Some(vec![1]),
+                        upper_bound: None,
+                    },
+                    FieldSummary::default(),
+                ]),
+                key_metadata: Some(vec![7]),
+                first_row_id: Some(50),
+            },
+            ManifestFile {
+                manifest_path: "m2.avro".into(),
+                manifest_length: 1,
+                partition_spec_id: 0,
+                content: ManifestContent::Data,
+                sequence_number: UNASSIGNED_SEQUENCE_NUMBER,
+                min_sequence_number: UNASSIGNED_SEQUENCE_NUMBER,
+                added_snapshot_id: 1,
+                added_files_count: None,
+                existing_files_count: None,
+                deleted_files_count: None,
+                added_rows_count: None,
+                existing_rows_count: None,
+                deleted_rows_count: None,
+                partitions: None,
+                key_metadata: None,
+                first_row_id: None,
+            },
+        ];
+        let batch = manifest_files_to_batch(&files).unwrap();
+        // unassigned sequence numbers show as null
+        let seq = batch
+            .column_by_name("sequence_number")
+            .unwrap()
+            .as_primitive::<Int64Type>();
+        assert!(seq.is_null(1) && seq.value(0) == 5);
+        assert_eq!(batch_to_manifest_files(&batch).unwrap(), files);
+    }
+}
