@@ -279,7 +279,7 @@ fn typed<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T> {
 }
 
 /// An optional column: absent means all null.
-fn optional<'a>(batch: &'a RecordBatch, name: &str, ty: &DataType) -> Result<ArrayRef> {
+fn optional(batch: &RecordBatch, name: &str, ty: &DataType) -> Result<ArrayRef> {
     match batch.column_by_name(name) {
         Some(c) if c.data_type() == ty => Ok(c.clone()),
         Some(c) => Err(Error::invalid_argument(format!(
@@ -317,7 +317,10 @@ fn read_counts(a: &MapArray, i: usize) -> Result<Option<Vec<(i32, i64)>>> {
     ))
 }
 
-fn read_bounds(a: &MapArray, i: usize) -> Result<Option<Vec<(i32, Vec<u8>)>>> {
+/// Bounds by field id, as in [`DataFile`].
+type Bounds = Vec<(i32, Vec<u8>)>;
+
+fn read_bounds(a: &MapArray, i: usize) -> Result<Option<Bounds>> {
     if a.is_null(i) {
         return Ok(None);
     }
