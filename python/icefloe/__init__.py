@@ -7,10 +7,12 @@ The public API:
   :class:`Snapshot`, :class:`SnapshotRef`: read-only views of the metadata.
 - :class:`DeletionVector` and :func:`write_deletion_vectors`: v3 deletion vectors in Puffin files.
 - :mod:`icefloe.transforms`: partition transforms on pyarrow arrays and scalars.
+- :mod:`icefloe.manifest`: manifests and manifest lists as pyarrow tables (read and write).
+- :class:`DeletionVector`: v3 deletion vectors (Puffin ``deletion-vector-v1`` blobs).
 - :mod:`icefloe.errors`: the exceptions.
 """
 
-from . import errors, transforms
+from . import errors, manifest, transforms
 from ._native import (
     DeletionVector,
     NameMapping,
@@ -28,6 +30,7 @@ from ._native import (
     __version__,
     write_deletion_vectors,
 )
+from .manifest import manifest_metadata, read_manifest, read_manifest_list, write_manifest, write_manifest_list
 
 __all__ = [
     "DeletionVector",
@@ -44,6 +47,12 @@ __all__ = [
     "ViewMetadata",
     "ViewVersion",
     "errors",
+    "manifest",
+    "manifest_metadata",
+    "read_manifest",
+    "read_manifest_list",
+    "write_manifest",
+    "write_manifest_list",
     "transforms",
     "write_deletion_vectors",
     "__version__",

@@ -264,3 +264,29 @@ class DeletionVector:
     def merge(self, other: DeletionVector) -> DeletionVector: ...
 
 def write_deletion_vectors(path: str, vectors: dict[str, DeletionVector]) -> list[dict[str, Any]]: ...
+
+def read_manifest_list_batch(path: str) -> pa.RecordBatch: ...
+def read_manifest_batch(path: str, manifest_file: pa.RecordBatch | None = None) -> pa.RecordBatch: ...
+def manifest_metadata(path: str) -> list[tuple[str, str]]: ...
+def manifest_list_schema() -> pa.Schema: ...
+def manifest_entries_schema(schema: Schema, spec: PartitionSpec) -> pa.Schema: ...
+def write_manifest_batch(
+    path: str,
+    entries: pa.RecordBatch,
+    schema: Schema,
+    spec: PartitionSpec,
+    format_version: int,
+    content: int,
+    snapshot_id: int,
+    compression: str,
+) -> pa.RecordBatch: ...
+def write_manifest_list_batch(
+    path: str,
+    manifests: pa.RecordBatch,
+    format_version: int,
+    snapshot_id: int,
+    parent_snapshot_id: int | None,
+    sequence_number: int,
+    first_row_id: int | None,
+    compression: str,
+) -> int | None: ...

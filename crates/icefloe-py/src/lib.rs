@@ -2,6 +2,7 @@
 //! the `icefloe` crate. Exposed to Python as the private module `icefloe._native`.
 
 mod error;
+mod manifest;
 mod metadata;
 mod puffin;
 mod schema;
@@ -35,5 +36,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<view::PyNameMapping>()?;
     transforms::register(m)?;
     puffin::register(m)?;
+    manifest::register(m)?;
     Ok(())
 }

@@ -4,6 +4,7 @@
 //! snapshot ids, sequence numbers and first row ids.
 
 pub(crate) mod avro;
+pub mod key_value;
 pub mod list;
 pub mod reader;
 pub mod writer;
@@ -11,6 +12,7 @@ pub mod writer;
 #[cfg(test)]
 mod tests;
 
+pub use key_value::{key_value_metadata, read_key_value_metadata};
 pub use list::{
     read_manifest_list, read_manifest_list_bytes, write_manifest_list, ManifestListWriter,
     WrittenManifestList,

@@ -64,6 +64,9 @@ impl Manifest {
     /// sequence numbers are 0); in data manifests, data files with a null `first_row_id`
     /// take the manifest's `first_row_id` plus the record counts of the preceding data
     /// files that also had none (they stay null when the manifest has no `first_row_id`).
+    /// DELETED entries neither get an id nor use one up: the spec's text does not say so,
+    /// but the Java reference skips them (and its list writer counts only added and
+    /// existing rows), and Java wrote the tables users have.
     pub fn inherit(&mut self, manifest_file: &ManifestFile) {
         let v1 = self.metadata.format_version == 1;
         let seq = if v1 { 0 } else { manifest_file.sequence_number };
@@ -85,7 +88,11 @@ impl Manifest {
                 }
             }
             let df = &mut e.data_file;
-            if data_manifest && df.content == DataContentType::Data && df.first_row_id.is_none() {
+            if data_manifest
+                && df.content == DataContentType::Data
+                && df.first_row_id.is_none()
+                && e.status != ManifestStatus::Deleted
+            {
                 if let Some(next) = next_row_id {
                     df.first_row_id = Some(next);
                     next_row_id = Some(next.saturating_add(df.record_count.max(0)));

@@ -485,6 +485,8 @@ fn first_row_id_inheritance() {
     let entries = vec![
         entry(Added, None, None, None, 10, None),
         entry(Existing, Some(1), Some(1), Some(1), 5, Some(3)),
+        // a DELETED entry without an id gets none and uses none up (as Java reads it)
+        entry(Deleted, Some(1), Some(1), Some(1), 6, None),
         entry(Added, None, None, None, 7, None),
         entry(Existing, Some(1), Some(1), Some(1), 2, None),
         entry(Deleted, Some(1), Some(1), Some(1), 4, Some(99)),
@@ -494,14 +496,14 @@ fn first_row_id_inheritance() {
     let ids: Vec<_> = m.entries.iter().map(|e| e.data_file.first_row_id).collect();
     assert_eq!(
         ids,
-        vec![Some(1000), Some(3), Some(1010), Some(1017), Some(99)]
+        vec![Some(1000), Some(3), None, Some(1010), Some(1017), Some(99)]
     );
 
     // a manifest without first_row_id leaves nulls
     let mut m = manifest_with(3, ManifestContent::Data, entries.clone());
     m.inherit(&manifest_file(ManifestContent::Data, 7, None));
     let ids: Vec<_> = m.entries.iter().map(|e| e.data_file.first_row_id).collect();
-    assert_eq!(ids, vec![None, Some(3), None, None, Some(99)]);
+    assert_eq!(ids, vec![None, Some(3), None, None, None, Some(99)]);
 
     // delete files never get one
     let mut del = entry(Added, None, None, None, 10, None);
