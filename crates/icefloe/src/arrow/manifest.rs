@@ -29,8 +29,8 @@ fn map_type(value: DataType) -> DataType {
     let entries = Field::new(
         "entries",
         DataType::Struct(Fields::from(vec![
-            Field::new("keys", DataType::Int32, false),
-            Field::new("values", value, true),
+            Field::new("key", DataType::Int32, false),
+            Field::new("value", value, true),
         ])),
         false,
     );
@@ -44,8 +44,8 @@ fn list_type(item: DataType) -> DataType {
 fn map_names() -> MapFieldNames {
     MapFieldNames {
         entry: "entries".into(),
-        key: "keys".into(),
-        value: "values".into(),
+        key: "key".into(),
+        value: "value".into(),
     }
 }
 
@@ -278,10 +278,11 @@ fn typed<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T> {
         })
 }
 
-/// An optional column: absent means all null.
+/// An optional column: absent means all null. Nested field names are not compared
+/// (pyarrow and arrow-rs name list items and map entries differently).
 fn optional(batch: &RecordBatch, name: &str, ty: &DataType) -> Result<ArrayRef> {
     match batch.column_by_name(name) {
-        Some(c) if c.data_type() == ty => Ok(c.clone()),
+        Some(c) if c.data_type().equals_datatype(ty) => Ok(c.clone()),
         Some(c) => Err(Error::invalid_argument(format!(
             "column '{name}' has type {}, expected {ty}",
             c.data_type()
