@@ -137,3 +137,22 @@ def test_bad_files_name_the_file(tmp_path):
             str(tmp_path / "y.avro"), _table([_entry(0)]), schema=SCHEMA, spec=SPEC, format_version=2, snapshot_id=1,
             compression="lzma",
         )
+
+
+def test_projection_and_decoded_bounds(tmp_path):
+    m = tmp_path / "m.avro"
+    rows = [_entry(0), _entry(1)]
+    rows[1]["lower_bounds"] = [(1, struct.pack("<q", -5)), (3, struct.pack("<q", 1_700_000_000_000_000))]
+    icefloe.write_manifest(str(m), _table(rows), schema=SCHEMA, spec=SPEC, format_version=2, snapshot_id=1)
+    slim = icefloe.read_manifest(str(m), stats=False, bounds_for=[3]).to_pylist()
+    assert [r["column_sizes"] for r in slim] == [None, None]
+    assert [r["lower_bounds"] for r in slim] == [[], [(3, struct.pack("<q", 1_700_000_000_000_000))]]
+    assert [r["record_count"] for r in slim] == [100, 101]
+    t = icefloe.read_manifest(str(m), decode_bounds=["order_id", 3])
+    lower = t.column("lower_bound_values").to_pylist()
+    assert [v["order_id"] for v in lower] == [0, -5]
+    assert lower[0]["placed_at"] is None
+    assert t.schema.field("lower_bound_values").type.field("placed_at").type == pa.timestamp("us")
+    assert [v["order_id"] for v in t.column("upper_bound_values").to_pylist()] == [99, 1099]
+    with pytest.raises(errors.NotFoundError):
+        icefloe.read_manifest(str(m), decode_bounds=["no_such_column"])

@@ -7,7 +7,7 @@ Decoding and encoding happen in Rust; this module only moves Arrow data across.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 import pyarrow as pa
 
@@ -51,15 +51,30 @@ def read_manifest_list(path: str) -> pa.Table:
     return pa.Table.from_batches([_native.read_manifest_list_batch(path)])
 
 
-def read_manifest(path: str, manifest_file: dict[str, Any] | None = None) -> pa.Table:
+def read_manifest(
+    path: str,
+    manifest_file: dict[str, Any] | None = None,
+    *,
+    stats: bool = True,
+    bounds_for: Sequence[int] | None = None,
+    decode_bounds: Sequence[str | int] | None = None,
+) -> pa.Table:
     """The entries of the manifest at ``path``, one row each.
 
     With ``manifest_file`` (the manifest's row of ``read_manifest_list(...).to_pylist()``),
     snapshot ids, sequence numbers and first row ids are inherited as the spec says;
     without it, values are as stored in the file.
+
+    What is decoded can be narrowed, as a scan does: ``stats=False`` skips column sizes,
+    value/null/NaN counts and split offsets; ``bounds_for`` keeps lower/upper bounds only for
+    these field ids. ``decode_bounds`` adds the bounds of the named columns (full names in
+    the manifest's schema, or field ids) as typed values, in the struct columns
+    ``lower_bound_values`` and ``upper_bound_values``.
     """
     row = None if manifest_file is None else _list_rows([manifest_file])
-    return pa.Table.from_batches([_native.read_manifest_batch(path, row)])
+    bounds = None if bounds_for is None else [int(i) for i in bounds_for]
+    decode = None if decode_bounds is None else [str(c) for c in decode_bounds]
+    return pa.Table.from_batches([_native.read_manifest_batch(path, row, stats, bounds, decode)])
 
 
 def manifest_metadata(path: str) -> dict[str, str]:

@@ -4,12 +4,12 @@
 use arrow::pyarrow::{FromPyArrow, PyArrowType, ToPyArrow};
 use arrow::record_batch::RecordBatch;
 use icefloe::arrow::manifest::{
-    batch_to_entries, batch_to_manifest_files, entries_schema, entries_to_batch,
+    batch_to_entries, batch_to_manifest_files, decoded_bounds, entries_schema, entries_to_batch,
     manifest_files_schema, manifest_files_to_batch,
 };
 use icefloe::io::LocalFileIO;
 use icefloe::manifest::{
-    read_key_value_metadata, read_manifest, read_manifest_for, read_manifest_list,
+    read_key_value_metadata, read_manifest_for, read_manifest_list, read_manifest_with,
     write_manifest_list, Codec, ManifestContent, ManifestReadOptions, ManifestWriter,
 };
 use icefloe::Error;
@@ -33,13 +33,19 @@ fn read_manifest_list_batch(py: Python<'_>, path: &str) -> PyResult<Py<PyAny>> {
 }
 
 /// The entries of the manifest at `path` as one record batch; with `manifest_file` (a
-/// one-row batch of a manifest list) inheritance is applied.
+/// one-row batch of a manifest list) inheritance is applied. `stats` and `bounds_for`
+/// choose what to decode (see `ManifestReadOptions`); `decode_bounds` names columns (full
+/// names in the manifest's schema, or field ids) whose bounds are added as typed struct
+/// columns `lower_bound_values` and `upper_bound_values`.
 #[pyfunction]
-#[pyo3(signature = (path, manifest_file = None))]
+#[pyo3(signature = (path, manifest_file = None, stats = true, bounds_for = None, decode_bounds = None))]
 fn read_manifest_batch(
     py: Python<'_>,
     path: &str,
     manifest_file: Option<&Bound<'_, PyAny>>,
+    stats: bool,
+    bounds_for: Option<Vec<i32>>,
+    decode_bounds: Option<Vec<String>>,
 ) -> PyResult<Py<PyAny>> {
     let row = match manifest_file {
         Some(obj) => {
@@ -64,13 +70,44 @@ fn read_manifest_batch(
     };
     let batch = py
         .detach(|| {
+            let options = ManifestReadOptions { stats, bounds_for };
             let manifest = match &row {
-                Some(f) => read_manifest_for(&LocalFileIO, f, &ManifestReadOptions::all())?,
-                None => read_manifest(&LocalFileIO, path)?,
+                Some(f) => read_manifest_for(&LocalFileIO, f, &options)?,
+                None => read_manifest_with(&LocalFileIO, path, &options)?,
             };
             let md = &manifest.metadata;
             let partition_type = md.partition_spec.partition_type(&md.schema)?;
-            entries_to_batch(&manifest.entries, &partition_type)
+            let batch = entries_to_batch(&manifest.entries, &partition_type)?;
+            let Some(columns) = decode_bounds else {
+                return Ok(batch);
+            };
+            let ids = columns
+                .iter()
+                .map(|c| {
+                    c.parse::<i32>()
+                        .ok()
+                        .or_else(|| md.schema.id_by_name(c, true))
+                        .ok_or_else(|| {
+                            Error::not_found(format!("no column '{c}' in the manifest's schema"))
+                        })
+                })
+                .collect::<icefloe::Result<Vec<_>>>()?;
+            let (lower, upper) = decoded_bounds(&manifest.entries, &md.schema, &ids)?;
+            let mut fields: Vec<_> = batch.schema().fields().iter().cloned().collect();
+            let mut arrays = batch.columns().to_vec();
+            for (name, array) in [("lower_bound_values", lower), ("upper_bound_values", upper)] {
+                fields.push(std::sync::Arc::new(arrow::datatypes::Field::new(
+                    name,
+                    array.data_type().clone(),
+                    false,
+                )));
+                arrays.push(array);
+            }
+            RecordBatch::try_new(
+                std::sync::Arc::new(arrow::datatypes::Schema::new(fields)),
+                arrays,
+            )
+            .map_err(|e| Error::invalid_argument(format!("cannot build the entries batch: {e}")))
         })
         .py(py)?;
     to_py(py, batch)

@@ -255,6 +255,68 @@ pub fn entries_to_batch(
     RecordBatch::try_new(schema, columns).map_err(arrow_err)
 }
 
+/// The lower and upper bounds of the columns `field_ids` decoded to typed values: two struct
+/// columns with one child per column (named by its full name in `schema`, typed as the
+/// column), null where a file has no bound. The binary forms are read with the spec's rules
+/// for promoted types (a 4-byte bound of a `long` column is an int, ...).
+pub fn decoded_bounds(
+    entries: &[ManifestEntry],
+    schema: &crate::spec::Schema,
+    field_ids: &[i32],
+) -> Result<(ArrayRef, ArrayRef)> {
+    let mut fields = Vec::with_capacity(field_ids.len());
+    let (mut lower, mut upper): (Vec<ArrayRef>, Vec<ArrayRef>) = (Vec::new(), Vec::new());
+    for &id in field_ids {
+        let field = schema.field_by_id(id).ok_or_else(|| {
+            Error::invalid_argument(format!("the manifest's schema has no field {id}"))
+        })?;
+        let ty = field.field_type.as_primitive().ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "field {id} ({}) is not primitive and has no bounds",
+                field.name
+            ))
+        })?;
+        let name = schema.name_by_id(id).unwrap_or(&field.name);
+        let decode = |bounds: &Option<Bounds>| -> Result<Option<crate::spec::Literal>> {
+            match bounds
+                .as_ref()
+                .and_then(|b| b.iter().find(|(k, _)| *k == id))
+            {
+                None => Ok(None),
+                Some((_, bytes)) => crate::spec::Literal::from_bytes(bytes, ty)
+                    .map(Some)
+                    .map_err(|e| Error::invalid_argument(format!("bound of {name}: {e}"))),
+            }
+        };
+        for (target, pick) in [(&mut lower, true), (&mut upper, false)] {
+            let values = entries
+                .iter()
+                .map(|e| {
+                    decode(if pick {
+                        &e.data_file.lower_bounds
+                    } else {
+                        &e.data_file.upper_bounds
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let refs: Vec<Option<&crate::spec::Literal>> =
+                values.iter().map(Option::as_ref).collect();
+            target.push(literals_to_array(&refs, ty)?);
+        }
+        fields.push(Field::new(name, iceberg_to_arrow_type(ty)?, true));
+    }
+    let make = |children: Vec<ArrayRef>| -> Result<ArrayRef> {
+        if fields.is_empty() {
+            return Ok(Arc::new(StructArray::new_empty_fields(entries.len(), None)));
+        }
+        Ok(Arc::new(
+            StructArray::try_new(Fields::from(fields.clone()), children, None)
+                .map_err(arrow_err)?,
+        ))
+    };
+    Ok((make(lower)?, make(upper)?))
+}
+
 // ---------------------------------------------------------------------------------------
 // Reading batches back (for writers fed from Python)
 
@@ -857,6 +919,38 @@ mod tests {
             batch_to_entries(&bad, &pt),
             Err(Error::InvalidArgument { .. })
         ));
+    }
+
+    #[test]
+    fn bounds_decode_to_typed_values() {
+        use crate::spec::{NestedField, Schema};
+        let schema = Schema::new(
+            0,
+            vec![
+                NestedField::required(1, "id", PrimitiveType::Long.into()),
+                NestedField::optional(2, "name", PrimitiveType::String.into()),
+            ],
+            vec![],
+        )
+        .unwrap();
+        let mut a = full_entry();
+        // a 4-byte bound of a long column was written when the column was an int
+        a.data_file.lower_bounds =
+            Some(vec![(1, 7i32.to_le_bytes().to_vec()), (2, b"ab".to_vec())]);
+        a.data_file.upper_bounds = Some(vec![(1, 9i64.to_le_bytes().to_vec())]);
+        let mut b = full_entry();
+        b.data_file.lower_bounds = None;
+        b.data_file.upper_bounds = None;
+        let (lower, upper) = decoded_bounds(&[a, b], &schema, &[1, 2]).unwrap();
+        let lower = lower.as_struct();
+        assert_eq!(lower.column_names(), vec!["id", "name"]);
+        assert_eq!(lower.column(0).as_primitive::<Int64Type>().value(0), 7);
+        assert!(lower.column(0).is_null(1));
+        assert_eq!(lower.column(1).as_string::<i32>().value(0), "ab");
+        let upper = upper.as_struct();
+        assert_eq!(upper.column(0).as_primitive::<Int64Type>().value(0), 9);
+        assert!(upper.column(1).is_null(0));
+        assert!(decoded_bounds(&[], &schema, &[3]).is_err());
     }
 
     #[test]

@@ -111,8 +111,17 @@ impl Manifest {
 
 /// Reads a whole manifest file, every field, without inheritance.
 pub fn read_manifest(io: &dyn FileIO, location: &str) -> Result<Manifest> {
+    read_manifest_with(io, location, &ManifestReadOptions::all())
+}
+
+/// Reads the manifest at `location` with a projection, without inheritance.
+pub fn read_manifest_with(
+    io: &dyn FileIO,
+    location: &str,
+    options: &ManifestReadOptions,
+) -> Result<Manifest> {
     let bytes = io.read(location)?;
-    read_manifest_bytes(&bytes, &ManifestReadOptions::all()).map_err(|e| e.in_file(location))
+    read_manifest_bytes(&bytes, options).map_err(|e| e.in_file(location))
 }
 
 /// Reads the manifest that a manifest list row points to, with the given projection, and
