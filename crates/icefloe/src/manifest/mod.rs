@@ -154,6 +154,9 @@ impl FileFormat {
     }
 }
 
+/// The table property that names the Avro codec of manifests and manifest lists.
+pub const AVRO_COMPRESSION_PROPERTY: &str = "write.avro.compression-codec";
+
 /// The Avro block compression of a manifest or manifest list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Codec {
@@ -180,6 +183,20 @@ impl Codec {
                 )))
             }
         })
+    }
+
+    /// The codec a table's writers use for manifests and manifest lists: the table property
+    /// `write.avro.compression-codec`, gzip (deflate) when unset, as in Java.
+    pub fn for_table(metadata: &crate::spec::table_metadata::TableMetadata) -> Result<Codec> {
+        match metadata.property(AVRO_COMPRESSION_PROPERTY) {
+            Some(name) => Codec::parse(name).map_err(|e| {
+                Error::invalid_metadata(
+                    format!("properties.{AVRO_COMPRESSION_PROPERTY}"),
+                    e.to_string(),
+                )
+            }),
+            None => Ok(Codec::Deflate),
+        }
     }
 
     /// The name in the Avro header (`avro.codec`).

@@ -1034,3 +1034,30 @@ fn java_schema_shapes() {
     assert_eq!(writer::decimal_required_bytes(18), 8);
     assert_eq!(writer::decimal_required_bytes(38), 16);
 }
+
+#[test]
+fn codec_from_table_property() {
+    use crate::spec::table_metadata::TableMetadata;
+    let with = |props: &str| {
+        TableMetadata::from_json_str(&format!(
+            r#"{{"format-version": 1, "location": "x", "last-updated-ms": 0, "last-column-id": 1,
+               "schema": {{"type": "struct", "fields": [{{"id": 1, "name": "a", "required": true, "type": "int"}}]}},
+               "partition-spec": [], "properties": {{{props}}}}}"#
+        ))
+        .unwrap()
+    };
+    assert_eq!(Codec::for_table(&with("")).unwrap(), Codec::Deflate);
+    assert_eq!(
+        Codec::for_table(&with(r#""write.avro.compression-codec": "zstd""#)).unwrap(),
+        Codec::Zstd
+    );
+    assert_eq!(
+        Codec::for_table(&with(r#""write.avro.compression-codec": "uncompressed""#)).unwrap(),
+        Codec::Null
+    );
+    let e = Codec::for_table(&with(r#""write.avro.compression-codec": "brotli""#)).unwrap_err();
+    assert_eq!(
+        e.location().unwrap().field,
+        "properties.write.avro.compression-codec"
+    );
+}
