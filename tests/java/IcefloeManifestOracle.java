@@ -174,7 +174,8 @@ public final class IcefloeManifestOracle {
    * Manifests (one path per line) read on their own, as a reader with only the file would: the
    * spec and schema from the file's key-value metadata and nothing inherited from a manifest
    * list, so every entry's fields are as stored (null snapshot ids and sequence numbers stay
-   * null). One JSON object per path: {@code {"format_version", "content", "entries": [...]}}.
+   * null; "not committed", so that Java keeps stored first row ids rather than clearing them, as
+   * it does for a committed manifest without a first_row_id). One JSON object per path: {@code {"format_version", "content", "entries": [...]}}.
    */
   public static String manifestEntriesAsStoredJson(String manifestPaths) {
     FileIO io = io();
@@ -190,13 +191,15 @@ public final class IcefloeManifestOracle {
       try {
         if (deletes) {
           try (ManifestReader<DeleteFile> reader =
-                  new ManifestReader<>(io.newInputFile(path), -1, null, AS_STORED, ManifestReader.FileType.DELETE_FILES);
+                  new ManifestReader<>(
+                      io.newInputFile(path), -1, null, AS_STORED, null, false, ManifestReader.FileType.DELETE_FILES);
               CloseableIterable<ManifestEntry<DeleteFile>> it = reader.entries()) {
             for (ManifestEntry<DeleteFile> e : it) entries.add(entry(e, reader.spec()));
           }
         } else {
           try (ManifestReader<DataFile> reader =
-                  new ManifestReader<>(io.newInputFile(path), -1, null, AS_STORED, ManifestReader.FileType.DATA_FILES);
+                  new ManifestReader<>(
+                      io.newInputFile(path), -1, null, AS_STORED, null, false, ManifestReader.FileType.DATA_FILES);
               CloseableIterable<ManifestEntry<DataFile>> it = reader.entries()) {
             for (ManifestEntry<DataFile> e : it) entries.add(entry(e, reader.spec()));
           }
