@@ -161,6 +161,69 @@ public final class IcefloeManifestOracle {
     return json(out);
   }
 
+  /** Leaves every entry as stored: no snapshot id, sequence number or first row id inherited. */
+  private static final InheritableMetadata AS_STORED =
+      new InheritableMetadata() {
+        @Override
+        public <F extends ContentFile<F>> ManifestEntry<F> apply(ManifestEntry<F> entry) {
+          return entry;
+        }
+      };
+
+  /**
+   * Manifests (one path per line) read on their own, as a reader with only the file would: the
+   * spec and schema from the file's key-value metadata and nothing inherited from a manifest
+   * list, so every entry's fields are as stored (null snapshot ids and sequence numbers stay
+   * null; "not committed", so that Java keeps stored first row ids rather than clearing them, as
+   * it does for a committed manifest without a first_row_id). One JSON object per path: {@code {"format_version", "content", "entries": [...]}}.
+   */
+  public static String manifestEntriesAsStoredJson(String manifestPaths) {
+    FileIO io = io();
+    List<Object> out = new ArrayList<>();
+    for (String path : manifestPaths.split("\n")) {
+      if (path.isEmpty()) continue;
+      Map<String, String> kv = avroKeyValueMetadata(localPath(path));
+      boolean deletes = "deletes".equals(kv.get("content"));
+      Map<String, Object> one = new LinkedHashMap<>();
+      one.put("format_version", Integer.parseInt(kv.getOrDefault("format-version", "1")));
+      one.put("content", deletes ? 1 : 0);
+      List<Object> entries = new ArrayList<>();
+      try {
+        if (deletes) {
+          try (ManifestReader<DeleteFile> reader =
+                  new ManifestReader<>(
+                      io.newInputFile(path), -1, null, AS_STORED, null, false, ManifestReader.FileType.DELETE_FILES);
+              CloseableIterable<ManifestEntry<DeleteFile>> it = reader.entries()) {
+            for (ManifestEntry<DeleteFile> e : it) entries.add(entry(e, reader.spec()));
+          }
+        } else {
+          try (ManifestReader<DataFile> reader =
+                  new ManifestReader<>(
+                      io.newInputFile(path), -1, null, AS_STORED, null, false, ManifestReader.FileType.DATA_FILES);
+              CloseableIterable<ManifestEntry<DataFile>> it = reader.entries()) {
+            for (ManifestEntry<DataFile> e : it) entries.add(entry(e, reader.spec()));
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      one.put("entries", entries);
+      out.add(one);
+    }
+    return json(out);
+  }
+
+  /** Manifest lists (one path per line) as Java's list reader returns them: per list, the array of manifest files. */
+  public static String manifestListsAsStoredJson(String listPaths) {
+    FileIO io = io();
+    List<Object> out = new ArrayList<>();
+    for (String path : listPaths.split("\n")) {
+      if (path.isEmpty()) continue;
+      out.add(manifestFiles(ManifestLists.read(io.newInputFile(path))));
+    }
+    return json(out);
+  }
+
   /** The Avro container header's key-value metadata (read by hand: magic, then a map of bytes). */
   private static Map<String, String> avroKeyValueMetadata(String path) {
     Map<String, String> out = new TreeMap<>();
@@ -294,6 +357,10 @@ public final class IcefloeManifestOracle {
   }
 
   private static Map<String, Object> entry(ManifestEntry<? extends ContentFile<?>> e, Map<Integer, PartitionSpec> specs) {
+    return entry(e, specs.get(e.file().specId()));
+  }
+
+  private static Map<String, Object> entry(ManifestEntry<? extends ContentFile<?>> e, PartitionSpec spec) {
     ContentFile<?> f = e.file();
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("status", e.status().id());
@@ -303,7 +370,6 @@ public final class IcefloeManifestOracle {
     m.put("content", f.content().id());
     m.put("file_path", f.location());
     m.put("file_format", f.format().toString());
-    PartitionSpec spec = specs.get(f.specId());
     List<Object> partition = new ArrayList<>();
     List<Types.NestedField> pfields = spec.partitionType().fields();
     for (int i = 0; i < pfields.size(); i++) {
