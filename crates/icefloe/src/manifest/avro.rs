@@ -246,6 +246,28 @@ impl<'a> Cursor<'a> {
     /// The general case of [`Cursor::long`]: up to 10 bytes.
     #[inline(never)]
     fn long_multi(&mut self) -> Result<i64> {
+        // with 8 bytes at hand, a value of up to 8 bytes is decoded without a loop
+        if let Some(w) = self.buf.get(self.pos..self.pos.saturating_add(8)) {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(w);
+            let w = u64::from_le_bytes(a);
+            let ends = !w & 0x8080_8080_8080_8080;
+            if ends != 0 {
+                let len = (ends.trailing_zeros() / 8 + 1) as usize;
+                let keep = if len == 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (8 * len)) - 1
+                };
+                // gather the 7-bit groups: pairs, then quads, then the two halves
+                let x = w & keep & 0x7f7f_7f7f_7f7f_7f7f;
+                let x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
+                let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
+                let v = (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4);
+                self.pos += len;
+                return Ok(((v >> 1) as i64) ^ -((v & 1) as i64));
+            }
+        }
         if let Some(w) = self.buf.get(self.pos..self.pos.saturating_add(10)) {
             let mut v: u64 = 0;
             for (i, &b) in w.iter().enumerate() {
@@ -302,7 +324,8 @@ impl<'a> Cursor<'a> {
             if run + (ends.trailing_zeros() / 8) as usize >= 10 {
                 return Err(too_long());
             }
-            let count = ends.count_ones() as usize;
+            // one bit per ending byte, summed by a multiply (no popcnt on baseline x86-64)
+            let count = ((ends >> 7).wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize;
             if count < left {
                 left -= count;
                 run = (ends.leading_zeros() / 8) as usize;
@@ -535,6 +558,12 @@ pub(crate) enum SkipPlan {
     Union(Vec<SkipPlan>),
     /// An array whose items are this many variable-length integers each.
     LongArray(usize),
+    /// A union of null (branch `null`) and a [`SkipPlan::LongArray`] (the other of
+    /// two branches): Iceberg's optional count maps and lists.
+    OptLongArray {
+        null: i64,
+        items: usize,
+    },
     Array(Box<SkipPlan>),
     Map(Box<SkipPlan>),
 }
@@ -571,12 +600,35 @@ impl SkipPlan {
                 p => SkipPlan::Array(Box::new(p)),
             },
             AvroSchema::Map(values) => SkipPlan::Map(Box::new(SkipPlan::new(values))),
-            AvroSchema::Union(b) => SkipPlan::Union(b.iter().map(SkipPlan::new).collect()),
+            AvroSchema::Union(b) => {
+                let plans: Vec<SkipPlan> = b.iter().map(SkipPlan::new).collect();
+                match plans.as_slice() {
+                    [SkipPlan::Nothing, SkipPlan::LongArray(k)] => {
+                        SkipPlan::OptLongArray { null: 0, items: *k }
+                    }
+                    [SkipPlan::LongArray(k), SkipPlan::Nothing] => {
+                        SkipPlan::OptLongArray { null: 1, items: *k }
+                    }
+                    _ => SkipPlan::Union(plans),
+                }
+            }
         }
     }
 }
 
 impl Cursor<'_> {
+    /// Skips an array whose items are `k` variable-length integers each.
+    #[inline]
+    fn skip_long_array(&mut self, k: usize) -> Result<()> {
+        loop {
+            let n = self.block_count()?;
+            if n == 0 {
+                return Ok(());
+            }
+            self.skip_longs(n.checked_mul(k).ok_or_else(eof)?)?;
+        }
+    }
+
     /// Skips one value by its plan (see [`SkipPlan`]).
     pub fn skip_by(&mut self, plan: &SkipPlan) -> Result<()> {
         match plan {
@@ -604,13 +656,15 @@ impl Cursor<'_> {
                     .ok_or_else(|| corrupt(format!("union branch {i} does not exist")))?;
                 self.skip_by(b)?;
             }
-            SkipPlan::LongArray(k) => loop {
-                let n = self.block_count()?;
-                if n == 0 {
-                    break;
+            SkipPlan::LongArray(k) => self.skip_long_array(*k)?,
+            SkipPlan::OptLongArray { null, items } => {
+                let i = self.long()?;
+                if i == 1 - *null {
+                    self.skip_long_array(*items)?;
+                } else if i != *null {
+                    return Err(corrupt(format!("union branch {i} does not exist")));
                 }
-                self.skip_longs(n.checked_mul(*k).ok_or_else(eof)?)?;
-            },
+            }
             SkipPlan::Array(items) => loop {
                 let n = self.block_count()?;
                 if n == 0 {
