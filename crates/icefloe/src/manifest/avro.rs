@@ -312,7 +312,7 @@ impl<'a> Cursor<'a> {
             };
             let mut a = [0u8; 8];
             a.copy_from_slice(word);
-            let mut ends = !u64::from_le_bytes(a) & HIGH;
+            let ends = !u64::from_le_bytes(a) & HIGH;
             if ends == 0 {
                 run += 8;
                 if run >= 10 {
@@ -324,18 +324,22 @@ impl<'a> Cursor<'a> {
             if run + (ends.trailing_zeros() / 8) as usize >= 10 {
                 return Err(too_long());
             }
-            // one bit per ending byte, summed by a multiply (no popcnt on baseline x86-64)
-            let count = ((ends >> 7).wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize;
+            // byte i of `prefix`: how many of bytes 0..=i end a value (a multiply sums
+            // the one-bit flags; no popcnt on baseline x86-64)
+            let prefix = (ends >> 7).wrapping_mul(0x0101_0101_0101_0101);
+            let count = (prefix >> 56) as usize;
             if count < left {
                 left -= count;
                 run = (ends.leading_zeros() / 8) as usize;
                 pos += 8;
                 continue;
             }
-            for _ in 1..left {
-                ends &= ends - 1;
-            }
-            self.pos = pos + (ends.trailing_zeros() / 8) as usize + 1;
+            // the first byte whose prefix count reaches `left` (at most 8 here): prefix
+            // bytes are at most 8, so `(p | 0x80) - left` keeps its high bit iff p >= left
+            let reached = (prefix | HIGH)
+                .wrapping_sub(0x0101_0101_0101_0101u64.wrapping_mul(left as u64))
+                & HIGH;
+            self.pos = pos + (reached.trailing_zeros() / 8) as usize + 1;
             return Ok(());
         }
         // fewer than 8 bytes left: one at a time
@@ -381,8 +385,23 @@ impl<'a> Cursor<'a> {
         usize::try_from(n).map_err(|_| corrupt(format!("negative length {n}")))
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn bytes(&mut self) -> Result<&'a [u8]> {
+        // the common case: a length under 64 in one byte
+        if let Some(&b) = self.buf.get(self.pos) {
+            if b < 0x80 && b & 1 == 0 {
+                let start = self.pos + 1;
+                if let Some(s) = self.buf.get(start..start + usize::from(b >> 1)) {
+                    self.pos = start + s.len();
+                    return Ok(s);
+                }
+            }
+        }
+        self.bytes_slow()
+    }
+
+    #[inline(never)]
+    fn bytes_slow(&mut self) -> Result<&'a [u8]> {
         let n = self.len_prefix()?;
         self.take(n)
     }
