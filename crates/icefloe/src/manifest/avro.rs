@@ -1,7 +1,9 @@
 //! A small Avro object container reader and writer, just what manifests and manifest
 //! lists need: the writer schema parsed from the header, binary decoding with bounds
-//! checks on every read (no input can panic), skipping of any value by its schema, and
-//! blocks compressed with a codec (the `apache-avro` crate's codecs do the compression).
+//! checks on every read (no input can panic), skipping of any value by its schema or by
+//! a plan compiled from it, and blocks compressed with a codec (the `apache-avro` crate's
+//! codecs do the compression; deflate blocks are inflated with `flate2` into one buffer
+//! reused across blocks).
 //!
 //! Decoding goes straight from the block bytes to the manifest structs (see `reader.rs`)
 //! instead of through a generic value tree, so that a scan pays only for the fields it
