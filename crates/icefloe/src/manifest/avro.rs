@@ -1,7 +1,9 @@
 //! A small Avro object container reader and writer, just what manifests and manifest
 //! lists need: the writer schema parsed from the header, binary decoding with bounds
-//! checks on every read (no input can panic), skipping of any value by its schema, and
-//! blocks compressed with a codec (the `apache-avro` crate's codecs do the compression).
+//! checks on every read (no input can panic), skipping of any value by its schema or by
+//! a plan compiled from it, and blocks compressed with a codec (the `apache-avro` crate's
+//! codecs do the compression; deflate blocks are inflated with `flate2` into one buffer
+//! reused across blocks).
 //!
 //! Decoding goes straight from the block bytes to the manifest structs (see `reader.rs`)
 //! instead of through a generic value tree, so that a scan pays only for the fields it
@@ -229,23 +231,140 @@ impl<'a> Cursor<'a> {
         self.buf.len().saturating_sub(self.pos)
     }
 
-    #[inline]
+    /// Reads a zigzag variable-length long. One-byte values (most ids, counts, lengths
+    /// and union branches) take the first branch.
+    #[inline(always)]
     pub fn long(&mut self) -> Result<i64> {
-        let mut v: u64 = 0;
-        let mut shift = 0u32;
-        loop {
-            let b = *self.buf.get(self.pos).ok_or_else(eof)?;
-            self.pos += 1;
-            v |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                break;
+        match self.buf.get(self.pos) {
+            Some(&b) if b < 0x80 => {
+                self.pos += 1;
+                let v = u64::from(b);
+                Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
             }
-            shift += 7;
-            if shift > 63 {
-                return Err(corrupt("a variable-length integer is longer than 10 bytes"));
+            _ => self.long_multi(),
+        }
+    }
+
+    /// The general case of [`Cursor::long`]: up to 10 bytes.
+    #[inline(never)]
+    fn long_multi(&mut self) -> Result<i64> {
+        // with 8 bytes at hand, a value of up to 8 bytes is decoded without a loop
+        if let Some(w) = self.buf.get(self.pos..self.pos.saturating_add(8)) {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(w);
+            let w = u64::from_le_bytes(a);
+            let ends = !w & 0x8080_8080_8080_8080;
+            if ends != 0 {
+                let len = (ends.trailing_zeros() / 8 + 1) as usize;
+                let keep = if len == 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (8 * len)) - 1
+                };
+                // gather the 7-bit groups: pairs, then quads, then the two halves
+                let x = w & keep & 0x7f7f_7f7f_7f7f_7f7f;
+                let x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
+                let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
+                let v = (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4);
+                self.pos += len;
+                return Ok(((v >> 1) as i64) ^ -((v & 1) as i64));
             }
         }
-        Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
+        if let Some(w) = self.buf.get(self.pos..self.pos.saturating_add(10)) {
+            let mut v: u64 = 0;
+            for (i, &b) in w.iter().enumerate() {
+                v |= u64::from(b & 0x7f) << (7 * i);
+                if b & 0x80 == 0 {
+                    self.pos += i + 1;
+                    return Ok(((v >> 1) as i64) ^ -((v & 1) as i64));
+                }
+            }
+            return Err(corrupt("a variable-length integer is longer than 10 bytes"));
+        }
+        let rest = self.buf.get(self.pos..).unwrap_or_default();
+        let mut v: u64 = 0;
+        for (i, &b) in rest.iter().take(10).enumerate() {
+            v |= u64::from(b & 0x7f) << (7 * i);
+            if b & 0x80 == 0 {
+                self.pos += i + 1;
+                return Ok(((v >> 1) as i64) ^ -((v & 1) as i64));
+            }
+        }
+        if rest.len() < 10 {
+            Err(eof())
+        } else {
+            Err(corrupt("a variable-length integer is longer than 10 bytes"))
+        }
+    }
+
+    /// Skips `n` variable-length integers, eight bytes at a time: the bytes without the
+    /// continuation bit end a value. Values longer than 10 bytes are errors, as in
+    /// [`Cursor::long`].
+    #[inline]
+    pub fn skip_longs(&mut self, n: usize) -> Result<()> {
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let too_long = || corrupt("a variable-length integer is longer than 10 bytes");
+        let mut left = n;
+        // continuation bytes of the value being skipped, before `pos`
+        let mut run = 0usize;
+        let mut pos = self.pos;
+        while left > 0 {
+            let Some(word) = self.buf.get(pos..pos.saturating_add(8)) else {
+                break;
+            };
+            let mut a = [0u8; 8];
+            a.copy_from_slice(word);
+            let ends = !u64::from_le_bytes(a) & HIGH;
+            if ends == 0 {
+                run += 8;
+                if run >= 10 {
+                    return Err(too_long());
+                }
+                pos += 8;
+                continue;
+            }
+            if run + (ends.trailing_zeros() / 8) as usize >= 10 {
+                return Err(too_long());
+            }
+            // byte i of `prefix`: how many of bytes 0..=i end a value (a multiply sums
+            // the one-bit flags; no popcnt on baseline x86-64)
+            let prefix = (ends >> 7).wrapping_mul(0x0101_0101_0101_0101);
+            let count = (prefix >> 56) as usize;
+            if count < left {
+                left -= count;
+                run = (ends.leading_zeros() / 8) as usize;
+                pos += 8;
+                continue;
+            }
+            // the first byte whose prefix count reaches `left` (at most 8 here): prefix
+            // bytes are at most 8, so `(p | 0x80) - left` keeps its high bit iff p >= left
+            let reached = (prefix | HIGH)
+                .wrapping_sub(0x0101_0101_0101_0101u64.wrapping_mul(left as u64))
+                & HIGH;
+            self.pos = pos + (reached.trailing_zeros() / 8) as usize + 1;
+            return Ok(());
+        }
+        // fewer than 8 bytes left: one at a time
+        for &b in self.buf.get(pos..).unwrap_or_default() {
+            if left == 0 {
+                break;
+            }
+            pos += 1;
+            if b & 0x80 == 0 {
+                left -= 1;
+                run = 0;
+            } else {
+                run += 1;
+                if run == 10 {
+                    return Err(too_long());
+                }
+            }
+        }
+        if left > 0 {
+            return Err(eof());
+        }
+        self.pos = pos;
+        Ok(())
     }
 
     #[inline]
@@ -268,8 +387,23 @@ impl<'a> Cursor<'a> {
         usize::try_from(n).map_err(|_| corrupt(format!("negative length {n}")))
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn bytes(&mut self) -> Result<&'a [u8]> {
+        // the common case: a length under 64 in one byte
+        if let Some(&b) = self.buf.get(self.pos) {
+            if b < 0x80 && b & 1 == 0 {
+                let start = self.pos + 1;
+                if let Some(s) = self.buf.get(start..start + usize::from(b >> 1)) {
+                    self.pos = start + s.len();
+                    return Ok(s);
+                }
+            }
+        }
+        self.bytes_slow()
+    }
+
+    #[inline(never)]
+    fn bytes_slow(&mut self) -> Result<&'a [u8]> {
         let n = self.len_prefix()?;
         self.take(n)
     }
@@ -311,8 +445,23 @@ impl<'a> Cursor<'a> {
 
     /// Reads the next block count of an array or map: 0 at the end. A count larger than
     /// the bytes left cannot be real (every item takes at least one byte).
-    #[inline]
+    #[inline(always)]
     pub fn block_count(&mut self) -> Result<usize> {
+        // the common case: a small positive count in one byte
+        if let Some(&b) = self.buf.get(self.pos) {
+            if b < 0x80 && b & 1 == 0 {
+                let n = usize::from(b >> 1);
+                if n < self.buf.len() - self.pos {
+                    self.pos += 1;
+                    return Ok(n);
+                }
+            }
+        }
+        self.block_count_slow()
+    }
+
+    #[inline(never)]
+    fn block_count_slow(&mut self) -> Result<usize> {
         let n = self.long()?;
         let n = if n < 0 {
             self.long()?; // byte size of the block, not needed
@@ -412,6 +561,155 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// How to skip one value of a schema, worked out once per file so that skipping does not
+/// walk the schema per value: runs of ints and longs collapse into one count, and arrays
+/// of records of ints and longs (Iceberg's int-keyed count maps) skip all the varints of
+/// a block in one loop.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum SkipPlan {
+    Nothing,
+    /// This many variable-length integers in a row (at least one).
+    Longs(usize),
+    /// A length-prefixed byte string.
+    Bytes,
+    Fixed(usize),
+    /// The fields of a record, in order.
+    Seq(Vec<SkipPlan>),
+    /// A union: a branch index, then the branch.
+    Union(Vec<SkipPlan>),
+    /// An array whose items are this many variable-length integers each.
+    LongArray(usize),
+    /// A union of null (branch `null`) and a [`SkipPlan::LongArray`] (the other of
+    /// two branches): Iceberg's optional count maps and lists.
+    OptLongArray {
+        null: i64,
+        items: usize,
+    },
+    Array(Box<SkipPlan>),
+    Map(Box<SkipPlan>),
+}
+
+impl SkipPlan {
+    pub fn new(schema: &AvroSchema) -> SkipPlan {
+        match schema {
+            AvroSchema::Null => SkipPlan::Nothing,
+            AvroSchema::Boolean => SkipPlan::Fixed(1),
+            AvroSchema::Int | AvroSchema::Long | AvroSchema::Enum(_) => SkipPlan::Longs(1),
+            AvroSchema::Float => SkipPlan::Fixed(4),
+            AvroSchema::Double => SkipPlan::Fixed(8),
+            AvroSchema::Bytes | AvroSchema::String => SkipPlan::Bytes,
+            AvroSchema::Fixed(0) => SkipPlan::Nothing,
+            AvroSchema::Fixed(n) => SkipPlan::Fixed(*n),
+            AvroSchema::Record(r) => {
+                let mut out: Vec<SkipPlan> = Vec::with_capacity(r.fields.len());
+                for f in &r.fields {
+                    match (SkipPlan::new(&f.schema), out.last_mut()) {
+                        (SkipPlan::Nothing, _) => {}
+                        (SkipPlan::Longs(n), Some(SkipPlan::Longs(m))) => *m += n,
+                        (SkipPlan::Fixed(n), Some(SkipPlan::Fixed(m))) => *m += n,
+                        (p, _) => out.push(p),
+                    }
+                }
+                match out.len() {
+                    0 => SkipPlan::Nothing,
+                    1 => out.pop().unwrap_or(SkipPlan::Nothing),
+                    _ => SkipPlan::Seq(out),
+                }
+            }
+            AvroSchema::Array(items) => match SkipPlan::new(items) {
+                SkipPlan::Longs(k) => SkipPlan::LongArray(k),
+                p => SkipPlan::Array(Box::new(p)),
+            },
+            AvroSchema::Map(values) => SkipPlan::Map(Box::new(SkipPlan::new(values))),
+            AvroSchema::Union(b) => {
+                let plans: Vec<SkipPlan> = b.iter().map(SkipPlan::new).collect();
+                match plans.as_slice() {
+                    [SkipPlan::Nothing, SkipPlan::LongArray(k)] => {
+                        SkipPlan::OptLongArray { null: 0, items: *k }
+                    }
+                    [SkipPlan::LongArray(k), SkipPlan::Nothing] => {
+                        SkipPlan::OptLongArray { null: 1, items: *k }
+                    }
+                    _ => SkipPlan::Union(plans),
+                }
+            }
+        }
+    }
+}
+
+impl Cursor<'_> {
+    /// Skips an array whose items are `k` variable-length integers each.
+    #[inline]
+    fn skip_long_array(&mut self, k: usize) -> Result<()> {
+        loop {
+            let n = self.block_count()?;
+            if n == 0 {
+                return Ok(());
+            }
+            self.skip_longs(n.checked_mul(k).ok_or_else(eof)?)?;
+        }
+    }
+
+    /// Skips one value by its plan (see [`SkipPlan`]).
+    pub fn skip_by(&mut self, plan: &SkipPlan) -> Result<()> {
+        match plan {
+            SkipPlan::Nothing => {}
+            SkipPlan::Longs(1) => {
+                self.long()?;
+            }
+            SkipPlan::Longs(n) => self.skip_longs(*n)?,
+            SkipPlan::Bytes => {
+                self.bytes()?;
+            }
+            SkipPlan::Fixed(n) => {
+                self.take(*n)?;
+            }
+            SkipPlan::Seq(fields) => {
+                for f in fields {
+                    self.skip_by(f)?;
+                }
+            }
+            SkipPlan::Union(branches) => {
+                let i = self.long()?;
+                let b = usize::try_from(i)
+                    .ok()
+                    .and_then(|i| branches.get(i))
+                    .ok_or_else(|| corrupt(format!("union branch {i} does not exist")))?;
+                self.skip_by(b)?;
+            }
+            SkipPlan::LongArray(k) => self.skip_long_array(*k)?,
+            SkipPlan::OptLongArray { null, items } => {
+                let i = self.long()?;
+                if i == 1 - *null {
+                    self.skip_long_array(*items)?;
+                } else if i != *null {
+                    return Err(corrupt(format!("union branch {i} does not exist")));
+                }
+            }
+            SkipPlan::Array(items) => loop {
+                let n = self.block_count()?;
+                if n == 0 {
+                    break;
+                }
+                for _ in 0..n {
+                    self.skip_by(items)?;
+                }
+            },
+            SkipPlan::Map(values) => loop {
+                let n = self.block_count()?;
+                if n == 0 {
+                    break;
+                }
+                for _ in 0..n {
+                    self.bytes()?;
+                    self.skip_by(values)?;
+                }
+            },
+        }
+        Ok(())
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Object container files
 // ---------------------------------------------------------------------------------------
@@ -492,10 +790,31 @@ impl<'a> Container<'a> {
         }
     }
 
-    /// Calls `f` with each block's object count and decompressed bytes.
+    /// The sum of the blocks' object counts as their headers state them (up to the first
+    /// malformed block header), for reserving space before decoding; capped at the file
+    /// size, so that a corrupt count cannot make a caller reserve absurd amounts.
+    pub fn count_hint(&self) -> usize {
+        let mut cur = Cursor::new(self.data);
+        cur.pos = self.blocks_start;
+        let mut total = 0usize;
+        while cur.remaining() > 0 {
+            let (Ok(count), Ok(size)) = (cur.long(), cur.len_prefix()) else {
+                break;
+            };
+            if cur.take(size).and_then(|_| cur.take(16)).is_err() {
+                break;
+            }
+            total = total.saturating_add(usize::try_from(count).unwrap_or(0));
+        }
+        total.min(self.data.len())
+    }
+
+    /// Calls `f` with each block's object count and decompressed bytes. Compressed blocks
+    /// are inflated into one buffer reused from block to block.
     pub fn for_each_block(&self, mut f: impl FnMut(usize, &[u8]) -> Result<()>) -> Result<()> {
         let mut cur = Cursor::new(self.data);
         cur.pos = self.blocks_start;
+        let mut inflater: Option<Inflater> = None;
         let mut i = 0usize;
         while cur.remaining() > 0 {
             let at = |e: Error| e.under(&format!("block {i}"));
@@ -508,17 +827,80 @@ impl<'a> Container<'a> {
             if sync != self.sync {
                 return Err(at(corrupt("sync marker does not match the header")));
             }
-            let bytes = decompress(self.codec, raw).map_err(at)?;
+            let owned;
+            let bytes: &[u8] = match self.codec {
+                Codec::Null => raw,
+                Codec::Deflate => inflater
+                    .get_or_insert_with(Inflater::new)
+                    .inflate(raw)
+                    .map_err(at)?,
+                _ => {
+                    owned = decompress(self.codec, raw).map_err(at)?;
+                    &owned
+                }
+            };
             if count > bytes.len() {
                 return Err(at(corrupt(format!(
                     "{count} objects cannot fit in a block of {} bytes",
                     bytes.len()
                 ))));
             }
-            f(count, &bytes)?;
+            f(count, bytes)?;
             i += 1;
         }
         Ok(())
+    }
+}
+
+/// Raw deflate (Avro's `deflate` codec) into a buffer kept across blocks, with one
+/// decompressor state reset per block instead of allocated per block.
+struct Inflater {
+    state: flate2::Decompress,
+    out: Vec<u8>,
+}
+
+impl Inflater {
+    fn new() -> Inflater {
+        Inflater {
+            state: flate2::Decompress::new(false),
+            out: Vec::new(),
+        }
+    }
+
+    /// Inflates one whole block. The output buffer starts at a guess (the last block's
+    /// size, or eight times the input) and doubles while a block does not fit; deflate
+    /// cannot expand more than 1032:1, which bounds the doubling.
+    fn inflate(&mut self, raw: &[u8]) -> Result<&[u8]> {
+        let limit = raw.len().saturating_mul(1032).saturating_add(1024);
+        let want = raw.len().saturating_mul(8).clamp(1024, limit);
+        if self.out.len() < want {
+            self.out.resize(want, 0);
+        }
+        loop {
+            self.state.reset(false);
+            let status = self
+                .state
+                .decompress(raw, &mut self.out, flate2::FlushDecompress::Finish)
+                .map_err(|e| corrupt(format!("cannot decompress a deflate block: {e}")))?;
+            let written = usize::try_from(self.state.total_out()).unwrap_or(usize::MAX);
+            match status {
+                flate2::Status::StreamEnd => {
+                    return self
+                        .out
+                        .get(..written)
+                        .ok_or_else(|| corrupt("deflate wrote past its buffer"));
+                }
+                _ if written >= self.out.len() && self.out.len() < limit => {
+                    let grown = self.out.len().saturating_mul(2).min(limit);
+                    self.out.resize(grown, 0);
+                }
+                _ => {
+                    return Err(corrupt(
+                        "cannot decompress a deflate block: the stream is truncated or corrupt",
+                    ))
+                }
+            }
+        }
     }
 }
 

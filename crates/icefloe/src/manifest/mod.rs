@@ -130,6 +130,14 @@ pub enum FileFormat {
 
 impl FileFormat {
     pub fn parse(s: &str) -> FileFormat {
+        // the upper-case names writers use, before the case-insensitive matches
+        match s {
+            "PARQUET" => return FileFormat::Parquet,
+            "AVRO" => return FileFormat::Avro,
+            "ORC" => return FileFormat::Orc,
+            "PUFFIN" => return FileFormat::Puffin,
+            _ => {}
+        }
         if s.eq_ignore_ascii_case("parquet") {
             FileFormat::Parquet
         } else if s.eq_ignore_ascii_case("avro") {

@@ -3,7 +3,7 @@
 //! matched by Iceberg field id, or by name where a writer left ids out). Fields that the
 //! caller did not ask for are skipped without being materialised (DESIGN principle 4).
 
-use super::avro::{AvroSchema, Container, Cursor, Record};
+use super::avro::{AvroSchema, Container, Cursor, Record, SkipPlan};
 use super::{
     DataContentType, DataFile, FileFormat, ManifestContent, ManifestEntry, ManifestFile,
     ManifestMetadata, ManifestStatus, UNASSIGNED_SEQUENCE_NUMBER,
@@ -148,16 +148,31 @@ pub fn read_manifest_bytes(bytes: &[u8], options: &ManifestReadOptions) -> Resul
         _ => return Err(not_a_manifest("the Avro schema is not a record")),
     };
     let plan = EntryPlan::compile(top, &partition_type, options)?;
-    let mut entries = Vec::new();
+    let mut entries = Vec::with_capacity(container.count_hint());
     container.for_each_block(|count, block| {
         entries.reserve(count);
         let mut cur = Cursor::new(block);
         for _ in 0..count {
             let i = entries.len();
-            let e = plan
-                .decode(&mut cur, partition_type.len())
-                .map_err(|e| e.under(&format!("entries[{i}]")))?;
-            entries.push(e);
+            // decoded in place: the entry is not moved after its fields are set
+            entries.push(ManifestEntry {
+                status: ManifestStatus::Existing,
+                snapshot_id: None,
+                sequence_number: None,
+                file_sequence_number: None,
+                data_file: DataFile::new(
+                    DataContentType::Data,
+                    String::new(),
+                    FileFormat::Parquet,
+                    vec![None; partition_type.len()],
+                    0,
+                    0,
+                ),
+            });
+            if let Some(e) = entries.last_mut() {
+                plan.decode_into(&mut cur, e)
+                    .map_err(|e| e.under(&format!("entries[{i}]")))?;
+            }
         }
         if cur.remaining() != 0 {
             return Err(Error::invalid_metadata(
@@ -331,11 +346,306 @@ fn file_field_name(t: FileTarget) -> &'static str {
         .unwrap_or("")
 }
 
+/// What kind of value a target holds, for choosing the fast decoding path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Int,
+    Long,
+    Str,
+    Bytes,
+    IntLongMap,
+    IntBytesMap,
+    LongList,
+    Other,
+}
+
+fn file_class(t: FileTarget) -> Class {
+    use FileTarget as F;
+    match t {
+        F::Content | F::SortOrderId => Class::Int,
+        F::RecordCount | F::FileSize | F::FirstRowId | F::ContentOffset | F::ContentSize => {
+            Class::Long
+        }
+        F::FilePath | F::FileFormat | F::ReferencedDataFile => Class::Str,
+        F::KeyMetadata => Class::Bytes,
+        F::ColumnSizes | F::ValueCounts | F::NullValueCounts | F::NanValueCounts => {
+            Class::IntLongMap
+        }
+        F::LowerBounds | F::UpperBounds => Class::IntBytesMap,
+        F::SplitOffsets | F::EqualityIds => Class::LongList,
+        F::Partition | F::Skip => Class::Other,
+    }
+}
+
+/// Whether a map stored as an array of `{key, value}` records has exactly an int key
+/// then a value of `value` type.
+fn is_kv_array(s: &AvroSchema, value: &AvroSchema) -> bool {
+    match s {
+        AvroSchema::Array(items) => match items.as_ref() {
+            AvroSchema::Record(r) => {
+                matches!(r.fields.as_slice(), [k, v]
+                    if k.name == "key" && v.name == "value"
+                        && k.schema == AvroSchema::Int && v.schema == *value)
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Whether the fast path of `class` can decode a (non-union) value of schema `s`;
+/// anything else goes through the generic functions, which give the same results and
+/// errors.
+fn suits(class: Class, s: &AvroSchema) -> bool {
+    match class {
+        Class::Int => *s == AvroSchema::Int,
+        Class::Long => matches!(s, AvroSchema::Int | AvroSchema::Long),
+        Class::Str | Class::Bytes => matches!(s, AvroSchema::String | AvroSchema::Bytes),
+        Class::IntLongMap => is_kv_array(s, &AvroSchema::Long),
+        Class::IntBytesMap => is_kv_array(s, &AvroSchema::Bytes),
+        Class::LongList => matches!(s, AvroSchema::Array(i)
+            if matches!(i.as_ref(), AvroSchema::Int | AvroSchema::Long)),
+        Class::Other => false,
+    }
+}
+
+/// The layout of a field's value resolved once per file: either the value itself or a
+/// union of null and the value (the shape of every optional Iceberg field).
+#[derive(Debug, Clone, Copy)]
+struct Opt {
+    /// The branch indexes of null and of the value; `None` when not a union.
+    union: Option<(i64, i64)>,
+}
+
+impl Opt {
+    /// The fast layout of `s` for `class`, if there is one.
+    fn compile(s: &AvroSchema, class: Class) -> Option<Opt> {
+        match s {
+            AvroSchema::Union(b) => {
+                let value = |i: usize| {
+                    b.get(i)
+                        .is_some_and(|v| suits(class, v))
+                        .then_some(i as i64)
+                };
+                match b.as_slice() {
+                    [AvroSchema::Null, _] => value(1).map(|v| Opt {
+                        union: Some((0, v)),
+                    }),
+                    [_, AvroSchema::Null] => value(0).map(|v| Opt {
+                        union: Some((1, v)),
+                    }),
+                    _ => None,
+                }
+            }
+            s if suits(class, s) => Some(Opt { union: None }),
+            _ => None,
+        }
+    }
+
+    /// Reads the union branch, if any: whether the value follows.
+    #[inline(always)]
+    fn present(self, cur: &mut Cursor<'_>) -> Result<bool> {
+        match self.union {
+            None => Ok(true),
+            Some((null, value)) => {
+                let i = cur.long()?;
+                if i == value {
+                    Ok(true)
+                } else if i == null {
+                    Ok(false)
+                } else {
+                    Err(Error::invalid_metadata(
+                        "",
+                        format!("union branch {i} does not exist"),
+                    ))
+                }
+            }
+        }
+    }
+}
+
+/// One field of a record in the file's schema: where it goes and how to read it.
+struct FieldPlan<'s, T> {
+    target: T,
+    schema: &'s AvroSchema,
+    /// The fast layout, when the target's value has one of the shapes Iceberg writers use.
+    fast: Option<Opt>,
+    /// How to skip the field when it is not wanted.
+    skip: SkipPlan,
+}
+
+impl<'s, T: Copy> FieldPlan<'s, T> {
+    fn new(target: T, schema: &'s AvroSchema, class: Class, skip: bool) -> Self {
+        FieldPlan {
+            target,
+            schema,
+            fast: if skip {
+                None
+            } else {
+                Opt::compile(schema, class)
+            },
+            skip: if skip {
+                SkipPlan::new(schema)
+            } else {
+                SkipPlan::Nothing
+            },
+        }
+    }
+
+    #[inline]
+    fn long(&self, cur: &mut Cursor<'_>) -> Result<Option<i64>> {
+        match self.fast {
+            Some(o) => Ok(if o.present(cur)? {
+                Some(cur.long()?)
+            } else {
+                None
+            }),
+            None => opt_long(cur, self.schema),
+        }
+    }
+
+    #[inline]
+    fn int(&self, cur: &mut Cursor<'_>) -> Result<Option<i32>> {
+        match self.fast {
+            Some(o) => Ok(if o.present(cur)? {
+                Some(cur.int()?)
+            } else {
+                None
+            }),
+            None => opt_int(cur, self.schema),
+        }
+    }
+
+    #[inline]
+    fn str<'a>(&self, cur: &mut Cursor<'a>) -> Result<Option<&'a str>> {
+        match self.fast {
+            Some(o) => Ok(if o.present(cur)? {
+                Some(cur.string()?)
+            } else {
+                None
+            }),
+            None => opt_str(cur, self.schema),
+        }
+    }
+
+    #[inline]
+    fn bytes<'a>(&self, cur: &mut Cursor<'a>) -> Result<Option<&'a [u8]>> {
+        match self.fast {
+            Some(o) => Ok(if o.present(cur)? {
+                Some(cur.bytes()?)
+            } else {
+                None
+            }),
+            None => opt_bytes(cur, self.schema),
+        }
+    }
+
+    #[inline]
+    fn int_long_map(&self, cur: &mut Cursor<'_>) -> Result<Option<Vec<(i32, i64)>>> {
+        match self.fast {
+            Some(o) => {
+                if !o.present(cur)? {
+                    return Ok(None);
+                }
+                let mut out = Vec::new();
+                loop {
+                    let n = cur.block_count()?;
+                    if n == 0 {
+                        return Ok(Some(out));
+                    }
+                    out.reserve_exact(n);
+                    for _ in 0..n {
+                        let k = cur.int()?;
+                        let v = cur.long()?;
+                        out.push((k, v));
+                    }
+                }
+            }
+            None => opt_int_long_map(cur, self.schema),
+        }
+    }
+
+    #[inline]
+    fn int_bytes_map(
+        &self,
+        cur: &mut Cursor<'_>,
+        only: Option<&[i32]>,
+    ) -> Result<Option<BoundsMap>> {
+        match self.fast {
+            Some(o) => {
+                if !o.present(cur)? {
+                    return Ok(None);
+                }
+                let mut out: BoundsMap = Vec::new();
+                loop {
+                    let n = cur.block_count()?;
+                    if n == 0 {
+                        return Ok(Some(out));
+                    }
+                    match only {
+                        None => {
+                            out.reserve_exact(n);
+                            for _ in 0..n {
+                                let k = cur.int()?;
+                                let v = cur.bytes()?;
+                                out.push((k, v.to_vec()));
+                            }
+                        }
+                        Some(ids) => {
+                            for _ in 0..n {
+                                let k = cur.int()?;
+                                let v = cur.bytes()?;
+                                if ids.contains(&k) {
+                                    if out.len() == out.capacity() {
+                                        out.reserve_exact(ids.len().min(n).max(1));
+                                    }
+                                    out.push((k, v.to_vec()));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            None => opt_int_bytes_map(cur, self.schema, only),
+        }
+    }
+
+    #[inline]
+    fn long_list(&self, cur: &mut Cursor<'_>) -> Result<Option<Vec<i64>>> {
+        match self.fast {
+            Some(o) => {
+                if !o.present(cur)? {
+                    return Ok(None);
+                }
+                let mut out = Vec::new();
+                loop {
+                    let n = cur.block_count()?;
+                    if n == 0 {
+                        return Ok(Some(out));
+                    }
+                    out.reserve_exact(n);
+                    for _ in 0..n {
+                        out.push(cur.long()?);
+                    }
+                }
+            }
+            None => opt_long_list(cur, self.schema),
+        }
+    }
+}
+
+/// Where a partition field of the file goes: its index in the spec and its type.
+type PartitionSlot = Option<(usize, PrimitiveType)>;
+
+/// The decoding program for one file: the plan of every field of `manifest_entry` and
+/// of `data_file`, compiled from the file's writer schema once, so that decoding an
+/// entry neither matches field ids nor walks schemas.
 struct EntryPlan<'s> {
-    fields: Vec<(EntryTarget, &'s AvroSchema)>,
-    file: Vec<(FileTarget, &'s AvroSchema)>,
-    /// For each field of the Avro partition record: its index in the spec and its type.
-    partition: Vec<(Option<(usize, PrimitiveType)>, &'s AvroSchema)>,
+    fields: Vec<FieldPlan<'s, EntryTarget>>,
+    file: Vec<FieldPlan<'s, FileTarget>>,
+    /// For each field of the Avro partition record: its index in the spec and its type,
+    /// or how to skip it.
+    partition: Vec<(PartitionSlot, &'s AvroSchema, SkipPlan)>,
     bounds_for: Option<Vec<i32>>,
 }
 
@@ -363,9 +673,16 @@ impl<'s> EntryPlan<'s> {
                 }
                 _ => EntryTarget::Skip,
             };
-            fields.push((t, &f.schema));
+            let class = match t {
+                EntryTarget::Status => Class::Int,
+                EntryTarget::SnapshotId
+                | EntryTarget::SequenceNumber
+                | EntryTarget::FileSequenceNumber => Class::Long,
+                EntryTarget::DataFile | EntryTarget::Skip => Class::Other,
+            };
+            fields.push(FieldPlan::new(t, &f.schema, class, t == EntryTarget::Skip));
         }
-        if !fields.iter().any(|(t, _)| *t == EntryTarget::Status) {
+        if !fields.iter().any(|f| f.target == EntryTarget::Status) {
             return Err(not_a_manifest("required field 'status' (id 0) is missing"));
         }
         let data_file = data_file
@@ -414,10 +731,19 @@ impl<'s> EntryPlan<'s> {
                             _ => None,
                         }
                     });
-                    partition.push((slot, &pf.schema));
+                    let skip = match slot {
+                        None => SkipPlan::new(&pf.schema),
+                        Some(_) => SkipPlan::Nothing,
+                    };
+                    partition.push((slot, &pf.schema, skip));
                 }
             }
-            file.push((t, &f.schema));
+            file.push(FieldPlan::new(
+                t,
+                &f.schema,
+                file_class(t),
+                t == FileTarget::Skip,
+            ));
         }
         for (req, name) in [
             (FileTarget::FilePath, "file_path (id 100)"),
@@ -425,7 +751,7 @@ impl<'s> EntryPlan<'s> {
             (FileTarget::RecordCount, "record_count (id 103)"),
             (FileTarget::FileSize, "file_size_in_bytes (id 104)"),
         ] {
-            if !file.iter().any(|(t, _)| *t == req) {
+            if !file.iter().any(|f| f.target == req) {
                 return Err(not_a_manifest(format!(
                     "required field 'data_file.{name}' is missing"
                 )));
@@ -439,123 +765,103 @@ impl<'s> EntryPlan<'s> {
         })
     }
 
-    fn decode(&self, cur: &mut Cursor<'_>, partition_len: usize) -> Result<ManifestEntry> {
-        let mut status = None;
-        let mut snapshot_id = None;
-        let mut sequence_number = None;
-        let mut file_sequence_number = None;
-        let mut data_file = None;
-        for (t, s) in &self.fields {
-            match t {
+    /// Decodes one entry into the slot `e`, which holds a fresh entry. The compiled plan
+    /// has checked that `status` and `data_file` are there, so every field of `e` that
+    /// the file holds is set.
+    fn decode_into(&self, cur: &mut Cursor<'_>, e: &mut ManifestEntry) -> Result<()> {
+        for f in &self.fields {
+            match f.target {
                 EntryTarget::Status => {
-                    let v = req(opt_int(cur, s), "status")?;
-                    status = Some(ManifestStatus::from_id(v).ok_or_else(|| {
+                    let v = req(f.int(cur), "status")?;
+                    e.status = ManifestStatus::from_id(v).ok_or_else(|| {
                         Error::invalid_metadata(
                             "status",
                             format!("unknown status {v} (expected 0, 1 or 2)"),
                         )
-                    })?);
+                    })?;
                 }
                 EntryTarget::SnapshotId => {
-                    snapshot_id = opt_long(cur, s).map_err(|e| e.under("snapshot_id"))?
+                    e.snapshot_id = f.long(cur).map_err(|e| e.under("snapshot_id"))?
                 }
                 EntryTarget::SequenceNumber => {
-                    sequence_number = opt_long(cur, s).map_err(|e| e.under("sequence_number"))?
+                    e.sequence_number = f.long(cur).map_err(|e| e.under("sequence_number"))?
                 }
                 EntryTarget::FileSequenceNumber => {
-                    file_sequence_number =
-                        opt_long(cur, s).map_err(|e| e.under("file_sequence_number"))?
+                    e.file_sequence_number =
+                        f.long(cur).map_err(|e| e.under("file_sequence_number"))?
                 }
-                EntryTarget::DataFile => {
-                    data_file = Some(
-                        self.decode_file(cur, s, partition_len)
-                            .map_err(|e| e.under("data_file"))?,
-                    )
-                }
-                EntryTarget::Skip => cur.skip(s)?,
+                EntryTarget::DataFile => self
+                    .decode_file(cur, f.schema, &mut e.data_file)
+                    .map_err(|e| e.under("data_file"))?,
+                EntryTarget::Skip => cur.skip_by(&f.skip)?,
             }
         }
-        Ok(ManifestEntry {
-            status: status.ok_or_else(|| Error::invalid_metadata("status", "missing"))?,
-            snapshot_id,
-            sequence_number,
-            file_sequence_number,
-            data_file: data_file
-                .ok_or_else(|| Error::invalid_metadata("data_file", "required field is null"))?,
-        })
+        Ok(())
     }
 
     fn decode_file(
         &self,
         cur: &mut Cursor<'_>,
         schema: &AvroSchema,
-        partition_len: usize,
-    ) -> Result<DataFile> {
+        df: &mut DataFile,
+    ) -> Result<()> {
         if let AvroSchema::Union(b) = schema {
             if matches!(cur.branch(b)?, AvroSchema::Null) {
                 return Err(Error::invalid_metadata("", "required field is null"));
             }
         }
-        let mut df = DataFile::new(
-            DataContentType::Data,
-            String::new(),
-            FileFormat::Parquet,
-            vec![None; partition_len],
-            0,
-            0,
-        );
-        for (t, s) in &self.file {
-            self.decode_file_field(cur, *t, s, &mut df)
-                .map_err(|e| e.under(file_field_name(*t)))?;
+        for f in &self.file {
+            self.decode_file_field(cur, f, df)
+                .map_err(|e| e.under(file_field_name(f.target)))?;
         }
-        Ok(df)
+        Ok(())
     }
 
     #[inline]
     fn decode_file_field(
         &self,
         cur: &mut Cursor<'_>,
-        t: FileTarget,
-        s: &AvroSchema,
+        f: &FieldPlan<'_, FileTarget>,
         df: &mut DataFile,
     ) -> Result<()> {
-        match t {
+        match f.target {
             FileTarget::Content => {
-                let v = req(opt_int(cur, s), "")?;
+                let v = req(f.int(cur), "")?;
                 df.content = DataContentType::from_id(v).ok_or_else(|| {
                     Error::invalid_metadata("", format!("unknown content {v} (expected 0, 1 or 2)"))
                 })?;
             }
-            FileTarget::FilePath => df.file_path = req(opt_str(cur, s), "")?.to_string(),
-            FileTarget::FileFormat => df.file_format = FileFormat::parse(req(opt_str(cur, s), "")?),
-            FileTarget::Partition => self.decode_partition(cur, s, &mut df.partition)?,
-            FileTarget::RecordCount => df.record_count = req(opt_long(cur, s), "")?,
-            FileTarget::FileSize => df.file_size_in_bytes = req(opt_long(cur, s), "")?,
-            FileTarget::ColumnSizes => df.column_sizes = opt_int_long_map(cur, s)?,
-            FileTarget::ValueCounts => df.value_counts = opt_int_long_map(cur, s)?,
-            FileTarget::NullValueCounts => df.null_value_counts = opt_int_long_map(cur, s)?,
-            FileTarget::NanValueCounts => df.nan_value_counts = opt_int_long_map(cur, s)?,
+            FileTarget::FilePath => df.file_path = req(f.str(cur), "")?.to_string(),
+            FileTarget::FileFormat => df.file_format = FileFormat::parse(req(f.str(cur), "")?),
+            FileTarget::Partition => self.decode_partition(cur, f.schema, &mut df.partition)?,
+            FileTarget::RecordCount => df.record_count = req(f.long(cur), "")?,
+            FileTarget::FileSize => df.file_size_in_bytes = req(f.long(cur), "")?,
+            FileTarget::ColumnSizes => df.column_sizes = f.int_long_map(cur)?,
+            FileTarget::ValueCounts => df.value_counts = f.int_long_map(cur)?,
+            FileTarget::NullValueCounts => df.null_value_counts = f.int_long_map(cur)?,
+            FileTarget::NanValueCounts => df.nan_value_counts = f.int_long_map(cur)?,
             FileTarget::LowerBounds => {
-                df.lower_bounds = opt_int_bytes_map(cur, s, self.bounds_for.as_deref())?
+                df.lower_bounds = f.int_bytes_map(cur, self.bounds_for.as_deref())?
             }
             FileTarget::UpperBounds => {
-                df.upper_bounds = opt_int_bytes_map(cur, s, self.bounds_for.as_deref())?
+                df.upper_bounds = f.int_bytes_map(cur, self.bounds_for.as_deref())?
             }
-            FileTarget::KeyMetadata => df.key_metadata = opt_bytes(cur, s)?.map(<[u8]>::to_vec),
-            FileTarget::SplitOffsets => df.split_offsets = opt_long_list(cur, s)?,
+            FileTarget::KeyMetadata => df.key_metadata = f.bytes(cur)?.map(<[u8]>::to_vec),
+            FileTarget::SplitOffsets => df.split_offsets = f.long_list(cur)?,
             FileTarget::EqualityIds => {
-                df.equality_ids = opt_long_list(cur, s)?
+                df.equality_ids = f
+                    .long_list(cur)?
                     .map(|v| v.into_iter().map(to_i32).collect::<Result<Vec<_>>>())
                     .transpose()?
             }
-            FileTarget::SortOrderId => df.sort_order_id = opt_int(cur, s)?,
-            FileTarget::FirstRowId => df.first_row_id = opt_long(cur, s)?,
+            FileTarget::SortOrderId => df.sort_order_id = f.int(cur)?,
+            FileTarget::FirstRowId => df.first_row_id = f.long(cur)?,
             FileTarget::ReferencedDataFile => {
-                df.referenced_data_file = opt_str(cur, s)?.map(str::to_string)
+                df.referenced_data_file = f.str(cur)?.map(str::to_string)
             }
-            FileTarget::ContentOffset => df.content_offset = opt_long(cur, s)?,
-            FileTarget::ContentSize => df.content_size_in_bytes = opt_long(cur, s)?,
-            FileTarget::Skip => cur.skip(s)?,
+            FileTarget::ContentOffset => df.content_offset = f.long(cur)?,
+            FileTarget::ContentSize => df.content_size_in_bytes = f.long(cur)?,
+            FileTarget::Skip => cur.skip_by(&f.skip)?,
         }
         Ok(())
     }
@@ -571,7 +877,7 @@ impl<'s> EntryPlan<'s> {
                 return Ok(());
             }
         }
-        for (slot, s) in &self.partition {
+        for (slot, s, skip) in &self.partition {
             match slot {
                 Some((i, ty)) => {
                     let v = partition_value(cur, s, ty)?;
@@ -579,13 +885,12 @@ impl<'s> EntryPlan<'s> {
                         *o = v;
                     }
                 }
-                None => cur.skip(s)?,
+                None => cur.skip_by(skip)?,
             }
         }
         Ok(())
     }
 }
-
 fn to_i32(v: i64) -> Result<i32> {
     i32::try_from(v).map_err(|_| Error::invalid_metadata("", format!("{v} is out of int range")))
 }

@@ -1060,4 +1060,81 @@ fn codec_from_table_property() {
         e.location().unwrap().field,
         "properties.write.avro.compression-codec"
     );
+
+/// The word-at-a-time varint decoding and skipping agree with a byte-at-a-time reference
+/// on every length from 1 to 10 bytes, at every alignment, and on overlong and truncated
+/// values.
+#[test]
+fn varint_fast_paths_match_the_reference() {
+    fn reference(
+        buf: &[u8],
+        mut pos: usize,
+        n: usize,
+    ) -> std::result::Result<(Vec<i64>, usize), ()> {
+        let mut out = Vec::new();
+        for _ in 0..n {
+            let (mut v, mut shift) = (0u64, 0u32);
+            loop {
+                let b = *buf.get(pos).ok_or(())?;
+                pos += 1;
+                v |= u64::from(b & 0x7f) << shift;
+                if b & 0x80 == 0 {
+                    break;
+                }
+                shift += 7;
+                if shift > 63 {
+                    return Err(());
+                }
+            }
+            out.push(((v >> 1) as i64) ^ -((v & 1) as i64));
+        }
+        Ok((out, pos))
+    }
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for round in 0..3000 {
+        let mut buf = Vec::new();
+        let count = 1 + (next() % 12) as usize;
+        for _ in 0..count {
+            // lengths 1..=11 bytes; 11 is overlong
+            let len = 1 + (next() % if round % 3 == 0 { 11 } else { 10 }) as usize;
+            for i in 0..len {
+                let low = (next() % 128) as u8;
+                buf.push(if i + 1 < len { low | 0x80 } else { low });
+            }
+        }
+        let cut = if round % 5 == 0 {
+            (next() as usize) % (buf.len() + 1)
+        } else {
+            buf.len()
+        };
+        let buf = &buf[..cut];
+        for n in 0..=count {
+            let want = reference(buf, 0, n);
+            let mut cur = avro::Cursor::new(buf);
+            assert_eq!(
+                cur.skip_longs(n).is_ok(),
+                want.is_ok(),
+                "skip {n} of {buf:?}"
+            );
+            if let Ok((_, end)) = want {
+                assert_eq!(buf.len() - cur.remaining(), end, "skip end {n} of {buf:?}");
+            }
+            let mut cur = avro::Cursor::new(buf);
+            let got: Result<Vec<i64>> = (0..n).map(|_| cur.long()).collect();
+            match (&want, got) {
+                (Ok((vals, end)), Ok(g)) => {
+                    assert_eq!(vals, &g, "{buf:?}");
+                    assert_eq!(buf.len() - cur.remaining(), *end);
+                }
+                (Err(()), Err(_)) => {}
+                (w, g) => panic!("{buf:?}: reference {w:?}, fast {g:?}"),
+            }
+        }
+    }
 }
