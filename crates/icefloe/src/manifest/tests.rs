@@ -1060,6 +1060,7 @@ fn codec_from_table_property() {
         e.location().unwrap().field,
         "properties.write.avro.compression-codec"
     );
+}
 
 /// The word-at-a-time varint decoding and skipping agree with a byte-at-a-time reference
 /// on every length from 1 to 10 bytes, at every alignment, and on overlong and truncated
