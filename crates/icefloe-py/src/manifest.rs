@@ -4,8 +4,8 @@
 use arrow::pyarrow::{FromPyArrow, PyArrowType, ToPyArrow};
 use arrow::record_batch::RecordBatch;
 use icefloe::arrow::manifest::{
-    batch_to_entries, batch_to_manifest_files, decoded_bounds, entries_schema, entries_to_batch,
-    manifest_files_schema, manifest_files_to_batch,
+    batch_to_entries, batch_to_manifest_files, entries_schema, entries_to_batch,
+    manifest_files_schema, manifest_files_to_batch, with_decoded_bounds,
 };
 use icefloe::io::LocalFileIO;
 use icefloe::manifest::{
@@ -78,36 +78,12 @@ fn read_manifest_batch(
             let md = &manifest.metadata;
             let partition_type = md.partition_spec.partition_type(&md.schema)?;
             let batch = entries_to_batch(&manifest.entries, &partition_type)?;
-            let Some(columns) = decode_bounds else {
-                return Ok(batch);
-            };
-            let ids = columns
-                .iter()
-                .map(|c| {
-                    c.parse::<i32>()
-                        .ok()
-                        .or_else(|| md.schema.id_by_name(c, true))
-                        .ok_or_else(|| {
-                            Error::not_found(format!("no column '{c}' in the manifest's schema"))
-                        })
-                })
-                .collect::<icefloe::Result<Vec<_>>>()?;
-            let (lower, upper) = decoded_bounds(&manifest.entries, &md.schema, &ids)?;
-            let mut fields: Vec<_> = batch.schema().fields().iter().cloned().collect();
-            let mut arrays = batch.columns().to_vec();
-            for (name, array) in [("lower_bound_values", lower), ("upper_bound_values", upper)] {
-                fields.push(std::sync::Arc::new(arrow::datatypes::Field::new(
-                    name,
-                    array.data_type().clone(),
-                    false,
-                )));
-                arrays.push(array);
+            match decode_bounds {
+                None => Ok(batch),
+                Some(columns) => {
+                    with_decoded_bounds(batch, &manifest.entries, &md.schema, &columns)
+                }
             }
-            RecordBatch::try_new(
-                std::sync::Arc::new(arrow::datatypes::Schema::new(fields)),
-                arrays,
-            )
-            .map_err(|e| Error::invalid_argument(format!("cannot build the entries batch: {e}")))
         })
         .py(py)?;
     to_py(py, batch)

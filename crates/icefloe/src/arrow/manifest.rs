@@ -317,6 +317,41 @@ pub fn decoded_bounds(
     Ok((make(lower)?, make(upper)?))
 }
 
+/// `batch` (the entries of a manifest, from [`entries_to_batch`]) with two more struct
+/// columns, `lower_bound_values` and `upper_bound_values`: the typed bounds of `columns`,
+/// each a full name in `schema` (the manifest's own) or a field id (see [`decoded_bounds`]).
+pub fn with_decoded_bounds(
+    batch: RecordBatch,
+    entries: &[ManifestEntry],
+    schema: &crate::spec::Schema,
+    columns: &[String],
+) -> Result<RecordBatch> {
+    let ids = columns
+        .iter()
+        .map(|c| {
+            c.parse::<i32>()
+                .ok()
+                .or_else(|| schema.id_by_name(c, true))
+                .ok_or_else(|| {
+                    Error::not_found(format!("no column '{c}' in the manifest's schema"))
+                })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let (lower, upper) = decoded_bounds(entries, schema, &ids)?;
+    let mut fields: Vec<Field> = batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    let mut arrays = batch.columns().to_vec();
+    for (name, array) in [("lower_bound_values", lower), ("upper_bound_values", upper)] {
+        fields.push(Field::new(name, array.data_type().clone(), false));
+        arrays.push(array);
+    }
+    RecordBatch::try_new(Arc::new(ArrowSchema::new(fields)), arrays).map_err(arrow_err)
+}
+
 // ---------------------------------------------------------------------------------------
 // Reading batches back (for writers fed from Python)
 
@@ -951,6 +986,21 @@ mod tests {
         assert_eq!(upper.column(0).as_primitive::<Int64Type>().value(0), 9);
         assert!(upper.column(1).is_null(0));
         assert!(decoded_bounds(&[], &schema, &[3]).is_err());
+
+        // names resolve in the manifest's schema, numbers are field ids
+        let entries = vec![full_entry()];
+        let batch = entries_to_batch(&entries, &partition_type()).unwrap();
+        let width = batch.num_columns();
+        let names = ["name".to_string(), "1".to_string()];
+        let out = with_decoded_bounds(batch.clone(), &entries, &schema, &names).unwrap();
+        assert_eq!(out.num_columns(), width + 2);
+        let lower = out
+            .column_by_name("lower_bound_values")
+            .unwrap()
+            .as_struct();
+        assert_eq!(lower.column_names(), vec!["name", "id"]);
+        let missing = with_decoded_bounds(batch, &entries, &schema, &["nope".to_string()]);
+        assert!(matches!(missing, Err(Error::NotFound { .. })));
     }
 
     #[test]
