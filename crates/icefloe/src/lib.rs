@@ -7,6 +7,7 @@
 pub mod arrow;
 pub mod catalog;
 pub mod error;
+pub mod expr;
 pub mod io;
 pub mod manifest;
 pub mod puffin;

@@ -150,6 +150,22 @@ impl Schema {
         Some(field)
     }
 
+    /// The positions of the field with this id among the fields of each struct from the
+    /// root down, when every ancestor is a struct; `None` for fields inside a list or map
+    /// (a row holds no single value for them) and for unknown ids.
+    pub fn struct_path(&self, id: i32) -> Option<&[u32]> {
+        let path = self.id_to_path.get(&id)?;
+        let (first, rest) = path.split_first()?;
+        let mut field = self.fields.fields.get(*first as usize)?;
+        for &pos in rest {
+            field = match &field.field_type {
+                Type::Struct(s) => s.fields.get(pos as usize)?,
+                _ => return None,
+            };
+        }
+        Some(path)
+    }
+
     /// The full dotted name of the field with this id (`location.lat`, `tags.key`).
     pub fn name_by_id(&self, id: i32) -> Option<&str> {
         self.id_to_name.get(&id).map(String::as_str)

@@ -112,7 +112,7 @@ pub(super) fn iso_date(days: i64) -> String {
     s
 }
 
-pub(super) fn iso_time_from_micros(micros: i64) -> String {
+pub fn iso_time_from_micros(micros: i64) -> String {
     let mut s = String::with_capacity(15);
     // A time outside one day is not a valid value; wrap it rather than fail, so that
     // writing never panics (reading rejects such values).
@@ -120,12 +120,7 @@ pub(super) fn iso_time_from_micros(micros: i64) -> String {
     s
 }
 
-pub(super) fn iso_timestamp(
-    value: i64,
-    units_per_day: i64,
-    nanos_per_unit: i64,
-    utc: bool,
-) -> String {
+pub fn iso_timestamp(value: i64, units_per_day: i64, nanos_per_unit: i64, utc: bool) -> String {
     let mut s = String::with_capacity(32);
     write_iso_date(&mut s, value.div_euclid(units_per_day));
     s.push('T');
@@ -257,7 +252,7 @@ pub fn parse_iso_time(s: &str) -> Option<i64> {
 }
 
 /// Parses an ISO timestamp into (days, nanos of day, offset seconds if present).
-pub(super) fn parse_iso_timestamp(s: &str) -> Option<(i64, i64, Option<i64>)> {
+pub fn parse_iso_timestamp(s: &str) -> Option<(i64, i64, Option<i64>)> {
     let mut sc = Scan::new(s);
     let days = parse_date_at(&mut sc)?;
     if !(sc.eat(b'T') || sc.eat(b't')) {
@@ -291,7 +286,7 @@ pub(super) fn parse_iso_timestamp(s: &str) -> Option<(i64, i64, Option<i64>)> {
 
 /// Epoch offset in `unit_nanos` units of a parsed timestamp, truncated toward zero as Java's
 /// `ChronoUnit.between` does; `None` when out of the i64 range.
-pub(super) fn timestamp_units(
+pub fn timestamp_units(
     days: i64,
     nanos_of_day: i64,
     offset_secs: i64,

@@ -1,0 +1,201 @@
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+use super::*;
+use crate::spec::types::{NestedField, StructType};
+use crate::spec::{Literal, PrimitiveType as P, Schema, Type};
+use std::sync::Arc;
+
+fn schema() -> Schema {
+    let location = StructType::new(vec![
+        NestedField::required(10, "lat", P::Double.into()),
+        NestedField::optional(11, "lon", P::Double.into()),
+    ]);
+    Schema::new(
+        0,
+        vec![
+            NestedField::required(1, "id", P::Long.into()),
+            NestedField::optional(2, "small", P::Int.into()),
+            NestedField::optional(3, "Name", P::String.into()),
+            NestedField::optional(
+                4,
+                "price",
+                P::Decimal {
+                    precision: 9,
+                    scale: 2,
+                }
+                .into(),
+            ),
+            NestedField::optional(5, "ts", P::Timestamp.into()),
+            NestedField::optional(6, "tstz", P::Timestamptz.into()),
+            NestedField::optional(7, "d", P::Date.into()),
+            NestedField::optional(8, "f", P::Float.into()),
+            NestedField::optional(9, "location", Type::Struct(Arc::new(location))),
+        ],
+        vec![],
+    )
+    .unwrap()
+}
+
+fn bind(e: Expression) -> BoundExpression {
+    e.bind(&schema(), true).unwrap()
+}
+
+fn lit(b: &BoundExpression) -> (Operation, i32, Literal) {
+    match b {
+        BoundExpression::Predicate(BoundPredicate::Literal { op, term, literal }) => {
+            (*op, term.field_id, literal.clone())
+        }
+        other => panic!("not a literal predicate: {other:?}"),
+    }
+}
+
+#[test]
+fn binds_names_and_converts_values() {
+    let b = bind(Expression::compare(Operation::Lt, "id", 5_i32));
+    assert_eq!(lit(&b), (Operation::Lt, 1, Literal::Long(5)));
+    let b = bind(Expression::compare(
+        Operation::GtEq,
+        "ts",
+        "2024-01-01T00:00:00",
+    ));
+    assert_eq!(lit(&b).2, Literal::Timestamp(1_704_067_200_000_000));
+    // timestamptz takes any offset and converts to UTC
+    let b = bind(Expression::compare(
+        Operation::Eq,
+        "tstz",
+        "2024-01-01T01:00:00+01:00",
+    ));
+    assert_eq!(lit(&b).2, Literal::Timestamptz(1_704_067_200_000_000));
+    let b = bind(Expression::compare(Operation::Eq, "d", "1970-01-02"));
+    assert_eq!(lit(&b).2, Literal::Date(1));
+    let b = bind(Expression::compare(Operation::Eq, "location.lat", 1.5_f64));
+    match &b {
+        BoundExpression::Predicate(p) => assert_eq!(p.term().position, vec![8, 0]),
+        _ => panic!(),
+    }
+    // case-insensitive binding
+    let b = Expression::compare(Operation::Eq, "name", "x")
+        .bind(&schema(), false)
+        .unwrap();
+    assert_eq!(lit(&b).1, 3);
+    assert!(Expression::compare(Operation::Eq, "name", "x")
+        .bind(&schema(), true)
+        .is_err());
+}
+
+#[test]
+fn out_of_range_values_decide_the_predicate() {
+    let big = i64::from(i32::MAX) + 1;
+    assert_eq!(
+        bind(Expression::compare(Operation::Lt, "small", big)),
+        BoundExpression::True
+    );
+    assert_eq!(
+        bind(Expression::compare(Operation::Eq, "small", big)),
+        BoundExpression::False
+    );
+    assert_eq!(
+        bind(Expression::compare(Operation::Gt, "small", -big - 1)),
+        BoundExpression::True
+    );
+    assert_eq!(
+        bind(Expression::compare(Operation::Gt, "f", 1e300_f64)),
+        BoundExpression::False
+    );
+    // in: values out of range are dropped
+    let b = bind(Expression::is_in(
+        "small",
+        vec![Datum::Long(big), Datum::Long(3)],
+    ));
+    assert_eq!(lit(&b), (Operation::Eq, 2, Literal::Int(3)));
+    assert_eq!(
+        bind(Expression::is_in("small", vec![Datum::Long(big)])),
+        BoundExpression::False
+    );
+    assert_eq!(
+        bind(Expression::not_in("small", vec![Datum::Long(big)])),
+        BoundExpression::True
+    );
+}
+
+#[test]
+fn decimals_rescale_and_compare_between_values() {
+    let b = bind(Expression::compare(
+        Operation::Eq,
+        "price",
+        Datum::decimal("1.5").unwrap(),
+    ));
+    assert_eq!(lit(&b).2, Literal::Decimal(150));
+    let b = bind(Expression::compare(Operation::Lt, "price", "1.234"));
+    assert_eq!(lit(&b), (Operation::Lt, 4, Literal::Decimal(124)));
+    let b = bind(Expression::compare(Operation::LtEq, "price", "-1.234"));
+    assert_eq!(lit(&b), (Operation::LtEq, 4, Literal::Decimal(-124)));
+    assert_eq!(
+        bind(Expression::compare(Operation::Eq, "price", "1.234")),
+        BoundExpression::False
+    );
+    // doubles round half up through their shortest text, as Java's BigDecimal.valueOf
+    let b = bind(Expression::compare(Operation::Eq, "price", 1.005_f64));
+    assert_eq!(lit(&b).2, Literal::Decimal(101));
+    let b = bind(Expression::compare(Operation::Eq, "price", 7_i32));
+    assert_eq!(lit(&b).2, Literal::Decimal(700));
+}
+
+#[test]
+fn unary_rules_follow_java() {
+    assert_eq!(
+        bind(Expression::unary(Operation::IsNull, "id")),
+        BoundExpression::False
+    );
+    assert_eq!(
+        bind(Expression::unary(Operation::NotNull, "id")),
+        BoundExpression::True
+    );
+    assert!(Expression::unary(Operation::IsNan, "id")
+        .bind(&schema(), true)
+        .is_err());
+    assert!(matches!(
+        bind(Expression::unary(Operation::IsNan, "f")),
+        BoundExpression::Predicate(BoundPredicate::Unary {
+            op: Operation::IsNan,
+            ..
+        })
+    ));
+    assert!(Expression::compare(Operation::Eq, "f", f64::NAN)
+        .bind(&schema(), true)
+        .is_err());
+    assert!(Expression::compare(Operation::StartsWith, "id", "a")
+        .bind(&schema(), true)
+        .is_err());
+    assert!(Expression::compare(Operation::Eq, "id", "abc")
+        .bind(&schema(), true)
+        .is_err());
+    assert!(Expression::compare(Operation::Eq, "location", 1_i32)
+        .bind(&schema(), true)
+        .is_err());
+    assert!(Expression::compare(Operation::Eq, "nope", 1_i32)
+        .bind(&schema(), true)
+        .is_err());
+}
+
+#[test]
+fn not_is_pushed_into_predicates() {
+    let e = Expression::not(Expression::and(
+        Expression::compare(Operation::Lt, "id", 5_i64),
+        Expression::not(Expression::unary(Operation::IsNull, "Name")),
+    ));
+    let r = e.clone().rewrite_not();
+    assert_eq!(r.to_string(), "(id >= 5 or Name is null)");
+    let b = bind(e);
+    assert_eq!(b.to_string(), "(id >= 5 or Name is null)");
+    assert_eq!(b.field_ids(), vec![1, 3]);
+    // constants simplify
+    assert_eq!(
+        Expression::and(Expression::True, Expression::False),
+        Expression::False
+    );
+    assert_eq!(
+        Expression::or(Expression::False, Expression::unary(Operation::IsNull, "x")).to_string(),
+        "x is null"
+    );
+}
