@@ -11,6 +11,7 @@ pub mod expr;
 pub mod io;
 pub mod manifest;
 pub mod puffin;
+pub mod scan;
 pub mod spec;
 
 pub use error::{Error, Result};
