@@ -11,6 +11,7 @@
 
 mod bind;
 mod datum;
+mod json;
 
 #[cfg(test)]
 mod tests;

@@ -199,3 +199,48 @@ fn not_is_pushed_into_predicates() {
         "x is null"
     );
 }
+
+#[test]
+fn json_form_round_trips_and_matches_java_names() {
+    let e = Expression::and(
+        Expression::not(Expression::compare(Operation::LtEq, "id", 5_i64)),
+        Expression::or(
+            Expression::is_in("Name", vec!["a".into(), "b".into()]),
+            Expression::unary(Operation::IsNull, "price"),
+        ),
+    );
+    let j = e.to_json();
+    assert_eq!(
+        j,
+        serde_json::json!({"type": "and",
+            "left": {"type": "not", "child": {"type": "lt-eq", "term": "id", "value": 5}},
+            "right": {"type": "or",
+                "left": {"type": "in", "term": "Name", "values": ["a", "b"]},
+                "right": {"type": "is-null", "term": "price"}}})
+    );
+    assert_eq!(Expression::from_json(&j, None).unwrap(), e);
+    assert_eq!(
+        Expression::from_json(&serde_json::json!(true), None).unwrap(),
+        Expression::True
+    );
+    // with a schema, values are read by the column type
+    let j = serde_json::json!({"type": "eq", "term": "price", "value": "1.50"});
+    let e = Expression::from_json(&j, Some(&schema())).unwrap();
+    assert_eq!(lit(&bind(e)).2, Literal::Decimal(150));
+    let j = serde_json::json!({"type": "gt", "term": {"type": "reference", "term": "ts"}, "value": "2024-01-01T00:00:00"});
+    let e = Expression::from_json(&j, Some(&schema())).unwrap();
+    assert_eq!(lit(&bind(e)).2, Literal::Timestamp(1_704_067_200_000_000));
+    // bound expressions write their values in the column's JSON form
+    let b = bind(Expression::compare(Operation::Gt, "d", "2024-01-31"));
+    assert_eq!(
+        b.to_json(),
+        serde_json::json!({"type": "gt", "term": "d", "value": "2024-01-31"})
+    );
+    // errors name the path
+    let err =
+        Expression::from_json(&serde_json::json!({"type": "and", "left": true}), None).unwrap_err();
+    assert!(err.to_string().contains("right"), "{err}");
+    let err =
+        Expression::from_json(&serde_json::json!({"type": "lt", "term": "x"}), None).unwrap_err();
+    assert!(err.to_string().contains("value"), "{err}");
+}
