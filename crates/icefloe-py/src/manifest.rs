@@ -70,7 +70,12 @@ fn read_manifest_batch(
     };
     let batch = py
         .detach(|| {
-            let options = ManifestReadOptions { stats, bounds_for };
+            let options = ManifestReadOptions {
+                stats,
+                counts_for: Vec::new(),
+                split_offsets: stats,
+                bounds_for,
+            };
             let manifest = match &row {
                 Some(f) => read_manifest_for(&LocalFileIO, f, &options)?,
                 None => read_manifest_with(&LocalFileIO, path, &options)?,

@@ -19,8 +19,12 @@ use crate::MAX_FORMAT_VERSION;
 /// ids, referenced data file and deletion vector offsets) are always decoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ManifestReadOptions {
-    /// Decode column sizes, value/null/NaN counts and split offsets.
+    /// Decode column sizes, the value/null/NaN counts of every column and split offsets.
     pub stats: bool,
+    /// When `stats` is off: decode value/null/NaN counts for these field ids only.
+    pub counts_for: Vec<i32>,
+    /// When `stats` is off: decode split offsets all the same.
+    pub split_offsets: bool,
     /// Decode lower and upper bounds only for these field ids (`None`: all of them).
     pub bounds_for: Option<Vec<i32>>,
 }
@@ -36,15 +40,29 @@ impl ManifestReadOptions {
     pub fn all() -> Self {
         ManifestReadOptions {
             stats: true,
+            counts_for: Vec::new(),
+            split_offsets: true,
             bounds_for: None,
         }
     }
 
-    /// What a scan needs: no counts, bounds only for the filtered columns.
-    pub fn scan(bounds_for: Vec<i32>) -> Self {
+    /// Only the scan fields: no sizes, counts, bounds or split offsets.
+    pub fn minimal() -> Self {
         ManifestReadOptions {
             stats: false,
-            bounds_for: Some(bounds_for),
+            counts_for: Vec::new(),
+            split_offsets: false,
+            bounds_for: Some(Vec::new()),
+        }
+    }
+
+    /// What a scan needs: counts and bounds of the filtered columns and split offsets.
+    pub fn scan(filtered_ids: Vec<i32>) -> Self {
+        ManifestReadOptions {
+            stats: false,
+            counts_for: filtered_ids.clone(),
+            split_offsets: true,
+            bounds_for: Some(filtered_ids),
         }
     }
 }
@@ -647,6 +665,8 @@ struct EntryPlan<'s> {
     /// or how to skip it.
     partition: Vec<(PartitionSlot, &'s AvroSchema, SkipPlan)>,
     bounds_for: Option<Vec<i32>>,
+    /// Counts to keep (`None`: all).
+    counts_for: Option<Vec<i32>>,
 }
 
 impl<'s> EntryPlan<'s> {
@@ -699,13 +719,15 @@ impl<'s> EntryPlan<'s> {
                 })
                 .map_or(FileTarget::Skip, |(_, _, t)| *t);
             let t = match t {
-                FileTarget::ColumnSizes
-                | FileTarget::ValueCounts
+                FileTarget::ColumnSizes if !options.stats => FileTarget::Skip,
+                FileTarget::ValueCounts
                 | FileTarget::NullValueCounts
                 | FileTarget::NanValueCounts
-                | FileTarget::SplitOffsets
-                    if !options.stats =>
+                    if !options.stats && options.counts_for.is_empty() =>
                 {
+                    FileTarget::Skip
+                }
+                FileTarget::SplitOffsets if !options.stats && !options.split_offsets => {
                     FileTarget::Skip
                 }
                 FileTarget::LowerBounds | FileTarget::UpperBounds
@@ -762,6 +784,7 @@ impl<'s> EntryPlan<'s> {
             file,
             partition,
             bounds_for: options.bounds_for.clone(),
+            counts_for: (!options.stats).then(|| options.counts_for.clone()),
         })
     }
 
@@ -817,6 +840,18 @@ impl<'s> EntryPlan<'s> {
         Ok(())
     }
 
+    /// Keeps the counts of the columns asked for.
+    #[inline]
+    fn counts(&self, counts: Option<Vec<(i32, i64)>>) -> Option<Vec<(i32, i64)>> {
+        match (&self.counts_for, counts) {
+            (Some(ids), Some(mut v)) => {
+                v.retain(|(id, _)| ids.contains(id));
+                Some(v)
+            }
+            (_, v) => v,
+        }
+    }
+
     #[inline]
     fn decode_file_field(
         &self,
@@ -837,9 +872,9 @@ impl<'s> EntryPlan<'s> {
             FileTarget::RecordCount => df.record_count = req(f.long(cur), "")?,
             FileTarget::FileSize => df.file_size_in_bytes = req(f.long(cur), "")?,
             FileTarget::ColumnSizes => df.column_sizes = f.int_long_map(cur)?,
-            FileTarget::ValueCounts => df.value_counts = f.int_long_map(cur)?,
-            FileTarget::NullValueCounts => df.null_value_counts = f.int_long_map(cur)?,
-            FileTarget::NanValueCounts => df.nan_value_counts = f.int_long_map(cur)?,
+            FileTarget::ValueCounts => df.value_counts = self.counts(f.int_long_map(cur)?),
+            FileTarget::NullValueCounts => df.null_value_counts = self.counts(f.int_long_map(cur)?),
+            FileTarget::NanValueCounts => df.nan_value_counts = self.counts(f.int_long_map(cur)?),
             FileTarget::LowerBounds => {
                 df.lower_bounds = f.int_bytes_map(cur, self.bounds_for.as_deref())?
             }

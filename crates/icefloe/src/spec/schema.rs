@@ -166,6 +166,31 @@ impl Schema {
         Some(path)
     }
 
+    /// The schema of the selected columns, by full name (Java's `Schema.select`):
+    /// selecting a struct keeps all of it; selecting a nested field keeps its parents with
+    /// only the selected children; a list or map is kept whole when anything in it is
+    /// selected. The schema id and identifier fields are kept.
+    pub fn select(&self, names: &[String], case_sensitive: bool) -> Result<Schema> {
+        let mut ids = std::collections::HashSet::new();
+        for name in names {
+            let id = self.id_by_name(name, case_sensitive).ok_or_else(|| {
+                crate::error::Error::not_found(format!(
+                    "cannot find column '{name}' in the schema{}",
+                    if case_sensitive { "" } else { " (ignoring case)" }
+                ))
+            })?;
+            ids.insert(id);
+        }
+        let fields = select_fields(&self.fields.fields, &ids);
+        let identifiers = self
+            .identifier_field_ids
+            .iter()
+            .copied()
+            .filter(|id| ids.contains(id))
+            .collect();
+        Schema::new(self.schema_id, fields, identifiers)
+    }
+
     /// The full dotted name of the field with this id (`location.lat`, `tags.key`).
     pub fn name_by_id(&self, id: i32) -> Option<&str> {
         self.id_to_name.get(&id).map(String::as_str)
@@ -644,5 +669,52 @@ mod tests {
             "_last_updated_sequence_number"
         );
         assert_eq!(reserved::MAX_USER_FIELD_ID, 2147483447);
+    }
+}
+
+/// The fields that are selected or have a selected descendant (see [`Schema::select`]).
+fn select_fields(
+    fields: &[NestedField],
+    ids: &std::collections::HashSet<i32>,
+) -> Vec<NestedField> {
+    let mut out = Vec::new();
+    for f in fields {
+        if ids.contains(&f.id) {
+            out.push(f.clone());
+            continue;
+        }
+        match &f.field_type {
+            Type::Struct(s) => {
+                let children = select_fields(&s.fields, ids);
+                if !children.is_empty() {
+                    let mut kept = f.clone();
+                    kept.field_type = Type::Struct(std::sync::Arc::new(StructType::new(children)));
+                    out.push(kept);
+                }
+            }
+            Type::List(_) | Type::Map(_) => {
+                if contains_any(&f.field_type, ids) {
+                    out.push(f.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn contains_any(t: &Type, ids: &std::collections::HashSet<i32>) -> bool {
+    match t {
+        Type::Struct(s) => s
+            .fields
+            .iter()
+            .any(|f| ids.contains(&f.id) || contains_any(&f.field_type, ids)),
+        Type::List(l) => {
+            ids.contains(&l.element_field.id) || contains_any(&l.element_field.field_type, ids)
+        }
+        Type::Map(m) => [&m.key_field, &m.value_field]
+            .iter()
+            .any(|f| ids.contains(&f.id) || contains_any(&f.field_type, ids)),
+        _ => false,
     }
 }
