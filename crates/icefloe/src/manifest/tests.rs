@@ -538,8 +538,25 @@ fn read_for_a_list_row_applies_inheritance_and_projection() {
     assert_eq!(e.sequence_number, Some(9));
     let df = &e.data_file;
     assert_eq!(df.column_sizes, None);
-    assert_eq!(df.value_counts, None);
-    assert_eq!(df.split_offsets, None);
+    // counts only for the filtered column; split offsets for split planning
+    let orig = &entries[0].data_file;
+    let only_11 = |v: &Option<Vec<(i32, i64)>>| {
+        v.as_ref().map(|v| {
+            v.iter()
+                .copied()
+                .filter(|(id, _)| *id == 11)
+                .collect::<Vec<_>>()
+        })
+    };
+    assert_eq!(df.value_counts, only_11(&orig.value_counts));
+    assert_eq!(df.null_value_counts, only_11(&orig.null_value_counts));
+    assert_eq!(df.split_offsets, orig.split_offsets);
+    let minimal = read_manifest_for(&io, &mf, &ManifestReadOptions::minimal()).unwrap();
+    let md = &minimal.entries[0].data_file;
+    assert_eq!(
+        (&md.value_counts, &md.split_offsets, &md.lower_bounds),
+        (&None, &None, &None)
+    );
     assert_eq!(df.lower_bounds, Some(vec![(11, b"aaa".to_vec())]));
     assert_eq!(df.upper_bounds, Some(vec![(11, b"zzz".to_vec())]));
     assert_eq!(df.partition, entries[0].data_file.partition);
