@@ -176,7 +176,11 @@ impl Schema {
             let id = self.id_by_name(name, case_sensitive).ok_or_else(|| {
                 crate::error::Error::not_found(format!(
                     "cannot find column '{name}' in the schema{}",
-                    if case_sensitive { "" } else { " (ignoring case)" }
+                    if case_sensitive {
+                        ""
+                    } else {
+                        " (ignoring case)"
+                    }
                 ))
             })?;
             ids.insert(id);
@@ -673,10 +677,7 @@ mod tests {
 }
 
 /// The fields that are selected or have a selected descendant (see [`Schema::select`]).
-fn select_fields(
-    fields: &[NestedField],
-    ids: &std::collections::HashSet<i32>,
-) -> Vec<NestedField> {
+fn select_fields(fields: &[NestedField], ids: &std::collections::HashSet<i32>) -> Vec<NestedField> {
     let mut out = Vec::new();
     for f in fields {
         if ids.contains(&f.id) {
