@@ -189,3 +189,7 @@ pub(crate) fn set_contains(literals: &[Literal], value: &Literal) -> Result<bool
         .binary_search_by(|l| l.compare(value).unwrap_or(Ordering::Less))
         .is_ok())
 }
+
+#[cfg(test)]
+#[path = "eval_tests.rs"]
+mod tests;

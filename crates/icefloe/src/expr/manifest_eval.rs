@@ -242,3 +242,7 @@ fn unexpected(op: Operation) -> Error {
         op.symbol()
     ))
 }
+
+#[cfg(test)]
+#[path = "manifest_eval_tests.rs"]
+mod tests;
