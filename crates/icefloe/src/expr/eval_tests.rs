@@ -88,8 +88,14 @@ fn nulls_compare_first() {
     assert!(!ev(c(O::GtEq, "z", 5), &r));
     assert!(!ev(c(O::Eq, "z", 5), &r));
     assert!(ev(c(O::NotEq, "z", 5), &r));
-    assert!(!ev(Expression::is_in("z", vec![Datum::Int(5), Datum::Int(6)]), &r));
-    assert!(ev(Expression::not_in("z", vec![Datum::Int(5), Datum::Int(6)]), &r));
+    assert!(!ev(
+        Expression::is_in("z", vec![Datum::Int(5), Datum::Int(6)]),
+        &r
+    ));
+    assert!(ev(
+        Expression::not_in("z", vec![Datum::Int(5), Datum::Int(6)]),
+        &r
+    ));
     assert!(!ev(u(O::IsNan, "f"), &r));
     assert!(ev(u(O::NotNan, "f"), &r));
 }
@@ -109,7 +115,11 @@ fn starts_with() {
         (Some("abcd"), true),
         (None, false),
     ] {
-        assert_eq!(ev(c(O::StartsWith, "s", "abc"), &with_s(s)), expected, "{s:?}");
+        assert_eq!(
+            ev(c(O::StartsWith, "s", "abc"), &with_s(s)),
+            expected,
+            "{s:?}"
+        );
         assert_eq!(
             ev(c(O::NotStartsWith, "s", "abc"), &with_s(s)),
             !expected,
@@ -221,7 +231,9 @@ fn uuids_compare_as_java() {
 
 #[test]
 fn errors() {
-    let bound = c(O::Eq, "s", "a").bind_struct(&struct_type(), true).unwrap();
+    let bound = c(O::Eq, "s", "a")
+        .bind_struct(&struct_type(), true)
+        .unwrap();
     // position out of the tuple
     assert!(evaluate_tuple(&bound, &[None]).is_err());
     // a value of another kind than the literal

@@ -82,7 +82,12 @@ fn file() -> ManifestFile {
     let s = |v: &str| b(Literal::String(v.into()), P::String);
     let f = |v: f32| b(Literal::Float(v), P::Float);
     manifest(Some(vec![
-        summary(false, None, b(Literal::Int(INT_MIN), P::Int), b(Literal::Int(INT_MAX), P::Int)),
+        summary(
+            false,
+            None,
+            b(Literal::Int(INT_MIN), P::Int),
+            b(Literal::Int(INT_MAX), P::Int),
+        ),
         summary(true, None, None, None),
         summary(true, None, s("a"), s("z")),
         summary(false, None, s("a"), s("z")),
@@ -119,7 +124,10 @@ fn u(op: O, col: &str) -> Expression {
 #[test]
 fn all_nulls() {
     assert!(!read(u(O::NotNull, "all_nulls_missing_nan")));
-    assert!(read(u(O::NotNull, "all_nulls_missing_nan_float")), "NaN may hide");
+    assert!(
+        read(u(O::NotNull, "all_nulls_missing_nan_float")),
+        "NaN may hide"
+    );
     assert!(read(u(O::NotNull, "some_nulls")));
     assert!(read(u(O::NotNull, "no_nulls")));
     assert!(!read(c(O::StartsWith, "all_nulls_missing_nan", "asad")));
@@ -163,7 +171,9 @@ fn nans() {
 // testMissingColumn / testCaseSensitiveIntegerNotEqRewritten
 #[test]
 fn missing_columns() {
-    assert!(c(O::Lt, "missing", 5).bind_struct(&partition_type(), true).is_err());
+    assert!(c(O::Lt, "missing", 5)
+        .bind_struct(&partition_type(), true)
+        .is_err());
     assert!(Expression::not(c(O::Eq, "ID", 5))
         .bind_struct(&partition_type(), true)
         .is_err());
@@ -250,10 +260,21 @@ fn integer_comparisons() {
     for (op, v, expected) in cases {
         assert_eq!(read(c(op, "id", v)), expected, "id {} {v}", op.symbol());
     }
-    for v in [INT_MIN - 25, INT_MIN - 1, INT_MIN, INT_MAX - 4, INT_MAX, INT_MAX + 1] {
+    for v in [
+        INT_MIN - 25,
+        INT_MIN - 1,
+        INT_MIN,
+        INT_MAX - 4,
+        INT_MAX,
+        INT_MAX + 1,
+    ] {
         assert!(read(c(O::NotEq, "id", v)));
         assert!(read(Expression::not(c(O::Eq, "id", v))));
-        assert!(read_with(Expression::not(c(O::Eq, "ID", v)), &file(), false));
+        assert!(read_with(
+            Expression::not(c(O::Eq, "ID", v)),
+            &file(),
+            false
+        ));
     }
 }
 
@@ -351,7 +372,9 @@ fn bad_positions() {
         .bind_struct(&partition_type(), true)
         .unwrap();
     assert!(ManifestEvaluator::new(e).eval(&m).is_err());
-    let e = c(O::Eq, "id", 1).bind_struct(&partition_type(), true).unwrap();
+    let e = c(O::Eq, "id", 1)
+        .bind_struct(&partition_type(), true)
+        .unwrap();
     assert!(!ManifestEvaluator::new(e).eval(&m).unwrap());
 }
 
