@@ -239,7 +239,7 @@ impl<'a> Bound<'a> {
 
 /// `bound` truncated to the length of `prefix` compared with `prefix`, bytewise. For
 /// valid UTF-8 this decides exactly what Java's comparison of the decoded strings
-/// truncated to the prefix's length in UTF-16 units decides (see `starts_with_cmp` tests).
+/// truncated to the prefix's length in UTF-16 units decides (see the test `starts_with_bytes_agree_with_java_chars`).
 pub(crate) fn truncated_cmp(bound: &[u8], prefix: &[u8]) -> Ordering {
     let n = prefix.len().min(bound.len());
     bound.get(..n).unwrap_or(bound).cmp(prefix)
