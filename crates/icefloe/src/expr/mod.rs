@@ -11,7 +11,10 @@
 
 mod bind;
 mod datum;
+mod eval;
 mod json;
+mod manifest_eval;
+mod metrics;
 
 #[cfg(test)]
 mod tests;
@@ -19,6 +22,9 @@ mod tests;
 use std::fmt;
 
 pub use datum::{Converted, Datum};
+pub use eval::{evaluate_tuple, java_compare};
+pub use manifest_eval::{may_have_changed_files, may_have_live_files, ManifestEvaluator};
+pub use metrics::{InclusiveMetricsEvaluator, StrictMetricsEvaluator, IN_PREDICATE_LIMIT};
 
 use crate::spec::{Literal, PrimitiveType};
 
