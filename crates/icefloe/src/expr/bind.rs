@@ -140,11 +140,14 @@ impl Predicate {
                 )))
             }
         };
+        // a required field inside an optional struct is null when its parent is: only a
+        // field whose ancestors are all required can never be null (as Java 1.11 checks)
+        let required = field.required && ancestors_required(schema, position);
         Ok(BoundReference {
             field_id: id,
             name: self.term.clone(),
             field_type,
-            required: field.required,
+            required,
             position: position.to_vec(),
         })
     }
@@ -162,7 +165,8 @@ impl Predicate {
             }
         }
         literals.sort_by(|a, b| a.compare(b).unwrap_or(std::cmp::Ordering::Equal));
-        literals.dedup();
+        // by the total order, so that 0.0 and -0.0 stay two values (as in Java's sets)
+        literals.dedup_by(|a, b| a.compare(b) == Some(std::cmp::Ordering::Equal));
         let op = self.op;
         Ok(match (literals.len(), op) {
             (0, Operation::In) => BoundExpression::False,
@@ -183,6 +187,25 @@ impl Predicate {
             _ => BoundExpression::Predicate(BoundPredicate::Set { op, term, literals }),
         })
     }
+}
+
+/// Whether every struct that contains the field at `position` (not the field itself) is
+/// required.
+fn ancestors_required(schema: &Schema, position: &[u32]) -> bool {
+    let mut fields = schema.fields();
+    for &pos in position.iter().take(position.len().saturating_sub(1)) {
+        let Some(f) = fields.get(pos as usize) else {
+            return false;
+        };
+        if !f.required {
+            return false;
+        }
+        match &f.field_type {
+            Type::Struct(s) => fields = &s.fields,
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// A comparison with a converted value: out-of-range values decide the predicate, decimals

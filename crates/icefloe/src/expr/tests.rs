@@ -244,3 +244,28 @@ fn json_form_round_trips_and_matches_java_names() {
         Expression::from_json(&serde_json::json!({"type": "lt", "term": "x"}), None).unwrap_err();
     assert!(err.to_string().contains("value"), "{err}");
 }
+
+#[test]
+fn required_fields_in_optional_structs_can_be_null() {
+    // location is optional: its required child lat is null when location is
+    let b = bind(Expression::unary(Operation::IsNull, "location.lat"));
+    assert!(
+        matches!(b, BoundExpression::Predicate(BoundPredicate::Unary { .. })),
+        "{b:?}"
+    );
+    assert_eq!(
+        bind(Expression::unary(Operation::IsNull, "id")),
+        BoundExpression::False
+    );
+    // 0.0 and -0.0 are two values of an in-list
+    let b = bind(Expression::is_in(
+        "f",
+        vec![Datum::Double(0.0), Datum::Double(-0.0)],
+    ));
+    match b {
+        BoundExpression::Predicate(BoundPredicate::Set { literals, .. }) => {
+            assert_eq!(literals.len(), 2)
+        }
+        other => panic!("{other:?}"),
+    }
+}
