@@ -269,3 +269,14 @@ fn required_fields_in_optional_structs_can_be_null() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn schema_select_keeps_parents_of_nested_fields() {
+    let s = schema();
+    let sel = s.select(&["location.lon".to_string(), "id".to_string()], true).unwrap();
+    let names: Vec<_> = sel.field_names().into_iter().map(|(_, n)| n.to_string()).collect();
+    assert_eq!(names, vec!["id", "location", "location.lon"]);
+    assert!(s.select(&["nope".to_string()], true).is_err());
+    let sel = s.select(&["NAME".to_string()], false).unwrap();
+    assert_eq!(sel.fields().len(), 1);
+}

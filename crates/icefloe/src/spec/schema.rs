@@ -510,6 +510,48 @@ pub fn is_promotion_allowed(from: &Type, to: &Type, format_version: u8) -> bool 
     }
 }
 
+/// The fields that are selected or have a selected descendant (see [`Schema::select`]).
+fn select_fields(fields: &[NestedField], ids: &std::collections::HashSet<i32>) -> Vec<NestedField> {
+    let mut out = Vec::new();
+    for f in fields {
+        if ids.contains(&f.id) {
+            out.push(f.clone());
+            continue;
+        }
+        match &f.field_type {
+            Type::Struct(s) => {
+                let children = select_fields(&s.fields, ids);
+                if !children.is_empty() {
+                    let mut kept = f.clone();
+                    kept.field_type = Type::Struct(std::sync::Arc::new(StructType::new(children)));
+                    out.push(kept);
+                }
+            }
+            Type::List(_) | Type::Map(_) if contains_any(&f.field_type, ids) => {
+                out.push(f.clone());
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn contains_any(t: &Type, ids: &std::collections::HashSet<i32>) -> bool {
+    match t {
+        Type::Struct(s) => s
+            .fields
+            .iter()
+            .any(|f| ids.contains(&f.id) || contains_any(&f.field_type, ids)),
+        Type::List(l) => {
+            ids.contains(&l.element_field.id) || contains_any(&l.element_field.field_type, ids)
+        }
+        Type::Map(m) => [&m.key_field, &m.value_field]
+            .iter()
+            .any(|f| ids.contains(&f.id) || contains_any(&f.field_type, ids)),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
@@ -673,49 +715,5 @@ mod tests {
             "_last_updated_sequence_number"
         );
         assert_eq!(reserved::MAX_USER_FIELD_ID, 2147483447);
-    }
-}
-
-/// The fields that are selected or have a selected descendant (see [`Schema::select`]).
-fn select_fields(fields: &[NestedField], ids: &std::collections::HashSet<i32>) -> Vec<NestedField> {
-    let mut out = Vec::new();
-    for f in fields {
-        if ids.contains(&f.id) {
-            out.push(f.clone());
-            continue;
-        }
-        match &f.field_type {
-            Type::Struct(s) => {
-                let children = select_fields(&s.fields, ids);
-                if !children.is_empty() {
-                    let mut kept = f.clone();
-                    kept.field_type = Type::Struct(std::sync::Arc::new(StructType::new(children)));
-                    out.push(kept);
-                }
-            }
-            Type::List(_) | Type::Map(_) => {
-                if contains_any(&f.field_type, ids) {
-                    out.push(f.clone());
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-fn contains_any(t: &Type, ids: &std::collections::HashSet<i32>) -> bool {
-    match t {
-        Type::Struct(s) => s
-            .fields
-            .iter()
-            .any(|f| ids.contains(&f.id) || contains_any(&f.field_type, ids)),
-        Type::List(l) => {
-            ids.contains(&l.element_field.id) || contains_any(&l.element_field.field_type, ids)
-        }
-        Type::Map(m) => [&m.key_field, &m.value_field]
-            .iter()
-            .any(|f| ids.contains(&f.id) || contains_any(&f.field_type, ids)),
-        _ => false,
     }
 }
