@@ -1,8 +1,15 @@
 //! Scan planning ("Scan Planning" in the spec): which data files a scan reads, which
 //! byte ranges, which delete files apply to each, and the residual filter per file.
 
+pub mod delete_index;
+pub mod partition_key;
 pub mod split;
 pub mod task;
 
+#[cfg(test)]
+mod delete_index_tests;
+
+pub use delete_index::DeleteFileIndex;
+pub use partition_key::PartitionKey;
 pub use split::{pack_tasks, plan_tasks, split_file, SplitOptions};
 pub use task::{CombinedScanTask, FileScanTask, ScanFile};
