@@ -59,6 +59,12 @@ def java_tables(java_tables_info):
 
 
 @pytest.fixture(scope="session")
+def manifest_tables(spark):
+    """name -> latest metadata file of the tables built for the manifest and scan tests."""
+    return _oracle.create_manifest_tables(spark)
+
+
+@pytest.fixture(scope="session")
 def java_table_dirs(java_tables_info):
     return sorted(java_tables_info["tables"].items())
 

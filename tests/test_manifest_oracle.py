@@ -230,12 +230,6 @@ def manifest_oracle(jvm):
 
 
 @pytest.fixture(scope="module")
-def manifest_tables(spark):
-    """name -> latest metadata file of each table built for these tests."""
-    return o.create_manifest_tables(spark)
-
-
-@pytest.fixture(scope="module")
 def java_views(manifest_tables, manifest_oracle):
     """name -> (metadata path, Java's view: every snapshot's manifests and entries)."""
     return {name: (path, manifest_oracle.table_manifests(path)) for name, path in manifest_tables.items()}

@@ -5,11 +5,14 @@ package org.apache.iceberg;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.iceberg.expressions.Binder;
 import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.expressions.ExpressionParser;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.shaded.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.iceberg.shaded.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.iceberg.util.SnapshotUtil;
 
 public final class IcefloeScanOracle {
   private IcefloeScanOracle() {}
@@ -45,7 +48,13 @@ public final class IcefloeScanOracle {
     return "[" + String.join(",", out) + "]";
   }
 
-  private static String taskJson(FileScanTask t, int group) {
+  private static String residualJson(Expression residual, Schema schema, boolean caseSensitive) {
+    Expression bound =
+        Binder.bind(schema.asStruct(), Expressions.rewriteNot(residual), caseSensitive);
+    return ExpressionParser.toJson(bound);
+  }
+
+  private static String taskJson(FileScanTask t, int group, Schema schema, boolean cs) {
     return "{\"group\":" + group
         + ",\"path\":" + q(t.file().location())
         + ",\"start\":" + t.start()
@@ -54,7 +63,7 @@ public final class IcefloeScanOracle {
         + ",\"data_sequence_number\":" + t.file().dataSequenceNumber()
         + ",\"first_row_id\":" + t.file().firstRowId()
         + ",\"deletes\":" + deletesJson(t.deletes())
-        + ",\"residual\":" + ExpressionParser.toJson(t.residual())
+        + ",\"residual\":" + residualJson(t.residual(), schema, cs)
         + "}";
   }
 
@@ -83,18 +92,24 @@ public final class IcefloeScanOracle {
       }
       try (CloseableIterable<FileScanTask> tasks = scan.planFiles()) {
         for (FileScanTask t : tasks) {
-          out.add(taskJson(t, -1));
+          out.add(taskJson(t, -1, table.schema(), true));
         }
       }
       return "[" + String.join(",", out) + "]";
     }
     TableScan scan = table.newScan().caseSensitive(caseSensitive);
+    Schema schema = table.schema();
     if (o.has("snapshot_id")) {
       scan = scan.useSnapshot(o.get("snapshot_id").asLong());
+      schema = SnapshotUtil.schemaFor(table, o.get("snapshot_id").asLong());
     } else if (o.has("ref")) {
       scan = scan.useRef(o.get("ref").asText());
+      schema = SnapshotUtil.schemaFor(table, o.get("ref").asText());
     } else if (o.has("as_of")) {
       scan = scan.asOfTime(o.get("as_of").asLong());
+      schema =
+          SnapshotUtil.schemaFor(
+              table, SnapshotUtil.snapshotIdAsOfTime(table, o.get("as_of").asLong()));
     }
     if (o.has("select")) {
       List<String> cols = new ArrayList<>();
@@ -115,7 +130,7 @@ public final class IcefloeScanOracle {
       try (CloseableIterable<CombinedScanTask> groups = scan.planTasks()) {
         for (CombinedScanTask g : groups) {
           for (FileScanTask t : g.files()) {
-            out.add(taskJson(t, group));
+            out.add(taskJson(t, group, schema, caseSensitive));
           }
           group++;
         }
@@ -123,10 +138,37 @@ public final class IcefloeScanOracle {
     } else {
       try (CloseableIterable<FileScanTask> tasks = scan.planFiles()) {
         for (FileScanTask t : tasks) {
-          out.add(taskJson(t, -1));
+          out.add(taskJson(t, -1, schema, caseSensitive));
         }
       }
     }
     return "[" + String.join(",", out) + "]";
+  }
+
+  /**
+   * Times Java's planning of a full scan ({@code planFiles()} iterated to the end, tasks counted)
+   * {@code repeats} times; returns {"tasks": n, "ms": [..]} as JSON. Used by the planning
+   * benchmark (benches/plan_compare.py), not by tests.
+   */
+  public static String timePlanFiles(String metadataPath, String filterJson, int repeats)
+      throws Exception {
+    List<String> times = new ArrayList<>();
+    long count = 0;
+    for (int i = 0; i < repeats; i++) {
+      Table table = table(metadataPath);
+      TableScan scan = table.newScan();
+      if (filterJson != null) {
+        scan = scan.filter(ExpressionParser.fromJson(filterJson));
+      }
+      long start = System.nanoTime();
+      count = 0;
+      try (CloseableIterable<FileScanTask> tasks = scan.planFiles()) {
+        for (FileScanTask t : tasks) {
+          count++;
+        }
+      }
+      times.add(String.valueOf((System.nanoTime() - start) / 1_000_000.0));
+    }
+    return "{\"tasks\":" + count + ",\"ms\":[" + String.join(",", times) + "]}";
   }
 }
