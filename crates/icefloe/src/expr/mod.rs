@@ -12,6 +12,7 @@
 mod bind;
 mod datum;
 mod json;
+mod parser;
 
 #[cfg(test)]
 mod tests;
