@@ -441,8 +441,10 @@ impl fmt::Display for Datum {
             Datum::Boolean(v) => write!(f, "{v}"),
             Datum::Int(v) => write!(f, "{v}"),
             Datum::Long(v) => write!(f, "{v}"),
-            Datum::Float(v) => write!(f, "{v:?}"),
-            Datum::Double(v) => write!(f, "{v:?}"),
+            // with an exponent, as SQL's approximate numbers: `1.5` reads back as a
+            // decimal, `1.5e0` as a double
+            Datum::Float(v) => write_approximate(f, &format!("{v:?}")),
+            Datum::Double(v) => write_approximate(f, &format!("{v:?}")),
             Datum::Decimal { unscaled, scale } => {
                 write!(f, "{}", decimal_to_string(*unscaled, *scale))
             }
@@ -463,5 +465,14 @@ impl fmt::Display for Datum {
                 write!(f, "'")
             }
         }
+    }
+}
+
+/// A float's shortest text with an exponent (`1.5e0`, `1e16`; `inf` and `NaN` as they are).
+fn write_approximate(f: &mut fmt::Formatter<'_>, shortest: &str) -> fmt::Result {
+    if shortest.contains(['e', 'n', 'N']) {
+        write!(f, "{shortest}")
+    } else {
+        write!(f, "{shortest}e0")
     }
 }
