@@ -1,6 +1,7 @@
 //! Binding: resolving names to fields and converting values, with the Java reference's
 //! rules (`UnboundPredicate.bind`):
-//! - `is null` on a required column is always false, `is not null` always true;
+//! - `is null` on a required column (in required structs) is always false, `is not null`
+//!   always true;
 //! - `is nan`/`is not nan` only on float and double columns;
 //! - `starts with` only on string columns;
 //! - a value above or below the range of the column makes the predicate always true or
@@ -144,7 +145,7 @@ impl Predicate {
             field_id: id,
             name: self.term.clone(),
             field_type,
-            required: field.required,
+            required: never_null(schema, position),
             position: position.to_vec(),
         })
     }
@@ -183,6 +184,25 @@ impl Predicate {
             _ => BoundExpression::Predicate(BoundPredicate::Set { op, term, literals }),
         })
     }
+}
+
+/// Whether the field at `position` is never null: it and every struct around it are
+/// required (a required field of an optional struct is null where the struct is, as
+/// Java's `BoundReference.producesNull`).
+fn never_null(schema: &Schema, position: &[u32]) -> bool {
+    let mut fields = schema.fields();
+    for &pos in position {
+        let Some(field) = fields.get(pos as usize) else {
+            return false;
+        };
+        if !field.required {
+            return false;
+        }
+        if let Type::Struct(s) = &field.field_type {
+            fields = &s.fields;
+        }
+    }
+    true
 }
 
 /// A comparison with a converted value: out-of-range values decide the predicate, decimals

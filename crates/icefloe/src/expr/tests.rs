@@ -244,3 +244,29 @@ fn json_form_round_trips_and_matches_java_names() {
         Expression::from_json(&serde_json::json!({"type": "lt", "term": "x"}), None).unwrap_err();
     assert!(err.to_string().contains("value"), "{err}");
 }
+
+#[test]
+fn a_required_field_of_an_optional_struct_can_be_null() {
+    let inner = StructType::new(vec![NestedField::required(3, "lat", P::Double.into())]);
+    let outer = StructType::new(vec![NestedField::required(5, "lon", P::Double.into())]);
+    let schema = Schema::new(
+        0,
+        vec![
+            NestedField::optional(1, "loc", Type::Struct(Arc::new(inner))),
+            NestedField::required(4, "pos", Type::Struct(Arc::new(outer))),
+        ],
+        vec![],
+    )
+    .unwrap();
+    // as Java: the struct may be null, so its required field may be
+    let b = Expression::unary(Operation::IsNull, "loc.lat")
+        .bind(&schema, true)
+        .unwrap();
+    assert_eq!(b.to_string(), "loc.lat is null");
+    assert_eq!(
+        Expression::unary(Operation::IsNull, "pos.lon")
+            .bind(&schema, true)
+            .unwrap(),
+        BoundExpression::False
+    );
+}
