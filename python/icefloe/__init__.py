@@ -9,12 +9,16 @@ The public API:
 - :mod:`icefloe.transforms`: partition transforms on pyarrow arrays and scalars.
 - :mod:`icefloe.manifest`: manifests and manifest lists as pyarrow tables (read and write).
 - :class:`DeletionVector`: v3 deletion vectors (Puffin ``deletion-vector-v1`` blobs).
+- :mod:`icefloe.expressions`: row filters (:class:`Expression`), built with PyIceberg's names
+  (``EqualTo``, ``And``, ...) or parsed from text (``parse("id > 5 and name like 'a%'")``).
 - :mod:`icefloe.errors`: the exceptions.
 """
 
-from . import errors, manifest, transforms
+from . import errors, expressions, manifest, transforms
 from ._native import (
+    BoundExpression,
     DeletionVector,
+    Expression,
     NameMapping,
     NestedField,
     PartitionField,
@@ -33,7 +37,9 @@ from ._native import (
 from .manifest import manifest_metadata, read_manifest, read_manifest_list, write_manifest, write_manifest_list
 
 __all__ = [
+    "BoundExpression",
     "DeletionVector",
+    "Expression",
     "NameMapping",
     "NestedField",
     "PartitionField",
@@ -47,6 +53,7 @@ __all__ = [
     "ViewMetadata",
     "ViewVersion",
     "errors",
+    "expressions",
     "manifest",
     "manifest_metadata",
     "read_manifest",

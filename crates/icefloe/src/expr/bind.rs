@@ -1,6 +1,7 @@
 //! Binding: resolving names to fields and converting values, with the Java reference's
 //! rules (`UnboundPredicate.bind`):
-//! - `is null` on a required column is always false, `is not null` always true;
+//! - `is null` on a required column (in required structs) is always false, `is not null`
+//!   always true;
 //! - `is nan`/`is not nan` only on float and double columns;
 //! - `starts with` only on string columns;
 //! - a value above or below the range of the column makes the predicate always true or
@@ -140,14 +141,11 @@ impl Predicate {
                 )))
             }
         };
-        // a required field inside an optional struct is null when its parent is: only a
-        // field whose ancestors are all required can never be null (as Java 1.11 checks)
-        let required = field.required && ancestors_required(schema, position);
         Ok(BoundReference {
             field_id: id,
             name: self.term.clone(),
             field_type,
-            required,
+            required: never_null(schema, position),
             position: position.to_vec(),
         })
     }
@@ -189,20 +187,20 @@ impl Predicate {
     }
 }
 
-/// Whether every struct that contains the field at `position` (not the field itself) is
-/// required.
-fn ancestors_required(schema: &Schema, position: &[u32]) -> bool {
+/// Whether the field at `position` is never null: it and every struct around it are
+/// required (a required field of an optional struct is null where the struct is, as
+/// Java's `BoundReference.producesNull`).
+fn never_null(schema: &Schema, position: &[u32]) -> bool {
     let mut fields = schema.fields();
-    for &pos in position.iter().take(position.len().saturating_sub(1)) {
-        let Some(f) = fields.get(pos as usize) else {
+    for &pos in position {
+        let Some(field) = fields.get(pos as usize) else {
             return false;
         };
-        if !f.required {
+        if !field.required {
             return false;
         }
-        match &f.field_type {
-            Type::Struct(s) => fields = &s.fields,
-            _ => return false,
+        if let Type::Struct(s) = &field.field_type {
+            fields = &s.fields;
         }
     }
     true

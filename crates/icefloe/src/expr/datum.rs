@@ -222,6 +222,16 @@ impl Datum {
             (Datum::Decimal { unscaled, scale }, P::Decimal { scale: to, .. }) => {
                 rescale(*unscaled, *scale, *to)?
             }
+            // Beyond Java (whose DecimalLiteral converts only to decimal): a decimal as
+            // written in a filter (`price > 9.99`) compares with a float or double column
+            // as the nearest double, then by the double's rules (as PyIceberg does).
+            (Datum::Decimal { unscaled, scale }, P::Float | P::Double) => {
+                let text = decimal_to_string(*unscaled, *scale);
+                let v = text.parse::<f64>().map_err(|_| {
+                    Error::invalid_argument(format!("cannot convert decimal {text} to {ty}"))
+                })?;
+                return Datum::Double(v).to_type(ty);
+            }
 
             (Datum::Date(v), P::Date) => Value(Literal::Date(*v)),
             (Datum::Time(v), P::Time) => Value(Literal::Time(*v)),
@@ -392,7 +402,15 @@ fn parse_timestamp(s: &str, ty: &PrimitiveType) -> Result<Literal> {
         "an ISO timestamp without zone such as 2024-01-31T10:00:00"
     };
     let parsed = crate::spec::literal::parse_iso_timestamp(s);
-    let (days, nod, offset) = parsed.ok_or_else(|| bad_text(s, ty, example))?;
+    let (days, nod, offset) = match parsed {
+        Some(p) => p,
+        // Beyond Java, which rejects a date-only string for a timestamp column: a date
+        // means its midnight (UTC for the zoned types), so `ts >= '2024-01-01'` works.
+        None => match crate::spec::literal::parse_iso_date(s) {
+            Some(days) => (days, 0, utc.then_some(0)),
+            None => return Err(bad_text(s, ty, example)),
+        },
+    };
     let offset = match (utc, offset) {
         (true, Some(o)) => o,
         (false, None) => 0,
@@ -423,8 +441,10 @@ impl fmt::Display for Datum {
             Datum::Boolean(v) => write!(f, "{v}"),
             Datum::Int(v) => write!(f, "{v}"),
             Datum::Long(v) => write!(f, "{v}"),
-            Datum::Float(v) => write!(f, "{v:?}"),
-            Datum::Double(v) => write!(f, "{v:?}"),
+            // with an exponent, as SQL's approximate numbers: `1.5` reads back as a
+            // decimal, `1.5e0` as a double
+            Datum::Float(v) => write_approximate(f, &format!("{v:?}")),
+            Datum::Double(v) => write_approximate(f, &format!("{v:?}")),
             Datum::Decimal { unscaled, scale } => {
                 write!(f, "{}", decimal_to_string(*unscaled, *scale))
             }
@@ -445,5 +465,14 @@ impl fmt::Display for Datum {
                 write!(f, "'")
             }
         }
+    }
+}
+
+/// A float's shortest text with an exponent (`1.5e0`, `1e16`; `inf` and `NaN` as they are).
+fn write_approximate(f: &mut fmt::Formatter<'_>, shortest: &str) -> fmt::Result {
+    if shortest.contains(['e', 'n', 'N']) {
+        write!(f, "{shortest}")
+    } else {
+        write!(f, "{shortest}e0")
     }
 }

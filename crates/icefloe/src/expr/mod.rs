@@ -15,6 +15,7 @@ mod eval;
 mod json;
 mod manifest_eval;
 mod metrics;
+mod parser;
 
 #[cfg(test)]
 mod tests;

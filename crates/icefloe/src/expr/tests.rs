@@ -273,10 +273,42 @@ fn required_fields_in_optional_structs_can_be_null() {
 #[test]
 fn schema_select_keeps_parents_of_nested_fields() {
     let s = schema();
-    let sel = s.select(&["location.lon".to_string(), "id".to_string()], true).unwrap();
-    let names: Vec<_> = sel.field_names().into_iter().map(|(_, n)| n.to_string()).collect();
+    let sel = s
+        .select(&["location.lon".to_string(), "id".to_string()], true)
+        .unwrap();
+    let names: Vec<_> = sel
+        .field_names()
+        .into_iter()
+        .map(|(_, n)| n.to_string())
+        .collect();
     assert_eq!(names, vec!["id", "location", "location.lon"]);
     assert!(s.select(&["nope".to_string()], true).is_err());
     let sel = s.select(&["NAME".to_string()], false).unwrap();
     assert_eq!(sel.fields().len(), 1);
+}
+
+#[test]
+fn a_required_field_of_an_optional_struct_can_be_null() {
+    let inner = StructType::new(vec![NestedField::required(3, "lat", P::Double.into())]);
+    let outer = StructType::new(vec![NestedField::required(5, "lon", P::Double.into())]);
+    let schema = Schema::new(
+        0,
+        vec![
+            NestedField::optional(1, "loc", Type::Struct(Arc::new(inner))),
+            NestedField::required(4, "pos", Type::Struct(Arc::new(outer))),
+        ],
+        vec![],
+    )
+    .unwrap();
+    // as Java: the struct may be null, so its required field may be
+    let b = Expression::unary(Operation::IsNull, "loc.lat")
+        .bind(&schema, true)
+        .unwrap();
+    assert_eq!(b.to_string(), "loc.lat is null");
+    assert_eq!(
+        Expression::unary(Operation::IsNull, "pos.lon")
+            .bind(&schema, true)
+            .unwrap(),
+        BoundExpression::False
+    );
 }
