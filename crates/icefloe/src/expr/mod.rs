@@ -12,6 +12,8 @@
 mod bind;
 mod datum;
 mod json;
+mod project;
+mod residual;
 
 #[cfg(test)]
 mod tests;
@@ -19,6 +21,11 @@ mod tests;
 use std::fmt;
 
 pub use datum::{Converted, Datum};
+pub use project::{
+    inclusive_projection, project, project_field, project_predicate, strict_projection,
+    ProjectionKind,
+};
+pub use residual::ResidualEvaluator;
 
 use crate::spec::{Literal, PrimitiveType};
 
