@@ -2,6 +2,7 @@
 //! the `icefloe` crate. Exposed to Python as the private module `icefloe._native`.
 
 mod error;
+mod expr;
 mod manifest;
 mod metadata;
 mod puffin;
@@ -37,5 +38,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     transforms::register(m)?;
     puffin::register(m)?;
     manifest::register(m)?;
+    expr::register(m)?;
     Ok(())
 }

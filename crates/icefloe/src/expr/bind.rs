@@ -162,7 +162,9 @@ impl Predicate {
             }
         }
         literals.sort_by(|a, b| a.compare(b).unwrap_or(std::cmp::Ordering::Equal));
-        literals.dedup();
+        // by the same order: -0.0 and 0.0 are two values (as in Java's sets), though `==`
+        // finds them equal
+        literals.dedup_by(|a, b| a.compare(b) == Some(std::cmp::Ordering::Equal));
         let op = self.op;
         Ok(match (literals.len(), op) {
             (0, Operation::In) => BoundExpression::False,

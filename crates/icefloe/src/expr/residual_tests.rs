@@ -253,6 +253,18 @@ fn java_orderings() {
         residual(&ev, vec![Some(Literal::Float(-0.0)), None]),
         "true"
     );
+    // -0.0 and 0.0 are two values of an `in` list (binding keeps both, as Java's set does)
+    let zeros = vec![Datum::Float(-0.0), Datum::Float(0.0), Datum::Float(1.0)];
+    let ev = evaluator(&s, Expression::is_in("float", zeros), true);
+    assert_eq!(residual(&ev, vec![Some(Literal::Float(0.0)), None]), "true");
+    assert_eq!(
+        residual(&ev, vec![Some(Literal::Float(-0.0)), None]),
+        "true"
+    );
+    assert_eq!(
+        residual(&ev, vec![Some(Literal::Float(2.0)), None]),
+        "false"
+    );
     let high = "80000000-0000-0000-0000-000000000000";
     let low = "00000000-0000-0000-0000-000000000001";
     let ev = evaluator(&s, lt("u", low), true);
