@@ -393,6 +393,7 @@ def test_projections_match_java(proj_oracle, exprs, spec_name):
             if j != m:
                 diffs.append((kind, text, "java:    " + java[i][kind], "icefloe: " + ours[kind][i]))
     SUMMARY[f"projection/{spec_name}"] = len(exprs)
+    print(f"[projection-oracle] {spec_name}: {len(exprs)} expressions x 3, {non_trivial} non-constant projections")
     assert not diffs, _report("projections", diffs, 3 * len(exprs))
     if spec_name not in ("void_unknown", "unpartitioned"):
         # the comparison must not be all true/false
@@ -507,6 +508,7 @@ def test_residuals_match_java(proj_oracle, exprs, spec_name):
     total = len(chosen) * len(tuples)
     SUMMARY[f"residual/{spec_name}"] = total
     SUMMARY[f"residual-npe/{spec_name}"] = npe
+    print(f"[projection-oracle] residuals {spec_name}: {total} ({decided} decided, {npe} Java NPEs skipped)")
     assert not diffs, _report("residuals", diffs, total)
     if partitioned and spec_name != "void_unknown":
         assert decided > total // 10, (decided, total)
