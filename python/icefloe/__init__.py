@@ -11,6 +11,10 @@ The public API:
 - :class:`DeletionVector`: v3 deletion vectors (Puffin ``deletion-vector-v1`` blobs).
 - :mod:`icefloe.expressions`: row filters (:class:`Expression`), built with PyIceberg's names
   (``EqualTo``, ``And``, ...) or parsed from text (``parse("id > 5 and name like 'a%'")``).
+- :class:`Table`: ``Table.from_metadata(path).scan(row_filter=..., selected_fields=...,
+  snapshot_id=..., ref=..., as_of=...)`` plans scans in Rust; plans come back as pyarrow
+  tables (``plan_arrow``), light task objects (``plan_files``) or packed task groups that
+  serialize to bytes for executors (``plan_tasks``).
 - :mod:`icefloe.errors`: the exceptions.
 """
 
@@ -34,9 +38,15 @@ from ._native import (
     __version__,
     write_deletion_vectors,
 )
+from .table import CombinedScanTask, FileScanTask, ScanPlan, Table, TableScan
 from .manifest import manifest_metadata, read_manifest, read_manifest_list, write_manifest, write_manifest_list
 
 __all__ = [
+    "CombinedScanTask",
+    "FileScanTask",
+    "ScanPlan",
+    "Table",
+    "TableScan",
     "BoundExpression",
     "DeletionVector",
     "Expression",

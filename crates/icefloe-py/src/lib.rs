@@ -5,7 +5,9 @@ mod error;
 mod expr;
 mod manifest;
 mod metadata;
+mod projection;
 mod puffin;
+mod scan;
 mod schema;
 mod transforms;
 mod view;
@@ -38,6 +40,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     transforms::register(m)?;
     puffin::register(m)?;
     manifest::register(m)?;
+    scan::register(m)?;
     expr::register(m)?;
+    projection::register(m)?;
     Ok(())
 }

@@ -5,6 +5,7 @@
 //! so both paths give the same results by construction; tests compare them anyway.
 
 pub mod manifest;
+pub mod plan;
 
 use std::sync::Arc;
 

@@ -210,8 +210,12 @@ fn parse(v: &Value, schema: Option<&Schema>, at: &str) -> Result<Expression> {
         Error::invalid_metadata(join(at, "type"), format!("unknown expression type '{ty}'"))
     })?;
     let term = parse_term(obj.get("term"), &join(at, "term"))?;
+    // Java's ExpressionParser finds the column ignoring case to read the values by its type
     let column_type = schema
-        .and_then(|s| s.field_by_name(&term, true))
+        .and_then(|s| {
+            s.field_by_name(&term, true)
+                .or_else(|| s.field_by_name(&term, false))
+        })
         .map(|f| f.field_type.clone());
     let read = |v: &Value, path: &str| read_value(v, column_type.as_ref(), path);
     let values = if op.is_unary() {
@@ -285,13 +289,26 @@ impl BoundExpression {
                 let ty = Type::Primitive(p.term().field_type.clone());
                 let values = match p {
                     BoundPredicate::Unary { .. } => Vec::new(),
-                    BoundPredicate::Literal { literal, .. } => vec![literal.to_json(&ty)],
+                    BoundPredicate::Literal { literal, .. } => vec![value_json(literal, &ty)],
                     BoundPredicate::Set { literals, .. } => {
-                        literals.iter().map(|l| l.to_json(&ty)).collect()
+                        literals.iter().map(|l| value_json(l, &ty)).collect()
                     }
                 };
                 predicate_json(p.op(), &p.term().name, values)
             }
         }
+    }
+}
+
+/// A predicate's value in its column's single-value form. A decimal may have more digits
+/// than the column's precision (a projection of `x <= 9999999.99` through truncate[50] on a
+/// decimal(9, 2) is `p <= 10000000.00`); Java writes it all the same, with the scale.
+fn value_json(literal: &Literal, ty: &Type) -> Value {
+    match (literal, ty) {
+        (
+            Literal::Decimal(v),
+            Type::Primitive(crate::spec::PrimitiveType::Decimal { scale, .. }),
+        ) => Value::String(crate::spec::literal::decimal_to_string(*v, *scale)),
+        _ => literal.to_json(ty),
     }
 }

@@ -16,6 +16,8 @@ mod json;
 mod manifest_eval;
 mod metrics;
 mod parser;
+mod project;
+mod residual;
 
 #[cfg(test)]
 mod tests;
@@ -26,6 +28,11 @@ pub use datum::{Converted, Datum};
 pub use eval::{evaluate_tuple, java_compare};
 pub use manifest_eval::{may_have_changed_files, may_have_live_files, ManifestEvaluator};
 pub use metrics::{InclusiveMetricsEvaluator, StrictMetricsEvaluator, IN_PREDICATE_LIMIT};
+pub use project::{
+    inclusive_projection, project, project_field, project_predicate, strict_projection,
+    ProjectionKind,
+};
+pub use residual::ResidualEvaluator;
 
 use crate::spec::{Literal, PrimitiveType};
 

@@ -3,6 +3,7 @@
 
 pub mod delete_index;
 pub mod partition_key;
+pub mod planner;
 pub mod split;
 pub mod task;
 
@@ -11,5 +12,6 @@ mod delete_index_tests;
 
 pub use delete_index::DeleteFileIndex;
 pub use partition_key::PartitionKey;
+pub use planner::{ScanMetrics, ScanPlan, SnapshotSelection, TableScan};
 pub use split::{pack_tasks, plan_tasks, split_file, SplitOptions};
 pub use task::{CombinedScanTask, FileScanTask, ScanFile};

@@ -13,12 +13,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
-use crate::expr::eval::evaluate_tuple;
-use crate::expr::manifest_eval::ManifestEvaluator;
-use crate::expr::metrics::InclusiveMetricsEvaluator;
-use crate::expr::project::inclusive_projection;
-use crate::expr::residual::ResidualEvaluator;
-use crate::expr::{BoundExpression, Expression};
+use crate::expr::{
+    evaluate_tuple, inclusive_projection, may_have_live_files, BoundExpression, Expression,
+    InclusiveMetricsEvaluator, ManifestEvaluator, ResidualEvaluator,
+};
 use crate::io::FileIO;
 use crate::manifest::{
     read_manifest_bytes, read_manifest_list, DataContentType, ManifestContent, ManifestFile,
@@ -77,6 +75,8 @@ pub struct ScanPlan {
     pub filter: Arc<BoundExpression>,
     /// Partition specs by id, for the tasks' `spec_id`.
     pub specs: HashMap<i32, Arc<PartitionSpec>>,
+    /// The partition type of each spec (the type of the tasks' partition tuples).
+    pub partition_types: HashMap<i32, StructType>,
     /// One task per data file (whole files; see `scan::split` to split and pack them).
     pub tasks: Vec<FileScanTask>,
     /// What planning did, for logs and tests.
@@ -155,9 +155,11 @@ impl TableScan {
         let md = &self.metadata;
         Ok(match &self.snapshot {
             SnapshotSelection::Current => md.current_snapshot(),
-            SnapshotSelection::SnapshotId(id) => Some(md.snapshot_by_id(*id).ok_or_else(|| {
-                Error::not_found(format!("cannot find snapshot with id {id}"))
-            })?),
+            SnapshotSelection::SnapshotId(id) => {
+                Some(md.snapshot_by_id(*id).ok_or_else(|| {
+                    Error::not_found(format!("cannot find snapshot with id {id}"))
+                })?)
+            }
             SnapshotSelection::AsOfTimestamp(ts) => Some(md.snapshot_as_of(*ts)?),
             SnapshotSelection::Ref(name) => {
                 let r = md
@@ -178,9 +180,9 @@ impl TableScan {
     /// (as Java's `SnapshotUtil.schemaFor`).
     fn scan_schema(&self, snapshot: Option<&Snapshot>) -> Result<&Schema> {
         let md = &self.metadata;
-        let current = md
-            .current_schema()
-            .ok_or_else(|| Error::invalid_metadata("current-schema-id", "the table has no current schema"))?;
+        let current = md.current_schema().ok_or_else(|| {
+            Error::invalid_metadata("current-schema-id", "the table has no current schema")
+        })?;
         let use_snapshot_schema = match &self.snapshot {
             SnapshotSelection::Current => false,
             SnapshotSelection::SnapshotId(_) | SnapshotSelection::AsOfTimestamp(_) => true,
@@ -218,6 +220,7 @@ impl TableScan {
             projected_schema,
             filter: filter.clone(),
             specs: specs.clone(),
+            partition_types: HashMap::new(),
             tasks: Vec::new(),
             metrics: ScanMetrics::default(),
         };
@@ -235,6 +238,11 @@ impl TableScan {
         }
 
         let ctx = PlanContext::new(md, &schema, &filter, &specs, self.case_sensitive)?;
+        plan.partition_types = ctx
+            .specs
+            .iter()
+            .map(|(id, s)| (*id, s.partition_type.clone()))
+            .collect();
         let mut selected: Vec<(usize, &ManifestFile)> = Vec::new();
         for m in &manifests {
             let is_data = m.content == ManifestContent::Data;
@@ -243,7 +251,7 @@ impl TableScan {
             } else {
                 plan.metrics.total_delete_manifests += 1;
             }
-            let keep = (m.has_added_files() || m.has_existing_files())
+            let keep = may_have_live_files(m)
                 && ctx.spec(m.partition_spec_id)?.manifest_evaluator.eval(m)?;
             match (keep, is_data) {
                 (true, true) => plan.metrics.scanned_data_manifests += 1,
@@ -282,7 +290,8 @@ impl TableScan {
                 index.for_data_file(&file)?
             };
             let residual = residuals.get(ctx.spec(file.spec_id)?, &file)?;
-            plan.tasks.push(FileScanTask::whole_file(file, file_deletes, residual));
+            plan.tasks
+                .push(FileScanTask::whole_file(file, file_deletes, residual));
         }
         Ok(plan)
     }
@@ -394,7 +403,9 @@ impl TableScan {
             }
         }
         if out.len() < manifests.len() {
-            return Err(Error::unsupported("planning stopped before every manifest was read"));
+            return Err(Error::unsupported(
+                "planning stopped before every manifest was read",
+            ));
         }
         Ok(out)
     }
@@ -468,6 +479,7 @@ struct ManifestResult {
 /// What planning needs per partition spec, computed once.
 struct SpecContext {
     spec: Arc<PartitionSpec>,
+    partition_type: StructType,
     /// The inclusive projection of the row filter, bound to the partition type.
     partition_filter: BoundExpression,
     manifest_evaluator: ManifestEvaluator,
@@ -496,6 +508,7 @@ impl PlanContext {
                 *id,
                 SpecContext {
                     spec: spec.clone(),
+                    partition_type: partition_type.clone(),
                     manifest_evaluator: ManifestEvaluator::new(partition_filter.clone()),
                     partition_filter,
                     residuals: ResidualEvaluator::new(spec, schema, filter, case_sensitive)?,
@@ -520,7 +533,11 @@ impl PlanContext {
 
 /// The partition type of a spec: with the scan schema, or, when a source column was
 /// dropped since, with the newest schema that still has it.
-fn partition_type_for(md: &TableMetadata, schema: &Schema, spec: &PartitionSpec) -> Result<StructType> {
+fn partition_type_for(
+    md: &TableMetadata,
+    schema: &Schema,
+    spec: &PartitionSpec,
+) -> Result<StructType> {
     match spec.partition_type(schema) {
         Ok(t) => Ok(t),
         Err(first) => md

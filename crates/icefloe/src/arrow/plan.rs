@@ -1,0 +1,353 @@
+//! A scan plan as Arrow record batches: one row per task, so that a plan of a million
+//! files is a handful of column buffers, not a million Python objects.
+//!
+//! What is the same for every task (the snapshot, the read schema, the partition specs,
+//! the distinct residual filters) is stored once, as JSON in the schema metadata; rows
+//! refer to residuals by index.
+//!
+//! Columns: `group` (the packed task group with `plan_tasks`, null otherwise),
+//! `file_path`, `file_format`, `start`, `length`, `record_count`, `file_size_in_bytes`,
+//! `spec_id`, `partition` (a struct over every partition field of the plan's specs, by
+//! field id; fields a file's spec lacks are null), `data_sequence_number`,
+//! `file_sequence_number`, `first_row_id`, `residual` (index into
+//! `icefloe.residuals`), and `deletes` (a list of the delete files to apply: content,
+//! path, format, record count, size, data sequence number, referenced data file, DV
+//! offset and length, equality field ids).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use arrow_array::builder::{Int32Builder, Int64Builder, ListBuilder, StringBuilder, StructBuilder};
+use arrow_array::{ArrayRef, Int32Array, Int64Array, RecordBatch, StructArray};
+use arrow_schema::{DataType, Field, Fields, Schema as ArrowSchema};
+
+use super::{iceberg_to_arrow_type, literals_to_array};
+use crate::error::{Error, Result};
+use crate::expr::BoundExpression;
+use crate::scan::{FileScanTask, ScanFile, ScanPlan};
+use crate::spec::{Literal, PrimitiveType, Type};
+
+/// Schema metadata keys.
+pub const SNAPSHOT_ID_KEY: &str = "icefloe.snapshot_id";
+pub const SCHEMA_KEY: &str = "icefloe.schema";
+pub const PROJECTED_SCHEMA_KEY: &str = "icefloe.projected_schema";
+pub const SPECS_KEY: &str = "icefloe.partition_specs";
+pub const RESIDUALS_KEY: &str = "icefloe.residuals";
+pub const FILTER_KEY: &str = "icefloe.filter";
+
+/// One partition field of the plan's unified partition struct.
+struct UnifiedField {
+    field_id: i32,
+    name: String,
+    ty: PrimitiveType,
+}
+
+/// The union of the partition fields of every spec in the plan, by field id (a field
+/// keeps the name of the newest spec that has it), as Java's `Partitioning.partitionType`.
+fn unified_partition(plan: &ScanPlan) -> Result<Vec<UnifiedField>> {
+    let mut by_id: BTreeMap<i32, UnifiedField> = BTreeMap::new();
+    let mut ids: Vec<&i32> = plan.partition_types.keys().collect();
+    ids.sort();
+    for spec_id in ids {
+        let Some(t) = plan.partition_types.get(spec_id) else {
+            continue;
+        };
+        for f in &t.fields {
+            let ty = match &f.field_type {
+                Type::Primitive(p) => p.clone(),
+                other => {
+                    return Err(Error::unsupported(format!(
+                        "partition field '{}' has non-primitive type {other}",
+                        f.name
+                    )))
+                }
+            };
+            by_id.insert(
+                f.id,
+                UnifiedField {
+                    field_id: f.id,
+                    name: f.name.clone(),
+                    ty,
+                },
+            );
+        }
+    }
+    // names must be unique in a struct: a name reused by another field id gets its id
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for f in by_id.values() {
+        *seen.entry(f.name.clone()).or_default() += 1;
+    }
+    Ok(by_id
+        .into_values()
+        .map(|mut f| {
+            if seen.get(&f.name).copied().unwrap_or(0) > 1 {
+                f.name = format!("{}_{}", f.name, f.field_id);
+            }
+            f
+        })
+        .collect())
+}
+
+fn delete_fields() -> Fields {
+    Fields::from(vec![
+        Field::new("content", DataType::Int32, false),
+        Field::new("file_path", DataType::Utf8, false),
+        Field::new("file_format", DataType::Utf8, false),
+        Field::new("record_count", DataType::Int64, false),
+        Field::new("file_size_in_bytes", DataType::Int64, false),
+        Field::new("data_sequence_number", DataType::Int64, false),
+        Field::new("referenced_data_file", DataType::Utf8, true),
+        Field::new("content_offset", DataType::Int64, true),
+        Field::new("content_size_in_bytes", DataType::Int64, true),
+        Field::new(
+            "equality_ids",
+            DataType::List(Arc::new(Field::new("item", DataType::Int32, true))),
+            true,
+        ),
+    ])
+}
+
+fn plan_schema(
+    plan: &ScanPlan,
+    partition: &[UnifiedField],
+    residuals: &[Arc<BoundExpression>],
+) -> Result<ArrowSchema> {
+    let partition_fields = partition
+        .iter()
+        .map(|f| Ok(Field::new(&f.name, iceberg_to_arrow_type(&f.ty)?, true)))
+        .collect::<Result<Vec<_>>>()?;
+    let fields = vec![
+        Field::new("group", DataType::Int32, true),
+        Field::new("file_path", DataType::Utf8, false),
+        Field::new("file_format", DataType::Utf8, false),
+        Field::new("start", DataType::Int64, false),
+        Field::new("length", DataType::Int64, false),
+        Field::new("record_count", DataType::Int64, false),
+        Field::new("file_size_in_bytes", DataType::Int64, false),
+        Field::new("spec_id", DataType::Int32, false),
+        Field::new(
+            "partition",
+            DataType::Struct(Fields::from(partition_fields)),
+            false,
+        ),
+        Field::new("data_sequence_number", DataType::Int64, false),
+        Field::new("file_sequence_number", DataType::Int64, true),
+        Field::new("first_row_id", DataType::Int64, true),
+        Field::new("residual", DataType::Int32, false),
+        Field::new(
+            "deletes",
+            DataType::List(Arc::new(Field::new(
+                "item",
+                DataType::Struct(delete_fields()),
+                true,
+            ))),
+            false,
+        ),
+    ];
+    let mut specs: Vec<_> = plan.specs.values().collect();
+    specs.sort_by_key(|s| s.spec_id);
+    let metadata: HashMap<String, String> = [
+        (
+            SNAPSHOT_ID_KEY.to_string(),
+            plan.snapshot_id
+                .map_or_else(String::new, |id| id.to_string()),
+        ),
+        (SCHEMA_KEY.to_string(), plan.schema.to_json().to_string()),
+        (
+            PROJECTED_SCHEMA_KEY.to_string(),
+            plan.projected_schema.to_json().to_string(),
+        ),
+        (
+            SPECS_KEY.to_string(),
+            serde_json::Value::Array(specs.iter().map(|s| s.to_json()).collect()).to_string(),
+        ),
+        (
+            RESIDUALS_KEY.to_string(),
+            serde_json::Value::Array(residuals.iter().map(|r| r.to_json()).collect()).to_string(),
+        ),
+        (FILTER_KEY.to_string(), plan.filter.to_json().to_string()),
+    ]
+    .into_iter()
+    .collect();
+    Ok(ArrowSchema::new_with_metadata(fields, metadata))
+}
+
+fn arrow_err(e: arrow_schema::ArrowError) -> Error {
+    Error::invalid_argument(format!("cannot build an Arrow array: {e}"))
+}
+
+/// The tasks of a plan as record batches of at most `batch_rows` rows each, with the
+/// group number of each task (`None` for unpacked tasks).
+pub fn tasks_to_batches(
+    plan: &ScanPlan,
+    tasks: &[(Option<i32>, &FileScanTask)],
+    batch_rows: usize,
+) -> Result<(Arc<ArrowSchema>, Vec<RecordBatch>)> {
+    let partition = unified_partition(plan)?;
+    // distinct residuals, by identity first (tasks share Arcs) and then by value
+    let mut residuals: Vec<Arc<BoundExpression>> = Vec::new();
+    let mut residual_index: Vec<i32> = Vec::with_capacity(tasks.len());
+    for (_, t) in tasks {
+        let i = match residuals
+            .iter()
+            .rposition(|r| Arc::ptr_eq(r, &t.residual) || **r == *t.residual)
+        {
+            Some(i) => i,
+            None => {
+                residuals.push(t.residual.clone());
+                residuals.len() - 1
+            }
+        };
+        residual_index.push(i32::try_from(i).unwrap_or(i32::MAX));
+    }
+    let schema = Arc::new(plan_schema(plan, &partition, &residuals)?);
+    // where each spec's partition fields go in the unified struct
+    let mut slots: HashMap<i32, Vec<Option<usize>>> = HashMap::new();
+    for (spec_id, t) in &plan.partition_types {
+        slots.insert(
+            *spec_id,
+            partition
+                .iter()
+                .map(|u| t.fields.iter().position(|f| f.id == u.field_id))
+                .collect(),
+        );
+    }
+    let mut batches = Vec::new();
+    let batch_rows = batch_rows.max(1);
+    for (chunk_no, chunk) in tasks.chunks(batch_rows).enumerate() {
+        let idx = &residual_index[chunk_no * batch_rows..chunk_no * batch_rows + chunk.len()];
+        batches.push(chunk_to_batch(&schema, &partition, &slots, chunk, idx)?);
+    }
+    Ok((schema, batches))
+}
+
+fn chunk_to_batch(
+    schema: &Arc<ArrowSchema>,
+    partition: &[UnifiedField],
+    slots: &HashMap<i32, Vec<Option<usize>>>,
+    tasks: &[(Option<i32>, &FileScanTask)],
+    residuals: &[i32],
+) -> Result<RecordBatch> {
+    let files = || tasks.iter().map(|(_, t)| &t.file);
+    let mut path = StringBuilder::with_capacity(tasks.len(), tasks.len() * 64);
+    let mut format = StringBuilder::with_capacity(tasks.len(), tasks.len() * 7);
+    for f in files() {
+        path.append_value(&f.file.file_path);
+        format.append_value(f.file.file_format.as_str());
+    }
+    // the unified partition struct
+    let mut children: Vec<ArrayRef> = Vec::with_capacity(partition.len());
+    for (j, u) in partition.iter().enumerate() {
+        let values: Vec<Option<&Literal>> = files()
+            .map(|f| {
+                slots
+                    .get(&f.spec_id)
+                    .and_then(|s| s.get(j).copied().flatten())
+                    .and_then(|i| f.file.partition.get(i))
+                    .and_then(Option::as_ref)
+            })
+            .collect();
+        children.push(literals_to_array(&values, &u.ty)?);
+    }
+    let partition_fields = match schema.field_with_name("partition").map(|f| f.data_type()) {
+        Ok(DataType::Struct(fields)) => fields.clone(),
+        _ => Fields::empty(),
+    };
+    let partition_array: ArrayRef = if partition_fields.is_empty() {
+        Arc::new(StructArray::new_empty_fields(tasks.len(), None))
+    } else {
+        Arc::new(StructArray::try_new(partition_fields, children, None).map_err(arrow_err)?)
+    };
+
+    let mut deletes = ListBuilder::new(StructBuilder::from_fields(delete_fields(), 0)).with_field(
+        Arc::new(Field::new("item", DataType::Struct(delete_fields()), true)),
+    );
+    for (_, t) in tasks {
+        let sb = deletes.values();
+        for d in &t.deletes {
+            append_delete(sb, d)?;
+        }
+        deletes.append(true);
+    }
+
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(tasks.iter().map(|(g, _)| *g).collect::<Int32Array>()),
+        Arc::new(path.finish()),
+        Arc::new(format.finish()),
+        Arc::new(tasks.iter().map(|(_, t)| t.start).collect::<Int64Array>()),
+        Arc::new(tasks.iter().map(|(_, t)| t.length).collect::<Int64Array>()),
+        Arc::new(files().map(|f| f.file.record_count).collect::<Int64Array>()),
+        Arc::new(
+            files()
+                .map(|f| f.file.file_size_in_bytes)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(files().map(|f| f.spec_id).collect::<Int32Array>()),
+        partition_array,
+        Arc::new(
+            files()
+                .map(|f| f.data_sequence_number)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            files()
+                .map(|f| f.file_sequence_number)
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(files().map(|f| f.file.first_row_id).collect::<Int64Array>()),
+        Arc::new(Int32Array::from(residuals.to_vec())),
+        Arc::new(deletes.finish()),
+    ];
+    RecordBatch::try_new(schema.clone(), columns).map_err(arrow_err)
+}
+
+fn append_delete(sb: &mut StructBuilder, d: &ScanFile) -> Result<()> {
+    let missing = || Error::unsupported("delete struct builder has an unexpected shape");
+    let f = &d.file;
+    sb.field_builder::<Int32Builder>(0)
+        .ok_or_else(missing)?
+        .append_value(f.content.id());
+    sb.field_builder::<StringBuilder>(1)
+        .ok_or_else(missing)?
+        .append_value(&f.file_path);
+    sb.field_builder::<StringBuilder>(2)
+        .ok_or_else(missing)?
+        .append_value(f.file_format.as_str());
+    sb.field_builder::<Int64Builder>(3)
+        .ok_or_else(missing)?
+        .append_value(f.record_count);
+    sb.field_builder::<Int64Builder>(4)
+        .ok_or_else(missing)?
+        .append_value(f.file_size_in_bytes);
+    sb.field_builder::<Int64Builder>(5)
+        .ok_or_else(missing)?
+        .append_value(d.data_sequence_number);
+    sb.field_builder::<StringBuilder>(6)
+        .ok_or_else(missing)?
+        .append_option(f.referenced_data_file.as_deref());
+    sb.field_builder::<Int64Builder>(7)
+        .ok_or_else(missing)?
+        .append_option(f.content_offset);
+    sb.field_builder::<Int64Builder>(8)
+        .ok_or_else(missing)?
+        .append_option(f.content_size_in_bytes);
+    let eq = sb
+        .field_builder::<ListBuilder<Box<dyn arrow_array::builder::ArrayBuilder>>>(9)
+        .ok_or_else(missing)?;
+    match &f.equality_ids {
+        Some(ids) => {
+            let values = eq
+                .values()
+                .as_any_mut()
+                .downcast_mut::<Int32Builder>()
+                .ok_or_else(missing)?;
+            for id in ids {
+                values.append_value(*id);
+            }
+            eq.append(true);
+        }
+        None => eq.append(false),
+    }
+    sb.append(true);
+    Ok(())
+}

@@ -1,0 +1,225 @@
+"""Tables and scans.
+
+``Table.from_metadata(path)`` opens a table from a metadata file (or a table directory);
+``table.scan(...)`` configures a scan, planned in Rust:
+
+- ``plan_arrow()``: the plan as a pyarrow Table, one row per data file (or per split with
+  ``packed=True``), with the delete files to apply and an index into the residual filters
+  stored once in the schema metadata;
+- ``plan_files()``: light task objects over the same rows, one per data file;
+- ``plan_tasks()``: files split and bin-packed (``read.split.*`` table properties) into
+  groups, each serializable to compact bytes for a Spark executor.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from . import _native
+from .expressions import to_filter
+
+__all__ = ["Table", "TableScan", "FileScanTask", "CombinedScanTask", "ScanPlan"]
+
+
+def _filter_json(row_filter: Any) -> str | None:
+    """A row filter (text, an expression, a bool or ``None``) as the JSON form of expressions;
+    ``None`` when it keeps every row."""
+    if row_filter is None or row_filter is True:
+        return None
+    return to_filter(row_filter).to_json()
+
+
+def _millis(as_of: Any) -> int:
+    if isinstance(as_of, _dt.datetime):
+        if as_of.tzinfo is None:
+            raise ValueError("as_of must be timezone-aware (or milliseconds since the epoch)")
+        return int(as_of.timestamp() * 1000)
+    if isinstance(as_of, int):
+        return as_of
+    raise TypeError("as_of must be a datetime or milliseconds since the epoch")
+
+
+class Table:
+    """An Iceberg table read from its metadata."""
+
+    def __init__(self, metadata: _native.TableMetadata, metadata_location: str | None = None):
+        self.metadata = metadata
+        self.metadata_location = metadata_location
+
+    @classmethod
+    def from_metadata(cls, path: str) -> Table:
+        """Opens the table whose metadata file is ``path`` (a ``*.metadata.json`` file, plain
+        or gzip), or the current metadata of the table directory ``path``."""
+        return cls(_native.TableMetadata.from_path(str(path)), str(path))
+
+    def schema(self) -> _native.Schema:
+        return self.metadata.schema()
+
+    def scan(
+        self,
+        row_filter: Any = None,
+        selected_fields: Sequence[str] | None = None,
+        snapshot_id: int | None = None,
+        ref: str | None = None,
+        as_of: Any = None,
+        case_sensitive: bool = True,
+    ) -> TableScan:
+        """A scan of this table. ``row_filter``: a filter string (``"id > 5 and ts >=
+        '2024-01-01T00:00:00'"``) or an expression; ``selected_fields``: column names
+        (``("*",)`` or ``None`` for all); at most one of ``snapshot_id``, ``ref`` (branch or
+        tag) and ``as_of`` (a timezone-aware datetime or epoch milliseconds)."""
+        if sum(x is not None for x in (snapshot_id, ref, as_of)) > 1:
+            raise ValueError("give at most one of snapshot_id, ref and as_of")
+        fields = None if selected_fields is None or tuple(selected_fields) == ("*",) else list(selected_fields)
+        return TableScan(self, _filter_json(row_filter), fields, snapshot_id, ref,
+                         None if as_of is None else _millis(as_of), case_sensitive)
+
+    def incremental_append_scan(self, from_snapshot_exclusive: int | None, to_snapshot: int | None = None,
+                                row_filter: Any = None) -> TableScan:
+        """The data files appended after ``from_snapshot_exclusive`` (``None``: from the
+        start) up to ``to_snapshot`` (default: the current snapshot)."""
+        scan = TableScan(self, _filter_json(row_filter), None, to_snapshot, None, None, True)
+        scan._incremental = True
+        scan._appends_after = from_snapshot_exclusive
+        return scan
+
+
+@dataclass(frozen=True)
+class FileScanTask:
+    """One data file (or byte range of it) to read, with the deletes to apply."""
+
+    file_path: str
+    file_format: str
+    start: int
+    length: int
+    record_count: int
+    file_size_in_bytes: int
+    spec_id: int
+    partition: dict
+    data_sequence_number: int
+    first_row_id: int | None
+    residual: dict | bool
+    deletes: list
+
+
+@dataclass(frozen=True)
+class CombinedScanTask:
+    """Tasks packed together for one reader: a slice of the plan table."""
+
+    table: pa.Table
+
+    @property
+    def tasks(self) -> list[FileScanTask]:
+        return list(_tasks_of(self.table))
+
+    def to_bytes(self) -> bytes:
+        """The tasks as Arrow IPC stream bytes (schema metadata included)."""
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, self.table.schema) as writer:
+            writer.write_table(self.table)
+        return sink.getvalue().to_pybytes()
+
+    @staticmethod
+    def from_bytes(data: bytes) -> CombinedScanTask:
+        return CombinedScanTask(pa.ipc.open_stream(data).read_all())
+
+
+@dataclass(frozen=True)
+class ScanPlan:
+    """A planned scan: the plan table and what planning counted."""
+
+    table: pa.Table
+    metrics: dict
+
+    @property
+    def residuals(self) -> list:
+        return json.loads(self.table.schema.metadata[b"icefloe.residuals"])
+
+    @property
+    def snapshot_id(self) -> int | None:
+        raw = self.table.schema.metadata[b"icefloe.snapshot_id"]
+        return int(raw) if raw else None
+
+
+def _tasks_of(table: pa.Table) -> Iterator[FileScanTask]:
+    residuals = json.loads(table.schema.metadata[b"icefloe.residuals"])
+    for row in table.to_pylist():
+        yield FileScanTask(
+            file_path=row["file_path"],
+            file_format=row["file_format"],
+            start=row["start"],
+            length=row["length"],
+            record_count=row["record_count"],
+            file_size_in_bytes=row["file_size_in_bytes"],
+            spec_id=row["spec_id"],
+            partition=row["partition"],
+            data_sequence_number=row["data_sequence_number"],
+            first_row_id=row["first_row_id"],
+            residual=residuals[row["residual"]],
+            deletes=row["deletes"],
+        )
+
+
+class TableScan:
+    """A configured scan; nothing is read until a ``plan_*`` method is called."""
+
+    def __init__(self, table: Table, filter_json: str | None, selected: list[str] | None,
+                 snapshot_id: int | None, ref: str | None, as_of_ms: int | None, case_sensitive: bool):
+        self.table = table
+        self._filter_json = filter_json
+        self._selected = selected
+        self._snapshot_id = snapshot_id
+        self._ref = ref
+        self._as_of_ms = as_of_ms
+        self._case_sensitive = case_sensitive
+        self._incremental = False
+        self._appends_after: int | None = None
+
+    def _plan(self, packed: bool, target_split_size: int | None = None, threads: int | None = None) -> ScanPlan:
+        schema, batches, counts = _native.plan_scan(
+            self.table.metadata,
+            filter_json=self._filter_json,
+            selected=self._selected,
+            snapshot_id=self._snapshot_id,
+            ref_name=self._ref,
+            as_of_ms=self._as_of_ms,
+            case_sensitive=self._case_sensitive,
+            packed=packed,
+            target_split_size=target_split_size,
+            threads=threads,
+            appends_after=self._appends_after,
+            incremental=self._incremental,
+        )
+        return ScanPlan(pa.Table.from_batches(batches, schema=schema), dict(counts))
+
+    def plan_arrow(self, packed: bool = False, threads: int | None = None) -> pa.Table:
+        """The plan as a pyarrow Table (see the module documentation for the columns)."""
+        return self._plan(packed, threads=threads).table
+
+    def plan(self, packed: bool = False, threads: int | None = None) -> ScanPlan:
+        """The plan table with the planning counts."""
+        return self._plan(packed, threads=threads)
+
+    def plan_files(self) -> Iterator[FileScanTask]:
+        """One light task per data file that may hold matching rows."""
+        return _tasks_of(self._plan(False).table)
+
+    def plan_tasks(self, target_split_size: int | None = None) -> list[CombinedScanTask]:
+        """Files split at row-group offsets and bin-packed into groups for readers."""
+        table = self._plan(True, target_split_size=target_split_size).table
+        if table.num_rows == 0:
+            return []
+        groups = table.column("group").to_numpy()
+        out = []
+        start = 0
+        for i in range(1, len(groups) + 1):
+            if i == len(groups) or groups[i] != groups[start]:
+                out.append(CombinedScanTask(table.slice(start, i - start)))
+                start = i
+        return out
