@@ -25,6 +25,7 @@ use super::{iceberg_to_arrow_type, literals_to_array};
 use crate::error::{Error, Result};
 use crate::expr::BoundExpression;
 use crate::scan::{FileScanTask, ScanFile, ScanPlan};
+use crate::spec::transform::Transform;
 use crate::spec::{Literal, PrimitiveType, Type};
 
 /// Schema metadata keys.
@@ -43,7 +44,8 @@ struct UnifiedField {
 }
 
 /// The union of the partition fields of every spec in the plan, by field id (a field
-/// keeps the name of the newest spec that has it), as Java's `Partitioning.partitionType`.
+/// keeps the name of the newest spec that has it, and the type of its last non-void
+/// transform), as Java's `Partitioning.partitionType`.
 fn unified_partition(plan: &ScanPlan) -> Result<Vec<UnifiedField>> {
     let mut by_id: BTreeMap<i32, UnifiedField> = BTreeMap::new();
     let mut ids: Vec<&i32> = plan.partition_types.keys().collect();
@@ -62,6 +64,16 @@ fn unified_partition(plan: &ScanPlan) -> Result<Vec<UnifiedField>> {
                     )))
                 }
             };
+            // a field that a later spec turned into void (v1 tables drop partition fields
+            // that way) keeps the type of its real transform, which its values have
+            let is_void = plan.specs.get(spec_id).is_some_and(|s| {
+                s.fields
+                    .iter()
+                    .any(|pf| pf.field_id == f.id && pf.transform == Transform::Void)
+            });
+            if is_void && by_id.contains_key(&f.id) {
+                continue;
+            }
             by_id.insert(
                 f.id,
                 UnifiedField {
@@ -238,16 +250,18 @@ fn chunk_to_batch(
     // the unified partition struct
     let mut children: Vec<ArrayRef> = Vec::with_capacity(partition.len());
     for (j, u) in partition.iter().enumerate() {
-        let values: Vec<Option<&Literal>> = files()
+        let values: Vec<Option<Literal>> = files()
             .map(|f| {
                 slots
                     .get(&f.spec_id)
                     .and_then(|s| s.get(j).copied().flatten())
                     .and_then(|i| f.file.partition.get(i))
                     .and_then(Option::as_ref)
+                    .map(|v| promoted(v, &u.ty))
             })
             .collect();
-        children.push(literals_to_array(&values, &u.ty)?);
+        let refs: Vec<Option<&Literal>> = values.iter().map(Option::as_ref).collect();
+        children.push(literals_to_array(&refs, &u.ty)?);
     }
     let partition_fields = match schema.field_with_name("partition").map(|f| f.data_type()) {
         Ok(DataType::Struct(fields)) => fields.clone(),
@@ -299,6 +313,16 @@ fn chunk_to_batch(
         Arc::new(deletes.finish()),
     ];
     RecordBatch::try_new(schema.clone(), columns).map_err(arrow_err)
+}
+
+/// A partition value as a value of the plan's partition type: identity fields of columns
+/// promoted since (int to long, float to double) hold values of the old type in old files.
+fn promoted(v: &Literal, ty: &PrimitiveType) -> Literal {
+    match (v, ty) {
+        (Literal::Int(i), PrimitiveType::Long) => Literal::Long(i64::from(*i)),
+        (Literal::Float(f), PrimitiveType::Double) => Literal::Double(f64::from(*f)),
+        _ => v.clone(),
+    }
 }
 
 fn append_delete(sb: &mut StructBuilder, d: &ScanFile) -> Result<()> {

@@ -150,6 +150,22 @@ impl<'a> FileStats<'a> {
         count(self.nan_counts, id).is_some_and(|n| n > 0)
     }
 
+    /// The one value of a column whose bounds are equal and that has no nulls and no NaNs
+    /// (Java's `uniqueValue`).
+    fn unique_value(&self, term: &BoundReference) -> Result<Option<Bound<'a>>> {
+        let id = term.field_id;
+        if self.may_contain_null(id) || count(self.nan_counts, id).is_some_and(|n| n != 0) {
+            return Ok(None);
+        }
+        let (Some(lower), Some(upper)) = (self.lower(term)?, self.upper(term)?) else {
+            return Ok(None);
+        };
+        if lower.is_nan() || upper.is_nan() || !lower.same_as(&upper)? {
+            return Ok(None);
+        }
+        Ok(Some(lower))
+    }
+
     fn lower(&self, term: &BoundReference) -> Result<Option<Bound<'a>>> {
         raw_bound(self.lower, term.field_id)
             .map(|b| Bound::decode(b, term))
@@ -291,8 +307,12 @@ fn inclusive_predicate(p: &BoundPredicate, s: &FileStats<'_>) -> Result<bool> {
             _ => MIGHT,
         }),
         BoundPredicate::Literal { op, literal, .. } => match op {
-            // bounds are not necessarily values of the column: nothing to decide
-            O::NotEq => Ok(MIGHT),
+            // bounds need not be values of the column, except when they are equal and the
+            // column has no nulls or NaNs: then every value is that one (Java 1.11)
+            O::NotEq => match s.unique_value(term)? {
+                Some(v) if v.cmp(literal)?.is_eq() => Ok(CANNOT),
+                _ => Ok(MIGHT),
+            },
             O::StartsWith => {
                 if s.nulls_only(id) {
                     return Ok(CANNOT);
@@ -371,7 +391,10 @@ fn inclusive_predicate(p: &BoundPredicate, s: &FileStats<'_>) -> Result<bool> {
             other => Err(unexpected(*other)),
         },
         BoundPredicate::Set { op, literals, .. } => match op {
-            O::NotIn => Ok(MIGHT),
+            O::NotIn => match s.unique_value(term)? {
+                Some(v) if v.is_in(literals)? => Ok(CANNOT),
+                _ => Ok(MIGHT),
+            },
             O::In => {
                 if s.nulls_only(id) || s.nans_only(id) {
                     return Ok(CANNOT);
