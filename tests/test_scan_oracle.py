@@ -16,6 +16,7 @@ import datetime as dt
 import decimal
 import json
 import math
+import os
 from pathlib import Path
 
 import pytest
@@ -274,6 +275,7 @@ def test_plans_equal_java(spark, scan_tables, scan_oracle):
     icefloe = _icefloe()
     compared = 0
     errors_both = 0
+    java_npe: list = []
     per_table: dict[str, int] = {}
     failures = []
     for name, md_path in sorted(scan_tables.items()):
@@ -297,9 +299,24 @@ def test_plans_equal_java(spark, scan_tables, scan_oracle):
                 if isinstance(java, tuple) and isinstance(ours, tuple):
                     errors_both += 1
                     continue
+                if isinstance(java, tuple) and "NullPointerException" in java[1] and isinstance(ours, list):
+                    # Java's ResidualEvaluator dereferences a null partition value for
+                    # starts-with and string in-lists (1.11); icefloe treats null as matching
+                    # nothing there, as Java's row Evaluator does (see docs/conformance.md)
+                    java_npe.append((name, flt))
+                    continue
                 if java != ours:
                     failures.append((name, options, flt, java[:3], ours[:3], len(java), len(ours)))
-    assert not failures, f"{len(failures)} of {compared} plans differ; first: {failures[:3]}"
+    if failures and os.environ.get("ICEFLOE_SCAN_ORACLE_DUMP"):
+        Path(os.environ["ICEFLOE_SCAN_ORACLE_DUMP"]).write_text(json.dumps(failures, default=str, indent=1))
+    by_kind: dict[str, int] = {}
+    for name, _, flt, *_ in failures:
+        kind = f"{name}:{flt['type'] if isinstance(flt, dict) else flt}"
+        by_kind[kind] = by_kind.get(kind, 0) + 1
+    assert not failures, f"{len(failures)} of {compared} plans differ ({by_kind}); first: {failures[:2]}"
     assert min(n for t, n in per_table.items() if not t.startswith("empty")) >= 30, per_table
     assert errors_both < compared / 4, f"{errors_both} of {compared} plans failed on both sides"
-    print(f"compared {compared} plans over {len(per_table)} tables ({errors_both} rejected by both): {per_table}")
+    npe_ops = {(flt["type"] if isinstance(flt, dict) else flt) for _, flt in java_npe}
+    assert npe_ops <= {"starts-with", "not-starts-with", "in", "not-in", "or", "and"}, npe_ops
+    assert len(java_npe) < compared / 50, len(java_npe)
+    print(f"compared {compared} plans over {len(per_table)} tables ({errors_both} rejected by both, {len(java_npe)} where Java fails with a NullPointerException): {per_table}")

@@ -28,7 +28,7 @@ use crate::spec::partition::PartitionSpec;
 use crate::spec::snapshot::{Operation as SnapshotOperation, Snapshot};
 use crate::spec::table_metadata::TableMetadata;
 use crate::spec::types::StructType;
-use crate::spec::Schema;
+use crate::spec::{Literal, PrimitiveType, Schema, Type};
 
 /// Which snapshot a scan reads.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -266,7 +266,18 @@ impl TableScan {
         // delete manifests first, so the index can be built while data manifests decode
         selected.sort_by_key(|(i, m)| (m.content == ManifestContent::Data, *i));
 
-        let options = ManifestReadOptions::scan(filter.field_ids());
+        let options = ReadOptions {
+            data: ManifestReadOptions::scan(filter.field_ids()),
+            // the delete index needs the bounds of equality columns and of `file_path` (a
+            // position delete file for one data file has equal bounds); delete manifests are
+            // few, so they are read with every count and bound
+            deletes: ManifestReadOptions {
+                stats: false,
+                counts_for: Vec::new(),
+                split_offsets: false,
+                bounds_for: None,
+            },
+        };
         let results = self.decode_all(&selected, &ctx, &options, incremental_ids.as_deref())?;
 
         let mut data = Vec::new();
@@ -363,7 +374,7 @@ impl TableScan {
         &self,
         manifests: &[(usize, &ManifestFile)],
         ctx: &PlanContext,
-        options: &ManifestReadOptions,
+        options: &ReadOptions,
         only_snapshots: Option<&[i64]>,
     ) -> Result<Vec<ManifestResult>> {
         let next = AtomicUsize::new(0);
@@ -414,21 +425,26 @@ impl TableScan {
         &self,
         m: &ManifestFile,
         ctx: &PlanContext,
-        options: &ManifestReadOptions,
+        options: &ReadOptions,
         only_snapshots: Option<&[i64]>,
     ) -> Result<ManifestResult> {
         let spec = ctx.spec(m.partition_spec_id)?;
         let bytes = self.io.read(&m.manifest_path)?;
+        let options = match m.content {
+            ManifestContent::Data => &options.data,
+            ManifestContent::Deletes => &options.deletes,
+        };
         let mut manifest =
             read_manifest_bytes(&bytes, options).map_err(|e| e.in_file(&m.manifest_path))?;
         drop(bytes);
         manifest.inherit(m);
         let mut out = ManifestResult::default();
         let is_data_manifest = m.content == ManifestContent::Data;
-        for e in manifest.entries {
+        for mut e in manifest.entries {
             if e.status == ManifestStatus::Deleted {
                 continue;
             }
+            promote_partition(&mut e.data_file.partition, &spec.partition_type);
             if let Some(ids) = only_snapshots {
                 // incremental scans read only the files those snapshots added
                 if e.status != ManifestStatus::Added
@@ -465,6 +481,29 @@ impl TableScan {
             }
         }
         Ok(out)
+    }
+}
+
+/// What to decode of data manifests and of delete manifests.
+struct ReadOptions {
+    data: ManifestReadOptions,
+    deletes: ManifestReadOptions,
+}
+
+/// Partition values of files written before a source column was promoted (int to long,
+/// float to double) hold the old type; they are compared as values of the new one.
+fn promote_partition(values: &mut [Option<Literal>], partition_type: &StructType) {
+    for (v, f) in values.iter_mut().zip(&partition_type.fields) {
+        let promoted = match (v.as_ref(), &f.field_type) {
+            (Some(Literal::Int(i)), Type::Primitive(PrimitiveType::Long)) => {
+                Literal::Long(i64::from(*i))
+            }
+            (Some(Literal::Float(x)), Type::Primitive(PrimitiveType::Double)) => {
+                Literal::Double(f64::from(*x))
+            }
+            _ => continue,
+        };
+        *v = Some(promoted);
     }
 }
 
