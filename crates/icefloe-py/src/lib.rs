@@ -15,6 +15,10 @@ mod view;
 use pyo3::prelude::*;
 use pyo3::types::PyAnyMethods;
 
+/// Rust allocations of the extension go through mimalloc (Python's own do not).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Converts a JSON value to Python objects through the `json` module (used for small
 /// values such as defaults and property maps, never on a hot path).
 pub(crate) fn json_to_py(py: Python<'_>, value: &serde_json::Value) -> PyResult<Py<PyAny>> {

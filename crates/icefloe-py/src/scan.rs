@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use arrow::pyarrow::ToPyArrow;
-use icefloe::arrow::plan::tasks_to_batches;
+use icefloe::arrow::plan::{plan_to_batches, tasks_to_batches};
 use icefloe::expr::Expression;
 use icefloe::io::LocalFileIO;
 use icefloe::scan::split::{plan_tasks, SplitOptions};
@@ -80,7 +80,26 @@ fn plan_scan(
             if incremental {
                 scan = scan.appends_after(appends_after);
             }
-            let plan = scan.plan_files()?;
+            let (plan, schema, batches) = if packed {
+                let plan = scan.plan_files()?;
+                let mut options = SplitOptions::from_table(&md)?;
+                if let Some(size) = target_split_size {
+                    options.target_size = size;
+                }
+                let groups = plan_tasks(plan.tasks.clone(), &options)?;
+                let rows: Vec<_> = groups
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(g, c)| {
+                        let g = i32::try_from(g).unwrap_or(i32::MAX);
+                        c.tasks.iter().map(move |t| (Some(g), t))
+                    })
+                    .collect();
+                let (schema, batches) = tasks_to_batches(&plan, &rows, batch_rows)?;
+                (plan, schema, batches)
+            } else {
+                plan_to_batches(&scan, batch_rows)?
+            };
             let m = &plan.metrics;
             let counts = vec![
                 ("total_data_manifests".to_string(), m.total_data_manifests),
@@ -109,25 +128,6 @@ fn plan_scan(
                 ("result_delete_files".to_string(), m.result_delete_files),
                 ("skipped_delete_files".to_string(), m.skipped_delete_files),
             ];
-            let (schema, batches) = if packed {
-                let mut options = SplitOptions::from_table(&md)?;
-                if let Some(size) = target_split_size {
-                    options.target_size = size;
-                }
-                let groups = plan_tasks(plan.tasks.clone(), &options)?;
-                let rows: Vec<_> = groups
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(g, c)| {
-                        let g = i32::try_from(g).unwrap_or(i32::MAX);
-                        c.tasks.iter().map(move |t| (Some(g), t))
-                    })
-                    .collect();
-                tasks_to_batches(&plan, &rows, batch_rows)?
-            } else {
-                let rows: Vec<_> = plan.tasks.iter().map(|t| (None, t)).collect();
-                tasks_to_batches(&plan, &rows, batch_rows)?
-            };
             Ok((schema, batches, counts))
         })
         .py(py)?;

@@ -18,13 +18,13 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use arrow_array::builder::{Int32Builder, Int64Builder, ListBuilder, StringBuilder, StructBuilder};
-use arrow_array::{ArrayRef, Int32Array, Int64Array, RecordBatch, StructArray};
+use arrow_array::{Array, ArrayRef, Int32Array, Int64Array, RecordBatch, StructArray};
 use arrow_schema::{DataType, Field, Fields, Schema as ArrowSchema};
 
 use super::{iceberg_to_arrow_type, literals_to_array};
 use crate::error::{Error, Result};
 use crate::expr::BoundExpression;
-use crate::scan::{FileScanTask, ScanFile, ScanPlan};
+use crate::scan::{FileScanTask, ScanFile, ScanPlan, TableScan};
 use crate::spec::transform::Transform;
 use crate::spec::{Literal, PrimitiveType, Type};
 
@@ -374,4 +374,86 @@ fn append_delete(sb: &mut StructBuilder, d: &ScanFile) -> Result<()> {
     }
     sb.append(true);
     Ok(())
+}
+
+/// Plans `scan` straight into record batches: each data manifest's tasks become batches on
+/// the planning thread that read it, so a plan of a million files never exists as a
+/// million task objects. Returns the plan (without tasks: its counts and metadata), the
+/// schema and the batches (see the module documentation for the columns).
+pub fn plan_to_batches(
+    scan: &TableScan,
+    batch_rows: usize,
+) -> Result<(ScanPlan, Arc<ArrowSchema>, Vec<RecordBatch>)> {
+    let (plan, parts) = scan.plan_with(|plan, tasks| {
+        let rows: Vec<_> = tasks.iter().map(|t| (None, t)).collect();
+        tasks_to_batches(plan, &rows, batch_rows)
+    })?;
+    let (schema, batches) = merge_parts(&plan, parts)?;
+    Ok((plan, schema, batches))
+}
+
+/// Joins the batches of several `tasks_to_batches` calls: one residual list for all of them
+/// (in the schema metadata) and each batch's `residual` column renumbered into it.
+fn merge_parts(
+    plan: &ScanPlan,
+    parts: Vec<(Arc<ArrowSchema>, Vec<RecordBatch>)>,
+) -> Result<(Arc<ArrowSchema>, Vec<RecordBatch>)> {
+    let mut residuals: Vec<serde_json::Value> = Vec::new();
+    let mut index: HashMap<String, i32> = HashMap::new();
+    let mut batches = Vec::new();
+    let mut remapped_parts = Vec::with_capacity(parts.len());
+    for (schema, part) in parts {
+        let local: Vec<serde_json::Value> = schema
+            .metadata()
+            .get(RESIDUALS_KEY)
+            .map(|text| serde_json::from_str(text))
+            .transpose()
+            .map_err(|e| Error::invalid_argument(format!("bad residuals metadata: {e}")))?
+            .unwrap_or_default();
+        let mapping: Vec<i32> = local
+            .into_iter()
+            .map(|r| {
+                let key = r.to_string();
+                *index.entry(key).or_insert_with(|| {
+                    residuals.push(r);
+                    i32::try_from(residuals.len() - 1).unwrap_or(i32::MAX)
+                })
+            })
+            .collect();
+        remapped_parts.push((mapping, part));
+    }
+    let residual_exprs: Vec<Arc<BoundExpression>> = Vec::new();
+    let mut schema = plan_schema(plan, &unified_partition(plan)?, &residual_exprs)?;
+    let mut metadata = schema.metadata().clone();
+    metadata.insert(
+        RESIDUALS_KEY.to_string(),
+        serde_json::Value::Array(residuals).to_string(),
+    );
+    schema = schema.with_metadata(metadata);
+    let schema = Arc::new(schema);
+    let residual_pos = schema
+        .index_of("residual")
+        .map_err(|e| Error::invalid_argument(e.to_string()))?;
+    for (mapping, part) in remapped_parts {
+        for b in part {
+            let mut columns = b.columns().to_vec();
+            let old = columns[residual_pos]
+                .as_any()
+                .downcast_ref::<Int32Array>()
+                .ok_or_else(|| Error::unsupported("residual column is not int32"))?;
+            let new: Int32Array = old
+                .values()
+                .iter()
+                .map(|i| {
+                    usize::try_from(*i)
+                        .ok()
+                        .and_then(|i| mapping.get(i).copied())
+                        .unwrap_or(i32::MAX)
+                })
+                .collect();
+            columns[residual_pos] = Arc::new(new);
+            batches.push(RecordBatch::try_new(schema.clone(), columns).map_err(arrow_err)?);
+        }
+    }
+    Ok((schema, batches))
 }

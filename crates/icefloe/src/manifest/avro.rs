@@ -790,25 +790,6 @@ impl<'a> Container<'a> {
         }
     }
 
-    /// The sum of the blocks' object counts as their headers state them (up to the first
-    /// malformed block header), for reserving space before decoding; capped at the file
-    /// size, so that a corrupt count cannot make a caller reserve absurd amounts.
-    pub fn count_hint(&self) -> usize {
-        let mut cur = Cursor::new(self.data);
-        cur.pos = self.blocks_start;
-        let mut total = 0usize;
-        while cur.remaining() > 0 {
-            let (Ok(count), Ok(size)) = (cur.long(), cur.len_prefix()) else {
-                break;
-            };
-            if cur.take(size).and_then(|_| cur.take(16)).is_err() {
-                break;
-            }
-            total = total.saturating_add(usize::try_from(count).unwrap_or(0));
-        }
-        total.min(self.data.len())
-    }
-
     /// Calls `f` with each block's object count and decompressed bytes. Compressed blocks
     /// are inflated into one buffer reused from block to block.
     pub fn for_each_block(&self, mut f: impl FnMut(usize, &[u8]) -> Result<()>) -> Result<()> {

@@ -86,36 +86,9 @@ impl Manifest {
     /// but the Java reference skips them (and its list writer counts only added and
     /// existing rows), and Java wrote the tables users have.
     pub fn inherit(&mut self, manifest_file: &ManifestFile) {
-        let v1 = self.metadata.format_version == 1;
-        let seq = if v1 { 0 } else { manifest_file.sequence_number };
-        let seq_known = seq != UNASSIGNED_SEQUENCE_NUMBER;
-        let data_manifest = self.metadata.content == ManifestContent::Data
-            && manifest_file.content == ManifestContent::Data;
-        let mut next_row_id = manifest_file.first_row_id;
+        let mut inheritance = Inheritance::new(&self.metadata, manifest_file);
         for e in &mut self.entries {
-            if e.snapshot_id.is_none() {
-                e.snapshot_id = Some(manifest_file.added_snapshot_id);
-            }
-            let inherit_seq = seq_known && (v1 || seq == 0 || e.status == ManifestStatus::Added);
-            if inherit_seq {
-                if e.sequence_number.is_none() {
-                    e.sequence_number = Some(seq);
-                }
-                if e.file_sequence_number.is_none() {
-                    e.file_sequence_number = Some(seq);
-                }
-            }
-            let df = &mut e.data_file;
-            if data_manifest
-                && df.content == DataContentType::Data
-                && df.first_row_id.is_none()
-                && e.status != ManifestStatus::Deleted
-            {
-                if let Some(next) = next_row_id {
-                    df.first_row_id = Some(next);
-                    next_row_id = Some(next.saturating_add(df.record_count.max(0)));
-                }
-            }
+            inheritance.apply(e);
         }
     }
 
@@ -124,6 +97,60 @@ impl Manifest {
         let mut m = self.clone();
         m.inherit(manifest_file);
         m.entries
+    }
+}
+
+/// The inheritance of [`Manifest::inherit`], applied entry by entry in file order.
+struct Inheritance {
+    v1: bool,
+    seq: i64,
+    seq_known: bool,
+    data_manifest: bool,
+    added_snapshot_id: i64,
+    next_row_id: Option<i64>,
+}
+
+impl Inheritance {
+    fn new(metadata: &ManifestMetadata, manifest_file: &ManifestFile) -> Inheritance {
+        let v1 = metadata.format_version == 1;
+        let seq = if v1 { 0 } else { manifest_file.sequence_number };
+        Inheritance {
+            v1,
+            seq,
+            seq_known: seq != UNASSIGNED_SEQUENCE_NUMBER,
+            data_manifest: metadata.content == ManifestContent::Data
+                && manifest_file.content == ManifestContent::Data,
+            added_snapshot_id: manifest_file.added_snapshot_id,
+            next_row_id: manifest_file.first_row_id,
+        }
+    }
+
+    fn apply(&mut self, e: &mut ManifestEntry) {
+        if e.snapshot_id.is_none() {
+            e.snapshot_id = Some(self.added_snapshot_id);
+        }
+        let seq = self.seq;
+        let inherit_seq =
+            self.seq_known && (self.v1 || seq == 0 || e.status == ManifestStatus::Added);
+        if inherit_seq {
+            if e.sequence_number.is_none() {
+                e.sequence_number = Some(seq);
+            }
+            if e.file_sequence_number.is_none() {
+                e.file_sequence_number = Some(seq);
+            }
+        }
+        let df = &mut e.data_file;
+        if self.data_manifest
+            && df.content == DataContentType::Data
+            && df.first_row_id.is_none()
+            && e.status != ManifestStatus::Deleted
+        {
+            if let Some(next) = self.next_row_id {
+                df.first_row_id = Some(next);
+                self.next_row_id = Some(next.saturating_add(df.record_count.max(0)));
+            }
+        }
     }
 }
 
@@ -158,6 +185,24 @@ pub fn read_manifest_for(
 
 /// Reads a manifest from its bytes. Errors carry the field but no file name.
 pub fn read_manifest_bytes(bytes: &[u8], options: &ManifestReadOptions) -> Result<Manifest> {
+    let mut entries = Vec::new();
+    let metadata = read_manifest_each(bytes, options, None, |e| {
+        entries.push(e);
+        Ok(())
+    })?;
+    Ok(Manifest { metadata, entries })
+}
+
+/// Reads a manifest from its bytes one entry at a time: `f` gets each entry as soon as it
+/// is decoded (with inheritance from `manifest_file` applied when given), so a scan keeps
+/// only the entries it wants and never holds the whole manifest. Returns the manifest's
+/// metadata. Errors carry the field but no file name.
+pub fn read_manifest_each(
+    bytes: &[u8],
+    options: &ManifestReadOptions,
+    manifest_file: Option<&ManifestFile>,
+    mut f: impl FnMut(ManifestEntry) -> Result<()>,
+) -> Result<ManifestMetadata> {
     let container = Container::open(bytes)?;
     let metadata = read_metadata(&container)?;
     let partition_type = partition_primitive_types(&metadata)?;
@@ -166,14 +211,12 @@ pub fn read_manifest_bytes(bytes: &[u8], options: &ManifestReadOptions) -> Resul
         _ => return Err(not_a_manifest("the Avro schema is not a record")),
     };
     let plan = EntryPlan::compile(top, &partition_type, options)?;
-    let mut entries = Vec::with_capacity(container.count_hint());
+    let mut inheritance = manifest_file.map(|mf| Inheritance::new(&metadata, mf));
+    let mut i = 0usize;
     container.for_each_block(|count, block| {
-        entries.reserve(count);
         let mut cur = Cursor::new(block);
         for _ in 0..count {
-            let i = entries.len();
-            // decoded in place: the entry is not moved after its fields are set
-            entries.push(ManifestEntry {
+            let mut e = ManifestEntry {
                 status: ManifestStatus::Existing,
                 snapshot_id: None,
                 sequence_number: None,
@@ -186,11 +229,14 @@ pub fn read_manifest_bytes(bytes: &[u8], options: &ManifestReadOptions) -> Resul
                     0,
                     0,
                 ),
-            });
-            if let Some(e) = entries.last_mut() {
-                plan.decode_into(&mut cur, e)
-                    .map_err(|e| e.under(&format!("entries[{i}]")))?;
+            };
+            plan.decode_into(&mut cur, &mut e)
+                .map_err(|err| err.under(&format!("entries[{i}]")))?;
+            i += 1;
+            if let Some(inh) = inheritance.as_mut() {
+                inh.apply(&mut e);
             }
+            f(e)?;
         }
         if cur.remaining() != 0 {
             return Err(Error::invalid_metadata(
@@ -203,7 +249,7 @@ pub fn read_manifest_bytes(bytes: &[u8], options: &ManifestReadOptions) -> Resul
         }
         Ok(())
     })?;
-    Ok(Manifest { metadata, entries })
+    Ok(metadata)
 }
 
 fn not_a_manifest(message: impl Into<String>) -> Error {

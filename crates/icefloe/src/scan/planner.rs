@@ -19,8 +19,8 @@ use crate::expr::{
 };
 use crate::io::FileIO;
 use crate::manifest::{
-    read_manifest_bytes, read_manifest_list, DataContentType, ManifestContent, ManifestFile,
-    ManifestReadOptions, ManifestStatus,
+    read_manifest_bytes, read_manifest_each, read_manifest_list, DataContentType, ManifestContent,
+    ManifestFile, ManifestReadOptions, ManifestStatus,
 };
 use crate::scan::delete_index::DeleteFileIndex;
 use crate::scan::{FileScanTask, ScanFile};
@@ -201,6 +201,20 @@ impl TableScan {
 
     /// Plans the scan: one task per data file that may hold matching rows.
     pub fn plan_files(&self) -> Result<ScanPlan> {
+        let (mut plan, parts) = self.plan_with(|_, tasks| Ok(tasks))?;
+        plan.tasks = parts.into_iter().flatten().collect();
+        Ok(plan)
+    }
+
+    /// Plans the scan and hands the tasks of each data manifest to `per_manifest` on the
+    /// planning threads, as soon as they are known (with their deletes and residuals), so
+    /// that a caller can turn them into something compact (e.g. Arrow) without holding
+    /// every task of a large plan at once. Returns the plan (without tasks) and the
+    /// results in manifest-list order.
+    pub fn plan_with<T: Send>(
+        &self,
+        per_manifest: impl Fn(&ScanPlan, Vec<FileScanTask>) -> Result<T> + Sync,
+    ) -> Result<(ScanPlan, Vec<T>)> {
         let md = &self.metadata;
         let snapshot = self.resolve_snapshot()?;
         let schema = Arc::new(self.scan_schema(snapshot)?.clone());
@@ -225,7 +239,7 @@ impl TableScan {
             metrics: ScanMetrics::default(),
         };
         let Some(snapshot) = snapshot else {
-            return Ok(plan);
+            return Ok((plan, Vec::new()));
         };
         let mut manifests = self.manifests_of(snapshot)?;
         let mut incremental_ids = None;
@@ -243,68 +257,88 @@ impl TableScan {
             .iter()
             .map(|(id, s)| (*id, s.partition_type.clone()))
             .collect();
-        let mut selected: Vec<(usize, &ManifestFile)> = Vec::new();
+        let mut data_manifests: Vec<&ManifestFile> = Vec::new();
+        let mut delete_manifests: Vec<&ManifestFile> = Vec::new();
         for m in &manifests {
             let is_data = m.content == ManifestContent::Data;
-            if is_data {
-                plan.metrics.total_data_manifests += 1;
-            } else {
-                plan.metrics.total_delete_manifests += 1;
-            }
             let keep = may_have_live_files(m)
                 && ctx.spec(m.partition_spec_id)?.manifest_evaluator.eval(m)?;
+            let counts = &mut plan.metrics;
             match (keep, is_data) {
-                (true, true) => plan.metrics.scanned_data_manifests += 1,
-                (true, false) => plan.metrics.scanned_delete_manifests += 1,
-                (false, true) => plan.metrics.skipped_data_manifests += 1,
-                (false, false) => plan.metrics.skipped_delete_manifests += 1,
+                (true, true) => counts.scanned_data_manifests += 1,
+                (true, false) => counts.scanned_delete_manifests += 1,
+                (false, true) => counts.skipped_data_manifests += 1,
+                (false, false) => counts.skipped_delete_manifests += 1,
             }
-            if keep {
-                selected.push((selected.len(), m));
+            match (keep, is_data) {
+                (true, true) => data_manifests.push(m),
+                (true, false) => delete_manifests.push(m),
+                _ => {}
             }
         }
-        // delete manifests first, so the index can be built while data manifests decode
-        selected.sort_by_key(|(i, m)| (m.content == ManifestContent::Data, *i));
+        plan.metrics.total_data_manifests =
+            plan.metrics.scanned_data_manifests + plan.metrics.skipped_data_manifests;
+        plan.metrics.total_delete_manifests =
+            plan.metrics.scanned_delete_manifests + plan.metrics.skipped_delete_manifests;
 
-        let options = ReadOptions {
-            data: ManifestReadOptions::scan(filter.field_ids()),
-            // the delete index needs the bounds of equality columns and of `file_path` (a
-            // position delete file for one data file has equal bounds); delete manifests are
-            // few, so they are read with every count and bound
-            deletes: ManifestReadOptions {
-                stats: false,
-                counts_for: Vec::new(),
-                split_offsets: false,
-                bounds_for: None,
-            },
+        // the delete index first: data tasks need it as soon as their manifest is read
+        // the index needs the bounds of equality columns and of `file_path` (a position
+        // delete file for one data file has equal bounds); delete manifests are few, so
+        // they are read with every count and bound
+        let delete_options = ManifestReadOptions {
+            stats: false,
+            counts_for: Vec::new(),
+            split_offsets: false,
+            bounds_for: None,
         };
-        let results = self.decode_all(&selected, &ctx, &options, incremental_ids.as_deref())?;
-
-        let mut data = Vec::new();
+        let delete_results = self.parallel(delete_manifests.len(), |i| {
+            self.decode_one(delete_manifests[i], &ctx, &delete_options, None)
+        })?;
         let mut deletes = Vec::new();
-        for r in results {
-            plan.metrics.skipped_data_files += r.skipped_data;
+        for r in delete_results {
             plan.metrics.skipped_delete_files += r.skipped_deletes;
-            data.extend(r.data);
             deletes.extend(r.deletes);
         }
-        plan.metrics.result_data_files = data.len();
         plan.metrics.result_delete_files = deletes.len();
         let index = DeleteFileIndex::new(deletes, &specs, &schema)?;
-        let mut residuals = ResidualCache::default();
-        plan.tasks.reserve(data.len());
-        for file in data {
-            let file = Arc::new(file);
-            let file_deletes = if index.is_empty() {
-                Vec::new()
-            } else {
-                index.for_data_file(&file)?
-            };
-            let residual = residuals.get(ctx.spec(file.spec_id)?, &file)?;
-            plan.tasks
-                .push(FileScanTask::whole_file(file, file_deletes, residual));
+
+        let data_options = ManifestReadOptions::scan(filter.field_ids());
+        let plan_ref = &plan;
+        let parts = self.parallel(data_manifests.len(), |i| {
+            let r = self.decode_one(
+                data_manifests[i],
+                &ctx,
+                &data_options,
+                incremental_ids.as_deref(),
+            )?;
+            let mut residuals = ResidualCache::default();
+            let mut tasks = Vec::with_capacity(r.data.len());
+            for file in r.data {
+                let file = Arc::new(file);
+                let file_deletes = if index.is_empty() {
+                    Vec::new()
+                } else {
+                    index.for_data_file(&file)?
+                };
+                let residual = residuals.get(ctx.spec(file.spec_id)?, &file)?;
+                tasks.push(FileScanTask::whole_file(file, file_deletes, residual));
+            }
+            let n = tasks.len();
+            Ok((
+                per_manifest(plan_ref, tasks)?,
+                n,
+                r.skipped_data,
+                r.skipped_deletes,
+            ))
+        })?;
+        let mut out = Vec::with_capacity(parts.len());
+        for (t, kept, skipped_data, skipped_deletes) in parts {
+            plan.metrics.result_data_files += kept;
+            plan.metrics.skipped_data_files += skipped_data;
+            plan.metrics.skipped_delete_files += skipped_deletes;
+            out.push(t);
         }
-        Ok(plan)
+        Ok((plan, out))
     }
 
     /// The manifests of a snapshot: from its manifest list, or for old v1 snapshots from
@@ -369,51 +403,44 @@ impl TableScan {
         Ok(ids)
     }
 
-    /// Decodes the manifests on `threads` threads; results keep the input order.
-    fn decode_all(
-        &self,
-        manifests: &[(usize, &ManifestFile)],
-        ctx: &PlanContext,
-        options: &ReadOptions,
-        only_snapshots: Option<&[i64]>,
-    ) -> Result<Vec<ManifestResult>> {
+    /// Runs `f(0..n)` on `threads` threads; results keep the index order. The first
+    /// error stops the handing out of further work and is returned.
+    fn parallel<T: Send>(&self, n: usize, f: impl Fn(usize) -> Result<T> + Sync) -> Result<Vec<T>> {
         let next = AtomicUsize::new(0);
-        let slots: Vec<Mutex<Option<Result<ManifestResult>>>> =
-            manifests.iter().map(|_| Mutex::new(None)).collect();
+        let slots: Vec<Mutex<Option<Result<T>>>> = (0..n).map(|_| Mutex::new(None)).collect();
         let work = || loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some((_, m)) = manifests.get(i) else {
+            if i >= n {
                 break;
-            };
-            let r = self.decode_one(m, ctx, options, only_snapshots);
+            }
+            let r = f(i);
             let failed = r.is_err();
-            if let Ok(mut slot) = slots[i].lock() {
+            if let Some(Ok(mut slot)) = slots.get(i).map(|s| s.lock()) {
                 *slot = Some(r);
             }
             if failed {
-                // stop handing out work; the first error is reported below
-                next.store(manifests.len(), Ordering::Relaxed);
+                next.store(n, Ordering::Relaxed);
             }
         };
-        let threads = self.threads.min(manifests.len()).max(1);
+        let threads = self.threads.min(n).max(1);
         std::thread::scope(|s| {
             for _ in 1..threads {
                 s.spawn(work);
             }
             work();
         });
-        let mut out = Vec::with_capacity(manifests.len());
+        let mut out = Vec::with_capacity(n);
         for slot in slots {
             let r = slot
                 .into_inner()
                 .map_err(|_| Error::unsupported("a planning thread panicked"))?;
             match r {
                 Some(r) => out.push(r?),
-                // not decoded because another manifest failed; that error comes first
+                // not run because another item failed; that error comes first
                 None => continue,
             }
         }
-        if out.len() < manifests.len() {
+        if out.len() < n {
             return Err(Error::unsupported(
                 "planning stopped before every manifest was read",
             ));
@@ -425,40 +452,28 @@ impl TableScan {
         &self,
         m: &ManifestFile,
         ctx: &PlanContext,
-        options: &ReadOptions,
+        options: &ManifestReadOptions,
         only_snapshots: Option<&[i64]>,
     ) -> Result<ManifestResult> {
         let spec = ctx.spec(m.partition_spec_id)?;
         let bytes = self.io.read(&m.manifest_path)?;
-        let options = match m.content {
-            ManifestContent::Data => &options.data,
-            ManifestContent::Deletes => &options.deletes,
-        };
-        let mut manifest =
-            read_manifest_bytes(&bytes, options).map_err(|e| e.in_file(&m.manifest_path))?;
-        drop(bytes);
-        manifest.inherit(m);
         let mut out = ManifestResult::default();
         let is_data_manifest = m.content == ManifestContent::Data;
-        for mut e in manifest.entries {
+        read_manifest_each(&bytes, options, Some(m), |mut e| {
             if e.status == ManifestStatus::Deleted {
-                continue;
+                return Ok(());
             }
-            promote_partition(&mut e.data_file.partition, &spec.partition_type);
             if let Some(ids) = only_snapshots {
                 // incremental scans read only the files those snapshots added
                 if e.status != ManifestStatus::Added
                     || !e.snapshot_id.is_some_and(|id| ids.contains(&id))
                 {
-                    continue;
+                    return Ok(());
                 }
             }
-            let keep = evaluate_tuple(&spec.partition_filter, &e.data_file.partition)
-                .map_err(|err| err.in_file(&m.manifest_path))?
-                && ctx
-                    .metrics
-                    .eval(&e.data_file)
-                    .map_err(|err| err.in_file(&m.manifest_path))?;
+            promote_partition(&mut e.data_file.partition, &spec.partition_type);
+            let keep = evaluate_tuple(&spec.partition_filter, &e.data_file.partition)?
+                && ctx.metrics.eval(&e.data_file)?;
             let is_data = is_data_manifest && e.data_file.content == DataContentType::Data;
             if !keep {
                 if is_data {
@@ -466,7 +481,7 @@ impl TableScan {
                 } else {
                     out.skipped_deletes += 1;
                 }
-                continue;
+                return Ok(());
             }
             let file = ScanFile {
                 spec_id: m.partition_spec_id,
@@ -479,15 +494,11 @@ impl TableScan {
             } else {
                 out.deletes.push(Arc::new(file));
             }
-        }
+            Ok(())
+        })
+        .map_err(|e| e.in_file(&m.manifest_path))?;
         Ok(out)
     }
-}
-
-/// What to decode of data manifests and of delete manifests.
-struct ReadOptions {
-    data: ManifestReadOptions,
-    deletes: ManifestReadOptions,
 }
 
 /// Partition values of files written before a source column was promoted (int to long,
