@@ -149,7 +149,9 @@ class ScanPlan:
 
 def _tasks_of(table: pa.Table) -> Iterator[FileScanTask]:
     residuals = json.loads(table.schema.metadata[b"icefloe.residuals"])
-    for row in table.to_pylist():
+    # one batch at a time: only the tasks being iterated exist as Python objects
+    rows = (row for batch in table.to_batches() for row in batch.to_pylist())
+    for row in rows:
         yield FileScanTask(
             file_path=row["file_path"],
             file_format=row["file_format"],
