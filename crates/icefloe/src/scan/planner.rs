@@ -279,7 +279,7 @@ impl TableScan {
         }
         plan.metrics.result_data_files = data.len();
         plan.metrics.result_delete_files = deletes.len();
-        let index = DeleteFileIndex::new(deletes, &specs, &schema)?;
+        let index = DeleteFileIndex::new(deletes, &specs, &md.schemas)?;
         let mut residuals = ResidualCache::default();
         plan.tasks.reserve(data.len());
         for file in data {
