@@ -102,6 +102,30 @@ fn all_values_null(s: &FieldSummary, ty: &PrimitiveType) -> bool {
     all_null
 }
 
+/// Java's `uniqueValue`: the one value of a partition field whose summary has no null,
+/// no NaN (known to have none, for floating-point fields) and equal bounds.
+fn unique_value<'a>(s: &'a FieldSummary, term: &BoundReference) -> Result<Option<Bound<'a>>> {
+    if s.contains_null {
+        return Ok(None);
+    }
+    if matches!(
+        term.field_type,
+        PrimitiveType::Float | PrimitiveType::Double
+    ) && s.contains_nan != Some(false)
+    {
+        return Ok(None);
+    }
+    let (Some(lower), Some(upper)) = (s.lower_bound.as_deref(), s.upper_bound.as_deref()) else {
+        return Ok(None);
+    };
+    let lower = decode(lower, term)?;
+    let upper = decode(upper, term)?;
+    if !lower.same_as(&upper)? {
+        return Ok(None);
+    }
+    Ok(Some(lower))
+}
+
 fn eval_predicate(p: &BoundPredicate, summaries: &[FieldSummary]) -> Result<bool> {
     use Operation as O;
     const MIGHT: bool = true;
@@ -120,7 +144,12 @@ fn eval_predicate(p: &BoundPredicate, summaries: &[FieldSummary]) -> Result<bool
             _ => MIGHT,
         }),
         BoundPredicate::Literal { op, literal, .. } => match op {
-            O::NotEq => Ok(MIGHT),
+            // bounds need not be values, except when they are equal and the field has no
+            // nulls or NaNs: then every partition holds that one value (Java 1.11)
+            O::NotEq => match unique_value(s, term)? {
+                Some(v) if v.cmp(literal)?.is_eq() => Ok(CANNOT),
+                _ => Ok(MIGHT),
+            },
             O::Lt | O::LtEq => {
                 // no lower bound: all values are null
                 let Some(lower) = s.lower_bound.as_deref() else {
@@ -190,7 +219,10 @@ fn eval_predicate(p: &BoundPredicate, summaries: &[FieldSummary]) -> Result<bool
             other => Err(unexpected(*other)),
         },
         BoundPredicate::Set { op, literals, .. } => match op {
-            O::NotIn => Ok(MIGHT),
+            O::NotIn => match unique_value(s, term)? {
+                Some(v) if v.is_in(literals)? => Ok(CANNOT),
+                _ => Ok(MIGHT),
+            },
             O::In => {
                 let Some(lower) = s.lower_bound.as_deref() else {
                     return Ok(CANNOT);

@@ -396,3 +396,88 @@ fn file_counts() {
     m.deleted_files_count = Some(0);
     assert!(may_have_changed_files(&m));
 }
+
+// ManifestEvaluator.notEq / notIn with uniqueValue (Java 1.11): a field whose summary has
+// no null, no NaN and equal bounds holds one value, which decides `!=` and `not in`
+#[test]
+fn not_eq_and_not_in_with_one_value() {
+    let strs = |vs: &[&str]| vs.iter().map(|v| Datum::from(*v)).collect::<Vec<_>>();
+    assert!(!read(c(O::NotEq, "no_nulls_same_value_a", "a")));
+    assert!(read(c(O::NotEq, "no_nulls_same_value_a", "b")));
+    assert!(!read(Expression::not_in(
+        "no_nulls_same_value_a",
+        strs(&["a", "b"])
+    )));
+    assert!(read(Expression::not_in(
+        "no_nulls_same_value_a",
+        strs(&["b", "c"])
+    )));
+    assert!(!read(Expression::not(c(
+        O::Eq,
+        "no_nulls_same_value_a",
+        "a"
+    ))));
+    // a null is not the value
+    assert!(read(c(O::NotEq, "all_same_value_or_null", "a")));
+    assert!(read(Expression::not_in(
+        "all_same_value_or_null",
+        strs(&["a", "b"])
+    )));
+    // different bounds
+    assert!(read(c(O::NotEq, "no_nulls", "a")));
+
+    let with = |pos: usize, s: FieldSummary| {
+        let mut m = file();
+        if let Some(p) = m.partitions.as_mut() {
+            p[pos] = s;
+        }
+        m
+    };
+    let int = |v: i32| b(Literal::Int(v), P::Int);
+    let m = with(0, summary(false, None, int(7), int(7)));
+    assert!(!read_with(c(O::NotEq, "id", 7), &m, true));
+    assert!(read_with(c(O::NotEq, "id", 8), &m, true));
+    let ints = |vs: &[i32]| vs.iter().map(|v| Datum::Int(*v)).collect::<Vec<_>>();
+    assert!(!read_with(
+        Expression::not_in("id", ints(&[6, 7])),
+        &m,
+        true
+    ));
+    assert!(read_with(Expression::not_in("id", ints(&[6, 8])), &m, true));
+
+    // floating point: NaNs must be known to be absent
+    let dbl = |v: f64| b(Literal::Double(v), P::Double);
+    let one = |nan| with(9, summary(false, nan, dbl(5.0), dbl(5.0)));
+    assert!(!read_with(
+        c(O::NotEq, "no_nan_or_null", 5.0),
+        &one(Some(false)),
+        true
+    ));
+    assert!(read_with(
+        c(O::NotEq, "no_nan_or_null", 5.0),
+        &one(None),
+        true
+    ));
+    assert!(read_with(
+        c(O::NotEq, "no_nan_or_null", 5.0),
+        &one(Some(true)),
+        true
+    ));
+    assert!(read_with(
+        c(O::NotEq, "no_nan_or_null", 6.0),
+        &one(Some(false)),
+        true
+    ));
+    let dbls = |vs: &[f64]| vs.iter().map(|v| Datum::Double(*v)).collect::<Vec<_>>();
+    assert!(!read_with(
+        Expression::not_in("no_nan_or_null", dbls(&[5.0, 6.0])),
+        &one(Some(false)),
+        true
+    ));
+    // -0.0 and 0.0 are two values
+    let zeros = with(9, summary(false, Some(false), dbl(-0.0), dbl(0.0)));
+    assert!(read_with(c(O::NotEq, "no_nan_or_null", 0.0), &zeros, true));
+    let zero = with(9, summary(false, Some(false), dbl(-0.0), dbl(-0.0)));
+    assert!(read_with(c(O::NotEq, "no_nan_or_null", 0.0), &zero, true));
+    assert!(!read_with(c(O::NotEq, "no_nan_or_null", -0.0), &zero, true));
+}

@@ -152,15 +152,25 @@ impl<'a> FileStats<'a> {
 
     /// The one value of a column whose bounds are equal and that has no nulls and no NaNs
     /// (Java's `uniqueValue`).
+    /// The checks run in Java's order: nulls, then both bounds are decoded (a malformed
+    /// bound is an error even when the NaN count rules the column out), then NaNs.
     fn unique_value(&self, term: &BoundReference) -> Result<Option<Bound<'a>>> {
         let id = term.field_id;
-        if self.may_contain_null(id) || count(self.nan_counts, id).is_some_and(|n| n != 0) {
+        if self.may_contain_null(id) {
             return Ok(None);
         }
-        let (Some(lower), Some(upper)) = (self.lower(term)?, self.upper(term)?) else {
+        let lower = self.lower(term)?;
+        let upper = self.upper(term)?;
+        let (Some(lower), Some(upper)) = (lower, upper) else {
             return Ok(None);
         };
-        if lower.is_nan() || upper.is_nan() || !lower.same_as(&upper)? {
+        if lower.is_nan() || upper.is_nan() {
+            return Ok(None);
+        }
+        if count(self.nan_counts, id).is_some_and(|n| n != 0) {
+            return Ok(None);
+        }
+        if !lower.same_as(&upper)? {
             return Ok(None);
         }
         Ok(Some(lower))
@@ -230,7 +240,7 @@ impl<'a> Bound<'a> {
     }
 
     /// Whether the bound is one of `literals` (a bound set), with Java's equality.
-    fn is_in(&self, literals: &[Literal]) -> Result<bool> {
+    pub(crate) fn is_in(&self, literals: &[Literal]) -> Result<bool> {
         match self {
             Bound::Value(v) => set_contains(literals, v),
             Bound::Bytes(_) => {
@@ -244,7 +254,7 @@ impl<'a> Bound<'a> {
         }
     }
 
-    fn same_as(&self, other: &Bound<'_>) -> Result<bool> {
+    pub(crate) fn same_as(&self, other: &Bound<'_>) -> Result<bool> {
         Ok(match (self, other) {
             (Bound::Value(a), Bound::Value(b)) => java_compare(a, b)?.is_eq(),
             (Bound::Bytes(a), Bound::Bytes(b)) => a == b,
@@ -466,7 +476,42 @@ fn strict_predicate(p: &BoundPredicate, s: &FileStats<'_>) -> Result<bool> {
                 return Ok(MIGHT_NOT);
             }
             match op {
-                O::StartsWith | O::NotStartsWith => Ok(MIGHT_NOT),
+                O::StartsWith => {
+                    if s.can_contain_nulls(id) {
+                        return Ok(MIGHT_NOT);
+                    }
+                    if raw_bound(s.lower, id).is_none() || raw_bound(s.upper, id).is_none() {
+                        return Ok(MIGHT_NOT);
+                    }
+                    let prefix = string_prefix(literal, term)?;
+                    let (Some(lower), Some(upper)) = (s.lower(term)?, s.upper(term)?) else {
+                        return Ok(MIGHT_NOT);
+                    };
+                    // every value starts with the prefix when both bounds do
+                    Ok(
+                        bytes_of(&lower).starts_with(prefix)
+                            && bytes_of(&upper).starts_with(prefix),
+                    )
+                }
+                O::NotStartsWith => {
+                    if s.nulls_only(id) {
+                        return Ok(MUST);
+                    }
+                    let prefix = string_prefix(literal, term)?;
+                    // no value starts with the prefix when the bounds, cut to its length, are
+                    // both above it or both below it
+                    if let Some(lower) = s.lower(term)? {
+                        if truncated_cmp(bytes_of(&lower), prefix).is_gt() {
+                            return Ok(MUST);
+                        }
+                    }
+                    if let Some(upper) = s.upper(term)? {
+                        if truncated_cmp(bytes_of(&upper), prefix).is_lt() {
+                            return Ok(MUST);
+                        }
+                    }
+                    Ok(MIGHT_NOT)
+                }
                 O::Lt | O::LtEq => {
                     if s.can_contain_nulls(id) || s.can_contain_nans(id) {
                         return Ok(MIGHT_NOT);

@@ -1149,11 +1149,137 @@ fn strict_in_and_not_in() {
         Expression::is_in("some_nulls", strs(&["abd", "x"])),
         &g
     ));
-    assert!(
-        !strict(starts("some_nulls", "a"), &g),
-        "starts with is never strict"
+    // Java 1.11 decides `starts with` and `not starts with` from the bounds too
+    assert!(strict(starts("some_nulls", "a"), &g));
+    assert!(strict(not_starts("some_nulls", "b"), &g));
+}
+
+// StrictMetricsEvaluator.startsWith / notStartsWith (Java 1.11)
+#[test]
+fn strict_starts_with() {
+    let file = |lower: &str, upper: &str, nulls: i64| {
+        data_file(
+            50,
+            Some(vec![(5, 50)]),
+            Some(vec![(5, nulls)]),
+            None,
+            Some(vec![(5, lower.as_bytes().to_vec())]),
+            Some(vec![(5, upper.as_bytes().to_vec())]),
+        )
+    };
+    let f = file("abc", "abd", 0);
+    assert!(strict(starts("some_nulls", "ab"), &f));
+    assert!(strict(starts("some_nulls", "a"), &f));
+    assert!(strict(starts("some_nulls", ""), &f));
+    // the upper bound does not start with the prefix
+    assert!(!strict(starts("some_nulls", "abc"), &f));
+    // a bound shorter than the prefix
+    assert!(!strict(starts("some_nulls", "abcd"), &f));
+    assert!(!strict(starts("some_nulls", "b"), &f));
+    assert!(strict(
+        starts("some_nulls", "房东"),
+        &file("房东整租", "房东整租霍营", 0)
+    ));
+    assert!(!strict(
+        starts("some_nulls", "房东整"),
+        &file("房东", "房东整租霍营", 0)
+    ));
+    // a null does not start with anything
+    assert!(!strict(starts("some_nulls", "ab"), &file("abc", "abd", 1)));
+    let mut g = f.clone();
+    g.null_value_counts = None;
+    assert!(!strict(starts("some_nulls", "ab"), &g));
+    // null counts without the column: no nulls (as for the other comparisons)
+    g.null_value_counts = Some(vec![]);
+    assert!(strict(starts("some_nulls", "ab"), &g));
+    // both bounds are needed
+    let mut h = f.clone();
+    h.upper_bounds = None;
+    assert!(!strict(starts("some_nulls", "ab"), &h));
+    let mut h = f.clone();
+    h.lower_bounds = None;
+    assert!(!strict(starts("some_nulls", "ab"), &h));
+
+    // `not starts with`: every value is above or below the values with the prefix
+    assert!(strict(not_starts("some_nulls", "b"), &f));
+    assert!(strict(not_starts("some_nulls", "aa"), &f));
+    assert!(strict(not_starts("some_nulls", "abe"), &f));
+    assert!(strict(
+        not_starts("some_nulls", "abcd0"),
+        &file("abd", "abz", 0)
+    ));
+    assert!(!strict(not_starts("some_nulls", "ab"), &f));
+    assert!(!strict(not_starts("some_nulls", "abd"), &f));
+    assert!(!strict(not_starts("some_nulls", "abc"), &f));
+    assert!(!strict(not_starts("some_nulls", ""), &f));
+    // nulls do not start with the prefix: they match, whatever their count
+    assert!(strict(
+        not_starts("some_nulls", "b"),
+        &file("abc", "abd", 10)
+    ));
+    let nulls = data_file(
+        50,
+        Some(vec![(5, 50)]),
+        Some(vec![(5, 50)]),
+        None,
+        None,
+        None,
     );
-    assert!(!strict(not_starts("some_nulls", "b"), &g));
+    assert!(strict(not_starts("some_nulls", "a"), &nulls));
+    // one bound is enough
+    let mut h = f.clone();
+    h.upper_bounds = None;
+    assert!(strict(not_starts("some_nulls", "aa"), &h));
+    assert!(!strict(not_starts("some_nulls", "b"), &h));
+    let mut h = f.clone();
+    h.lower_bounds = None;
+    assert!(strict(not_starts("some_nulls", "b"), &h));
+    assert!(!strict(
+        not_starts("some_nulls", "b"),
+        &data_file(50, None, None, None, None, None)
+    ));
+    // bounds that are not UTF-8 are errors, as Java's decoding
+    let bad = data_file(50, None, None, None, Some(vec![(5, vec![0xff])]), None);
+    let e = not_starts("some_nulls", "b")
+        .bind(&strict_schema(), true)
+        .unwrap();
+    assert!(StrictMetricsEvaluator::new(e).eval(&bad).is_err());
+
+    // nested columns: never decided
+    let s = nested_schema();
+    let n = data_file(
+        50,
+        Some(vec![(11, 50)]),
+        Some(vec![(11, 0)]),
+        None,
+        Some(vec![(11, b"abc".to_vec())]),
+        Some(vec![(11, b"abd".to_vec())]),
+    );
+    assert!(!strict_in(&s, starts("location.name", "ab"), &n));
+    assert!(!strict_in(&s, not_starts("location.name", "b"), &n));
+}
+
+// InclusiveMetricsEvaluator.uniqueValue decodes both bounds before it looks at the NaN
+// count: a malformed bound is an error even for a column with NaNs
+#[test]
+fn unique_value_decodes_bounds_before_the_nan_count() {
+    let s = inclusive_schema();
+    let f = data_file(
+        50,
+        Some(vec![(8, 50)]),
+        Some(vec![(8, 0)]),
+        Some(vec![(8, 3)]),
+        Some(vec![(8, vec![1, 2, 3])]),
+        Some(vec![(8, bytes(Literal::Float(1.0), P::Float))]),
+    );
+    let e = not_eq("some_nans", 1.0_f32).bind(&s, true).unwrap();
+    assert!(InclusiveMetricsEvaluator::new(e).eval(&f).is_err());
+    // well-formed bounds: the NaNs rule the unique value out
+    let mut g = f.clone();
+    g.lower_bounds = Some(vec![(8, bytes(Literal::Float(1.0), P::Float))]);
+    assert!(inc_in(&s, not_eq("some_nans", 1.0_f32), &g));
+    g.nan_value_counts = Some(vec![(8, 0)]);
+    assert!(!inc_in(&s, not_eq("some_nans", 1.0_f32), &g));
 }
 
 // TestMetricsEvaluatorsNaNHandling.testStrictMetricsEvaluator*

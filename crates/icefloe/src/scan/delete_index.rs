@@ -16,7 +16,8 @@
 //! - **Equality delete files** of an unpartitioned spec are global; the others by
 //!   partition. They apply when data seq < delete seq, unless the column stats of the data
 //!   and delete files show that no deleted row can match (Java's pruning by value ranges
-//!   and null counts of the equality columns).
+//!   and null counts of the equality columns, typed by the fields of all the table's
+//!   schemas and compared with Java's comparators).
 //!
 //! As in Java, lookups by path do not compare partitions (paths are unique in a snapshot),
 //! delete files with a data sequence number of 0 or less are ignored (v1 metadata has
@@ -29,9 +30,11 @@ use std::sync::Arc;
 use super::partition_key::{check_values, PartitionKey};
 use super::task::ScanFile;
 use crate::error::{Error, Result};
+use crate::expr::java_compare;
 use crate::manifest::{DataContentType, DataFile, FileFormat};
 use crate::spec::partition::PartitionSpec;
 use crate::spec::schema::reserved::DELETE_FILE_PATH_ID;
+use crate::spec::types::NestedField;
 use crate::spec::{Literal, PrimitiveType, Schema, Type};
 
 /// The delete files of one snapshot, indexed for [`DeleteFileIndex::for_data_file`].
@@ -58,9 +61,10 @@ const _: () = {
 impl DeleteFileIndex {
     /// Indexes the live delete files of a snapshot (sequence numbers already inherited).
     ///
-    /// `specs` holds the table's partition specs by id; `schema` is the table schema the
-    /// specs are bound to (Java uses the current schema), used to type the equality
-    /// columns' bounds and to know which are required.
+    /// `specs` holds the table's partition specs by id; `schemas` all schemas of the
+    /// table: an equality column is typed, and known to be required or not, by the field
+    /// of the schema with the highest id that has it (as Java, which indexes the fields of
+    /// every schema, so that columns dropped since still prune by their bounds).
     ///
     /// Fails, naming the delete file, for: a data file in the list; a spec id not in
     /// `specs`; a deletion vector without `referenced_data_file` or two for one data file;
@@ -69,8 +73,9 @@ impl DeleteFileIndex {
     pub fn new(
         deletes: Vec<Arc<ScanFile>>,
         specs: &HashMap<i32, Arc<PartitionSpec>>,
-        schema: &Schema,
+        schemas: &[Schema],
     ) -> Result<DeleteFileIndex> {
+        let fields = FieldLookup::new(schemas);
         // groups are filled unsorted, then sorted once
         let mut global_eq = EqualityGroup::default();
         let mut by_partition: HashMap<PartitionKey, PartitionDeletes> = HashMap::new();
@@ -147,7 +152,7 @@ impl DeleteFileIndex {
                     } else {
                         Some(partition_key(&delete, spec)?)
                     };
-                    let indexed = EqualityDelete::new(delete, schema)?;
+                    let indexed = EqualityDelete::new(delete, &fields)?;
                     match key {
                         None => global_eq.files.push(indexed),
                         Some(key) => by_partition.entry(key).or_default().eq.files.push(indexed),
@@ -243,10 +248,10 @@ impl DeleteFileIndex {
         };
         let path = self.by_path.get(file.file_path.as_str());
 
-        let mut stats = DataStats::new(file);
-        self.global_eq.collect(seq, &mut stats, &mut out);
+        let stats = DataStats::new(file);
+        self.global_eq.collect(seq, &stats, &mut out)?;
         if let Some(partition) = partition {
-            partition.eq.collect(seq, &mut stats, &mut out);
+            partition.eq.collect(seq, &stats, &mut out)?;
         }
 
         if let Some(dv) = path.and_then(|p| p.dv.as_ref()) {
@@ -420,83 +425,104 @@ impl EqualityGroup {
 
     /// Appends the files with data sequence number > `seq` whose stats may match rows of
     /// the data file.
-    fn collect(&self, seq: i64, data: &mut DataStats<'_>, out: &mut Vec<Arc<ScanFile>>) {
+    fn collect(&self, seq: i64, data: &DataStats<'_>, out: &mut Vec<Arc<ScanFile>>) -> Result<()> {
         let start = self.seqs.partition_point(|&s| s <= seq);
         for delete in self.files.get(start..).unwrap_or_default() {
-            if delete.may_match(data) {
+            if delete.may_match(data)? {
                 out.push(Arc::clone(&delete.file));
             }
         }
+        Ok(())
     }
 }
 
-/// What the pruning of equality deletes knows of one column of a file.
-#[derive(Debug, Default, Clone)]
-struct ColumnStats {
-    null_count: Option<i64>,
-    value_count: Option<i64>,
-    /// Bounds that could not be read for the column's type count as unknown.
-    lower: Option<Literal>,
-    upper: Option<Literal>,
+/// The fields equality columns are resolved with: those of every schema of the table, an
+/// id taking the field of the schema with the highest id that has it (Java's
+/// `Schema.indexFields` over the table's schemas, not only the scan's).
+struct FieldLookup<'a> {
+    /// Highest schema id first; schemas with the same id keep their order (the first one
+    /// wins, as in Java's sorted set).
+    schemas: Vec<&'a Schema>,
 }
 
-impl ColumnStats {
-    fn of(file: &DataFile, id: i32, ty: &PrimitiveType) -> ColumnStats {
-        let count = |counts: &Option<Vec<(i32, i64)>>| {
-            counts
-                .as_ref()?
-                .iter()
-                .find(|(k, _)| *k == id)
-                .map(|(_, c)| *c)
-        };
-        let bound = |bounds: &Option<Vec<(i32, Vec<u8>)>>| {
-            let (_, bytes) = bounds.as_ref()?.iter().find(|(k, _)| *k == id)?;
-            Literal::from_bytes(bytes, ty).ok()
-        };
-        ColumnStats {
-            null_count: count(&file.null_value_counts),
-            value_count: count(&file.value_counts),
-            lower: bound(&file.lower_bounds),
-            upper: bound(&file.upper_bounds),
-        }
+impl<'a> FieldLookup<'a> {
+    fn new(schemas: &'a [Schema]) -> FieldLookup<'a> {
+        let mut schemas: Vec<&Schema> = schemas.iter().collect();
+        schemas.sort_by_key(|s| std::cmp::Reverse(s.schema_id()));
+        FieldLookup { schemas }
     }
 
-    /// May hold nulls: not required, and a null count that is unknown or positive.
-    fn contains_null(&self, required: bool) -> bool {
-        !required && self.null_count.map_or(true, |n| n > 0)
-    }
-
-    /// Known to hold only nulls: not required, and null count == value count.
-    fn all_null(&self, required: bool) -> bool {
-        !required && matches!((self.null_count, self.value_count), (Some(n), Some(v)) if n == v)
-    }
-
-    /// Known to hold no nulls: required, or a null count of zero.
-    fn all_non_null(&self, required: bool) -> bool {
-        required || self.null_count.is_some_and(|n| n <= 0)
+    fn field(&self, id: i32) -> Option<&'a NestedField> {
+        self.schemas.iter().find_map(|s| s.field_by_id(id))
     }
 }
 
-/// One equality column of a delete file, with the delete file's stats for it.
+fn count_of(counts: Option<&[(i32, i64)]>, id: i32) -> Option<i64> {
+    counts?.iter().find(|(k, _)| *k == id).map(|(_, c)| *c)
+}
+
+fn bound_of(bounds: Option<&[(i32, Vec<u8>)]>, id: i32) -> Option<&[u8]> {
+    bounds?
+        .iter()
+        .find(|(k, _)| *k == id)
+        .map(|(_, b)| b.as_slice())
+}
+
+/// A bound read as a value of the column's type; `None` for types whose values Java does
+/// not read (`unknown`).
+fn read_bound(bytes: &[u8], ty: &PrimitiveType) -> Result<Option<Literal>> {
+    if *ty == PrimitiveType::Unknown {
+        return Ok(None);
+    }
+    Literal::from_bytes(bytes, ty).map(Some)
+}
+
+/// May hold nulls: not required, and a null count that is unknown or positive.
+fn contains_null(null_count: Option<i64>, required: bool) -> bool {
+    !required && null_count.map_or(true, |n| n > 0)
+}
+
+/// Known to hold only nulls: not required, and null count == value count.
+fn all_null(null_count: Option<i64>, value_count: Option<i64>, required: bool) -> bool {
+    !required && matches!((null_count, value_count), (Some(n), Some(v)) if n == v)
+}
+
+/// Known to hold no nulls: required, or a null count of zero.
+fn all_non_null(null_count: Option<i64>, required: bool) -> bool {
+    required || null_count.is_some_and(|n| n <= 0)
+}
+
+/// One primitive equality column of a delete file, with the delete file's stats for it.
 #[derive(Debug)]
 struct EqualityColumn {
     id: i32,
     required: bool,
     ty: PrimitiveType,
-    stats: ColumnStats,
+    null_count: Option<i64>,
+    value_count: Option<i64>,
+    lower: Option<Literal>,
+    upper: Option<Literal>,
 }
 
 /// An equality delete file with what pruning needs, computed once.
 #[derive(Debug)]
 struct EqualityDelete {
     file: Arc<ScanFile>,
-    /// The primitive equality columns known to the schema; the others cannot prune (Java
-    /// keeps no stats for nested types; a column dropped from the schema has no type).
+    /// An equality field id that no schema of the table has: Java fails on such a delete
+    /// file as soon as a data file could be affected by it.
+    unknown_id: Option<i32>,
+    /// The primitive equality columns (Java keeps no stats for nested types).
     columns: Vec<EqualityColumn>,
+    /// Both bound maps are present (Java's `hasLowerAndUpperBounds`).
+    has_bounds: bool,
+    /// Why a lower (upper) bound of an equality column cannot be read: Java reads them
+    /// all on first use, and fails then.
+    lower_error: Option<String>,
+    upper_error: Option<String>,
 }
 
 impl EqualityDelete {
-    fn new(file: Arc<ScanFile>, schema: &Schema) -> Result<EqualityDelete> {
+    fn new(file: Arc<ScanFile>, fields: &FieldLookup<'_>) -> Result<EqualityDelete> {
         let Some(ids) = &file.file.equality_ids else {
             return Err(Error::invalid_metadata(
                 "equality_ids",
@@ -504,78 +530,157 @@ impl EqualityDelete {
             )
             .in_file(&file.file.file_path));
         };
+        let f = &file.file;
+        let mut unknown_id = None;
         let mut columns = Vec::with_capacity(ids.len());
+        let (mut lower_error, mut upper_error) = (None, None);
         for &id in ids {
-            let Some(field) = schema.field_by_id(id) else {
+            let Some(field) = fields.field(id) else {
+                unknown_id = unknown_id.or(Some(id));
                 continue;
             };
             let Type::Primitive(ty) = &field.field_type else {
                 continue;
             };
+            let read =
+                |bounds: Option<&[(i32, Vec<u8>)]>, error: &mut Option<String>| match bound_of(
+                    bounds, id,
+                )
+                .map(|b| read_bound(b, ty))
+                {
+                    None => None,
+                    Some(Ok(v)) => v,
+                    Some(Err(e)) => {
+                        if error.is_none() {
+                            *error = Some(format!("cannot read the bound of column {id}: {e}"));
+                        }
+                        None
+                    }
+                };
+            let lower = read(f.lower_bounds.as_deref(), &mut lower_error);
+            let upper = read(f.upper_bounds.as_deref(), &mut upper_error);
             columns.push(EqualityColumn {
                 id,
                 required: field.required,
                 ty: ty.clone(),
-                stats: ColumnStats::of(&file.file, id, ty),
+                null_count: count_of(f.null_value_counts.as_deref(), id),
+                value_count: count_of(f.value_counts.as_deref(), id),
+                lower,
+                upper,
             });
         }
-        Ok(EqualityDelete { file, columns })
+        Ok(EqualityDelete {
+            has_bounds: f.lower_bounds.is_some() && f.upper_bounds.is_some(),
+            file,
+            unknown_id,
+            columns,
+            lower_error,
+            upper_error,
+        })
+    }
+
+    fn error(&self, field: &str, message: String) -> Error {
+        Error::invalid_metadata(field, message).in_file(&self.file.file.file_path)
     }
 
     /// False when the stats prove that no row of the data file equals a deleted row
-    /// (Java's `canContainEqDeletesForFile`).
-    fn may_match(&self, data: &mut DataStats<'_>) -> bool {
+    /// (Java's `canContainEqDeletesForFile`, which also decides when bounds are read and
+    /// so which malformed metadata fails).
+    fn may_match(&self, data: &DataStats<'_>) -> Result<bool> {
+        if let Some(id) = self.unknown_id {
+            return Err(self.error(
+                "equality_ids",
+                format!("equality field id {id} is not a field of any schema of the table"),
+            ));
+        }
+        let check_ranges = data.has_bounds() && self.has_bounds;
         for column in &self.columns {
-            let del = &column.stats;
-            let data = data.column(column);
             let required = column.required;
-            if data.contains_null(required) && del.contains_null(required) {
+            let (data_nulls, data_values) = data.counts(column.id);
+            if contains_null(data_nulls, required) && contains_null(column.null_count, required) {
                 // nulls are deleted and the data may hold some
                 continue;
             }
-            if data.all_null(required) && del.all_non_null(required) {
-                return false;
-            }
-            if del.all_null(required) && data.all_non_null(required) {
-                return false;
-            }
-            if let (Some(data_lower), Some(data_upper), Some(del_lower), Some(del_upper)) =
-                (&data.lower, &data.upper, &del.lower, &del.upper)
+            if all_null(data_nulls, data_values, required)
+                && all_non_null(column.null_count, required)
             {
-                let after =
-                    |a: &Literal, b: &Literal| a.compare(b) == Some(std::cmp::Ordering::Greater);
-                if after(data_lower, del_upper) || after(del_lower, data_upper) {
-                    return false;
-                }
+                return Ok(false);
+            }
+            if all_null(column.null_count, column.value_count, required)
+                && all_non_null(data_nulls, required)
+            {
+                return Ok(false);
+            }
+            if !check_ranges {
+                continue;
+            }
+            if let Some(e) = &self.lower_error {
+                return Err(self.error("lower_bounds", e.clone()));
+            }
+            if let Some(e) = &self.upper_error {
+                return Err(self.error("upper_bounds", e.clone()));
+            }
+            let (data_lower, data_upper) = data.bounds(column.id);
+            let (Some(data_lower), Some(data_upper), Some(del_lower), Some(del_upper)) =
+                (data_lower, data_upper, &column.lower, &column.upper)
+            else {
+                continue;
+            };
+            // Java's comparators (`Comparators.forType`): signed UUID halves, NaN above
+            // every number
+            let Some(data_lower) = data.read(data_lower, column, "lower_bounds")? else {
+                continue;
+            };
+            if java_compare(&data_lower, del_upper)?.is_gt() {
+                return Ok(false);
+            }
+            let Some(data_upper) = data.read(data_upper, column, "upper_bounds")? else {
+                continue;
+            };
+            if java_compare(del_lower, &data_upper)?.is_gt() {
+                return Ok(false);
             }
         }
-        true
+        Ok(true)
     }
 }
 
-/// The stats of a data file's columns, read on first use during one lookup.
+/// The metrics of the data file being looked up.
 struct DataStats<'a> {
     file: &'a DataFile,
-    columns: Vec<(i32, ColumnStats)>,
 }
 
 impl<'a> DataStats<'a> {
     fn new(file: &'a DataFile) -> DataStats<'a> {
-        DataStats {
-            file,
-            columns: Vec::new(),
-        }
+        DataStats { file }
     }
 
-    fn column(&mut self, column: &EqualityColumn) -> &ColumnStats {
-        let at = match self.columns.iter().position(|(id, _)| *id == column.id) {
-            Some(at) => at,
-            None => {
-                let stats = ColumnStats::of(self.file, column.id, &column.ty);
-                self.columns.push((column.id, stats));
-                self.columns.len() - 1
-            }
-        };
-        &self.columns[at].1
+    fn has_bounds(&self) -> bool {
+        self.file.lower_bounds.is_some() && self.file.upper_bounds.is_some()
+    }
+
+    /// The null and value counts of a column.
+    fn counts(&self, id: i32) -> (Option<i64>, Option<i64>) {
+        (
+            count_of(self.file.null_value_counts.as_deref(), id),
+            count_of(self.file.value_counts.as_deref(), id),
+        )
+    }
+
+    fn bounds(&self, id: i32) -> (Option<&'a [u8]>, Option<&'a [u8]>) {
+        (
+            bound_of(self.file.lower_bounds.as_deref(), id),
+            bound_of(self.file.upper_bounds.as_deref(), id),
+        )
+    }
+
+    fn read(&self, bytes: &[u8], column: &EqualityColumn, which: &str) -> Result<Option<Literal>> {
+        read_bound(bytes, &column.ty).map_err(|e| {
+            Error::invalid_metadata(
+                which,
+                format!("cannot read the bound of column {}: {e}", column.id),
+            )
+            .in_file(&self.file.file_path)
+        })
     }
 }

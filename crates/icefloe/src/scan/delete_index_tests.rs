@@ -150,7 +150,7 @@ fn try_index(deletes: Vec<ScanFile>) -> crate::Result<DeleteFileIndex> {
     DeleteFileIndex::new(
         deletes.into_iter().map(Arc::new).collect(),
         &specs(),
-        &schema(),
+        &[schema()],
     )
 }
 
@@ -450,18 +450,14 @@ fn equality_deletes_pruned_by_value_ranges() {
             text("a"),
             text("z"),
         ),
-        // nested columns and columns not in the schema keep no stats: never pruned
+        // nested columns keep no stats: never pruned
         with_bounds(e("nested", &[5]), 5, long(1), long(1)),
-        with_bounds(e("dropped", &[99]), 99, long(1), long(1)),
-        // a bound that cannot be read counts as unknown
-        with_bounds(e("unreadable", &[1]), 1, vec![1, 2, 3], long(1)),
     ]);
     let mut got = deletes_for(&idx, &d);
     got.sort();
     assert_eq!(
         got,
         [
-            "dropped",
             "multi-overlap",
             "nested",
             "no-bounds",
@@ -470,7 +466,6 @@ fn equality_deletes_pruned_by_value_ranges() {
             "str-overlap",
             "touch-high",
             "touch-low",
-            "unreadable"
         ]
     );
     // a data file without bounds is never pruned by ranges
@@ -485,6 +480,197 @@ fn equality_deletes_pruned_by_value_ranges() {
         long(50),
         long(60),
     )]);
+    assert!(deletes_for(&idx, &d).is_empty());
+}
+
+/// DeleteFileIndex.Builder.build: equality columns are looked up in every schema of the
+/// table (`Schema.indexFields(schemasById)`), the highest schema id winning.
+#[test]
+fn equality_columns_are_found_in_every_schema() {
+    let old = |id: i32, required: bool| {
+        let mut fields = schema().as_struct().fields.clone();
+        fields.push(if required {
+            NestedField::required(8, "old", P::Long.into())
+        } else {
+            NestedField::optional(8, "old", P::Long.into())
+        });
+        Schema::new(id, fields, vec![]).unwrap()
+    };
+    // `old` was dropped: the current schema (id 1) does not have it
+    let current = Schema::new(1, schema().as_struct().fields.clone(), vec![]).unwrap();
+    let delete = with_bounds(
+        eq(BY_CATEGORY, "eq-old", s("a"), 5, &[8]),
+        8,
+        long(50),
+        long(60),
+    );
+    let d = with_bounds(data(BY_CATEGORY, "d", s("a"), 1), 8, long(10), long(20));
+    let d = with_counts(d, 8, 0, 10);
+    let idx = DeleteFileIndex::new(
+        vec![Arc::new(delete)],
+        &specs(),
+        &[current.clone(), old(0, false)],
+    )
+    .unwrap();
+    assert!(deletes_for(&idx, &d).is_empty());
+    let overlapping = with_bounds(data(BY_CATEGORY, "d", s("a"), 1), 8, long(55), long(70));
+    assert_eq!(deletes_for(&idx, &overlapping), ["eq-old"]);
+
+    // the field of the schema with the highest id decides: here `old` is required there,
+    // so the counts saying "all null" are not believed
+    let delete = with_counts(eq(BY_CATEGORY, "eq-old", s("a"), 5, &[8]), 8, 0, 4);
+    let nulls = with_counts(data(BY_CATEGORY, "d", s("a"), 1), 8, 10, 10);
+    let idx = |schemas: &[Schema]| {
+        DeleteFileIndex::new(vec![Arc::new(delete.clone())], &specs(), schemas).unwrap()
+    };
+    assert!(deletes_for(&idx(&[old(0, false)]), &nulls).is_empty());
+    assert_eq!(
+        deletes_for(
+            &idx(&[old(2, true), current.clone(), old(0, false)]),
+            &nulls
+        ),
+        ["eq-old"]
+    );
+    assert!(deletes_for(&idx(&[old(2, false), old(0, true)]), &nulls).is_empty());
+}
+
+/// EqualityDeleteFile.equalityFields: an equality field id that no schema has fails the
+/// lookup of any data file the delete file could apply to.
+#[test]
+fn unknown_equality_fields_are_errors() {
+    let idx = index(vec![
+        eq(BY_CATEGORY, "eq-unknown", s("a"), 5, &[1, 99]),
+        pos(BY_CATEGORY, "pos", s("a"), 5),
+    ]);
+    let e = idx
+        .for_data_file(&data(BY_CATEGORY, "d", s("a"), 1))
+        .unwrap_err();
+    assert!(matches!(e, Error::InvalidMetadata { .. }), "{e}");
+    assert!(e.to_string().contains("99"), "{e}");
+    assert_eq!(e.location().unwrap().file, "eq-unknown");
+    // data files it cannot apply to are planned
+    assert_eq!(
+        deletes_for(&idx, &data(BY_CATEGORY, "d", s("a"), 5)),
+        ["pos"]
+    );
+    assert!(deletes_for(&idx, &data(BY_CATEGORY, "d", s("b"), 1)).is_empty());
+}
+
+/// canContainEqDeletesForFile reads bounds only to compare ranges, and then fails on
+/// bounds it cannot read (the delete file's bounds of every equality column at once).
+#[test]
+fn unreadable_bounds_fail_when_ranges_are_compared() {
+    let bad = with_bounds(
+        eq(BY_CATEGORY, "eq-bad", s("a"), 5, &[1]),
+        1,
+        vec![1, 2, 3],
+        long(9),
+    );
+    let idx = index(vec![bad]);
+    let d = with_bounds(data(BY_CATEGORY, "d", s("a"), 1), 1, long(10), long(20));
+    let e = idx.for_data_file(&d).unwrap_err();
+    assert_eq!(e.location().unwrap().file, "eq-bad", "{e}");
+    // without data bounds no range is compared
+    assert_eq!(
+        deletes_for(&idx, &data(BY_CATEGORY, "d", s("a"), 1)),
+        ["eq-bad"]
+    );
+    // the bound of another equality column is read too, even when this one has none
+    let bad = with_bounds(
+        eq(BY_CATEGORY, "eq-bad2", s("a"), 5, &[2, 1]),
+        1,
+        vec![1, 2, 3],
+        long(9),
+    );
+    let idx = index(vec![bad]);
+    let d2 = with_counts(d.clone(), 2, 0, 10);
+    assert!(idx.for_data_file(&d2).is_err());
+    // null counts that decide come first: a data file of nulls only and deletes of no nulls
+    let idx = index(vec![with_counts(
+        with_bounds(
+            eq(BY_CATEGORY, "eq-bad3", s("a"), 5, &[2]),
+            2,
+            vec![0xff],
+            text("z"),
+        ),
+        2,
+        0,
+        4,
+    )]);
+    let nulls = with_counts(with_bounds(d.clone(), 2, text("a"), text("b")), 2, 10, 10);
+    assert!(deletes_for(&idx, &nulls).is_empty());
+    assert!(idx
+        .for_data_file(&with_counts(
+            with_bounds(d.clone(), 2, text("a"), text("b")),
+            2,
+            0,
+            10
+        ))
+        .is_err());
+    // a data bound that cannot be read
+    let idx = index(vec![with_bounds(
+        eq(BY_CATEGORY, "eq", s("a"), 5, &[1]),
+        1,
+        long(1),
+        long(30),
+    )]);
+    let bad_data = with_bounds(data(BY_CATEGORY, "d-bad", s("a"), 1), 1, vec![7], long(20));
+    let e = idx.for_data_file(&bad_data).unwrap_err();
+    assert_eq!(e.location().unwrap().file, "d-bad", "{e}");
+}
+
+/// rangesOverlap compares with `Comparators.forType`: UUIDs as signed halves
+/// (`UUID.compareTo`) and every NaN above every number (`Double.compareTo`).
+#[test]
+fn ranges_compare_in_java_order() {
+    let mut fields = schema().as_struct().fields.clone();
+    fields.push(NestedField::optional(8, "u", P::Uuid.into()));
+    let with_uuid = Schema::new(0, fields, vec![]).unwrap();
+    let uuid = |hi: u8| {
+        let mut b = vec![0u8; 16];
+        b[0] = hi;
+        b
+    };
+    let delete = with_counts(
+        with_bounds(
+            eq(BY_CATEGORY, "eq-u", s("a"), 5, &[8]),
+            8,
+            uuid(0x20),
+            uuid(0x30),
+        ),
+        8,
+        0,
+        4,
+    );
+    let idx = DeleteFileIndex::new(vec![Arc::new(delete)], &specs(), &[with_uuid]).unwrap();
+    // unsigned, 0x10.. to 0x90.. contains 0x20..; signed, 0x90.. is below 0x20..
+    let d = with_bounds(data(BY_CATEGORY, "d", s("a"), 1), 8, uuid(0x10), uuid(0x90));
+    assert!(deletes_for(&idx, &d).is_empty());
+    let d = with_bounds(data(BY_CATEGORY, "d", s("a"), 1), 8, uuid(0x10), uuid(0x25));
+    assert_eq!(deletes_for(&idx, &d), ["eq-u"]);
+
+    let dbl = |v: f64| Literal::Double(v).to_bytes(&P::Double).unwrap();
+    let negative_nan = f64::from_bits(0xfff8_0000_0000_0000);
+    let delete = with_counts(
+        with_bounds(
+            eq(BY_CATEGORY, "eq-x", s("a"), 5, &[4]),
+            4,
+            dbl(5.0),
+            dbl(6.0),
+        ),
+        4,
+        0,
+        4,
+    );
+    let idx = index(vec![delete]);
+    let d = with_bounds(
+        data(BY_CATEGORY, "d", s("a"), 1),
+        4,
+        dbl(1.0),
+        dbl(negative_nan),
+    );
+    assert_eq!(deletes_for(&idx, &d), ["eq-x"]);
+    let d = with_bounds(data(BY_CATEGORY, "d", s("a"), 1), 4, dbl(1.0), dbl(2.0));
     assert!(deletes_for(&idx, &d).is_empty());
 }
 

@@ -300,7 +300,7 @@ impl TableScan {
             deletes.extend(r.deletes);
         }
         plan.metrics.result_delete_files = deletes.len();
-        let index = DeleteFileIndex::new(deletes, &specs, &schema)?;
+        let index = DeleteFileIndex::new(deletes, &specs, &md.schemas)?;
 
         let data_options = ManifestReadOptions::scan(filter.field_ids());
         let plan_ref = &plan;
