@@ -4,7 +4,8 @@
 copy-on-write delete, a column added later, a tag and a branch. ``many_files_table``:
 2,000 metadata-only data files (planning never opens them) partitioned by ``day(ts)``,
 appended in 20 commits (so 20 manifests), as ``shared/bench/make_pyiceberg_table.py``
-builds them, with bounds that differ per file so that metrics pruning has work to do.
+builds them, with bounds that differ per file so that metrics pruning has work to do (and
+a few files whose category is the one value ``banana``).
 """
 
 from __future__ import annotations
@@ -134,6 +135,9 @@ def many_files_table(root: Path, n_files: int = 2000, per_commit: int = 100):
                     lo_id = i * 1000
                     cat_lo, cat_hi = sorted(rng.sample(cats, 2))
                     nulls = 0 if i % 3 else 10
+                    if i % 50 == 7:  # one value and no null: Java prunes `!=` and `not in` by it
+                        cat_lo = cat_hi = "banana"
+                        nulls = 0
                     all_null = i % 97 == 0  # a few files where category is only nulls
                     lower = {1: struct.pack("<q", lo_id), 2: struct.pack("<q", day * DAY_US),
                              4: struct.pack("<d", float(i % 50))}

@@ -333,6 +333,19 @@ def test_as_of(small, table):
     assert table.scan(as_of=2**62).plan().snapshot_id == small.snapshots[-1]
 
 
+def test_as_of_datetime_to_millis():
+    from icefloe.table import _millis
+
+    utc = dt.timezone.utc
+    epoch = dt.datetime(1970, 1, 1, tzinfo=utc)
+    # a float product (timestamp() * 1000) gives 273447737922 here
+    assert _millis(epoch + dt.timedelta(microseconds=273447737923000)) == 273447737923
+    assert _millis(epoch + dt.timedelta(microseconds=1999)) == 1  # floor, not rounding
+    assert _millis(dt.datetime(1969, 12, 31, 23, 59, 59, 999500, tzinfo=utc)) == -1  # floor before 1970
+    assert _millis(dt.datetime(2024, 1, 1, 1, tzinfo=dt.timezone(dt.timedelta(hours=1)))) == 1704067200000
+    assert _millis(1704067200000) == 1704067200000
+
+
 def test_time_travel_errors(small, table):
     with pytest.raises(errors.NotFoundError, match="cannot find snapshot with id 12345"):
         table.scan(snapshot_id=12345).plan_arrow()

@@ -44,11 +44,16 @@ def _fields(selected_fields: Sequence[str] | None) -> list[str] | None:
     return list(selected_fields)
 
 
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+
+
 def _millis(as_of: Any) -> int:
     if isinstance(as_of, _dt.datetime):
         if as_of.tzinfo is None:
             raise ValueError("as_of must be timezone-aware (or milliseconds since the epoch)")
-        return int(as_of.timestamp() * 1000)
+        # exact integer arithmetic: `timestamp() * 1000` is a float product that can land a
+        # millisecond short, and truncates before 1970 instead of flooring
+        return (as_of - _EPOCH) // _dt.timedelta(milliseconds=1)
     if isinstance(as_of, int) and not isinstance(as_of, bool):
         return as_of
     raise TypeError("as_of must be a datetime or milliseconds since the epoch")
