@@ -320,3 +320,238 @@ def test_plans_equal_java(spark, scan_tables, scan_oracle):
     assert npe_ops <= {"starts-with", "not-starts-with", "in", "not-in", "or", "and"}, npe_ops
     assert len(java_npe) < compared / 50, len(java_npe)
     print(f"compared {compared} plans over {len(per_table)} tables ({errors_both} rejected by both, {len(java_npe)} where Java fails with a NullPointerException): {per_table}")
+
+
+# ---------------------------------------------------------------------------------------------
+# planTasks, incremental append scans, column selection, case-insensitive filters
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def more_tables(spark, scan_tables) -> dict[str, Path]:
+    """The scan tables plus ``splits`` (data files of many small row groups, so many split
+    offsets; its first snapshot has one manifest) and ``incr`` (appends around a copy-on-write
+    delete, an INSERT OVERWRITE and a compaction, whose first snapshot then expires)."""
+    tables = dict(scan_tables)
+    o._sql(
+        spark,
+        """
+        CREATE TABLE java.sdb.splits (id BIGINT, part INT, s STRING) USING iceberg PARTITIONED BY (part)
+            TBLPROPERTIES ('format-version'='2', 'write.parquet.row-group-size-bytes'='4096',
+                           'write.parquet.page-size-bytes'='1024', 'write.distribution-mode'='none');
+        INSERT INTO java.sdb.splits SELECT id, CAST(id % 2 AS INT), repeat(CAST(id AS STRING), 5) FROM range(0, 20000);
+        INSERT INTO java.sdb.splits SELECT id, 2, CAST(id AS STRING) FROM range(0, 50);
+        CREATE TABLE java.sdb.incr (id BIGINT, cat STRING) USING iceberg PARTITIONED BY (cat)
+            TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='copy-on-write',
+                           'write.distribution-mode'='none');
+        INSERT INTO java.sdb.incr SELECT id, CASE WHEN id % 2 = 0 THEN 'a' ELSE 'b' END FROM range(0, 100);
+        INSERT INTO java.sdb.incr SELECT id, 'c' FROM range(100, 150);
+        DELETE FROM java.sdb.incr WHERE id < 10;
+        INSERT INTO java.sdb.incr SELECT id, 'd' FROM range(150, 160);
+        INSERT OVERWRITE java.sdb.incr PARTITION (cat = 'c') SELECT id FROM range(200, 210);
+        INSERT INTO java.sdb.incr VALUES (300, 'a'), (301, 'e');
+        CALL java.system.rewrite_data_files(table => 'sdb.incr', where => "cat = 'a'",
+                                            options => map('rewrite-all', 'true'));
+        INSERT INTO java.sdb.incr VALUES (400, 'b')
+        """,
+    )
+    incr_dir = spark._icefloe_warehouse / "sdb" / "incr"
+    first = _icefloe().TableMetadata.from_path(str(o.metadata_files(incr_dir)[-1])).snapshots[0].snapshot_id
+    o._sql(spark, f"CALL java.system.expire_snapshots(table => 'sdb.incr', snapshot_ids => array({first}))")
+    tables["splits"] = o.metadata_files(spark._icefloe_warehouse / "sdb" / "splits")[-1]
+    tables["incr"] = o.metadata_files(incr_dir)[-1]
+    tables["_incr_expired"] = first  # type: ignore[assignment]
+    return tables
+
+
+def _java(scan_oracle, md_path, filter_json, options) -> list[dict] | tuple:
+    try:
+        text = str(scan_oracle.planJson(str(md_path), None if filter_json is None else json.dumps(filter_json),
+                                        json.dumps(options)))
+        return json.loads(text)
+    except Exception as e:  # noqa: BLE001
+        lines = str(e).split("\n")
+        return ("error", lines[1][:200] if len(lines) > 1 else lines[0][:200])
+
+
+def _data_manifest_count(icefloe, md, options: dict) -> int:
+    if "snapshot_id" in options:
+        snap = next(s for s in md.snapshots if s.snapshot_id == options["snapshot_id"])
+    else:
+        snap = md.current_snapshot()
+    if snap is None or snap.manifest_list is None:
+        return 0
+    return sum(1 for m in icefloe.read_manifest_list(snap.manifest_list).to_pylist() if m["content"] == 0)
+
+
+def _some_filters(spark, md_path, md) -> list:
+    """True and two generated filters that prune (when the table has data)."""
+    if not md.snapshots:
+        return [True]
+    gen = [f for f in generate_filters(spark, md_path) if isinstance(f, dict) and f["type"] in ("eq", "lt", "gt-eq")]
+    return [True] + gen[:1] + gen[len(gen) // 2:len(gen) // 2 + 1]
+
+
+def test_plan_tasks_equal_java(spark, more_tables, scan_oracle):
+    """``planTasks()`` with small and default target split sizes: the multiset of split ranges
+    (path, start, length) must equal Java's for every plan. The groups themselves are compared
+    where the snapshot has a single data manifest: bin packing depends on the order of the
+    tasks, and Java plans a snapshot with more than one manifest through a ParallelIterable
+    whose order depends on thread timing (icefloe keeps manifest-list order). With one
+    manifest Java reads its entries in order, so the groups must be equal, in order."""
+    icefloe = _icefloe()
+    compared = grouped = 0
+    failures = []
+    for name, md_path in sorted(more_tables.items()):
+        if name.startswith("_"):
+            continue
+        md = icefloe.TableMetadata.from_path(str(md_path))
+        selections = [{}] + ([{"snapshot_id": md.snapshots[0].snapshot_id}] if md.snapshots else [])
+        for sel in selections:
+            single = _data_manifest_count(icefloe, md, sel) <= 1
+            for flt in _some_filters(spark, md_path, md):
+                fj = None if flt is True else flt
+                for target in (1024, 4096, None):
+                    options = dict(sel, packed=True)
+                    if target is not None:
+                        options["target_split_size"] = target
+                    java = _java(scan_oracle, md_path, fj, options)
+                    scan = icefloe.Table.from_metadata(str(md_path)).scan(
+                        snapshot_id=sel.get("snapshot_id"))
+                    scan._filter_json = None if fj is None else json.dumps(fj)
+                    try:
+                        groups = scan.plan_tasks(target_split_size=target)
+                        ours = [[(t.file_path, t.start, t.length) for t in g.tasks] for g in groups]
+                    except icefloe.errors.IcefloeError as e:
+                        ours = ("error", str(e))
+                    compared += 1
+                    if isinstance(java, tuple) or isinstance(ours, tuple):
+                        if not (isinstance(java, tuple) and isinstance(ours, tuple)):
+                            failures.append((name, sel, flt, target, java, ours))
+                        continue
+                    java_groups: list[list[tuple]] = []
+                    for t in java:
+                        if t["group"] == len(java_groups):
+                            java_groups.append([])
+                        java_groups[t["group"]].append((t["path"], t["start"], t["length"]))
+                    flat_java = sorted(r for g in java_groups for r in g)
+                    flat_ours = sorted(r for g in ours for r in g)
+                    if flat_java != flat_ours:
+                        failures.append((name, sel, flt, target, "ranges", len(flat_java), len(flat_ours)))
+                    elif single:
+                        grouped += 1
+                        if java_groups != ours:
+                            failures.append((name, sel, flt, target, "groups", java_groups[:3], ours[:3]))
+    assert not failures, f"{len(failures)} of {compared} task plans differ; first: {failures[:3]}"
+    # the `splits` table has several split offsets per file; small targets give many groups
+    assert grouped > compared / 3, (grouped, compared)
+    print(f"compared {compared} task plans with Java ({grouped} also by their groups)")
+
+
+def _incremental_pairs(md) -> list[tuple]:
+    """(from exclusive, to) pairs: every snapshot (and None) against every snapshot (and None)
+    of a table, ancestors or not, to compare the errors too."""
+    ids = [None] + [s.snapshot_id for s in md.snapshots]
+    return [(a, b) for a in ids for b in ids]
+
+
+def test_incremental_append_scans_equal_java(spark, more_tables, scan_oracle):
+    """Incremental append scans between snapshot pairs (including from ``None``, and from an
+    expired snapshot that is still the parent of a live one): the same files, with the same
+    residuals, as Java's ``IncrementalAppendScan``; errors on the same pairs."""
+    icefloe = _icefloe()
+    compared = nonempty = errors_both = 0
+    failures = []
+    for name, md_path in sorted(more_tables.items()):
+        if name.startswith("_"):
+            continue
+        md = icefloe.TableMetadata.from_path(str(md_path))
+        if len(md.snapshots) < 2 and name != "incr":
+            continue
+        pairs = _incremental_pairs(md)
+        if name == "incr":
+            expired = more_tables["_incr_expired"]
+            assert expired not in {s.snapshot_id for s in md.snapshots}
+            pairs += [(expired, None), (expired, md.snapshots[0].snapshot_id)]
+        for flt in _some_filters(spark, md_path, md)[:2]:
+            fj = None if flt is True else flt
+            for start, end in pairs:
+                java = _java(scan_oracle, md_path, fj, {"incremental": True, "incremental_from": start,
+                                                         "incremental_to": end})
+                if not isinstance(java, tuple):
+                    java = _canon_java(java)
+                try:
+                    scan = icefloe.Table.from_metadata(str(md_path)).incremental_append_scan(start, end)
+                    scan._filter_json = None if fj is None else json.dumps(fj)
+                    ours = _canon_icefloe(scan.plan_arrow())
+                except icefloe.errors.IcefloeError as e:
+                    ours = ("error", str(e))
+                compared += 1
+                if isinstance(java, tuple) and isinstance(ours, tuple):
+                    errors_both += 1
+                    continue
+                if java != ours:
+                    failures.append((name, start, end, flt, java[:2], ours[:2]))
+                elif java:
+                    nonempty += 1
+    assert not failures, f"{len(failures)} of {compared} incremental plans differ; first: {failures[:3]}"
+    assert nonempty > compared / 4, (nonempty, compared)
+    print(f"compared {compared} incremental scans ({nonempty} with files, {errors_both} rejected by both)")
+
+
+def _upper_terms(e):
+    if isinstance(e, dict):
+        return {k: (v.upper() if k == "term" else _upper_terms(v)) for k, v in e.items()}
+    return e
+
+
+def test_select_and_case_insensitive_equal_java(spark, more_tables, scan_oracle):
+    """``select`` does not change the plan (Java's with the same selection, and icefloe's
+    without one); filters with upper-cased column names plan as Java's with
+    ``caseSensitive(false)``, and fail in both when case-sensitive."""
+    icefloe = _icefloe()
+    compared = 0
+    failures = []
+    for name, md_path in sorted(more_tables.items()):
+        if name.startswith("_"):
+            continue
+        md = icefloe.TableMetadata.from_path(str(md_path))
+        if not md.snapshots:
+            continue
+        schema = md.schema()
+        names = [f.name for f in schema.fields]
+        selections = [names[:1], names[-1:], names[::2]]
+        filters = _some_filters(spark, md_path, md)
+        for flt in filters:
+            fj = None if flt is True else flt
+            plain = _canon_icefloe(_icefloe_plan(icefloe, md_path, fj, {}))
+            for cols in selections:
+                java = _java(scan_oracle, md_path, fj, {"select": cols})
+                table = icefloe.Table.from_metadata(str(md_path))
+                scan = table.scan(selected_fields=cols)
+                scan._filter_json = None if fj is None else json.dumps(fj)
+                ours = _canon_icefloe(scan.plan_arrow())
+                compared += 1
+                if isinstance(java, tuple) or _canon_java(java) != ours or ours != plain:
+                    failures.append((name, "select", cols, flt))
+            if fj is None:
+                continue
+            upper = _upper_terms(fj)
+            if upper == fj:
+                continue
+            for cs in (False, True):
+                java = _java(scan_oracle, md_path, upper, {"case_sensitive": cs})
+                try:
+                    ours = _canon_icefloe(_icefloe_plan(icefloe, md_path, upper, {"case_sensitive": cs}))
+                except icefloe.errors.IcefloeError as e:
+                    ours = ("error", str(e))
+                compared += 1
+                if cs:
+                    if not (isinstance(java, tuple) and isinstance(ours, tuple)):
+                        failures.append((name, "case-sensitive should fail", upper, java, ours))
+                elif isinstance(java, tuple) or _canon_java(java) != ours:
+                    failures.append((name, "case-insensitive", upper, java[:2], ours[:2]))
+                elif [t[:7] for t in ours] != [t[:7] for t in plain]:
+                    failures.append((name, "case-insensitive differs from lower case", upper))
+    assert not failures, f"{len(failures)} of {compared} plans differ; first: {failures[:3]}"
+    print(f"compared {compared} plans with select / case-insensitive filters")

@@ -285,6 +285,7 @@ def manifest_metadata(path: str) -> list[tuple[str, str]]: ...
 def plan_scan(
     metadata: TableMetadata,
     filter_json: str | None = None,
+    filter: Expression | None = None,
     selected: list[str] | None = None,
     snapshot_id: int | None = None,
     ref_name: str | None = None,

@@ -27,20 +27,34 @@ from .expressions import to_filter
 __all__ = ["Table", "TableScan", "FileScanTask", "CombinedScanTask", "ScanPlan"]
 
 
-def _filter_json(row_filter: Any) -> str | None:
-    """A row filter (text, an expression, a bool or ``None``) as the JSON form of expressions;
-    ``None`` when it keeps every row."""
+def _filter(row_filter: Any) -> _native.Expression | None:
+    """A row filter (text, an expression, a bool or ``None``) as an expression; ``None`` when
+    it keeps every row. (Not its JSON form, which would lose the kind of some literals: a
+    decimal ``96.0`` compared with a double column is written as the string ``"96.0"``.)"""
     if row_filter is None or row_filter is True:
         return None
-    return to_filter(row_filter).to_json()
+    return to_filter(row_filter)
+
+
+def _fields(selected_fields: Sequence[str] | None) -> list[str] | None:
+    if isinstance(selected_fields, str):
+        raise TypeError(f"selected_fields is a sequence of column names, not the string {selected_fields!r}")
+    if selected_fields is None or tuple(selected_fields) == ("*",):
+        return None
+    return list(selected_fields)
+
+
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 
 
 def _millis(as_of: Any) -> int:
     if isinstance(as_of, _dt.datetime):
         if as_of.tzinfo is None:
             raise ValueError("as_of must be timezone-aware (or milliseconds since the epoch)")
-        return int(as_of.timestamp() * 1000)
-    if isinstance(as_of, int):
+        # exact integer arithmetic: `timestamp() * 1000` is a float product that can land a
+        # millisecond short, and truncates before 1970 instead of flooring
+        return (as_of - _EPOCH) // _dt.timedelta(milliseconds=1)
+    if isinstance(as_of, int) and not isinstance(as_of, bool):
         return as_of
     raise TypeError("as_of must be a datetime or milliseconds since the epoch")
 
@@ -76,15 +90,25 @@ class Table:
         tag) and ``as_of`` (a timezone-aware datetime or epoch milliseconds)."""
         if sum(x is not None for x in (snapshot_id, ref, as_of)) > 1:
             raise ValueError("give at most one of snapshot_id, ref and as_of")
-        fields = None if selected_fields is None or tuple(selected_fields) == ("*",) else list(selected_fields)
-        return TableScan(self, _filter_json(row_filter), fields, snapshot_id, ref,
+        return TableScan(self, _filter(row_filter), _fields(selected_fields), snapshot_id, ref,
                          None if as_of is None else _millis(as_of), case_sensitive)
 
-    def incremental_append_scan(self, from_snapshot_exclusive: int | None, to_snapshot: int | None = None,
-                                row_filter: Any = None) -> TableScan:
-        """The data files appended after ``from_snapshot_exclusive`` (``None``: from the
-        start) up to ``to_snapshot`` (default: the current snapshot)."""
-        scan = TableScan(self, _filter_json(row_filter), None, to_snapshot, None, None, True)
+    def incremental_append_scan(
+        self,
+        from_snapshot_exclusive: int | None,
+        to_snapshot: int | None = None,
+        row_filter: Any = None,
+        selected_fields: Sequence[str] | None = None,
+        case_sensitive: bool = True,
+    ) -> TableScan:
+        """The data files added by the ``append`` snapshots after ``from_snapshot_exclusive``
+        (``None``: from the oldest ancestor) up to ``to_snapshot`` (default: the current
+        snapshot), as Java's ``IncrementalAppendScan``: files a later snapshot deleted are
+        still planned, no delete files are attached, and the current schema is used.
+        ``from_snapshot_exclusive`` must be the parent of ``to_snapshot`` or of one of its
+        ancestors (a ``ValueError`` otherwise, also when it equals ``to_snapshot``)."""
+        scan = TableScan(self, _filter(row_filter), _fields(selected_fields), to_snapshot, None, None,
+                         case_sensitive)
         scan._incremental = True
         scan._appends_after = from_snapshot_exclusive
         return scan
@@ -171,10 +195,12 @@ def _tasks_of(table: pa.Table) -> Iterator[FileScanTask]:
 class TableScan:
     """A configured scan; nothing is read until a ``plan_*`` method is called."""
 
-    def __init__(self, table: Table, filter_json: str | None, selected: list[str] | None,
+    def __init__(self, table: Table, row_filter: _native.Expression | None, selected: list[str] | None,
                  snapshot_id: int | None, ref: str | None, as_of_ms: int | None, case_sensitive: bool):
         self.table = table
-        self._filter_json = filter_json
+        self._filter = row_filter
+        # the filter in the JSON form of expressions instead (tests set it)
+        self._filter_json: str | None = None
         self._selected = selected
         self._snapshot_id = snapshot_id
         self._ref = ref
@@ -187,6 +213,7 @@ class TableScan:
         schema, batches, counts = _native.plan_scan(
             self.table.metadata,
             filter_json=self._filter_json,
+            filter=self._filter if self._filter_json is None else None,
             selected=self._selected,
             snapshot_id=self._snapshot_id,
             ref_name=self._ref,

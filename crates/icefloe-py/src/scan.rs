@@ -14,23 +14,26 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use crate::error::IntoPyResult;
+use crate::expr::PyExpression;
 use crate::metadata::PyTableMetadata;
 
 /// The pyarrow schema, the list of record batches and the planning counts.
 type PlannedScan = (Py<PyAny>, Py<PyAny>, Vec<(String, usize)>);
 
-/// Plans a scan of `metadata`. `filter_json` is the row filter in the JSON form of
-/// expressions; at most one of `snapshot_id`, `ref_name` and `as_of_ms` may be given.
+/// Plans a scan of `metadata`. The row filter is `filter` (an `Expression`) or `filter_json`
+/// (its JSON form, literals read by the current schema's types), not both; at most one of
+/// `snapshot_id`, `ref_name` and `as_of_ms` may be given.
 /// With `packed`, files are split and bin-packed into groups (`group` column) using the
 /// table's `read.split.*` properties unless `target_split_size` is given. Returns the
 /// pyarrow schema, the record batches and the planning counts.
 #[pyfunction]
-#[pyo3(signature = (metadata, filter_json = None, selected = None, snapshot_id = None, ref_name = None, as_of_ms = None, case_sensitive = true, packed = false, target_split_size = None, batch_rows = 65536, threads = None, appends_after = None, incremental = false))]
+#[pyo3(signature = (metadata, filter_json = None, filter = None, selected = None, snapshot_id = None, ref_name = None, as_of_ms = None, case_sensitive = true, packed = false, target_split_size = None, batch_rows = 65536, threads = None, appends_after = None, incremental = false))]
 #[allow(clippy::too_many_arguments)]
 fn plan_scan(
     py: Python<'_>,
     metadata: &PyTableMetadata,
     filter_json: Option<String>,
+    filter: Option<PyRef<'_, PyExpression>>,
     selected: Option<Vec<String>>,
     snapshot_id: Option<i64>,
     ref_name: Option<String>,
@@ -44,6 +47,9 @@ fn plan_scan(
     incremental: bool,
 ) -> PyResult<PlannedScan> {
     let md = metadata.inner.clone();
+    // the expression itself, not its JSON form: JSON loses the kind of some literals (a
+    // decimal is written as a string, which a double column does not take)
+    let filter_expr = filter.map(|f| f.inner.clone());
     let (schema, batches, counts) = py
         .detach(|| {
             let selection = match (snapshot_id, ref_name, as_of_ms) {
@@ -58,9 +64,15 @@ fn plan_scan(
                 }
             };
             let schema = md.current_schema();
-            let filter = match &filter_json {
-                None => Expression::True,
-                Some(text) => {
+            let filter = match (filter_expr, &filter_json) {
+                (Some(_), Some(_)) => {
+                    return Err(Error::invalid_argument(
+                        "give the filter as an expression or as JSON, not both",
+                    ))
+                }
+                (Some(expr), None) => expr,
+                (None, None) => Expression::True,
+                (None, Some(text)) => {
                     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
                         Error::invalid_argument(format!("the filter is not valid JSON: {e}"))
                     })?;

@@ -8,7 +8,7 @@
 //! matches the inclusive projection and its metrics may match; delete files go through
 //! the same filters before the delete index is built.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -183,11 +183,15 @@ impl TableScan {
         let current = md.current_schema().ok_or_else(|| {
             Error::invalid_metadata("current-schema-id", "the table has no current schema")
         })?;
-        let use_snapshot_schema = match &self.snapshot {
-            SnapshotSelection::Current => false,
-            SnapshotSelection::SnapshotId(_) | SnapshotSelection::AsOfTimestamp(_) => true,
-            SnapshotSelection::Ref(name) => md.snapshot_ref(name).is_some_and(|r| !r.is_branch()),
-        };
+        // incremental scans read with the table's schema, as Java's
+        let use_snapshot_schema = !self.incremental
+            && match &self.snapshot {
+                SnapshotSelection::Current => false,
+                SnapshotSelection::SnapshotId(_) | SnapshotSelection::AsOfTimestamp(_) => true,
+                SnapshotSelection::Ref(name) => {
+                    md.snapshot_ref(name).is_some_and(|r| !r.is_branch())
+                }
+            };
         if use_snapshot_schema {
             if let Some(schema) = snapshot
                 .and_then(|s| s.schema_id)
@@ -234,29 +238,49 @@ impl TableScan {
             projected_schema,
             filter: filter.clone(),
             specs: specs.clone(),
-            partition_types: HashMap::new(),
+            // every spec's, also for a table without snapshots, so that an empty plan has
+            // the partition struct of a full one
+            partition_types: specs
+                .iter()
+                .map(|(id, spec)| Ok((*id, partition_type_for(md, &schema, spec)?)))
+                .collect::<Result<_>>()?,
             tasks: Vec::new(),
             metrics: ScanMetrics::default(),
         };
         let Some(snapshot) = snapshot else {
+            if self.incremental && self.from_snapshot_exclusive.is_some() {
+                return Err(Error::invalid_argument(
+                    "end snapshot is not set and the table has no current snapshot",
+                ));
+            }
             return Ok((plan, Vec::new()));
         };
-        let mut manifests = self.manifests_of(snapshot)?;
         let mut incremental_ids = None;
-        if self.incremental {
-            let ids = self.append_snapshot_ids(snapshot)?;
-            manifests.retain(|m| {
-                m.content == ManifestContent::Data && ids.contains(&m.added_snapshot_id)
-            });
+        let manifests = if self.incremental {
+            // as Java's `BaseIncrementalAppendScan`: the data manifests that the append
+            // snapshots added, read from each append's own manifest list, so that files a
+            // later snapshot removed are still planned
+            let appends = self.append_snapshots(snapshot)?;
+            let ids: Vec<i64> = appends.iter().map(|s| s.snapshot_id).collect();
+            let mut seen = HashSet::new();
+            let mut manifests = Vec::new();
+            for s in appends {
+                for m in self.manifests_of(s)? {
+                    if m.content == ManifestContent::Data
+                        && ids.contains(&m.added_snapshot_id)
+                        && seen.insert(m.manifest_path.clone())
+                    {
+                        manifests.push(m);
+                    }
+                }
+            }
             incremental_ids = Some(ids);
-        }
+            manifests
+        } else {
+            self.manifests_of(snapshot)?
+        };
 
         let ctx = PlanContext::new(md, &schema, &filter, &specs, self.case_sensitive)?;
-        plan.partition_types = ctx
-            .specs
-            .iter()
-            .map(|(id, s)| (*id, s.partition_type.clone()))
-            .collect();
         let mut data_manifests: Vec<&ManifestFile> = Vec::new();
         let mut delete_manifests: Vec<&ManifestFile> = Vec::new();
         for m in &manifests {
@@ -378,29 +402,31 @@ impl TableScan {
         Ok(out)
     }
 
-    /// The ids of the `append` snapshots after `from_snapshot_exclusive` up to `to`,
-    /// which must be an ancestor chain (as Java's incremental append scan requires).
-    fn append_snapshot_ids(&self, to: &Snapshot) -> Result<Vec<i64>> {
+    /// The `append` snapshots after `from_snapshot_exclusive` up to `to`, newest first, as
+    /// Java's `BaseIncrementalScan`: the start must be the parent of `to` or of one of its
+    /// ancestors (it may have expired since); without a start, every ancestor of `to`.
+    fn append_snapshots<'a>(&'a self, to: &'a Snapshot) -> Result<Vec<&'a Snapshot>> {
         let ancestors = self.metadata.ancestors_of(to.snapshot_id);
-        let mut ids = Vec::new();
-        let mut found_start = self.from_snapshot_exclusive.is_none();
-        for s in ancestors {
-            if Some(s.snapshot_id) == self.from_snapshot_exclusive {
-                found_start = true;
-                break;
+        let ancestors = match self.from_snapshot_exclusive {
+            None => ancestors,
+            Some(from) => {
+                let Some(pos) = ancestors
+                    .iter()
+                    .position(|s| s.parent_snapshot_id == Some(from))
+                else {
+                    return Err(Error::invalid_argument(format!(
+                        "starting snapshot (exclusive) {from} is not a parent ancestor of end \
+                         snapshot {}",
+                        to.snapshot_id
+                    )));
+                };
+                ancestors[..=pos].to_vec()
             }
-            if s.operation() == Some(SnapshotOperation::Append) {
-                ids.push(s.snapshot_id);
-            }
-        }
-        if !found_start {
-            return Err(Error::invalid_argument(format!(
-                "snapshot {} is not an ancestor of snapshot {}",
-                self.from_snapshot_exclusive.unwrap_or_default(),
-                to.snapshot_id
-            )));
-        }
-        Ok(ids)
+        };
+        Ok(ancestors
+            .into_iter()
+            .filter(|s| s.operation() == Some(SnapshotOperation::Append))
+            .collect())
     }
 
     /// Runs `f(0..n)` on `threads` threads; results keep the index order. The first

@@ -21,6 +21,11 @@
 //! makes more open bins than the lookback, the heaviest open bin (the earliest of equals)
 //! is emitted. At the end the open bins are emitted oldest first.
 //!
+//! **Merging**: as Java's `BaseCombinedScanTask` (`TableScanUtil.mergeTasks`), consecutive
+//! ranges of one file in a combined task that follow each other (one ends where the next
+//! starts) become one range, so a file whose row groups all land in one task is read as one
+//! range.
+//!
 //! Arithmetic on sizes and weights wraps as Java's `long` does, so that even absurd sizes
 //! from bad metadata group as in Java instead of panicking.
 //!
@@ -28,6 +33,7 @@
 //! ranges times the number of open bins, which is at most the lookback plus one.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::manifest::{DataContentType, DataFile, FileFormat};
@@ -417,7 +423,7 @@ pub fn content_size_in_bytes(file: &DataFile) -> Result<i64> {
 }
 
 /// What a task's deletes add to its weight: their total content size and their number.
-fn delete_weight(deletes: &[std::sync::Arc<ScanFile>]) -> Result<(i64, i64)> {
+fn delete_weight(deletes: &[Arc<ScanFile>]) -> Result<(i64, i64)> {
     let mut size = 0i64;
     for delete in deletes {
         size = size.wrapping_add(content_size_in_bytes(&delete.file)?);
@@ -453,10 +459,10 @@ pub fn pack_tasks(
     for task in tasks {
         let weight = task_weight(&task, options.open_file_cost)?;
         if let Some(bin) = packer.push(task, weight) {
-            out.push(CombinedScanTask { tasks: bin });
+            out.push(combined(bin));
         }
     }
-    out.extend(packer.finish().map(|tasks| CombinedScanTask { tasks }));
+    out.extend(packer.finish().map(combined));
     Ok(out)
 }
 
@@ -476,12 +482,35 @@ pub fn plan_tasks(
         split_into(task, options.target_size, &mut |range| {
             let weight = weight_of(range.length, deletes, options.open_file_cost);
             if let Some(bin) = packer.push(range, weight) {
-                out.push(CombinedScanTask { tasks: bin });
+                out.push(combined(bin));
             }
         })?;
     }
-    out.extend(packer.finish().map(|tasks| CombinedScanTask { tasks }));
+    out.extend(packer.finish().map(combined));
     Ok(out)
+}
+
+/// A combined task of packed ranges, with consecutive ranges of one file merged: Java's
+/// `TableScanUtil.mergeTasks`, where a split task merges the next one when it has the same
+/// file and starts where it ends. Ranges of one file share its `Arc` (Java compares the
+/// file objects); ranges are never empty, which keeps whole-file tasks of empty files
+/// apart, as Java's whole-file tasks are not mergeable.
+fn combined(tasks: Vec<FileScanTask>) -> CombinedScanTask {
+    let mut out: Vec<FileScanTask> = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        if let Some(last) = out.last_mut() {
+            if Arc::ptr_eq(&last.file, &task.file)
+                && last.length > 0
+                && task.length > 0
+                && last.start.wrapping_add(last.length) == task.start
+            {
+                last.length = last.length.wrapping_add(task.length);
+                continue;
+            }
+        }
+        out.push(task);
+    }
+    CombinedScanTask { tasks: out }
 }
 
 fn new_packer<T>(options: &SplitOptions) -> Result<BinPacker<T>> {

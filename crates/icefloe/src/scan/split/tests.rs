@@ -572,6 +572,66 @@ fn plan_splits_then_packs() {
     );
 }
 
+/// Java's `BaseCombinedScanTask` merges consecutive ranges of one file (`mergeTasks`): a
+/// file whose row groups all fit in one task is one range again.
+#[test]
+fn plan_merges_consecutive_ranges_of_a_file() {
+    let mut a = scan_file("a", FileFormat::Parquet, 3000, None);
+    Arc::make_mut(&mut a).file.split_offsets = Some(vec![4, 1000, 2000]);
+    let tasks = vec![task_with(a, vec![]), parquet("b", 100)];
+    let planned = plan_tasks(tasks, &SplitOptions::default()).unwrap();
+    assert_eq!(planned.len(), 1);
+    let ranges: Vec<(&str, i64, i64)> = planned[0]
+        .tasks
+        .iter()
+        .map(|t| (t.file.file.file_path.as_str(), t.start, t.length))
+        .collect();
+    assert_eq!(ranges, vec![("a", 4, 2996), ("b", 0, 100)]);
+    // fixed-size ranges merge too; with a small target each range is alone in its task
+    let planned = plan_tasks(
+        vec![parquet("c", 10)],
+        &SplitOptions::new(4, 10, 0).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        grouping(&planned),
+        vec![
+            vec![("c".to_string(), 0)],
+            vec![("c".to_string(), 4)],
+            vec![("c".to_string(), 8)]
+        ]
+    );
+    let planned = plan_tasks(
+        vec![parquet("c", 10)],
+        &SplitOptions::new(8, 10, 0).unwrap(),
+    )
+    .unwrap();
+    let lengths: Vec<Vec<(i64, i64)>> = planned
+        .iter()
+        .map(|c| c.tasks.iter().map(|t| (t.start, t.length)).collect())
+        .collect();
+    // 4 + 4 fit in 8 and merge into one range; the last 2 bytes go to a second task
+    assert_eq!(lengths, vec![vec![(0, 8)], vec![(8, 2)]]);
+}
+
+/// Ranges of one file in one task that do not follow each other stay apart (the middle one
+/// went to another task).
+#[test]
+fn plan_keeps_ranges_that_do_not_follow_each_other() {
+    let mut a = scan_file("a", FileFormat::Parquet, 18, None);
+    Arc::make_mut(&mut a).file.split_offsets = Some(vec![0, 6, 14]);
+    let planned = plan_tasks(
+        vec![task_with(a, vec![])],
+        &SplitOptions::new(10, 10, 0).unwrap(),
+    )
+    .unwrap();
+    let ranges: Vec<Vec<(i64, i64)>> = planned
+        .iter()
+        .map(|c| c.tasks.iter().map(|t| (t.start, t.length)).collect())
+        .collect();
+    assert_eq!(ranges, vec![vec![(0, 6), (14, 4)], vec![(6, 8)]]);
+}
+
 #[test]
 fn plan_rejects_bad_options() {
     for options in [
