@@ -3,12 +3,14 @@
 //! and metrics may match, attach the delete files that apply, and compute residuals.
 //!
 //! The steps follow Java's `DataTableScan`/`ManifestGroup`, whose results the conformance
-//! tests compare with: a manifest is read only when it has added or existing files and
-//! its partition summaries may match; an entry is kept when it is live, its partition
-//! matches the inclusive projection and its metrics may match; delete files go through
-//! the same filters before the delete index is built.
+//! tests compare with: a manifest (each path once) is read only when it has added or
+//! existing files and its partition summaries may match; an entry is kept when it is live
+//! and, unless the row filter is always true, its partition matches the inclusive
+//! projection and its metrics may match; delete files go through the same filters before
+//! the delete index is built. The filter is bound to the schema of the partition specs
+//! for all of this (the current one, unless time travel to another snapshot).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -25,10 +27,10 @@ use crate::manifest::{
 use crate::scan::delete_index::DeleteFileIndex;
 use crate::scan::{FileScanTask, ScanFile};
 use crate::spec::partition::PartitionSpec;
-use crate::spec::snapshot::{Operation as SnapshotOperation, Snapshot};
+use crate::spec::snapshot::{Operation as SnapshotOperation, Snapshot, MAIN_BRANCH};
 use crate::spec::table_metadata::TableMetadata;
 use crate::spec::types::StructType;
-use crate::spec::Schema;
+use crate::spec::{Literal, PrimitiveType, Schema, Type};
 
 /// Which snapshot a scan reads.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -142,19 +144,23 @@ impl TableScan {
     }
 
     /// Makes this an incremental append scan: the data files added by `append` snapshots
-    /// after `from_exclusive` (or since the first snapshot when `None`) up to the selected
-    /// snapshot, as Java's `IncrementalAppendScan`.
+    /// after `from_exclusive` (or since the oldest known ancestor when `None`) up to the
+    /// selected snapshot, as Java's `IncrementalAppendScan`: read with the current schema,
+    /// from the manifests each of those snapshots added, without deletes. `from_exclusive`
+    /// may have expired but must be the parent of an ancestor of the end snapshot.
     pub fn appends_after(mut self, from_exclusive: Option<i64>) -> TableScan {
         self.incremental = true;
         self.from_snapshot_exclusive = from_exclusive;
         self
     }
 
-    /// The snapshot this scan reads, or `None` for a table without snapshots.
+    /// The snapshot this scan reads, or `None` for a table without snapshots. The `main`
+    /// branch is the current snapshot (Java's `useRef("main")` keeps the scan as it is).
     pub fn resolve_snapshot(&self) -> Result<Option<&Snapshot>> {
         let md = &self.metadata;
         Ok(match &self.snapshot {
             SnapshotSelection::Current => md.current_snapshot(),
+            SnapshotSelection::Ref(name) if name == MAIN_BRANCH => md.current_snapshot(),
             SnapshotSelection::SnapshotId(id) => {
                 Some(md.snapshot_by_id(*id).ok_or_else(|| {
                     Error::not_found(format!("cannot find snapshot with id {id}"))
@@ -177,26 +183,61 @@ impl TableScan {
 
     /// The schema rows are read with: time travel to a snapshot id, a time or a tag uses
     /// the snapshot's schema; the current snapshot and branches use the current schema
-    /// (as Java's `SnapshotUtil.schemaFor`).
+    /// (as Java's `SnapshotUtil.schemaFor`, which fails when the snapshot's schema id is
+    /// not a schema of the table), and so do incremental scans.
     fn scan_schema(&self, snapshot: Option<&Snapshot>) -> Result<&Schema> {
         let md = &self.metadata;
-        let current = md.current_schema().ok_or_else(|| {
-            Error::invalid_metadata("current-schema-id", "the table has no current schema")
-        })?;
-        let use_snapshot_schema = match &self.snapshot {
-            SnapshotSelection::Current => false,
-            SnapshotSelection::SnapshotId(_) | SnapshotSelection::AsOfTimestamp(_) => true,
-            SnapshotSelection::Ref(name) => md.snapshot_ref(name).is_some_and(|r| !r.is_branch()),
-        };
+        let current = self.current_schema()?;
+        let use_snapshot_schema = !self.incremental
+            && match &self.snapshot {
+                SnapshotSelection::Current => false,
+                SnapshotSelection::SnapshotId(_) | SnapshotSelection::AsOfTimestamp(_) => true,
+                SnapshotSelection::Ref(name) => {
+                    md.snapshot_ref(name).is_some_and(|r| !r.is_branch())
+                }
+            };
         if use_snapshot_schema {
-            if let Some(schema) = snapshot
-                .and_then(|s| s.schema_id)
-                .and_then(|id| md.schema_by_id(id))
-            {
-                return Ok(schema);
+            if let Some(id) = snapshot.and_then(|s| s.schema_id) {
+                return md.schema_by_id(id).ok_or_else(|| {
+                    Error::invalid_metadata(
+                        "schema-id",
+                        format!("snapshot schema id {id} is not a schema of the table"),
+                    )
+                });
             }
         }
         Ok(current)
+    }
+
+    fn current_schema(&self) -> Result<&Schema> {
+        self.metadata.current_schema().ok_or_else(|| {
+            Error::invalid_metadata("current-schema-id", "the table has no current schema")
+        })
+    }
+
+    /// The schema the partition specs are bound to, which planning binds the filter to:
+    /// the table's specs are bound to the current schema, and only time travel to
+    /// another snapshot than the current one rebinds them to the scan schema (Java's
+    /// `SnapshotScan.specs`).
+    fn spec_schema<'s>(
+        &'s self,
+        snapshot: Option<&Snapshot>,
+        scan: &'s Schema,
+    ) -> Result<&'s Schema> {
+        let time_travel = !self.incremental
+            && match &self.snapshot {
+                SnapshotSelection::Current => false,
+                SnapshotSelection::Ref(name) => name != MAIN_BRANCH,
+                SnapshotSelection::SnapshotId(_) | SnapshotSelection::AsOfTimestamp(_) => true,
+            };
+        let current_id = self.metadata.current_snapshot().map(|s| s.snapshot_id);
+        let other_snapshot =
+            current_id.is_some() && snapshot.is_some_and(|s| Some(s.snapshot_id) != current_id);
+        if time_travel && other_snapshot {
+            Ok(scan)
+        } else {
+            self.current_schema()
+        }
     }
 
     /// Plans the scan: one task per data file that may hold matching rows.
@@ -209,6 +250,13 @@ impl TableScan {
             None => (*schema).clone(),
         });
         let filter = Arc::new(self.filter.bind(&schema, self.case_sensitive)?);
+        // planning binds the filter to the specs' schema (Java binds it per spec)
+        let spec_schema = self.spec_schema(snapshot, &schema)?;
+        let plan_filter = if spec_schema == &*schema {
+            filter.clone()
+        } else {
+            Arc::new(self.filter.bind(spec_schema, self.case_sensitive)?)
+        };
         let specs: HashMap<i32, Arc<PartitionSpec>> = md
             .partition_specs
             .iter()
@@ -225,31 +273,60 @@ impl TableScan {
             metrics: ScanMetrics::default(),
         };
         let Some(snapshot) = snapshot else {
+            if self.incremental && self.from_snapshot_exclusive.is_some() {
+                return Err(Error::invalid_argument(
+                    "an incremental scan needs an end snapshot, and the table has no current snapshot",
+                ));
+            }
             return Ok(plan);
         };
-        let mut manifests = self.manifests_of(snapshot)?;
         let mut incremental_ids = None;
-        if self.incremental {
-            let ids = self.append_snapshot_ids(snapshot)?;
-            manifests.retain(|m| {
-                m.content == ManifestContent::Data && ids.contains(&m.added_snapshot_id)
-            });
+        let manifests = if self.incremental {
+            // the data manifests each append snapshot added, from its own manifest list
+            // (later snapshots may have rewritten them)
+            let snapshots = self.append_snapshots(snapshot)?;
+            let ids: Vec<i64> = snapshots.iter().map(|s| s.snapshot_id).collect();
+            let mut manifests = Vec::new();
+            for s in snapshots {
+                manifests.extend(self.manifests_of(s)?.into_iter().filter(|m| {
+                    m.content == ManifestContent::Data && ids.contains(&m.added_snapshot_id)
+                }));
+            }
             incremental_ids = Some(ids);
-        }
+            manifests
+        } else {
+            self.manifests_of(snapshot)?
+        };
 
-        let ctx = PlanContext::new(md, &schema, &filter, &specs, self.case_sensitive)?;
+        // without a row filter Java reads every live entry: no partition or metrics test
+        // (which would drop files without rows)
+        let filter_entries = folded(&self.filter) != Expression::True;
+        let ctx = PlanContext::new(
+            md,
+            spec_schema,
+            &plan_filter,
+            &specs,
+            self.case_sensitive,
+            filter_entries,
+        )?;
         plan.partition_types = ctx
             .specs
             .iter()
             .map(|(id, s)| (*id, s.partition_type.clone()))
             .collect();
-        let mut selected: Vec<(usize, &ManifestFile)> = Vec::new();
+        let mut selected_data: Vec<(usize, &ManifestFile)> = Vec::new();
+        let mut selected_deletes: Vec<(usize, &ManifestFile)> = Vec::new();
+        // a manifest listed twice is read once (Java keeps manifests in sets, by path)
+        let mut seen: HashSet<(bool, &str)> = HashSet::with_capacity(manifests.len());
         for m in &manifests {
             let is_data = m.content == ManifestContent::Data;
             if is_data {
                 plan.metrics.total_data_manifests += 1;
             } else {
                 plan.metrics.total_delete_manifests += 1;
+            }
+            if !seen.insert((is_data, m.manifest_path.as_str())) {
+                continue;
             }
             let keep = may_have_live_files(m)
                 && ctx.spec(m.partition_spec_id)?.manifest_evaluator.eval(m)?;
@@ -259,27 +336,46 @@ impl TableScan {
                 (false, true) => plan.metrics.skipped_data_manifests += 1,
                 (false, false) => plan.metrics.skipped_delete_manifests += 1,
             }
-            if keep {
-                selected.push((selected.len(), m));
+            match (keep, is_data) {
+                (true, true) => selected_data.push((selected_data.len(), m)),
+                (true, false) => selected_deletes.push((selected_deletes.len(), m)),
+                _ => {}
             }
         }
-        // delete manifests first, so the index can be built while data manifests decode
-        selected.sort_by_key(|(i, m)| (m.content == ManifestContent::Data, *i));
 
-        let options = ManifestReadOptions::scan(filter.field_ids());
-        let results = self.decode_all(&selected, &ctx, &options, incremental_ids.as_deref())?;
-
-        let mut data = Vec::new();
+        // delete manifests first, whole: the index needs the `file_path` bounds of position
+        // deletes and the stats of the equality columns (Java reads delete manifests with
+        // every column and keeps those stats)
+        let results = self.decode_all(
+            &selected_deletes,
+            &ctx,
+            &ManifestReadOptions::all(),
+            incremental_ids.as_deref(),
+        )?;
         let mut deletes = Vec::new();
+        for r in results {
+            plan.metrics.skipped_delete_files += r.skipped_deletes;
+            deletes.extend(r.deletes);
+        }
+        plan.metrics.result_delete_files = deletes.len();
+        let index = DeleteFileIndex::new(deletes, &specs, &md.schemas)?;
+
+        // data manifests with the stats of the filtered columns and, when equality deletes
+        // are to be pruned, of their columns (Java then reads data files with stats)
+        let mut stats_ids = plan_filter.field_ids();
+        stats_ids.extend(index.equality_field_ids());
+        stats_ids.sort_unstable();
+        stats_ids.dedup();
+        let options = ManifestReadOptions::scan(stats_ids);
+        let results =
+            self.decode_all(&selected_data, &ctx, &options, incremental_ids.as_deref())?;
+        let mut data = Vec::new();
         for r in results {
             plan.metrics.skipped_data_files += r.skipped_data;
             plan.metrics.skipped_delete_files += r.skipped_deletes;
             data.extend(r.data);
-            deletes.extend(r.deletes);
         }
         plan.metrics.result_data_files = data.len();
-        plan.metrics.result_delete_files = deletes.len();
-        let index = DeleteFileIndex::new(deletes, &specs, &md.schemas)?;
         let mut residuals = ResidualCache::default();
         plan.tasks.reserve(data.len());
         for file in data {
@@ -305,16 +401,17 @@ impl TableScan {
         let Some(paths) = &snapshot.manifests else {
             return Ok(Vec::new());
         };
-        // v1 snapshots without a list: the spec id comes from each manifest itself
+        // v1 snapshots without a list: Java reads these manifests with spec 0 whatever
+        // they say (`BaseSnapshot` makes them `GenericManifestFile(file, 0, snapshotId)`)
         let mut out = Vec::with_capacity(paths.len());
         for path in paths {
             let bytes = self.io.read(path)?;
-            let m = read_manifest_bytes(&bytes, &ManifestReadOptions::minimal())
+            read_manifest_bytes(&bytes, &ManifestReadOptions::minimal())
                 .map_err(|e| e.in_file(path))?;
             out.push(ManifestFile {
                 manifest_path: path.clone(),
                 manifest_length: bytes.len() as i64,
-                partition_spec_id: m.metadata.partition_spec.spec_id,
+                partition_spec_id: 0,
                 content: ManifestContent::Data,
                 sequence_number: 0,
                 min_sequence_number: 0,
@@ -333,29 +430,24 @@ impl TableScan {
         Ok(out)
     }
 
-    /// The ids of the `append` snapshots after `from_snapshot_exclusive` up to `to`,
-    /// which must be an ancestor chain (as Java's incremental append scan requires).
-    fn append_snapshot_ids(&self, to: &Snapshot) -> Result<Vec<i64>> {
+    /// The `append` snapshots after `from_snapshot_exclusive` up to `to`, newest first.
+    /// As Java's `BaseIncrementalScan`, the start must be the parent of an ancestor of
+    /// `to` (so it may have expired, and may not be `to` itself).
+    fn append_snapshots(&self, to: &Snapshot) -> Result<Vec<&Snapshot>> {
         let ancestors = self.metadata.ancestors_of(to.snapshot_id);
-        let mut ids = Vec::new();
-        let mut found_start = self.from_snapshot_exclusive.is_none();
-        for s in ancestors {
-            if Some(s.snapshot_id) == self.from_snapshot_exclusive {
-                found_start = true;
-                break;
-            }
-            if s.operation() == Some(SnapshotOperation::Append) {
-                ids.push(s.snapshot_id);
+        if let Some(from) = self.from_snapshot_exclusive {
+            if !ancestors.iter().any(|s| s.parent_snapshot_id == Some(from)) {
+                return Err(Error::invalid_argument(format!(
+                    "starting snapshot (exclusive) {from} is not a parent ancestor of end snapshot {}",
+                    to.snapshot_id
+                )));
             }
         }
-        if !found_start {
-            return Err(Error::invalid_argument(format!(
-                "snapshot {} is not an ancestor of snapshot {}",
-                self.from_snapshot_exclusive.unwrap_or_default(),
-                to.snapshot_id
-            )));
-        }
-        Ok(ids)
+        Ok(ancestors
+            .into_iter()
+            .take_while(|s| Some(s.snapshot_id) != self.from_snapshot_exclusive)
+            .filter(|s| s.operation() == Some(SnapshotOperation::Append))
+            .collect())
     }
 
     /// Decodes the manifests on `threads` threads; results keep the input order.
@@ -425,10 +517,13 @@ impl TableScan {
         manifest.inherit(m);
         let mut out = ManifestResult::default();
         let is_data_manifest = m.content == ManifestContent::Data;
-        for e in manifest.entries {
+        for mut e in manifest.entries {
             if e.status == ManifestStatus::Deleted {
                 continue;
             }
+            // partition values as values of the spec's partition type, as Java reads them
+            // (identity fields of columns promoted since hold ints or floats in old files)
+            promote_partition(&mut e.data_file.partition, &spec.partition_type);
             if let Some(ids) = only_snapshots {
                 // incremental scans read only the files those snapshots added
                 if e.status != ManifestStatus::Added
@@ -437,12 +532,13 @@ impl TableScan {
                     continue;
                 }
             }
-            let keep = evaluate_tuple(&spec.partition_filter, &e.data_file.partition)
-                .map_err(|err| err.in_file(&m.manifest_path))?
-                && ctx
-                    .metrics
-                    .eval(&e.data_file)
-                    .map_err(|err| err.in_file(&m.manifest_path))?;
+            let keep = !ctx.filter_entries
+                || (evaluate_tuple(&spec.partition_filter, &e.data_file.partition)
+                    .map_err(|err| err.in_file(&m.manifest_path))?
+                    && ctx
+                        .metrics
+                        .eval(&e.data_file)
+                        .map_err(|err| err.in_file(&m.manifest_path))?);
             let is_data = is_data_manifest && e.data_file.content == DataContentType::Data;
             if !keep {
                 if is_data {
@@ -489,6 +585,8 @@ struct SpecContext {
 struct PlanContext {
     specs: HashMap<i32, SpecContext>,
     metrics: InclusiveMetricsEvaluator,
+    /// Whether entries go through the partition and metrics tests (there is a filter).
+    filter_entries: bool,
 }
 
 impl PlanContext {
@@ -498,6 +596,7 @@ impl PlanContext {
         filter: &BoundExpression,
         specs: &HashMap<i32, Arc<PartitionSpec>>,
         case_sensitive: bool,
+        filter_entries: bool,
     ) -> Result<PlanContext> {
         let mut out = HashMap::with_capacity(specs.len());
         for (id, spec) in specs {
@@ -518,6 +617,7 @@ impl PlanContext {
         Ok(PlanContext {
             specs: out,
             metrics: InclusiveMetricsEvaluator::new(filter.clone()),
+            filter_entries,
         })
     }
 
@@ -549,6 +649,34 @@ fn partition_type_for(
     }
 }
 
+/// Promotes partition values to the types of the partition fields: int to long and float
+/// to double, the promotions Java allows (Avro reads the old values as the new type).
+fn promote_partition(values: &mut [Option<Literal>], partition_type: &StructType) {
+    for (v, field) in values.iter_mut().zip(&partition_type.fields) {
+        let promoted = match (&*v, &field.field_type) {
+            (Some(Literal::Int(i)), Type::Primitive(PrimitiveType::Long)) => {
+                Literal::Long(i64::from(*i))
+            }
+            (Some(Literal::Float(f)), Type::Primitive(PrimitiveType::Double)) => {
+                Literal::Double(f64::from(*f))
+            }
+            _ => continue,
+        };
+        *v = Some(promoted);
+    }
+}
+
+/// The expression as Java builds it (`Expressions.and`, `or` and `not` fold constants as
+/// they go), to tell a filter that is always true from one that is not.
+fn folded(e: &Expression) -> Expression {
+    match e {
+        Expression::And(l, r) => Expression::and(folded(l), folded(r)),
+        Expression::Or(l, r) => Expression::or(folded(l), folded(r)),
+        Expression::Not(c) => Expression::not(folded(c)),
+        other => other.clone(),
+    }
+}
+
 /// Residuals are shared between consecutive files of one partition: plans hold one
 /// expression per distinct residual run, not one per file.
 #[derive(Default)]
@@ -569,3 +697,7 @@ impl ResidualCache {
         Ok(r)
     }
 }
+
+#[cfg(test)]
+#[path = "planner_tests.rs"]
+mod tests;
