@@ -198,6 +198,21 @@ impl DeleteFileIndex {
         self.has_position_deletes
     }
 
+    /// The equality field ids of the indexed equality delete files, each once: the
+    /// columns whose stats of data files can prune them.
+    pub fn equality_field_ids(&self) -> Vec<i32> {
+        let mut ids: Vec<i32> = self
+            .global_eq
+            .files
+            .iter()
+            .chain(self.by_partition.values().flat_map(|d| &d.eq.files))
+            .flat_map(|d| d.file.file.equality_ids.iter().flatten().copied())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
     /// Every indexed delete file, each once, in no particular order.
     pub fn referenced_delete_files(&self) -> Vec<Arc<ScanFile>> {
         let eq = self

@@ -3,10 +3,12 @@
 //! and metrics may match, attach the delete files that apply, and compute residuals.
 //!
 //! The steps follow Java's `DataTableScan`/`ManifestGroup`, whose results the conformance
-//! tests compare with: a manifest is read only when it has added or existing files and
-//! its partition summaries may match; an entry is kept when it is live, its partition
-//! matches the inclusive projection and its metrics may match; delete files go through
-//! the same filters before the delete index is built.
+//! tests compare with: a manifest (each path once) is read only when it has added or
+//! existing files and its partition summaries may match; an entry is kept when it is live
+//! and, unless the row filter is always true, its partition matches the inclusive
+//! projection and its metrics may match; delete files go through the same filters before
+//! the delete index is built. The filter is bound to the schema of the partition specs
+//! for all of this (the current one, unless time travel to another snapshot).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -25,7 +27,7 @@ use crate::manifest::{
 use crate::scan::delete_index::DeleteFileIndex;
 use crate::scan::{FileScanTask, ScanFile};
 use crate::spec::partition::PartitionSpec;
-use crate::spec::snapshot::{Operation as SnapshotOperation, Snapshot};
+use crate::spec::snapshot::{Operation as SnapshotOperation, Snapshot, MAIN_BRANCH};
 use crate::spec::table_metadata::TableMetadata;
 use crate::spec::types::StructType;
 use crate::spec::{Literal, PrimitiveType, Schema, Type};
@@ -150,11 +152,13 @@ impl TableScan {
         self
     }
 
-    /// The snapshot this scan reads, or `None` for a table without snapshots.
+    /// The snapshot this scan reads, or `None` for a table without snapshots. The `main`
+    /// branch is the current snapshot (Java's `useRef("main")` keeps the scan as it is).
     pub fn resolve_snapshot(&self) -> Result<Option<&Snapshot>> {
         let md = &self.metadata;
         Ok(match &self.snapshot {
             SnapshotSelection::Current => md.current_snapshot(),
+            SnapshotSelection::Ref(name) if name == MAIN_BRANCH => md.current_snapshot(),
             SnapshotSelection::SnapshotId(id) => {
                 Some(md.snapshot_by_id(*id).ok_or_else(|| {
                     Error::not_found(format!("cannot find snapshot with id {id}"))
@@ -177,13 +181,11 @@ impl TableScan {
 
     /// The schema rows are read with: time travel to a snapshot id, a time or a tag uses
     /// the snapshot's schema; the current snapshot and branches use the current schema
-    /// (as Java's `SnapshotUtil.schemaFor`).
+    /// (as Java's `SnapshotUtil.schemaFor`, which fails when the snapshot's schema id is
+    /// not a schema of the table), and so do incremental scans.
     fn scan_schema(&self, snapshot: Option<&Snapshot>) -> Result<&Schema> {
         let md = &self.metadata;
-        let current = md.current_schema().ok_or_else(|| {
-            Error::invalid_metadata("current-schema-id", "the table has no current schema")
-        })?;
-        // incremental scans read with the table's schema, as Java's
+        let current = self.current_schema()?;
         let use_snapshot_schema = !self.incremental
             && match &self.snapshot {
                 SnapshotSelection::Current => false,
@@ -193,14 +195,47 @@ impl TableScan {
                 }
             };
         if use_snapshot_schema {
-            if let Some(schema) = snapshot
-                .and_then(|s| s.schema_id)
-                .and_then(|id| md.schema_by_id(id))
-            {
-                return Ok(schema);
+            if let Some(id) = snapshot.and_then(|s| s.schema_id) {
+                return md.schema_by_id(id).ok_or_else(|| {
+                    Error::invalid_metadata(
+                        "schema-id",
+                        format!("snapshot schema id {id} is not a schema of the table"),
+                    )
+                });
             }
         }
         Ok(current)
+    }
+
+    fn current_schema(&self) -> Result<&Schema> {
+        self.metadata.current_schema().ok_or_else(|| {
+            Error::invalid_metadata("current-schema-id", "the table has no current schema")
+        })
+    }
+
+    /// The schema the partition specs are bound to, which planning binds the filter to:
+    /// the table's specs are bound to the current schema, and only time travel to
+    /// another snapshot than the current one rebinds them to the scan schema (Java's
+    /// `SnapshotScan.specs`).
+    fn spec_schema<'s>(
+        &'s self,
+        snapshot: Option<&Snapshot>,
+        scan: &'s Schema,
+    ) -> Result<&'s Schema> {
+        let time_travel = !self.incremental
+            && match &self.snapshot {
+                SnapshotSelection::Current => false,
+                SnapshotSelection::Ref(name) => name != MAIN_BRANCH,
+                SnapshotSelection::SnapshotId(_) | SnapshotSelection::AsOfTimestamp(_) => true,
+            };
+        let current_id = self.metadata.current_snapshot().map(|s| s.snapshot_id);
+        let other_snapshot =
+            current_id.is_some() && snapshot.is_some_and(|s| Some(s.snapshot_id) != current_id);
+        if time_travel && other_snapshot {
+            Ok(scan)
+        } else {
+            self.current_schema()
+        }
     }
 
     /// Plans the scan: one task per data file that may hold matching rows.
@@ -227,6 +262,13 @@ impl TableScan {
             None => (*schema).clone(),
         });
         let filter = Arc::new(self.filter.bind(&schema, self.case_sensitive)?);
+        // planning binds the filter to the specs' schema (Java binds it per spec)
+        let spec_schema = self.spec_schema(snapshot, &schema)?;
+        let plan_filter = if spec_schema == &*schema {
+            filter.clone()
+        } else {
+            Arc::new(self.filter.bind(spec_schema, self.case_sensitive)?)
+        };
         let specs: HashMap<i32, Arc<PartitionSpec>> = md
             .partition_specs
             .iter()
@@ -242,7 +284,7 @@ impl TableScan {
             // the partition struct of a full one
             partition_types: specs
                 .iter()
-                .map(|(id, spec)| Ok((*id, partition_type_for(md, &schema, spec)?)))
+                .map(|(id, spec)| Ok((*id, partition_type_for(md, spec_schema, spec)?)))
                 .collect::<Result<_>>()?,
             tasks: Vec::new(),
             metrics: ScanMetrics::default(),
@@ -280,11 +322,31 @@ impl TableScan {
             self.manifests_of(snapshot)?
         };
 
-        let ctx = PlanContext::new(md, &schema, &filter, &specs, self.case_sensitive)?;
+        // without a row filter Java reads every live entry: no partition or metrics test
+        // (which would drop files without rows)
+        let filter_entries = folded(&self.filter) != Expression::True;
+        let ctx = PlanContext::new(
+            md,
+            spec_schema,
+            &plan_filter,
+            &specs,
+            self.case_sensitive,
+            filter_entries,
+        )?;
         let mut data_manifests: Vec<&ManifestFile> = Vec::new();
         let mut delete_manifests: Vec<&ManifestFile> = Vec::new();
+        // a manifest listed twice is read once (Java keeps manifests in sets, by path)
+        let mut seen: HashSet<(bool, &str)> = HashSet::with_capacity(manifests.len());
         for m in &manifests {
             let is_data = m.content == ManifestContent::Data;
+            if is_data {
+                plan.metrics.total_data_manifests += 1;
+            } else {
+                plan.metrics.total_delete_manifests += 1;
+            }
+            if !seen.insert((is_data, m.manifest_path.as_str())) {
+                continue;
+            }
             let keep = may_have_live_files(m)
                 && ctx.spec(m.partition_spec_id)?.manifest_evaluator.eval(m)?;
             let counts = &mut plan.metrics;
@@ -300,21 +362,11 @@ impl TableScan {
                 _ => {}
             }
         }
-        plan.metrics.total_data_manifests =
-            plan.metrics.scanned_data_manifests + plan.metrics.skipped_data_manifests;
-        plan.metrics.total_delete_manifests =
-            plan.metrics.scanned_delete_manifests + plan.metrics.skipped_delete_manifests;
 
-        // the delete index first: data tasks need it as soon as their manifest is read
-        // the index needs the bounds of equality columns and of `file_path` (a position
-        // delete file for one data file has equal bounds); delete manifests are few, so
-        // they are read with every count and bound
-        let delete_options = ManifestReadOptions {
-            stats: false,
-            counts_for: Vec::new(),
-            split_offsets: false,
-            bounds_for: None,
-        };
+        // the delete index first, from whole delete manifests: it needs the `file_path`
+        // bounds of position deletes and the stats of the equality columns (Java reads
+        // delete manifests with every column and keeps those stats)
+        let delete_options = ManifestReadOptions::all();
         let delete_results = self.parallel(delete_manifests.len(), |i| {
             self.decode_one(delete_manifests[i], &ctx, &delete_options, None)
         })?;
@@ -326,7 +378,13 @@ impl TableScan {
         plan.metrics.result_delete_files = deletes.len();
         let index = DeleteFileIndex::new(deletes, &specs, &md.schemas)?;
 
-        let data_options = ManifestReadOptions::scan(filter.field_ids());
+        // data manifests with the stats of the filtered columns and, when equality deletes
+        // are to be pruned, of their columns (Java then reads data files with stats)
+        let mut stats_ids = plan_filter.field_ids();
+        stats_ids.extend(index.equality_field_ids());
+        stats_ids.sort_unstable();
+        stats_ids.dedup();
+        let data_options = ManifestReadOptions::scan(stats_ids);
         let plan_ref = &plan;
         let parts = self.parallel(data_manifests.len(), |i| {
             let r = self.decode_one(
@@ -374,16 +432,17 @@ impl TableScan {
         let Some(paths) = &snapshot.manifests else {
             return Ok(Vec::new());
         };
-        // v1 snapshots without a list: the spec id comes from each manifest itself
+        // v1 snapshots without a list: Java reads these manifests with spec 0 whatever
+        // they say (`BaseSnapshot` makes them `GenericManifestFile(file, 0, snapshotId)`)
         let mut out = Vec::with_capacity(paths.len());
         for path in paths {
             let bytes = self.io.read(path)?;
-            let m = read_manifest_bytes(&bytes, &ManifestReadOptions::minimal())
+            read_manifest_bytes(&bytes, &ManifestReadOptions::minimal())
                 .map_err(|e| e.in_file(path))?;
             out.push(ManifestFile {
                 manifest_path: path.clone(),
                 manifest_length: bytes.len() as i64,
-                partition_spec_id: m.metadata.partition_spec.spec_id,
+                partition_spec_id: 0,
                 content: ManifestContent::Data,
                 sequence_number: 0,
                 min_sequence_number: 0,
@@ -498,8 +557,9 @@ impl TableScan {
                 }
             }
             promote_partition(&mut e.data_file.partition, &spec.partition_type);
-            let keep = evaluate_tuple(&spec.partition_filter, &e.data_file.partition)?
-                && ctx.metrics.eval(&e.data_file)?;
+            let keep = !ctx.filter_entries
+                || (evaluate_tuple(&spec.partition_filter, &e.data_file.partition)?
+                    && ctx.metrics.eval(&e.data_file)?);
             let is_data = is_data_manifest && e.data_file.content == DataContentType::Data;
             if !keep {
                 if is_data {
@@ -565,6 +625,8 @@ struct SpecContext {
 struct PlanContext {
     specs: HashMap<i32, SpecContext>,
     metrics: InclusiveMetricsEvaluator,
+    /// Whether entries go through the partition and metrics tests (there is a filter).
+    filter_entries: bool,
 }
 
 impl PlanContext {
@@ -574,6 +636,7 @@ impl PlanContext {
         filter: &BoundExpression,
         specs: &HashMap<i32, Arc<PartitionSpec>>,
         case_sensitive: bool,
+        filter_entries: bool,
     ) -> Result<PlanContext> {
         let mut out = HashMap::with_capacity(specs.len());
         for (id, spec) in specs {
@@ -594,6 +657,7 @@ impl PlanContext {
         Ok(PlanContext {
             specs: out,
             metrics: InclusiveMetricsEvaluator::new(filter.clone()),
+            filter_entries,
         })
     }
 
@@ -625,6 +689,17 @@ fn partition_type_for(
     }
 }
 
+/// The expression as Java builds it (`Expressions.and`, `or` and `not` fold constants as
+/// they go), to tell a filter that is always true from one that is not.
+fn folded(e: &Expression) -> Expression {
+    match e {
+        Expression::And(l, r) => Expression::and(folded(l), folded(r)),
+        Expression::Or(l, r) => Expression::or(folded(l), folded(r)),
+        Expression::Not(c) => Expression::not(folded(c)),
+        other => other.clone(),
+    }
+}
+
 /// Residuals are shared between consecutive files of one partition: plans hold one
 /// expression per distinct residual run, not one per file.
 #[derive(Default)]
@@ -645,3 +720,7 @@ impl ResidualCache {
         Ok(r)
     }
 }
+
+#[cfg(test)]
+#[path = "planner_tests.rs"]
+mod tests;
