@@ -71,15 +71,12 @@ def child_icefloe(location: str, which: str, repeats: int) -> None:
     import icefloe
     from icefloe.table import Table
 
-    flt = FILTERS_JSON[which]
     times = []
     rows = 0
     for _ in range(repeats):
         t0 = time.perf_counter()
         table = Table.from_metadata(location)
-        scan = table.scan()
-        scan._filter_json = None if flt is None else json.dumps(flt)
-        plan = scan.plan_arrow()
+        plan = table.scan(row_filter=FILTERS[which]).plan_arrow()
         times.append((time.perf_counter() - t0) * 1000)
         rows = plan.num_rows
         del plan
