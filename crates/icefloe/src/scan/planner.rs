@@ -247,7 +247,7 @@ impl TableScan {
             // snapshots added, read from each append's own manifest list, so that files a
             // later snapshot removed are still planned
             let appends = self.append_snapshots(snapshot)?;
-            let ids: Vec<i64> = appends.iter().map(|s| s.snapshot_id).collect();
+            let ids: HashSet<i64> = appends.iter().map(|s| s.snapshot_id).collect();
             let mut seen = HashSet::new();
             let mut manifests = Vec::new();
             for s in appends {
@@ -302,7 +302,7 @@ impl TableScan {
                 bounds_for: None,
             },
         };
-        let results = self.decode_all(&selected, &ctx, &options, incremental_ids.as_deref())?;
+        let results = self.decode_all(&selected, &ctx, &options, incremental_ids.as_ref())?;
 
         let mut data = Vec::new();
         let mut deletes = Vec::new();
@@ -401,7 +401,7 @@ impl TableScan {
         manifests: &[(usize, &ManifestFile)],
         ctx: &PlanContext,
         options: &ReadOptions,
-        only_snapshots: Option<&[i64]>,
+        only_snapshots: Option<&HashSet<i64>>,
     ) -> Result<Vec<ManifestResult>> {
         let next = AtomicUsize::new(0);
         let slots: Vec<Mutex<Option<Result<ManifestResult>>>> =
@@ -452,7 +452,7 @@ impl TableScan {
         m: &ManifestFile,
         ctx: &PlanContext,
         options: &ReadOptions,
-        only_snapshots: Option<&[i64]>,
+        only_snapshots: Option<&HashSet<i64>>,
     ) -> Result<ManifestResult> {
         let spec = ctx.spec(m.partition_spec_id)?;
         let bytes = self.io.read(&m.manifest_path)?;
