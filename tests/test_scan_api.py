@@ -228,6 +228,18 @@ def test_plan_tasks_lookback_packing_with_small_open_cost(small, tmp_path):
     assert len(groups) < len(md.snapshots) + 2  # two ranges of ~3.3 KB fit in one group
 
 
+def test_packed_plan_arrow_and_threads(table):
+    packed = table.scan().plan_arrow(packed=True)
+    assert packed.column("group").null_count == 0
+    assert packed.drop_columns(["group"]).to_pylist() == [
+        dict(r, start=4, length=r["file_size_in_bytes"] - 4) for r in
+        table.scan().plan_arrow().drop_columns(["group"]).to_pylist()
+    ]
+    # the plan (and its order) does not depend on the number of decoding threads
+    one = table.scan("id > 20").plan_arrow(threads=1)
+    assert one.equals(table.scan("id > 20").plan_arrow(threads=4))
+
+
 def test_combined_task_bytes_round_trip(table):
     for target in (None, 4096):
         for group in table.scan("cat in ('a', 'b') and id > 20").plan_tasks(target_split_size=target):

@@ -392,13 +392,29 @@ def _some_filters(spark, md_path, md) -> list:
     return [True] + gen[:1] + gen[len(gen) // 2:len(gen) // 2 + 1]
 
 
+def _coverage(ranges: list[tuple]) -> list[tuple]:
+    """Sorted (path, start, length) ranges with the ranges of a file that follow each other
+    joined."""
+    out: list[list] = []
+    for path, start, length in sorted(ranges):
+        if out and out[-1][0] == path and out[-1][1] + out[-1][2] == start:
+            out[-1][2] += length
+        else:
+            out.append([path, start, length])
+    return [tuple(r) for r in out]
+
+
 def test_plan_tasks_equal_java(spark, more_tables, scan_oracle):
     """``planTasks()`` with small and default target split sizes: the multiset of split ranges
     (path, start, length) must equal Java's for every plan. The groups themselves are compared
     where the snapshot has a single data manifest: bin packing depends on the order of the
     tasks, and Java plans a snapshot with more than one manifest through a ParallelIterable
     whose order depends on thread timing (icefloe keeps manifest-list order). With one
-    manifest Java reads its entries in order, so the groups must be equal, in order."""
+    manifest Java reads its entries in order, so the groups must be equal, in order.
+    (At the default target, ranges of one file that land in one group are merged, as Java's
+    BaseCombinedScanTask does; with several manifests that depends on the order too, so
+    there the bytes each file is read over are compared instead. At 1 and 4 KiB every range
+    outweighs the target through the 4 MiB open-file cost and is alone in its group.)"""
     icefloe = _icefloe()
     compared = grouped = 0
     failures = []
@@ -436,6 +452,10 @@ def test_plan_tasks_equal_java(spark, more_tables, scan_oracle):
                         java_groups[t["group"]].append((t["path"], t["start"], t["length"]))
                     flat_java = sorted(r for g in java_groups for r in g)
                     flat_ours = sorted(r for g in ours for r in g)
+                    if target is None and not single:
+                        # consecutive ranges of a file merge when they share a group, which
+                        # depends on Java's task order: compare the bytes covered per file
+                        flat_java, flat_ours = _coverage(flat_java), _coverage(flat_ours)
                     if flat_java != flat_ours:
                         failures.append((name, sel, flt, target, "ranges", len(flat_java), len(flat_ours)))
                     elif single:

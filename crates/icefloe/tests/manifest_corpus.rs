@@ -432,8 +432,8 @@ fn manifests_match_java_as_stored() {
     fail_on(errors);
 }
 
-/// A scan reads the scan fields exactly as a full read does, no counts, and bounds only for
-/// the requested columns.
+/// A scan reads the scan fields exactly as a full read does, with split offsets, no column
+/// sizes, and counts and bounds only for the requested columns.
 #[test]
 fn scan_projection_keeps_scan_fields_and_only_requested_bounds() {
     for file in corpus().iter().filter(|f| f.kind() == "manifest") {
@@ -476,11 +476,25 @@ fn scan_projection_keeps_scan_fields_and_only_requested_bounds() {
                 assert_eq!(sd.content_offset, fd.content_offset, "{ctx}");
                 assert_eq!(sd.content_size_in_bytes, fd.content_size_in_bytes, "{ctx}");
                 assert_eq!(sd.first_row_id, fd.first_row_id, "{ctx}");
-                // no counts
+                // no sizes; counts of the requested columns only; split offsets
                 assert_eq!(sd.column_sizes, None, "{ctx}");
-                assert_eq!(sd.value_counts, None, "{ctx}");
-                assert_eq!(sd.null_value_counts, None, "{ctx}");
-                assert_eq!(sd.nan_value_counts, None, "{ctx}");
+                for (got, all) in [
+                    (&sd.value_counts, &fd.value_counts),
+                    (&sd.null_value_counts, &fd.null_value_counts),
+                    (&sd.nan_value_counts, &fd.nan_value_counts),
+                ] {
+                    let mut wanted: Vec<(i32, i64)> = all
+                        .iter()
+                        .flatten()
+                        .filter(|(id, _)| request.contains(id))
+                        .copied()
+                        .collect();
+                    wanted.sort_unstable();
+                    let mut got: Vec<(i32, i64)> = got.iter().flatten().copied().collect();
+                    got.sort_unstable();
+                    assert_eq!(got, wanted, "{ctx}: counts");
+                }
+                assert_eq!(sd.split_offsets, fd.split_offsets, "{ctx}");
                 // only the requested bounds, with the full read's bytes
                 for (got, all) in [
                     (&sd.lower_bounds, &fd.lower_bounds),
