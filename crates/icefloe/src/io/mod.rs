@@ -125,10 +125,82 @@ impl FileIO for LocalFileIO {
     }
 }
 
+/// Files kept in memory, by location: for tests, and for building metadata before it is
+/// written elsewhere. Writes fail for a location that exists, as Iceberg files are never
+/// overwritten; `list` returns the locations under a prefix.
+#[derive(Debug, Default)]
+pub struct MemoryFileIO {
+    files: std::sync::Mutex<std::collections::HashMap<String, Vec<u8>>>,
+}
+
+impl MemoryFileIO {
+    fn files(
+        &self,
+    ) -> Result<std::sync::MutexGuard<'_, std::collections::HashMap<String, Vec<u8>>>> {
+        self.files
+            .lock()
+            .map_err(|_| Error::unsupported("the in-memory file store was poisoned"))
+    }
+}
+
+impl FileIO for MemoryFileIO {
+    fn read(&self, location: &str) -> Result<Vec<u8>> {
+        self.files()?.get(location).cloned().ok_or_else(|| {
+            Error::io(
+                location,
+                std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+            )
+        })
+    }
+
+    fn write_new(&self, location: &str, bytes: &[u8]) -> Result<()> {
+        let mut files = self.files()?;
+        if files.contains_key(location) {
+            return Err(Error::io(
+                location,
+                std::io::Error::new(std::io::ErrorKind::AlreadyExists, "file exists"),
+            ));
+        }
+        files.insert(location.to_string(), bytes.to_vec());
+        Ok(())
+    }
+
+    fn exists(&self, location: &str) -> Result<bool> {
+        Ok(self.files()?.contains_key(location))
+    }
+
+    fn list(&self, location: &str) -> Result<Vec<String>> {
+        let mut out: Vec<String> = self
+            .files()?
+            .keys()
+            .filter(|k| k.starts_with(location))
+            .cloned()
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn memory_file_io_never_overwrites_and_lists_by_prefix() {
+        let io = MemoryFileIO::default();
+        io.write_new("t/metadata/v1.json", b"{}").unwrap();
+        io.write_new("t/data/a.parquet", b"x").unwrap();
+        assert!(io.write_new("t/data/a.parquet", b"y").is_err());
+        assert_eq!(io.read("t/data/a.parquet").unwrap(), b"x");
+        assert!(matches!(io.read("nope"), Err(Error::Io { .. })));
+        assert_eq!(
+            io.list("t/data/").unwrap(),
+            vec!["t/data/a.parquet".to_string()]
+        );
+        assert!(io.exists("t/metadata/v1.json").unwrap());
+        assert_eq!(io.read_range("t/metadata/v1.json", 1, 1).unwrap(), b"}");
+    }
 
     #[test]
     fn write_new_refuses_to_overwrite() {

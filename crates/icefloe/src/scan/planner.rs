@@ -303,7 +303,7 @@ impl TableScan {
             // snapshots added, read from each append's own manifest list, so that files a
             // later snapshot removed are still planned
             let appends = self.append_snapshots(snapshot)?;
-            let ids: Vec<i64> = appends.iter().map(|s| s.snapshot_id).collect();
+            let ids: HashSet<i64> = appends.iter().map(|s| s.snapshot_id).collect();
             let mut seen = HashSet::new();
             let mut manifests = Vec::new();
             for s in appends {
@@ -391,7 +391,7 @@ impl TableScan {
                 data_manifests[i],
                 &ctx,
                 &data_options,
-                incremental_ids.as_deref(),
+                incremental_ids.as_ref(),
             )?;
             let mut residuals = ResidualCache::default();
             let mut tasks = Vec::with_capacity(r.data.len());
@@ -538,7 +538,7 @@ impl TableScan {
         m: &ManifestFile,
         ctx: &PlanContext,
         options: &ManifestReadOptions,
-        only_snapshots: Option<&[i64]>,
+        only_snapshots: Option<&HashSet<i64>>,
     ) -> Result<ManifestResult> {
         let spec = ctx.spec(m.partition_spec_id)?;
         let bytes = self.io.read(&m.manifest_path)?;

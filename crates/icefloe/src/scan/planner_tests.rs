@@ -3,8 +3,7 @@
 //! written in memory.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
@@ -17,33 +16,7 @@ use crate::manifest::{
 use crate::spec::partition::PartitionField;
 use crate::spec::{Literal, NestedField, PrimitiveType as P, Transform, Type};
 
-#[derive(Default)]
-struct MemIO(Mutex<HashMap<String, Vec<u8>>>);
-
-impl FileIO for MemIO {
-    fn read(&self, location: &str) -> Result<Vec<u8>> {
-        self.0
-            .lock()
-            .unwrap()
-            .get(location)
-            .cloned()
-            .ok_or_else(|| Error::not_found(location.to_string()))
-    }
-    fn write_new(&self, location: &str, bytes: &[u8]) -> Result<()> {
-        let mut m = self.0.lock().unwrap();
-        if m.contains_key(location) {
-            return Err(Error::invalid_argument("exists"));
-        }
-        m.insert(location.to_string(), bytes.to_vec());
-        Ok(())
-    }
-    fn exists(&self, location: &str) -> Result<bool> {
-        Ok(self.0.lock().unwrap().contains_key(location))
-    }
-    fn list(&self, _location: &str) -> Result<Vec<String>> {
-        Ok(vec![])
-    }
-}
+use crate::io::MemoryFileIO as MemIO;
 
 fn schema(id: i32, fields: Vec<NestedField>) -> Schema {
     Schema::new(id, fields, vec![]).unwrap()
