@@ -250,18 +250,18 @@ fn chunk_to_batch(
     // the unified partition struct
     let mut children: Vec<ArrayRef> = Vec::with_capacity(partition.len());
     for (j, u) in partition.iter().enumerate() {
-        let values: Vec<Option<Literal>> = files()
+        // values of promoted columns are already in the new type: the planner promotes
+        // partition tuples as it reads them (`promote_partition`)
+        let values: Vec<Option<&Literal>> = files()
             .map(|f| {
                 slots
                     .get(&f.spec_id)
                     .and_then(|s| s.get(j).copied().flatten())
                     .and_then(|i| f.file.partition.get(i))
                     .and_then(Option::as_ref)
-                    .map(|v| promoted(v, &u.ty))
             })
             .collect();
-        let refs: Vec<Option<&Literal>> = values.iter().map(Option::as_ref).collect();
-        children.push(literals_to_array(&refs, &u.ty)?);
+        children.push(literals_to_array(&values, &u.ty)?);
     }
     let partition_fields = match schema.field_with_name("partition").map(|f| f.data_type()) {
         Ok(DataType::Struct(fields)) => fields.clone(),
@@ -313,16 +313,6 @@ fn chunk_to_batch(
         Arc::new(deletes.finish()),
     ];
     RecordBatch::try_new(schema.clone(), columns).map_err(arrow_err)
-}
-
-/// A partition value as a value of the plan's partition type: identity fields of columns
-/// promoted since (int to long, float to double) hold values of the old type in old files.
-fn promoted(v: &Literal, ty: &PrimitiveType) -> Literal {
-    match (v, ty) {
-        (Literal::Int(i), PrimitiveType::Long) => Literal::Long(i64::from(*i)),
-        (Literal::Float(f), PrimitiveType::Double) => Literal::Double(f64::from(*f)),
-        _ => v.clone(),
-    }
 }
 
 fn append_delete(sb: &mut StructBuilder, d: &ScanFile) -> Result<()> {
