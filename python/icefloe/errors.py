@@ -71,3 +71,35 @@ __all__ = [
     "NotFoundError",
     "UnsupportedError",
 ]
+
+
+class NoSuchNamespaceError(NotFoundError):
+    """The catalog has no such namespace."""
+
+
+class NoSuchTableError(NotFoundError):
+    """The catalog has no such table."""
+
+
+class NoSuchViewError(NotFoundError):
+    """The catalog has no such view."""
+
+
+class AlreadyExistsError(IcefloeError):
+    """A namespace, table or view of that name already exists."""
+
+
+class NamespaceNotEmptyError(IcefloeError):
+    """A namespace cannot be dropped while it holds tables, views or namespaces."""
+
+
+class CommitFailedError(IcefloeError):
+    """The table changed since the commit's base; nothing was applied. Refresh and retry."""
+
+
+class CommitStateUnknownError(IcefloeError):
+    """The commit may or may not have been applied; its files are kept."""
+
+
+class ValidationError(IcefloeError):
+    """An operation's validation against the table failed; retrying cannot succeed."""

@@ -17,6 +17,14 @@ fn class_name(e: &Error) -> &'static str {
         Error::InvalidArgument { .. } => "InvalidArgumentError",
         Error::NotFound { .. } => "NotFoundError",
         Error::Unsupported { .. } => "UnsupportedError",
+        Error::NoSuchNamespace { .. } => "NoSuchNamespaceError",
+        Error::NoSuchTable { .. } => "NoSuchTableError",
+        Error::NoSuchView { .. } => "NoSuchViewError",
+        Error::AlreadyExists { .. } => "AlreadyExistsError",
+        Error::NamespaceNotEmpty { .. } => "NamespaceNotEmptyError",
+        Error::CommitFailed { .. } => "CommitFailedError",
+        Error::CommitStateUnknown { .. } => "CommitStateUnknownError",
+        Error::ValidationFailed { .. } => "ValidationError",
         _ => "IcefloeError",
     }
 }

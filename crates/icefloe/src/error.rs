@@ -83,6 +83,43 @@ pub enum Error {
     /// Valid input that this library does not (yet) handle, e.g. applying an unknown transform.
     #[error("{message}")]
     Unsupported { message: String },
+
+    /// A catalog has no such namespace.
+    #[error("namespace does not exist: {namespace}")]
+    NoSuchNamespace { namespace: String },
+
+    /// A catalog has no such table.
+    #[error("table does not exist: {table}")]
+    NoSuchTable { table: String },
+
+    /// A catalog has no such view.
+    #[error("view does not exist: {view}")]
+    NoSuchView { view: String },
+
+    /// A namespace, table or view of that name already exists.
+    #[error("{message}")]
+    AlreadyExists { message: String },
+
+    /// A namespace cannot be dropped while it holds tables, views or namespaces.
+    #[error("namespace is not empty: {namespace}")]
+    NamespaceNotEmpty { namespace: String },
+
+    /// The commit was not applied because the table changed since its base (another writer
+    /// committed first, or a requirement no longer holds). Nothing is lost: the caller may
+    /// refresh and retry.
+    #[error("commit failed: {message}")]
+    CommitFailed { message: String },
+
+    /// The commit may or may not have been applied (e.g. the catalog's answer was lost).
+    /// Files it wrote must not be deleted: they may be referenced.
+    #[error("commit state unknown: {message}")]
+    CommitStateUnknown { message: String },
+
+    /// An operation's validation against the table failed (a file to replace is no longer
+    /// live, a conflicting delete was committed, a schema change breaks a rule). Retrying
+    /// the same operation cannot succeed.
+    #[error("validation failed: {message}")]
+    ValidationFailed { message: String },
 }
 
 impl Error {
@@ -110,6 +147,24 @@ impl Error {
 
     pub fn unsupported(message: impl Into<String>) -> Self {
         Error::Unsupported {
+            message: message.into(),
+        }
+    }
+
+    pub fn already_exists(message: impl Into<String>) -> Self {
+        Error::AlreadyExists {
+            message: message.into(),
+        }
+    }
+
+    pub fn commit_failed(message: impl Into<String>) -> Self {
+        Error::CommitFailed {
+            message: message.into(),
+        }
+    }
+
+    pub fn validation_failed(message: impl Into<String>) -> Self {
+        Error::ValidationFailed {
             message: message.into(),
         }
     }
