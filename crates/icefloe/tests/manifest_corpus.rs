@@ -557,6 +557,10 @@ impl FileIO for MemIO {
         Ok(self.files.lock().unwrap().contains_key(location))
     }
 
+    fn delete(&self, location: &str) -> Result<()> {
+        self.files.lock().unwrap().remove(location);
+        Ok(())
+    }
     fn list(&self, _location: &str) -> Result<Vec<String>> {
         Ok(self.files.lock().unwrap().keys().cloned().collect())
     }

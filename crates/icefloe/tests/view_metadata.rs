@@ -55,6 +55,10 @@ impl FileIO for MemIO {
     fn exists(&self, location: &str) -> icefloe::Result<bool> {
         Ok(self.0.lock().unwrap().contains_key(location))
     }
+    fn delete(&self, location: &str) -> icefloe::Result<()> {
+        self.0.lock().unwrap().remove(location);
+        Ok(())
+    }
     fn list(&self, _location: &str) -> icefloe::Result<Vec<String>> {
         Ok(Vec::new())
     }

@@ -14,6 +14,9 @@ pub trait FileIO: Send + Sync {
     fn exists(&self, location: &str) -> Result<bool>;
     /// Lists the names of the entries of a directory-like location.
     fn list(&self, location: &str) -> Result<Vec<String>>;
+    /// Deletes a file. Deleting a file that does not exist succeeds, so cleanups can be
+    /// repeated after a partial failure.
+    fn delete(&self, location: &str) -> Result<()>;
 
     /// Reads `len` bytes starting at `offset`; fails if the file is shorter than
     /// `offset + len`. The default reads the whole file: implementations should override it.
@@ -113,6 +116,13 @@ impl FileIO for LocalFileIO {
             .map_err(|e| Error::io(location, e))
     }
 
+    fn delete(&self, location: &str) -> Result<()> {
+        match std::fs::remove_file(local_path(location)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(location, e)),
+            _ => Ok(()),
+        }
+    }
+
     fn list(&self, location: &str) -> Result<Vec<String>> {
         let rd = std::fs::read_dir(local_path(location)).map_err(|e| Error::io(location, e))?;
         let mut names = Vec::new();
@@ -169,6 +179,11 @@ impl FileIO for MemoryFileIO {
         Ok(self.files()?.contains_key(location))
     }
 
+    fn delete(&self, location: &str) -> Result<()> {
+        self.files()?.remove(location);
+        Ok(())
+    }
+
     fn list(&self, location: &str) -> Result<Vec<String>> {
         let mut out: Vec<String> = self
             .files()?
@@ -200,6 +215,9 @@ mod tests {
         );
         assert!(io.exists("t/metadata/v1.json").unwrap());
         assert_eq!(io.read_range("t/metadata/v1.json", 1, 1).unwrap(), b"}");
+        io.delete("t/data/a.parquet").unwrap();
+        io.delete("t/data/a.parquet").unwrap();
+        assert!(!io.exists("t/data/a.parquet").unwrap());
     }
 
     #[test]
@@ -226,6 +244,9 @@ mod tests {
         assert!(LocalFileIO.read_range(r, 8, 3).is_err());
         assert!(LocalFileIO.read_range(r, u64::MAX, 2).is_err());
         assert_eq!(LocalFileIO.file_size(r).unwrap(), 10);
+        LocalFileIO.delete(r).unwrap();
+        assert!(!LocalFileIO.exists(r).unwrap());
+        LocalFileIO.delete(r).unwrap();
         let e = LocalFileIO.read("/no/such/file").unwrap_err();
         assert!(e.to_string().contains("/no/such/file"));
         std::fs::remove_dir_all(dir).unwrap();

@@ -51,6 +51,10 @@ impl FileIO for MemIO {
     fn exists(&self, location: &str) -> Result<bool> {
         Ok(self.files.lock().unwrap().contains_key(location))
     }
+    fn delete(&self, location: &str) -> Result<()> {
+        self.files.lock().unwrap().remove(location);
+        Ok(())
+    }
     fn list(&self, _location: &str) -> Result<Vec<String>> {
         Ok(Vec::new())
     }
