@@ -6,6 +6,7 @@ pub mod literal;
 pub mod name_mapping;
 pub mod partition;
 pub mod schema;
+pub mod schema_update;
 pub mod snapshot;
 pub mod sort;
 pub mod statistics;
