@@ -9,6 +9,7 @@ mod projection;
 mod puffin;
 mod scan;
 mod schema;
+mod schema_update;
 mod transforms;
 mod view;
 
@@ -47,5 +48,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     scan::register(m)?;
     expr::register(m)?;
     projection::register(m)?;
+    schema_update::register(m)?;
     Ok(())
 }

@@ -287,7 +287,9 @@ impl UpdateSchema {
         self.update_requirement(name, false)
     }
 
-    fn find_for_update(&self, name: &str) -> Option<&NestedField> {
+    /// The field a name refers to with the pending changes to it (renames, promotions,
+    /// docs), or a column added by this update; `None` when there is none.
+    pub fn pending_field(&self, name: &str) -> Option<&NestedField> {
         if let Some(existing) = self.find_field(name) {
             return Some(self.updates.get(&existing.id).unwrap_or(existing));
         }
@@ -297,7 +299,7 @@ impl UpdateSchema {
 
     fn update_requirement(&mut self, name: &str, required: bool) -> Result<&mut Self> {
         let field = self
-            .find_for_update(name)
+            .pending_field(name)
             .ok_or_else(|| bad(format!("Cannot update missing column: {name}")))?;
         if field.required == required {
             return Ok(self);
@@ -324,7 +326,7 @@ impl UpdateSchema {
     /// Widens a primitive column's type (int→long, float→double, decimal precision).
     pub fn update_column(&mut self, name: &str, new_type: PrimitiveType) -> Result<&mut Self> {
         let field = self
-            .find_for_update(name)
+            .pending_field(name)
             .ok_or_else(|| bad(format!("Cannot update missing column: {name}")))?;
         if self.is_deleted(field.id) {
             return Err(bad(format!(
@@ -352,7 +354,7 @@ impl UpdateSchema {
 
     pub fn update_column_doc(&mut self, name: &str, doc: Option<&str>) -> Result<&mut Self> {
         let field = self
-            .find_for_update(name)
+            .pending_field(name)
             .ok_or_else(|| bad(format!("Cannot update missing column: {name}")))?;
         if self.is_deleted(field.id) {
             return Err(bad(format!(
@@ -376,7 +378,7 @@ impl UpdateSchema {
         default: Option<Literal>,
     ) -> Result<&mut Self> {
         let field = self
-            .find_for_update(name)
+            .pending_field(name)
             .ok_or_else(|| bad(format!("Cannot update missing column: {name}")))?;
         if self.is_deleted(field.id) {
             return Err(bad(format!(
@@ -647,6 +649,7 @@ impl UpdateSchema {
 
         let root_fields = self.apply_struct_fields(base.as_struct())?;
         let root_fields = self.add_and_move(root_fields, ROOT)?;
+        check_unique_names(&root_fields)?;
         let provisional = Schema::new(0, root_fields.clone(), Vec::new())?;
         let mut ids = Vec::new();
         for name in &self.identifier_field_names {
@@ -790,6 +793,54 @@ impl UpdateSchema {
         }
         Ok(fields)
     }
+}
+
+/// Two fields with one full name (after a rename, say) make an invalid schema; Java's
+/// `Schema` refuses it with this message.
+fn check_unique_names(fields: &[NestedField]) -> Result<()> {
+    fn visit(t: &Type, prefix: &str, seen: &mut HashMap<String, i32>) -> Result<()> {
+        let mut add = |name: String, id: i32, t: &Type, seen: &mut HashMap<String, i32>| {
+            if let Some(first) = seen.insert(name.clone(), id) {
+                return Err(bad(format!(
+                    "Invalid schema: multiple fields for name {name}: {first} and {id}"
+                )));
+            }
+            visit(t, &name, seen)
+        };
+        let dotted = |n: &str| {
+            if prefix.is_empty() {
+                n.to_string()
+            } else {
+                format!("{prefix}.{n}")
+            }
+        };
+        match t {
+            Type::Struct(s) => {
+                for f in &s.fields {
+                    add(dotted(&f.name), f.id, &f.field_type, seen)?;
+                }
+            }
+            Type::List(l) => add(
+                dotted("element"),
+                l.element_field.id,
+                &l.element_field.field_type,
+                seen,
+            )?,
+            Type::Map(m) => {
+                add(dotted("key"), m.key_field.id, &m.key_field.field_type, seen)?;
+                add(
+                    dotted("value"),
+                    m.value_field.id,
+                    &m.value_field.field_type,
+                    seen,
+                )?;
+            }
+            Type::Primitive(_) | Type::Variant => {}
+        }
+        Ok(())
+    }
+    let root: Type = StructType::new(fields.to_vec()).into();
+    visit(&root, "", &mut HashMap::new())
 }
 
 /// `name` (id, type) as Java prints a field in messages.

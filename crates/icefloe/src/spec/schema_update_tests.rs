@@ -313,3 +313,18 @@ fn union_by_name_adds_missing_and_widens() {
     .unwrap();
     assert!(UpdateSchema::new(&s, 13).union_by_name(&bad).is_err());
 }
+
+#[test]
+fn a_rename_onto_an_existing_name_is_refused() {
+    let s = base();
+    let mut u = UpdateSchema::new(&s, 13);
+    u.rename_column("points", "name").unwrap();
+    let e = u.apply().unwrap_err().to_string();
+    assert!(e.contains("multiple fields for name name: 2 and 6"), "{e}");
+    // swapping two names in one update is fine
+    let mut u = UpdateSchema::new(&s, 13);
+    u.rename_column("points", "name").unwrap();
+    u.rename_column("name", "points").unwrap();
+    let out = u.apply().unwrap();
+    assert_eq!(out.field_by_id(6).unwrap().name, "name");
+}
