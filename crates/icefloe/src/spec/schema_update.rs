@@ -799,7 +799,7 @@ impl UpdateSchema {
 /// `Schema` refuses it with this message.
 fn check_unique_names(fields: &[NestedField]) -> Result<()> {
     fn visit(t: &Type, prefix: &str, seen: &mut HashMap<String, i32>) -> Result<()> {
-        let mut add = |name: String, id: i32, t: &Type, seen: &mut HashMap<String, i32>| {
+        let add = |name: String, id: i32, t: &Type, seen: &mut HashMap<String, i32>| {
             if let Some(first) = seen.insert(name.clone(), id) {
                 return Err(bad(format!(
                     "Invalid schema: multiple fields for name {name}: {first} and {id}"
