@@ -2,7 +2,8 @@
 # Prepare a development/test environment from a fresh clone. Safe to re-run: every step
 # skips work that is already done.
 #   .venv/                     Python virtualenv with pinned dev deps + icefloe (maturin develop)
-#   .cache/jars/               Iceberg Spark runtime jar (from Maven Central) + icefloe-oracle.jar
+#   .cache/jars/               Iceberg Spark runtime jar and the SQLite JDBC driver (from Maven
+#                              Central) + icefloe-oracle.jar
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,6 +14,10 @@ SPARK_SCALA="4.1_2.13"
 RUNTIME_ARTIFACT="org.apache.iceberg:iceberg-spark-runtime-${SPARK_SCALA}:${ICEBERG_VERSION}"
 RUNTIME_JAR=".cache/jars/iceberg-spark-runtime-${SPARK_SCALA}-${ICEBERG_VERSION}.jar"
 ORACLE_JAR=".cache/jars/icefloe-oracle.jar"
+# SQLite JDBC driver: Java's JdbcCatalog opens the catalog files icefloe writes (tests/test_catalog_oracle.py)
+SQLITE_JDBC_VERSION="3.50.3.0"
+SQLITE_JDBC_ARTIFACT="org.xerial:sqlite-jdbc:${SQLITE_JDBC_VERSION}"
+SQLITE_JDBC_JAR=".cache/jars/sqlite-jdbc-${SQLITE_JDBC_VERSION}.jar"
 PYTHON="${PYTHON:-python3}"
 
 log() { printf '[setup] %s\n' "$*"; }
@@ -55,6 +60,16 @@ if [[ ! -s "$RUNTIME_JAR" ]]; then
   [[ -s "$RUNTIME_JAR" ]] || die "Maven did not produce $RUNTIME_JAR"
 else
   log "Iceberg runtime jar present"
+fi
+
+if [[ ! -s "$SQLITE_JDBC_JAR" ]]; then
+  log "fetching $SQLITE_JDBC_ARTIFACT (Maven Central, cached in ~/.m2)"
+  mvn -q -B "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy" \
+    -Dartifact="$SQLITE_JDBC_ARTIFACT" -DoutputDirectory=.cache/jars \
+    -Dmdep.overWriteReleases=false
+  [[ -s "$SQLITE_JDBC_JAR" ]] || die "Maven did not produce $SQLITE_JDBC_JAR"
+else
+  log "SQLite JDBC driver present"
 fi
 
 oracle_src=(tests/java/*.java)

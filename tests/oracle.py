@@ -24,6 +24,8 @@ JAR_DIR = ROOT / ".cache" / "jars"
 ICEBERG_VERSION = "1.11.0"
 RUNTIME_JAR = JAR_DIR / f"iceberg-spark-runtime-4.1_2.13-{ICEBERG_VERSION}.jar"
 ORACLE_JAR = JAR_DIR / "icefloe-oracle.jar"
+# the SQLite JDBC driver, for Java's JdbcCatalog on the catalog files icefloe writes
+SQLITE_JDBC_JAR = JAR_DIR / "sqlite-jdbc-3.50.3.0.jar"
 ORACLE_CLASS = "icefloe.oracle.IcefloeOracle"
 
 
@@ -33,7 +35,7 @@ ORACLE_CLASS = "icefloe.oracle.IcefloeOracle"
 
 
 def missing_jars() -> list[Path]:
-    return [p for p in (RUNTIME_JAR, ORACLE_JAR) if not p.is_file()]
+    return [p for p in (RUNTIME_JAR, ORACLE_JAR, SQLITE_JDBC_JAR) if not p.is_file()]
 
 
 def start_spark(warehouse: Path, view_warehouse: Path):
@@ -45,7 +47,7 @@ def start_spark(warehouse: Path, view_warehouse: Path):
     """
     from pyspark.sql import SparkSession
 
-    jars = [str(RUNTIME_JAR), str(ORACLE_JAR)]
+    jars = [str(RUNTIME_JAR), str(ORACLE_JAR), str(SQLITE_JDBC_JAR)]
     # Keep the JVM quiet and quick to start; tests never look at Spark's own logs.
     os.environ.setdefault("PYSPARK_SUBMIT_ARGS", "--driver-java-options -Dlog4j2.level=WARN pyspark-shell")
     builder = (

@@ -15,6 +15,8 @@ The public API:
   snapshot_id=..., ref=..., as_of=...)`` plans scans in Rust; plans come back as pyarrow
   tables (``plan_arrow``), light task objects (``plan_files``) or packed task groups that
   serialize to bytes for executors (``plan_tasks``).
+- :func:`load_catalog`: catalogs shaped like PyIceberg's (the embedded SQLite catalog, shared
+  with Java's ``JdbcCatalog`` and PyIceberg's ``SqlCatalog``; file-system tables).
 - :mod:`icefloe.errors`: the exceptions.
 """
 
@@ -38,10 +40,14 @@ from ._native import (
     __version__,
     write_deletion_vectors,
 )
+from .catalog import Catalog, View, load_catalog
 from .table import CombinedScanTask, FileScanTask, ScanPlan, Table, TableScan
 from .manifest import manifest_metadata, read_manifest, read_manifest_list, write_manifest, write_manifest_list
 
 __all__ = [
+    "Catalog",
+    "View",
+    "load_catalog",
     "CombinedScanTask",
     "FileScanTask",
     "ScanPlan",

@@ -60,11 +60,34 @@ def _millis(as_of: Any) -> int:
 
 
 class Table:
-    """An Iceberg table read from its metadata."""
+    """An Iceberg table read from its metadata: opened from a file with
+    :meth:`from_metadata`, or loaded from a catalog (``catalog.load_table("db.t")``), in
+    which case it remembers its catalog and identifier."""
 
-    def __init__(self, metadata: _native.TableMetadata, metadata_location: str | None = None):
+    def __init__(
+        self,
+        metadata: _native.TableMetadata,
+        metadata_location: str | None = None,
+        catalog: Any = None,
+        identifier: tuple[str, ...] | None = None,
+    ):
         self.metadata = metadata
         self.metadata_location = metadata_location
+        self.catalog = catalog
+        self.identifier = identifier
+
+    def name(self) -> tuple[str, ...] | None:
+        """The identifier in the catalog, e.g. ``("db", "events")`` (``None`` when the table
+        was opened from a file)."""
+        return self.identifier
+
+    def refresh(self) -> Table:
+        """Reloads the current metadata from the catalog (in place; returns ``self``)."""
+        if self.catalog is None or self.identifier is None:
+            raise ValueError("this table was opened from a file, not loaded from a catalog")
+        fresh = self.catalog.load_table(self.identifier)
+        self.metadata, self.metadata_location = fresh.metadata, fresh.metadata_location
+        return self
 
     @classmethod
     def from_metadata(cls, path: str) -> Table:

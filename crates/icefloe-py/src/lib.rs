@@ -1,6 +1,7 @@
 //! PyO3 bindings of icefloe: type conversions and error mapping only; all logic is in
 //! the `icefloe` crate. Exposed to Python as the private module `icefloe._native`.
 
+mod catalog;
 mod error;
 mod expr;
 mod manifest;
@@ -40,6 +41,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<metadata::PySnapshot>()?;
     m.add_class::<metadata::PySnapshotRef>()?;
     m.add_class::<view::PyViewMetadata>()?;
+    m.add_class::<catalog::PyCatalog>()?;
     m.add_class::<view::PyViewVersion>()?;
     m.add_class::<view::PyNameMapping>()?;
     transforms::register(m)?;

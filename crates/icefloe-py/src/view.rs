@@ -84,7 +84,7 @@ impl PyViewVersion {
 /// View metadata (view spec, format version 1).
 #[pyclass(frozen, module = "icefloe._native", name = "ViewMetadata")]
 pub struct PyViewMetadata {
-    inner: Arc<ViewMetadata>,
+    pub inner: Arc<ViewMetadata>,
 }
 
 #[pymethods]

@@ -7,6 +7,11 @@
 //! if, the table still points where the writer started from ("check-and-put").
 
 pub mod filesystem;
+pub mod load;
+pub mod metadata_file;
+pub mod sql;
+#[cfg(test)]
+pub(crate) mod testing;
 
 use std::fmt;
 use std::sync::Arc;

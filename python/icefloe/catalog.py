@@ -1,0 +1,219 @@
+"""Catalogs, shaped like PyIceberg's.
+
+``load_catalog(name, **properties)`` opens a catalog from PyIceberg's property names:
+
+- ``type``: ``"sql"`` (default) or ``"filesystem"`` (Java's ``HadoopCatalog`` layout;
+  local disks only, never object stores);
+- ``uri``: the SQLite database, ``"sqlite:///relative/catalog.db"`` or
+  ``"sqlite:////absolute/catalog.db"`` (SQLAlchemy's form, as PyIceberg takes it) or
+  ``"jdbc:sqlite:/path/catalog.db"`` (Java's);
+- ``warehouse``: where new tables go, ``"file:///…"`` or a local path.
+
+With neither ``uri`` nor ``warehouse`` it opens the embedded default: ``catalog.db`` and
+``warehouse/`` in the folder ``$ICEFLOE_HOME``, or ``./icefloe-warehouse`` when unset.
+
+The SQL catalog uses the tables and columns of Java's ``JdbcCatalog`` and PyIceberg's
+``SqlCatalog``, so all three can open the same file. Identifiers are dotted strings
+(``"db.events"``) or tuples (``("db", "events")``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Union
+
+from . import _native
+from .errors import AlreadyExistsError, InvalidArgumentError
+from .table import Table
+
+__all__ = ["Catalog", "View", "PropertiesUpdateSummary", "load_catalog"]
+
+Identifier = Union[str, tuple[str, ...], list[str]]
+
+
+def _to_tuple(identifier: Identifier) -> tuple[str, ...]:
+    if isinstance(identifier, str):
+        return tuple(identifier.split("."))
+    return tuple(identifier)
+
+
+def _namespace(namespace: Identifier) -> list[str]:
+    levels = list(_to_tuple(namespace))
+    if not levels or any(not level for level in levels):
+        raise InvalidArgumentError(f"{namespace!r} is not a namespace")
+    return levels
+
+
+def _ident(identifier: Identifier) -> tuple[list[str], str]:
+    parts = _to_tuple(identifier)
+    if len(parts) < 2 or any(not p for p in parts):
+        raise InvalidArgumentError(f"{identifier!r} is not a table name of the form 'namespace.name'")
+    return list(parts[:-1]), parts[-1]
+
+
+@dataclass(frozen=True)
+class PropertiesUpdateSummary:
+    """What ``update_namespace_properties`` did, as PyIceberg reports it."""
+
+    removed: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+
+class View:
+    """An Iceberg view loaded from a catalog: its metadata and where it was read from."""
+
+    def __init__(self, metadata: _native.ViewMetadata, metadata_location: str, catalog: Catalog,
+                 identifier: tuple[str, ...]):
+        self.metadata = metadata
+        self.metadata_location = metadata_location
+        self.catalog = catalog
+        self.identifier = identifier
+
+    def name(self) -> tuple[str, ...]:
+        return self.identifier
+
+    def __repr__(self) -> str:
+        return f"View({'.'.join(self.identifier)!r}, {self.metadata_location!r})"
+
+
+class Catalog:
+    """A catalog of namespaces, tables and views (see :func:`load_catalog`)."""
+
+    def __init__(self, native: _native.Catalog, properties: Mapping[str, str]):
+        self._native = native
+        self.properties = dict(properties)
+
+    @property
+    def name(self) -> str:
+        return self._native.name
+
+    def __repr__(self) -> str:
+        return f"Catalog({self.name!r})"
+
+    # --- namespaces ---
+
+    def create_namespace(self, namespace: Identifier, properties: Mapping[str, str] | None = None) -> None:
+        """Creates a namespace; ``AlreadyExistsError`` if it exists."""
+        self._native.create_namespace(_namespace(namespace), list((properties or {}).items()))
+
+    def create_namespace_if_not_exists(self, namespace: Identifier,
+                                       properties: Mapping[str, str] | None = None) -> None:
+        try:
+            self.create_namespace(namespace, properties)
+        except AlreadyExistsError:
+            pass
+
+    def list_namespaces(self, namespace: Identifier = ()) -> list[tuple[str, ...]]:
+        """The namespaces directly under ``namespace`` (top-level ones by default)."""
+        parent = list(_to_tuple(namespace)) if namespace else []
+        return [tuple(ns) for ns in self._native.list_namespaces(parent)]
+
+    def namespace_exists(self, namespace: Identifier) -> bool:
+        return self._native.namespace_exists(_namespace(namespace))
+
+    def load_namespace_properties(self, namespace: Identifier) -> dict[str, str]:
+        """The namespace's properties (with ``location``, as Java reports it)."""
+        return dict(self._native.namespace_properties(_namespace(namespace)))
+
+    def update_namespace_properties(self, namespace: Identifier, removals: Iterable[str] | None = None,
+                                    updates: Mapping[str, str] | None = None) -> PropertiesUpdateSummary:
+        """Removes ``removals`` and sets ``updates`` in one step."""
+        levels = _namespace(namespace)
+        removals = sorted(set(removals or ()))
+        updates = dict(updates or {})
+        # stored keys only: `location` is reported by default but not stored unless set
+        current = dict(self._native.namespace_properties(levels))
+        self._native.update_namespace_properties(levels, removals, list(updates.items()))
+        return PropertiesUpdateSummary(
+            removed=[k for k in removals if k in current],
+            updated=list(updates),
+            missing=[k for k in removals if k not in current],
+        )
+
+    def drop_namespace(self, namespace: Identifier) -> None:
+        """Drops an empty namespace; ``NamespaceNotEmptyError`` if it holds anything."""
+        self._native.drop_namespace(_namespace(namespace))
+
+    # --- tables ---
+
+    def list_tables(self, namespace: Identifier) -> list[tuple[str, ...]]:
+        return [tuple(ns) + (name,) for ns, name in self._native.list_tables(_namespace(namespace))]
+
+    def table_exists(self, identifier: Identifier) -> bool:
+        return self._native.table_exists(_ident(identifier))
+
+    def _table(self, identifier: Identifier, state: tuple[str, _native.TableMetadata]) -> Table:
+        location, metadata = state
+        return Table(metadata, location, catalog=self, identifier=_to_tuple(identifier))
+
+    def load_table(self, identifier: Identifier) -> Table:
+        """The table's current metadata; ``NoSuchTableError`` if there is no such table."""
+        return self._table(identifier, self._native.load_table(_ident(identifier)))
+
+    def register_table(self, identifier: Identifier, metadata_location: str) -> Table:
+        """Adds the table whose metadata file is ``metadata_location`` under ``identifier``."""
+        return self._table(identifier, self._native.register_table(_ident(identifier), metadata_location))
+
+    def rename_table(self, from_identifier: Identifier, to_identifier: Identifier) -> Table:
+        self._native.rename_table(_ident(from_identifier), _ident(to_identifier))
+        return self.load_table(to_identifier)
+
+    def drop_table(self, identifier: Identifier) -> None:
+        """Removes the table from the catalog; its files stay."""
+        self._native.drop_table(_ident(identifier), False)
+
+    def purge_table(self, identifier: Identifier) -> None:
+        """Removes the table and deletes every file its metadata reaches (data and delete
+        files, manifests, manifest lists, statistics and metadata files)."""
+        self._native.drop_table(_ident(identifier), True)
+
+    def default_table_location(self, identifier: Identifier) -> str:
+        """Where a table of that name goes when created without a location."""
+        return self._native.default_table_location(_ident(identifier))
+
+    def _commit_table(self, identifier: Identifier, base: Table | None,
+                      metadata: _native.TableMetadata) -> Table:
+        """Writes ``metadata`` as the next metadata file of the table and swaps the catalog
+        pointer if the table is still at ``base`` (``None``: creates it). Raises
+        ``CommitFailedError`` when another writer committed first. The building block of
+        table changes (``create_table`` and the operations of ``icefloe.commit``)."""
+        base_state = None if base is None else (base.metadata_location, base.metadata)
+        return self._table(identifier, self._native.commit_table(_ident(identifier), base_state, metadata))
+
+    # TODO(commit engineer): create_table(identifier, schema, location=None, partition_spec=...,
+    # sort_order=..., properties=...) builds a new TableMetadata and calls _commit_table(...,
+    # None, metadata); it raises NoSuchNamespaceError for a missing namespace.
+
+    # --- views ---
+
+    def list_views(self, namespace: Identifier) -> list[tuple[str, ...]]:
+        return [tuple(ns) + (name,) for ns, name in self._native.list_views(_namespace(namespace))]
+
+    def view_exists(self, identifier: Identifier) -> bool:
+        return self._native.view_exists(_ident(identifier))
+
+    def load_view(self, identifier: Identifier) -> View:
+        location, metadata = self._native.load_view(_ident(identifier))
+        return View(metadata, location, self, _to_tuple(identifier))
+
+    def rename_view(self, from_identifier: Identifier, to_identifier: Identifier) -> None:
+        self._native.rename_view(_ident(from_identifier), _ident(to_identifier))
+
+    def drop_view(self, identifier: Identifier) -> None:
+        self._native.drop_view(_ident(identifier))
+
+    def _commit_view(self, identifier: Identifier, base: View | None, metadata: _native.ViewMetadata) -> View:
+        """As :meth:`_commit_table`, for views (create when ``base`` is ``None``, else replace)."""
+        base_state = None if base is None else (base.metadata_location, base.metadata)
+        location, md = self._native.commit_view(_ident(identifier), base_state, metadata)
+        return View(md, location, self, _to_tuple(identifier))
+
+
+def load_catalog(name: str = "default", **properties: str) -> Catalog:
+    """Opens the catalog ``name`` (see the module docs for the properties). With no
+    properties: the embedded default SQLite catalog in ``$ICEFLOE_HOME`` or
+    ``./icefloe-warehouse``."""
+    props = {k: str(v) for k, v in properties.items() if v is not None}
+    return Catalog(_native.Catalog.load(name, list(props.items())), props)
