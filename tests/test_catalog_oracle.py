@@ -256,3 +256,38 @@ def test_icefloe_reads_what_pyiceberg_writes(paths):
     assert cat.load_table("pns.t").metadata.properties["from2"] == "pyiceberg"
     cat.create_namespace("ice")
     assert ("ice",) in py.list_namespaces()
+
+
+# ---------------------------------------------------------------------------------------------
+# File-system tables: Java's HadoopCatalog and icefloe's FileSystemCatalog on one warehouse
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.java
+def test_filesystem_catalog_shares_a_warehouse_with_java_hadoop_catalog(spark, tmp_path):
+    name = f"hadoop{next(_names)}"
+    for k, v in {"": "org.apache.iceberg.spark.SparkCatalog", ".type": "hadoop",
+                 ".warehouse": tmp_path.as_uri(), ".cache-enabled": "false"}.items():
+        spark.conf.set(f"spark.sql.catalog.{name}{k}", v)
+    spark.sql(f"CREATE NAMESPACE {name}.db")
+    spark.sql(f"CREATE TABLE {name}.db.t (id bigint) USING iceberg")
+    spark.sql(f"INSERT INTO {name}.db.t VALUES (1), (2)")
+
+    cat = icefloe.load_catalog("fs", type="filesystem", warehouse=str(tmp_path))
+    assert cat.list_namespaces() == [("db",)]
+    assert cat.list_tables("db") == [("db", "t")]
+    t = cat.load_table("db.t")
+    assert t.metadata_location.endswith("/v2.metadata.json")
+    # icefloe commits v3; Java reads it and commits v4 on top; icefloe reads that
+    t3 = cat._commit_table("db.t", t, with_property(t, "from", "icefloe"))
+    assert t3.metadata_location.endswith("/v3.metadata.json")
+    props = {r.key: r.value for r in spark.sql(f"SHOW TBLPROPERTIES {name}.db.t").collect()}
+    assert props["from"] == "icefloe"
+    assert spark.sql(f"SELECT count(*) AS n FROM {name}.db.t").collect()[0].n == 2
+    spark.sql(f"ALTER TABLE {name}.db.t SET TBLPROPERTIES ('from2' = 'java')")
+    t4 = cat.load_table("db.t")
+    assert t4.metadata_location.endswith("/v4.metadata.json")
+    assert t4.metadata.properties["from"] == "icefloe" and t4.metadata.properties["from2"] == "java"
+    # a commit from the stale v3 base loses against Java's v4
+    with pytest.raises(errors.CommitFailedError):
+        cat._commit_table("db.t", t3, with_property(t3, "late", "1"))

@@ -383,8 +383,14 @@ impl Catalog for FileSystemCatalog {
         base: Option<&TableState>,
         metadata: TableMetadata,
     ) -> Result<TableState> {
+        // the same folder whether written as a path or as a file: URI (Java writes `file:/…`)
+        let same_place = |a: &str, b: &str| {
+            local_path(a).trim_end_matches('/') == local_path(b).trim_end_matches('/')
+        };
         let table_location = self.default_table_location(ident)?;
-        if metadata.location.trim_end_matches('/') != table_location {
+        if !same_place(&metadata.location, &table_location)
+            || base.is_some_and(|b| !same_place(&b.metadata.location, &metadata.location))
+        {
             return Err(Error::invalid_argument(format!(
                 "file-system tables cannot be relocated: {ident} lives at {table_location}, \
                  not {}",
@@ -436,7 +442,7 @@ impl Catalog for FileSystemCatalog {
         } else {
             ".metadata.json"
         };
-        let metadata_dir = format!("{table_location}/metadata");
+        let metadata_dir = format!("{}/metadata", metadata.location.trim_end_matches('/'));
         // not `<uuid>.metadata.json` as Java names it: a uuid that starts with digits reads
         // as a `<V>-<uuid>` name to a reader that lists the folder meanwhile
         let temp = format!("{metadata_dir}/temp-{}{ext}", uuid::Uuid::new_v4());
