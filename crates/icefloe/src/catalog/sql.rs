@@ -138,6 +138,9 @@ pub struct SqlCatalog {
     db: String,
     io: Arc<dyn FileIO>,
     conn: Mutex<Connection>,
+    /// Tests: make the next swap fail at its final COMMIT, as a lost connection would.
+    #[cfg(test)]
+    fail_at_commit: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for SqlCatalog {
@@ -226,6 +229,8 @@ impl SqlCatalog {
             db,
             io,
             conn: Mutex::new(conn),
+            #[cfg(test)]
+            fail_at_commit: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -567,6 +572,16 @@ impl SqlCatalog {
                     )));
                 }
             }
+        }
+        #[cfg(test)]
+        if self
+            .fail_at_commit
+            .swap(false, std::sync::atomic::Ordering::Relaxed)
+        {
+            // dropping the transaction rolls it back; the caller cannot know that
+            return Err(Error::CommitStateUnknown {
+                message: "injected failure at COMMIT".to_string(),
+            });
         }
         tx.commit().map_err(|e| Error::CommitStateUnknown {
             message: format!(

@@ -686,3 +686,34 @@ fn concurrent_writers_lose_no_commit() {
     let files = files_in(&f.dir.join("warehouse/db/t/metadata"));
     assert_eq!(files.len(), THREADS * COMMITS + 1, "{retries} retries");
 }
+
+#[test]
+fn an_unknown_outcome_keeps_the_new_metadata_file() {
+    let f = Fixture::new("sql-unknown");
+    let cat = f.open("c");
+    cat.create_namespace(&ns(&["db"]), &[]).unwrap();
+    let t = ident("db.t");
+    let base = create_table(&cat, "db.t");
+    let meta_dir = f.dir.join("warehouse/db/t/metadata");
+    cat.fail_at_commit
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let r = cat.commit_table(&t, Some(&base), with_property(&base, "k", "1"));
+    assert!(matches!(r, Err(Error::CommitStateUnknown { .. })), "{r:?}");
+    // the file it wrote may be referenced, so it stays
+    assert_eq!(files_in(&meta_dir).len(), 2);
+    // (here the swap was in fact rolled back)
+    assert_eq!(
+        cat.load_table(&t).unwrap().metadata_location,
+        base.metadata_location
+    );
+    // whereas a lost race removes its file
+    let winner = cat
+        .commit_table(&t, Some(&base), with_property(&base, "k", "2"))
+        .unwrap();
+    assert!(matches!(
+        cat.commit_table(&t, Some(&base), with_property(&base, "k", "3")),
+        Err(Error::CommitFailed { .. })
+    ));
+    assert_eq!(files_in(&meta_dir).len(), 3);
+    assert!(Path::new(local_path(&winner.metadata_location)).exists());
+}
