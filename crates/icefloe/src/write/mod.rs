@@ -6,6 +6,7 @@
 //! module needs only the table's schema, spec, sort order and properties, so it runs where
 //! no catalog is reachable.
 
+pub mod arrow_schema;
 pub mod human;
 pub mod metrics;
 pub mod metrics_config;
@@ -17,7 +18,7 @@ mod tests;
 
 use crate::error::{Error, Result};
 use crate::manifest::{DataContentType, DataFile, FileFormat, ManifestEntry, ManifestStatus};
-use crate::spec::Literal;
+use crate::spec::{Literal, StructType};
 use metrics::FileMetrics;
 
 /// What a Parquet writer reports about a file it wrote.
@@ -77,6 +78,43 @@ pub fn data_file(
     f.split_offsets = Some(split_offsets);
     f.sort_order_id = written.sort_order_id;
     Ok(f)
+}
+
+/// The partition tuple in row `row` of a partition struct column (one child per field of
+/// the partition type, as `crate::arrow::manifest::entries_schema` has it).
+pub fn partition_from_struct(
+    partition: &arrow_array::StructArray,
+    row: usize,
+    partition_type: &StructType,
+) -> Result<Vec<Option<Literal>>> {
+    if partition.num_columns() != partition_type.fields.len() {
+        return Err(Error::invalid_argument(format!(
+            "the partition has {} fields, the partition spec {}",
+            partition.num_columns(),
+            partition_type.fields.len()
+        )));
+    }
+    partition_type
+        .fields
+        .iter()
+        .zip(partition.columns())
+        .map(|(f, c)| {
+            let ty = f.field_type.as_primitive().ok_or_else(|| {
+                Error::unsupported(format!("partition field '{}' is not primitive", f.name))
+            })?;
+            crate::arrow::array_value(c.as_ref(), row, ty)
+        })
+        .collect()
+}
+
+/// Data files as record batch rows in the form of `crate::arrow::manifest::entries_schema`
+/// (ADDED entries), which `crate::arrow::manifest::batch_to_entries` reads back.
+pub fn data_files_to_batch(
+    files: Vec<DataFile>,
+    partition_type: &StructType,
+) -> Result<arrow_array::RecordBatch> {
+    let entries: Vec<ManifestEntry> = files.into_iter().map(added_entry).collect();
+    crate::arrow::manifest::entries_to_batch(&entries, partition_type)
 }
 
 /// A new data file as the manifest entry a commit adds: status ADDED, snapshot id and

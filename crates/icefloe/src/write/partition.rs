@@ -37,6 +37,41 @@ impl PartitionGroups {
         self.partitions.is_empty()
     }
 
+    /// The groups as a record batch: a `partition` struct column (one child per partition
+    /// field, as in `crate::arrow::manifest::entries_schema`) and a `path` column.
+    pub fn to_batch(&self, partition_type: &crate::spec::StructType) -> Result<RecordBatch> {
+        use arrow_array::{StringArray, StructArray};
+        use arrow_schema::{Field, Fields, Schema as ArrowSchema};
+        use std::sync::Arc;
+        let mut fields = Vec::new();
+        let mut children: Vec<ArrayRef> = Vec::new();
+        for (i, f) in partition_type.fields.iter().enumerate() {
+            let ty = f.field_type.as_primitive().ok_or_else(|| {
+                Error::unsupported(format!("partition field '{}' is not primitive", f.name))
+            })?;
+            let values: Vec<Option<&Literal>> = self
+                .partitions
+                .iter()
+                .map(|p| p.get(i).and_then(Option::as_ref))
+                .collect();
+            let array = crate::arrow::literals_to_array(&values, ty)?;
+            fields.push(Field::new(&f.name, array.data_type().clone(), true));
+            children.push(array);
+        }
+        let err = |e: arrow_schema::ArrowError| Error::invalid_argument(e.to_string());
+        let partition: ArrayRef = if fields.is_empty() {
+            Arc::new(StructArray::new_empty_fields(self.len(), None))
+        } else {
+            Arc::new(StructArray::try_new(Fields::from(fields), children, None).map_err(err)?)
+        };
+        let paths: ArrayRef = Arc::new(StringArray::from_iter_values(self.paths.iter()));
+        let schema = ArrowSchema::new(vec![
+            Field::new("partition", partition.data_type().clone(), false),
+            Field::new("path", DataType::Utf8, false),
+        ]);
+        RecordBatch::try_new(Arc::new(schema), vec![partition, paths]).map_err(err)
+    }
+
     pub fn group_rows(&self, g: usize) -> &[u32] {
         match (self.offsets.get(g), self.offsets.get(g + 1)) {
             (Some(s), Some(e)) => self.rows.get(*s..*e).unwrap_or(&[]),
