@@ -1,15 +1,15 @@
 //! Column metrics of a data file computed from the Arrow arrays written into it, as Java's
 //! Parquet writer records them (`ParquetUtil.footerMetrics` plus its float/double field
-//! metrics):
+//! metrics; checked against Java in tests/test_writer_oracle.py):
 //!
-//! - value and null counts per leaf column count Parquet's leaf slots: one per row for
-//!   columns outside lists and maps; for list elements and map keys/values one per element,
-//!   plus one for every null or empty list (map) and for every null ancestor, which counts
-//!   as a null (this is what the Parquet footer holds and Java copies);
-//! - NaN counts for float and double columns outside lists and maps; NaN never enters a
-//!   bound, and `-0.0 < 0.0` (Java's `Float.compare`);
-//! - bounds (Appendix D) only for columns outside lists and maps, strings and binary cut per
-//!   the column's [`MetricsMode`] (see [`super::truncate`]).
+//! - value and null counts per leaf column, one slot per row; a null struct makes its
+//!   children null;
+//! - NaN counts for float and double columns; NaN never enters a bound, and `-0.0 < 0.0`
+//!   (Java's `Float.compare`);
+//! - bounds (Appendix D), strings and binary cut per the column's [`MetricsMode`] (see
+//!   [`super::truncate`]);
+//! - nothing but the column size for fields inside lists and maps (Java keeps no counts or
+//!   bounds for them).
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -46,7 +46,7 @@ pub struct FileMetrics {
 pub struct Leaf {
     pub field_id: i32,
     pub ty: PrimitiveType,
-    /// Inside a list or a map: counts only, no bounds or NaN counts.
+    /// Inside a list or a map: no metrics but the column size.
     pub repeated: bool,
 }
 
@@ -104,13 +104,6 @@ pub struct MetricsCollector {
     record_count: i64,
 }
 
-/// Which slots of an array feed a leaf: every row (with the nulls of struct ancestors), or
-/// a list of slots where `None` is a null or empty list / map or a null ancestor.
-enum Sel {
-    Rows(Option<NullBuffer>),
-    Entries(Vec<Option<usize>>),
-}
-
 impl MetricsCollector {
     pub fn new(schema: &Schema) -> MetricsCollector {
         let leaves = leaves(schema);
@@ -144,13 +137,7 @@ impl MetricsCollector {
         }
         let mut leaf = 0;
         for (field, column) in fields.iter().zip(batch.columns()) {
-            self.visit(
-                field,
-                &field.name,
-                column.as_ref(),
-                &Sel::Rows(None),
-                &mut leaf,
-            )?;
+            self.visit(field, &field.name, column.as_ref(), None, &mut leaf)?;
         }
         self.record_count += batch.num_rows() as i64;
         Ok(())
@@ -161,7 +148,7 @@ impl MetricsCollector {
         field: &NestedField,
         name: &str,
         array: &dyn Array,
-        sel: &Sel,
+        ancestors: Option<&NullBuffer>,
         leaf: &mut usize,
     ) -> Result<()> {
         let mismatch = || {
@@ -183,7 +170,7 @@ impl MetricsCollector {
                     .accs
                     .get_mut(i)
                     .ok_or_else(|| Error::invalid_argument("the schema changed"))?;
-                update_leaf(acc, array, sel).map_err(|e| match e {
+                update_leaf(acc, array, ancestors).map_err(|e| match e {
                     Error::InvalidArgument { message, .. } => {
                         Error::invalid_argument(format!("column '{name}': {message}"))
                     }
@@ -193,44 +180,15 @@ impl MetricsCollector {
             Type::Struct(s) => {
                 let a = array.as_struct_opt().ok_or_else(mismatch)?;
                 check_width(s, a.num_columns(), name)?;
-                let child_sel = match sel {
-                    Sel::Rows(nulls) => Sel::Rows(NullBuffer::union(nulls.as_ref(), a.nulls())),
-                    Sel::Entries(v) => {
-                        Sel::Entries(v.iter().map(|e| e.filter(|j| a.is_valid(*j))).collect())
-                    }
-                };
+                let nulls = NullBuffer::union(ancestors, a.nulls());
                 for (f, c) in s.fields.iter().zip(a.columns()) {
                     let child = format!("{name}.{}", f.name);
-                    self.visit(f, &child, c.as_ref(), &child_sel, leaf)?;
+                    self.visit(f, &child, c.as_ref(), nulls.as_ref(), leaf)?;
                 }
                 Ok(())
             }
-            Type::List(l) => {
-                let a = array.as_list_opt::<i32>().ok_or_else(mismatch)?;
-                let entries = expand(sel, a.len(), |i| a.is_valid(i), a.value_offsets());
-                let child = format!("{name}.element");
-                self.visit(
-                    &l.element_field,
-                    &child,
-                    a.values().as_ref(),
-                    &Sel::Entries(entries),
-                    leaf,
-                )
-            }
-            Type::Map(m) => {
-                let a = array.as_map_opt().ok_or_else(mismatch)?;
-                let entries = expand(sel, a.len(), |i| a.is_valid(i), a.value_offsets());
-                let sel = Sel::Entries(entries);
-                let (k, v) = (a.keys(), a.values());
-                self.visit(&m.key_field, &format!("{name}.key"), k.as_ref(), &sel, leaf)?;
-                self.visit(
-                    &m.value_field,
-                    &format!("{name}.value"),
-                    v.as_ref(),
-                    &sel,
-                    leaf,
-                )
-            }
+            // no metrics inside lists and maps: only check the types and count the leaves
+            Type::List(_) | Type::Map(_) => check_nested(field, name, array, leaf),
             Type::Variant => Err(Error::unsupported(format!(
                 "column '{name}': writing variant columns is not supported"
             ))),
@@ -249,14 +207,16 @@ impl MetricsCollector {
             if mode == MetricsMode::None {
                 continue;
             }
+            if leaf.repeated {
+                continue;
+            }
             let id = leaf.field_id;
             m.value_counts.push((id, acc.values));
             m.null_value_counts.push((id, acc.nulls));
-            let is_float = matches!(leaf.ty, PrimitiveType::Float | PrimitiveType::Double);
-            if is_float && !leaf.repeated {
+            if matches!(leaf.ty, PrimitiveType::Float | PrimitiveType::Double) {
                 m.nan_value_counts.push((id, acc.nans));
             }
-            if !mode.has_bounds() || leaf.repeated {
+            if !mode.has_bounds() {
                 continue;
             }
             let (lower, upper) = bounds(&acc.min_max, &leaf.ty, mode)?;
@@ -295,80 +255,86 @@ fn check_width(s: &StructType, n: usize, name: &str) -> Result<()> {
     Ok(())
 }
 
-/// The child slots of a list or map column: its elements for each valid, non-empty slot of
-/// `sel`, and one `None` for every null slot or empty list.
-fn expand(
-    sel: &Sel,
-    len: usize,
-    is_valid: impl Fn(usize) -> bool,
-    offsets: &[i32],
-) -> Vec<Option<usize>> {
-    let mut out = Vec::new();
-    let push = |i: Option<usize>, out: &mut Vec<Option<usize>>| {
-        let Some(i) = i.filter(|i| is_valid(*i)) else {
-            out.push(None);
-            return;
-        };
-        let (start, end) = match (offsets.get(i), offsets.get(i + 1)) {
-            (Some(s), Some(e)) => (*s as usize, *e as usize),
-            _ => (0, 0),
-        };
-        if start == end {
-            out.push(None);
-        } else {
-            out.extend((start..end).map(Some));
-        }
+/// Calls `f` for each row of `array` that holds a value (not null, nor under a null
+/// ancestor); returns the number of rows and of nulls among them.
+fn for_each_valid(
+    array: &dyn Array,
+    ancestors: Option<&NullBuffer>,
+    mut f: impl FnMut(usize),
+) -> (i64, i64) {
+    let n = array.len();
+    let nulls = NullBuffer::union(ancestors, array.logical_nulls().as_ref());
+    match &nulls {
+        None => (0..n).for_each(&mut f),
+        Some(nb) => (0..n).filter(|i| nb.is_valid(*i)).for_each(&mut f),
+    }
+    (n as i64, nulls.map_or(0, |nb| nb.null_count() as i64))
+}
+
+/// Checks the Arrow types of a list or map column against its Iceberg type and moves the
+/// leaf counter past its leaves.
+fn check_nested(
+    field: &NestedField,
+    name: &str,
+    array: &dyn Array,
+    leaf: &mut usize,
+) -> Result<()> {
+    let mismatch = || {
+        Error::invalid_argument(format!(
+            "column '{name}' (field id {}) of type {} cannot be an Arrow {}",
+            field.id,
+            field.field_type,
+            array.data_type()
+        ))
     };
-    match sel {
-        Sel::Rows(nulls) => {
-            for i in 0..len {
-                let valid = nulls.as_ref().map_or(true, |n| n.is_valid(i));
-                push(valid.then_some(i), &mut out);
+    match &field.field_type {
+        Type::Primitive(p) => {
+            if !arrow_type_matches(p, array.data_type()) {
+                return Err(mismatch());
             }
+            *leaf += 1;
+            Ok(())
         }
-        Sel::Entries(v) => {
-            for e in v {
-                push(*e, &mut out);
+        Type::Struct(s) => {
+            let a = array.as_struct_opt().ok_or_else(mismatch)?;
+            check_width(s, a.num_columns(), name)?;
+            for (f, c) in s.fields.iter().zip(a.columns()) {
+                check_nested(f, &format!("{name}.{}", f.name), c.as_ref(), leaf)?;
             }
+            Ok(())
         }
+        Type::List(l) => {
+            let a = array.as_list_opt::<i32>().ok_or_else(mismatch)?;
+            let e = &l.element_field;
+            check_nested(e, &format!("{name}.element"), a.values().as_ref(), leaf)
+        }
+        Type::Map(m) => {
+            let a = array.as_map_opt().ok_or_else(mismatch)?;
+            check_nested(
+                &m.key_field,
+                &format!("{name}.key"),
+                a.keys().as_ref(),
+                leaf,
+            )?;
+            check_nested(
+                &m.value_field,
+                &format!("{name}.value"),
+                a.values().as_ref(),
+                leaf,
+            )
+        }
+        Type::Variant => Err(Error::unsupported(format!(
+            "column '{name}': writing variant columns is not supported"
+        ))),
     }
-    out
 }
 
-/// Calls `f` for each slot of `sel` that holds a value of `array`; returns the number of
-/// slots and of nulls among them.
-fn for_each_valid(array: &dyn Array, sel: &Sel, mut f: impl FnMut(usize)) -> (i64, i64) {
-    match sel {
-        Sel::Rows(ancestors) => {
-            let n = array.len();
-            let nulls = NullBuffer::union(ancestors.as_ref(), array.logical_nulls().as_ref());
-            match &nulls {
-                None => (0..n).for_each(&mut f),
-                Some(nb) => (0..n).filter(|i| nb.is_valid(*i)).for_each(&mut f),
-            }
-            (n as i64, nulls.map_or(0, |nb| nb.null_count() as i64))
-        }
-        Sel::Entries(v) => {
-            let mut nulls = 0;
-            for e in v {
-                match e {
-                    Some(j) if array.is_valid(*j) => f(*j),
-                    _ => nulls += 1,
-                }
-            }
-            (v.len() as i64, nulls)
-        }
-    }
-}
-
-/// Min and max of a primitive array's selected values with `less` as the order; values for
-/// which `skip` holds (NaN) are counted and left out.
 /// Slots, nulls, skipped (NaN) values, and min and max of one array.
 type Summary<V> = (i64, i64, i64, Option<(V, V)>);
 
 fn primitive_min_max<T: ArrowPrimitiveType>(
     array: &dyn Array,
-    sel: &Sel,
+    ancestors: Option<&NullBuffer>,
     skip: impl Fn(T::Native) -> bool,
     less: impl Fn(T::Native, T::Native) -> bool,
 ) -> Result<Summary<T::Native>> {
@@ -378,7 +344,7 @@ fn primitive_min_max<T: ArrowPrimitiveType>(
     let values = a.values();
     let mut skipped = 0;
     let mut mm: Option<(T::Native, T::Native)> = None;
-    let (n, nulls) = for_each_valid(array, sel, |i| {
+    let (n, nulls) = for_each_valid(array, ancestors, |i| {
         let v = values[i];
         if skip(v) {
             skipped += 1;
@@ -399,11 +365,11 @@ type ByteRange<'a> = (&'a [u8], &'a [u8]);
 
 fn bytes_min_max<'a>(
     array: &dyn Array,
-    sel: &Sel,
+    ancestors: Option<&NullBuffer>,
     value: impl Fn(usize) -> &'a [u8],
 ) -> (i64, i64, Option<ByteRange<'a>>) {
     let mut mm: Option<(&[u8], &[u8])> = None;
-    let (n, nulls) = for_each_valid(array, sel, |i| {
+    let (n, nulls) = for_each_valid(array, ancestors, |i| {
         let v = value(i);
         mm = Some(match mm {
             None => (v, v),
@@ -413,12 +379,12 @@ fn bytes_min_max<'a>(
     (n, nulls, mm)
 }
 
-fn update_leaf(acc: &mut Acc, array: &dyn Array, sel: &Sel) -> Result<()> {
+fn update_leaf(acc: &mut Acc, array: &dyn Array, ancestors: Option<&NullBuffer>) -> Result<()> {
     let (n, nulls, nans, new) = match array.data_type() {
         DataType::Boolean => {
             let a = array.as_boolean();
             let mut mm: Option<(bool, bool)> = None;
-            let (n, nulls) = for_each_valid(array, sel, |i| {
+            let (n, nulls) = for_each_valid(array, ancestors, |i| {
                 let v = a.value(i);
                 mm = Some(mm.map_or((v, v), |(lo, hi)| (lo & v, hi | v)));
             });
@@ -426,44 +392,56 @@ fn update_leaf(acc: &mut Acc, array: &dyn Array, sel: &Sel) -> Result<()> {
         }
         DataType::Int32 => {
             let (n, nu, _, mm) =
-                primitive_min_max::<Int32Type>(array, sel, |_| false, |a, b| a < b)?;
+                primitive_min_max::<Int32Type>(array, ancestors, |_| false, |a, b| a < b)?;
             (n, nu, 0, mm.map(|(a, b)| MinMax::I32(a, b)))
         }
         DataType::Date32 => {
             let (n, nu, _, mm) =
-                primitive_min_max::<Date32Type>(array, sel, |_| false, |a, b| a < b)?;
+                primitive_min_max::<Date32Type>(array, ancestors, |_| false, |a, b| a < b)?;
             (n, nu, 0, mm.map(|(a, b)| MinMax::I32(a, b)))
         }
         DataType::Int64 => {
             let (n, nu, _, mm) =
-                primitive_min_max::<Int64Type>(array, sel, |_| false, |a, b| a < b)?;
+                primitive_min_max::<Int64Type>(array, ancestors, |_| false, |a, b| a < b)?;
             (n, nu, 0, mm.map(|(a, b)| MinMax::I64(a, b)))
         }
         DataType::Time64(TimeUnit::Microsecond) => {
-            let (n, nu, _, mm) =
-                primitive_min_max::<Time64MicrosecondType>(array, sel, |_| false, |a, b| a < b)?;
+            let (n, nu, _, mm) = primitive_min_max::<Time64MicrosecondType>(
+                array,
+                ancestors,
+                |_| false,
+                |a, b| a < b,
+            )?;
             (n, nu, 0, mm.map(|(a, b)| MinMax::I64(a, b)))
         }
         DataType::Timestamp(TimeUnit::Microsecond, _) => {
-            let (n, nu, _, mm) =
-                primitive_min_max::<TimestampMicrosecondType>(array, sel, |_| false, |a, b| a < b)?;
+            let (n, nu, _, mm) = primitive_min_max::<TimestampMicrosecondType>(
+                array,
+                ancestors,
+                |_| false,
+                |a, b| a < b,
+            )?;
             (n, nu, 0, mm.map(|(a, b)| MinMax::I64(a, b)))
         }
         DataType::Timestamp(TimeUnit::Nanosecond, _) => {
-            let (n, nu, _, mm) =
-                primitive_min_max::<TimestampNanosecondType>(array, sel, |_| false, |a, b| a < b)?;
+            let (n, nu, _, mm) = primitive_min_max::<TimestampNanosecondType>(
+                array,
+                ancestors,
+                |_| false,
+                |a, b| a < b,
+            )?;
             (n, nu, 0, mm.map(|(a, b)| MinMax::I64(a, b)))
         }
         DataType::Decimal128(_, _) => {
             let (n, nu, _, mm) =
-                primitive_min_max::<Decimal128Type>(array, sel, |_| false, |a, b| a < b)?;
+                primitive_min_max::<Decimal128Type>(array, ancestors, |_| false, |a, b| a < b)?;
             (n, nu, 0, mm.map(|(a, b)| MinMax::I128(a, b)))
         }
         // total_cmp orders -0.0 before 0.0, as Float.compare; NaN is skipped
         DataType::Float32 => {
             let (n, nu, nans, mm) = primitive_min_max::<Float32Type>(
                 array,
-                sel,
+                ancestors,
                 |v: f32| v.is_nan(),
                 |a: f32, b: f32| a.total_cmp(&b).is_lt(),
             )?;
@@ -472,7 +450,7 @@ fn update_leaf(acc: &mut Acc, array: &dyn Array, sel: &Sel) -> Result<()> {
         DataType::Float64 => {
             let (n, nu, nans, mm) = primitive_min_max::<Float64Type>(
                 array,
-                sel,
+                ancestors,
                 |v: f64| v.is_nan(),
                 |a: f64, b: f64| a.total_cmp(&b).is_lt(),
             )?;
@@ -480,7 +458,7 @@ fn update_leaf(acc: &mut Acc, array: &dyn Array, sel: &Sel) -> Result<()> {
         }
         DataType::Utf8 => {
             let a = array.as_string::<i32>();
-            let (n, nu, mm) = bytes_min_max(array, sel, |i| a.value(i).as_bytes());
+            let (n, nu, mm) = bytes_min_max(array, ancestors, |i| a.value(i).as_bytes());
             (
                 n,
                 nu,
@@ -490,7 +468,7 @@ fn update_leaf(acc: &mut Acc, array: &dyn Array, sel: &Sel) -> Result<()> {
         }
         DataType::Binary => {
             let a = array.as_binary::<i32>();
-            let (n, nu, mm) = bytes_min_max(array, sel, |i| a.value(i));
+            let (n, nu, mm) = bytes_min_max(array, ancestors, |i| a.value(i));
             (
                 n,
                 nu,
@@ -500,7 +478,7 @@ fn update_leaf(acc: &mut Acc, array: &dyn Array, sel: &Sel) -> Result<()> {
         }
         DataType::FixedSizeBinary(_) => {
             let a = array.as_fixed_size_binary();
-            let (n, nu, mm) = bytes_min_max(array, sel, |i| a.value(i));
+            let (n, nu, mm) = bytes_min_max(array, ancestors, |i| a.value(i));
             (
                 n,
                 nu,

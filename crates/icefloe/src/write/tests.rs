@@ -1,10 +1,11 @@
 //! Tests of partitioning and metrics on hand-built batches; expected values are worked out
 //! from the rules (and the Java oracle in tests/test_writer_oracle.py checks them against
 //! Java on real files).
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::sync::Arc;
 
+use ::arrow_schema::{DataType, Field, Fields, Schema as ArrowSchema};
 use arrow_array::builder::{Float64Builder, Int32Builder, ListBuilder, MapBuilder, StringBuilder};
 use arrow_array::{
     ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array, FixedSizeBinaryArray,
@@ -12,7 +13,6 @@ use arrow_array::{
     TimestampMicrosecondArray,
 };
 use arrow_buffer::NullBuffer;
-use arrow_schema::{DataType, Field, Fields, Schema as ArrowSchema};
 
 use super::metrics::{leaves, FileMetrics, MetricsCollector};
 use super::metrics_config::MetricsConfig;
@@ -305,7 +305,7 @@ fn nested_batch() -> RecordBatch {
 }
 
 #[test]
-fn nested_metrics_count_parquet_slots() {
+fn nested_metrics_as_java() {
     let s = nested_schema();
     assert_eq!(
         leaves(&s).iter().map(|l| l.field_id).collect::<Vec<_>>(),
@@ -320,19 +320,35 @@ fn nested_metrics_count_parquet_slots() {
     assert_eq!(get(&m.upper_bounds, 3), Some(1.5f64.to_le_bytes().to_vec()));
     assert_eq!(get(&m.null_value_counts, 4), Some(2));
     assert_eq!(get(&m.upper_bounds, 4), Some(2i32.to_le_bytes().to_vec()));
-    // list elements: 3 + 1 (empty) + 1 (null) + 1 slots; null element, empty and null list
-    // are the nulls; no NaN counts and no bounds inside lists (as the numbers pyarrow
-    // writes to the footer and Java keeps)
-    assert_eq!(get(&m.value_counts, 6), Some(6));
-    assert_eq!(get(&m.null_value_counts, 6), Some(3));
-    assert_eq!(get(&m.nan_value_counts, 6), None);
-    assert_eq!(get(&m.lower_bounds, 6), None);
-    // map keys and values: the null and the empty map are one null slot each
-    assert_eq!(get(&m.value_counts, 8), Some(4));
-    assert_eq!(get(&m.null_value_counts, 8), Some(2));
-    assert_eq!(get(&m.value_counts, 9), Some(4));
-    assert_eq!(get(&m.null_value_counts, 9), Some(3));
-    assert_eq!(get(&m.lower_bounds, 8), None);
+    // inside lists and maps Java keeps no counts, NaN counts or bounds (only sizes)
+    for id in [6, 8, 9] {
+        assert_eq!(get(&m.value_counts, id), None, "{id}");
+        assert_eq!(get(&m.null_value_counts, id), None, "{id}");
+        assert_eq!(get(&m.nan_value_counts, id), None, "{id}");
+        assert_eq!(get(&m.lower_bounds, id), None, "{id}");
+        assert_eq!(get(&m.upper_bounds, id), None, "{id}");
+    }
+    let c = MetricsConfig::default();
+    let mut coll = MetricsCollector::new(&s);
+    coll.update(&s, &nested_batch()).unwrap();
+    assert_eq!(coll.measured_leaves(&s, &c), vec![1, 3, 4, 6, 8, 9]);
+}
+
+#[test]
+fn nested_types_are_checked_inside_lists_and_maps() {
+    let s = nested_schema();
+    let b = nested_batch();
+    let mut cols = b.columns().to_vec();
+    let mut tags = ListBuilder::new(Int32Builder::new());
+    for _ in 0..4 {
+        tags.append_value([Some(1)]);
+    }
+    cols[2] = Arc::new(tags.finish());
+    let err = MetricsCollector::new(&s)
+        .update(&s, &batch(cols))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("'tags.element'"), "{err}");
 }
 
 #[test]
@@ -473,4 +489,29 @@ fn data_file_keeps_sizes_of_measured_columns() {
     let mut short = written;
     short.column_sizes.pop();
     assert!(data_file(short, m, &ids, &measured).is_err());
+}
+
+#[test]
+fn arrow_schema_carries_field_ids() {
+    let s = nested_schema();
+    let a = super::arrow_schema::schema_to_arrow(&s).unwrap();
+    let id = |f: &Field| f.metadata().get("PARQUET:field_id").cloned().unwrap();
+    assert_eq!(id(a.field(0)), "1");
+    let DataType::Struct(p) = a.field(1).data_type() else {
+        panic!("{a:?}")
+    };
+    assert_eq!(id(&p[1]), "4");
+    let DataType::List(e) = a.field(2).data_type() else {
+        panic!("{a:?}")
+    };
+    assert_eq!((e.name().as_str(), id(e).as_str()), ("element", "6"));
+    assert!(e.is_nullable()); // the element is optional
+    let DataType::Map(entries, _) = a.field(3).data_type() else {
+        panic!("{a:?}")
+    };
+    let DataType::Struct(kv) = entries.data_type() else {
+        panic!("{a:?}")
+    };
+    assert_eq!((id(&kv[0]), id(&kv[1])), ("8".to_string(), "9".to_string()));
+    assert!(!kv[0].is_nullable());
 }
