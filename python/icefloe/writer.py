@@ -260,9 +260,13 @@ class _RollingWriter:
                 self.file = _OpenFile(path, self.arrow_schema, self.options, self.partition, self.context)
             # as many rows as are expected to fill the file, by the compressed bytes per
             # row seen so far (the in-memory size before anything was written)
-            per_row = self.bytes_per_row or max(table.nbytes / table.num_rows, 1.0)
+            memory_per_row = max(table.nbytes / table.num_rows, 1.0)
+            per_row = self.bytes_per_row or memory_per_row
             remaining = self.options.target_file_size - self.file.position()
             rows = min(table.num_rows, max(1, math.ceil(remaining / per_row)))
+            # and no more than a row group's worth, measured in memory as Java measures
+            # its buffered row group
+            rows = min(rows, max(1, int(self.options.row_group_size / memory_per_row)))
             chunk = table.slice(0, rows)
             table = table.slice(rows)
             self.file.write(chunk)
