@@ -3,7 +3,8 @@
 //! metrics; checked against Java in tests/test_writer_oracle.py):
 //!
 //! - value and null counts per leaf column, one slot per row; a null struct makes its
-//!   children null;
+//!   children null, except for float and double columns, which Java counts with its own
+//!   field metrics: only rows where every ancestor struct is present;
 //! - NaN counts for float and double columns; NaN never enters a bound, and `-0.0 < 0.0`
 //!   (Java's `Float.compare`);
 //! - bounds (Appendix D), strings and binary cut per the column's [`MetricsMode`] (see
@@ -491,6 +492,15 @@ fn update_leaf(acc: &mut Acc, array: &dyn Array, ancestors: Option<&NullBuffer>)
                 "Arrow type {other} is not supported for metrics"
             )))
         }
+    };
+    // Java's writer counts float and double columns with its own field metrics, which see
+    // a value only where every ancestor struct is present (the footer counts every row)
+    let (n, nulls) = match array.data_type() {
+        DataType::Float32 | DataType::Float64 => {
+            let hidden = ancestors.map_or(0, |a| a.null_count() as i64);
+            (n - hidden, nulls - hidden)
+        }
+        _ => (n, nulls),
     };
     acc.values += n;
     acc.nulls += nulls;
