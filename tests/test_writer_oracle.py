@@ -212,6 +212,7 @@ PARTITIONINGS = [
     "PARTITIONED BY (s, dec, b, tstz)",
     "PARTITIONED BY (hours(ts), days(tstz), truncate(10, i), bucket(4, i), years(day))",
     "PARTITIONED BY (bucket(5, bin), truncate(3, bin), bucket(2, dec), truncate(50, dec), ts)",
+    "PARTITIONED BY (f, d, day, i, bin)",
 ]
 
 
