@@ -13,6 +13,7 @@ mod schema;
 mod schema_update;
 mod transforms;
 mod view;
+mod write;
 
 use pyo3::prelude::*;
 use pyo3::types::PyAnyMethods;
@@ -51,5 +52,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     expr::register(m)?;
     projection::register(m)?;
     schema_update::register(m)?;
+    write::register(m)?;
     Ok(())
 }
