@@ -2,6 +2,7 @@
 //! the `icefloe` crate. Exposed to Python as the private module `icefloe._native`.
 
 mod catalog;
+mod commit;
 mod error;
 mod expr;
 mod manifest;
@@ -53,5 +54,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     projection::register(m)?;
     schema_update::register(m)?;
     write::register(m)?;
+    commit::register(m)?;
     Ok(())
 }
