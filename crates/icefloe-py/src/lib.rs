@@ -12,6 +12,7 @@ mod puffin;
 mod scan;
 mod schema;
 mod schema_update;
+mod transaction;
 mod transforms;
 mod view;
 mod write;
@@ -55,5 +56,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     schema_update::register(m)?;
     write::register(m)?;
     commit::register(m)?;
+    transaction::register(m)?;
     Ok(())
 }
