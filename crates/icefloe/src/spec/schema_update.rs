@@ -82,6 +82,11 @@ impl UpdateSchema {
         }
     }
 
+    /// The schema the changes were made against.
+    pub fn base_schema(&self) -> &Schema {
+        &self.schema
+    }
+
     /// The table's `last-column-id` after the changes.
     pub fn last_column_id(&self) -> i32 {
         self.last_column_id
