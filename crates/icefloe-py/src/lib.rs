@@ -12,6 +12,7 @@ mod puffin;
 mod scan;
 mod schema;
 mod schema_update;
+mod spec_update;
 mod transaction;
 mod transforms;
 mod view;
@@ -54,6 +55,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     expr::register(m)?;
     projection::register(m)?;
     schema_update::register(m)?;
+    spec_update::register(m)?;
     write::register(m)?;
     commit::register(m)?;
     transaction::register(m)?;

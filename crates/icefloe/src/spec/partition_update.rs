@@ -60,6 +60,9 @@ pub struct UpdatePartitionSpec {
     spec: PartitionSpec,
     /// Every field of every spec of the table, newest spec first, for re-use (v2+).
     historical: Vec<PartitionField>,
+    /// The table's `last-partition-id` before the changes.
+    base_last_partition_id: i32,
+    /// The last id handed out; ids of refused adds are used up, as in Java.
     last_assigned_partition_id: i32,
     case_sensitive: bool,
     name_to_field: HashMap<String, PartitionField>,
@@ -115,6 +118,7 @@ impl UpdatePartitionSpec {
             schema: schema.clone(),
             spec: spec.clone(),
             historical,
+            base_last_partition_id: last_partition_id,
             last_assigned_partition_id: last_partition_id,
             case_sensitive: true,
             name_to_field,
@@ -135,14 +139,15 @@ impl UpdatePartitionSpec {
         self
     }
 
-    /// The table's `last-partition-id` once the result is committed: the highest id
-    /// assigned so far, never lower than before.
+    /// The table's `last-partition-id` once the result is committed: the highest field
+    /// id of the result, never lower than before (what Java's metadata builder records;
+    /// ids used up by refused adds are not counted).
     pub fn last_partition_id(&self) -> i32 {
         self.adds
             .iter()
             .map(|f| f.field_id)
             .chain(self.spec.fields.iter().map(|f| f.field_id))
-            .fold(self.last_assigned_partition_id, i32::max)
+            .fold(self.base_last_partition_id, i32::max)
     }
 
     /// Adds an identity partition on column `source`, named after the column.
@@ -407,7 +412,9 @@ impl UpdatePartitionSpec {
                     self.schema.schema_id()
                 ))
             })?;
-        if !transform.can_transform(&field.field_type) {
+        // identity is a bare column reference, which Java binds without a type check
+        // (the check comes when the result is applied)
+        if transform != Transform::Identity && !transform.can_transform(&field.field_type) {
             return Err(bad(format!(
                 "Cannot bind: {transform} cannot transform {} values from '{source}'",
                 field.field_type

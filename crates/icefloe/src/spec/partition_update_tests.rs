@@ -249,7 +249,10 @@ fn refusals() {
     assert!(update(2, &spec)
         .add_field("data", Transform::Day, None)
         .is_err());
-    assert!(update(2, &spec).add_identity("s").is_err());
+    // a bare column binds whatever its type; the spec is then refused
+    let mut u = update(2, &spec);
+    u.add_identity("s").unwrap();
+    assert!(u.apply().is_err());
     // a source inside a list binds, but the spec is refused
     let mut u = update(2, &spec);
     u.add_identity("l.y").unwrap();
@@ -305,6 +308,8 @@ fn a_refused_add_still_uses_up_its_id() {
     assert!(u
         .add_field("data", Transform::Identity, Some("shard"))
         .is_err());
+    assert_eq!(u.last_partition_id(), 1002);
     u.add_field("data", Transform::Truncate(2), None).unwrap();
     assert_eq!(fields(&u.apply().unwrap())[3].1, 1004);
+    assert_eq!(u.last_partition_id(), 1004);
 }

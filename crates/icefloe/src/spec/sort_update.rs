@@ -81,7 +81,9 @@ impl ReplaceSortOrder {
                     self.schema.schema_id()
                 ))
             })?;
-        if !transform.can_transform(&field.field_type) {
+        // identity is a bare column reference, which Java binds without a type check
+        // (the check comes when the result is applied)
+        if transform != Transform::Identity && !transform.can_transform(&field.field_type) {
             return Err(bad(format!(
                 "Cannot bind: {transform} cannot transform {} values from '{source}'",
                 field.field_type
@@ -105,11 +107,17 @@ impl ReplaceSortOrder {
                     f.source_id()
                 ))
             })?;
-            // void accepts any type, so this check is not implied by binding
+            // neither void nor a bare column (identity) was type-checked when bound
             if !source.field_type.is_primitive() {
                 return Err(bad(format!(
                     "Cannot sort by non-primitive source field: {}",
                     source.field_type
+                )));
+            }
+            if !f.transform.can_transform(&source.field_type) {
+                return Err(bad(format!(
+                    "Invalid source type {} for transform: {}",
+                    source.field_type, f.transform
                 )));
             }
         }
@@ -237,9 +245,13 @@ mod tests {
             )
             .is_err());
         assert!(r.apply().unwrap().is_unsorted());
-        // void binds to a struct, but a struct cannot be sorted by
+        // void and a bare column bind to a struct, but a struct cannot be sorted by
         r.asc("s", Transform::Void, NullOrder::NullsFirst).unwrap();
         let e = r.apply().unwrap_err();
         assert!(e.to_string().contains("non-primitive"), "{e}");
+        let mut r = ReplaceSortOrder::new(&schema());
+        r.asc("s", Transform::Identity, NullOrder::NullsFirst)
+            .unwrap();
+        assert!(r.apply().is_err());
     }
 }
