@@ -3,7 +3,7 @@
 
 Random sequences of changes (adds with every transform, default or given names, identity
 adds, removes by name and by term, renames; valid and invalid, case-sensitive or not) are
-applied by both to v1 and v2 tables with a few schemas and spec histories. Every change must be
+applied by both to v1, v2 and v3 tables with a few schemas and spec histories. Every change must be
 accepted or refused alike (the next one is still tried, so the state a refusal leaves behind is
 compared too), and the applied spec must have the same fields (source, id, name, transform)
 and give the same ``last-partition-id``, or be refused by both. Sort orders likewise.
@@ -134,6 +134,8 @@ def _metadata(rng: random.Random, b: int, version: int) -> dict:
         md["partition-spec"] = current["fields"]
     else:
         md["last-sequence-number"] = 0
+    if version >= 3:
+        md["next-row-id"] = 0
     return md
 
 
@@ -231,9 +233,9 @@ def _outcome(r: dict) -> tuple:
 
 PARTITION_CASES = []
 for _b in range(len(_SCHEMAS)):
-    for _v in (1, 2):
+    for _v in (1, 2, 3):
         _rng = random.Random(5000 + 10 * _b + _v)
-        for _i in range(150):
+        for _i in range(100):
             _md = _metadata(_rng, _b, _v)
             PARTITION_CASES.append((_b, _v, json.dumps(_md), _random_ops(_rng, _b, _md)))
 
