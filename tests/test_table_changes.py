@@ -137,3 +137,32 @@ def test_java_reads_the_evolved_table(spark, tmp_path):
     rows = spark.sql(f"select id, full_name, score, note from {name}.db.t order by id").collect()
     assert [tuple(r) for r in rows] == [(1, "a", 1.0, None), (2, "b", 2.0, None), (3, "c", 3.0, None),
                                         (4, "d", 4.5, "new")]
+
+
+def test_partition_and_sort_evolution(tmp_path):
+    cat = _catalog(tmp_path)
+    ts_schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("ts", pa.timestamp("us", tz="UTC"))])
+    t = cat.create_table("db.t", ts_schema, partition_spec=[("id", "bucket[16]")])
+    with t.update_spec() as u:
+        u.add_field("ts", "day")
+        u.remove_field("id_bucket")   # Java's create-time name; evolution names it id_bucket_16
+    t = cat.load_table("db.t")
+    assert [(f.name, f.transform, f.field_id) for f in t.metadata.spec().fields] == [("ts_day", "day", 1001)]
+    assert t.metadata.last_partition_id == 1001 and len(t.metadata.specs) == 2
+    # adding the removed field back re-uses its id
+    with t.update_spec() as u:
+        u.add_field("id", "bucket[16]")
+    t = cat.load_table("db.t")
+    assert [(f.name, f.field_id) for f in t.metadata.spec().fields] == [("ts_day", 1001), ("id_bucket", 1000)]  # the old field, name and all
+    assert t.metadata.last_partition_id == 1001
+    with t.replace_sort_order() as s:
+        s.asc("id").desc("ts", "day")
+    t = cat.load_table("db.t")
+    assert t.metadata.default_sort_order_id == 1 and len(t.metadata.sort_order().fields) == 2
+    # a change made against an old spec is refused
+    stale = cat.load_table("db.t")
+    t.update_spec().add_identity("id").commit()
+    with pytest.raises(errors.ValidationError):
+        stale.update_spec().rename_field("ts_day", "d").commit()
+    with pytest.raises(errors.InvalidArgumentError):
+        t.update_spec().add_field("nope", "identity")

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from .table import Table
 
-__all__ = ["Transaction", "UpdateSchema", "to_schema", "spec_json", "sort_order_json"]
+__all__ = ["Transaction", "UpdateSchema", "UpdateSpec", "ReplaceSortOrder", "to_schema", "spec_json", "sort_order_json"]
 
 # (column, transform) or (column, transform, name)
 PartitionFieldSpec = Union[tuple[str, str], tuple[str, str, str]]
@@ -53,13 +53,14 @@ def _source_id(schema: _native.Schema, column: str) -> int:
 
 
 def _default_name(column: str, transform: str) -> str:
+    """The name Java's ``PartitionSpec.Builder`` (what Spark's ``PARTITIONED BY`` uses) gives
+    a field: ``id``, ``id_bucket``, ``name_trunc``, ``ts_day``, ``x_null`` for void. (Partition
+    *evolution* names differ: ``id_bucket_16``, as Java's ``UpdatePartitionSpec``.)"""
     base = column.replace(".", "_")
     if transform == "identity":
         return base
     head = transform.split("[")[0]
-    if "[" in transform:
-        return f"{base}_{head}"
-    return f"{base}_{head}"
+    return f"{base}_{ {'truncate': 'trunc', 'void': 'null'}.get(head, head) }"
 
 
 def spec_json(schema: _native.Schema, partition_spec: Any) -> str:
@@ -262,6 +263,106 @@ class UpdateSchema:
             self.commit()
 
 
+class _Change:
+    """A builder of one metadata change: joins its transaction (or commits on its own) when
+    its ``with`` block ends or by :meth:`commit`."""
+
+    def __init__(self, table: Table, transaction: Transaction | None):
+        self._table = table
+        self._transaction = transaction
+        self._done = False
+
+    def _add_to(self, tx: Transaction) -> None:
+        raise NotImplementedError
+
+    def commit(self) -> None:
+        if self._done:
+            raise ValueError("this change was already committed")
+        self._done = True
+        if self._transaction is not None:
+            self._add_to(self._transaction)
+        else:
+            with Transaction(self._table) as tx:
+                self._add_to(tx)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None and not self._done:
+            self.commit()
+
+
+class UpdateSpec(_Change):
+    """Partition evolution with PyIceberg's method names and Java's rules (field ids carried
+    over from earlier specs, default names such as ``id_bucket_16``, v1 tables keep removed
+    fields as ``void``)::
+
+        with table.update_spec() as u:
+            u.add_field("ts", "day")
+            u.remove_field("id_bucket")
+    """
+
+    def __init__(self, table: Table, transaction: Transaction | None = None, case_sensitive: bool = True):
+        super().__init__(table, transaction)
+        md = table.metadata
+        self._base = (md.default_spec_id, md.last_partition_id)
+        self._native = _native.UpdatePartitionSpec(md.format_version, md.schema(), md.spec(), md.specs,
+                                                   md.last_partition_id, case_sensitive)
+
+    def add_field(self, source_column_name: str, transform: str = "identity",
+                  partition_field_name: str | None = None) -> UpdateSpec:
+        self._native.add_field(source_column_name, transform, partition_field_name)
+        return self
+
+    def add_identity(self, source_column_name: str) -> UpdateSpec:
+        self._native.add_identity(source_column_name)
+        return self
+
+    def remove_field(self, name: str) -> UpdateSpec:
+        self._native.remove_field(name)
+        return self
+
+    def rename_field(self, name: str, new_name: str) -> UpdateSpec:
+        self._native.rename_field(name, new_name)
+        return self
+
+    def apply(self) -> _native.PartitionSpec:
+        return self._native.apply()
+
+    def _add_to(self, tx: Transaction) -> None:
+        tx._native.update_spec(self._native.apply(), *self._base)
+
+
+class ReplaceSortOrder(_Change):
+    """A new default sort order (Java's rules)::
+
+        with table.replace_sort_order() as s:
+            s.asc("id").desc("ts", "day", "nulls-first")
+    """
+
+    def __init__(self, table: Table, transaction: Transaction | None = None, case_sensitive: bool = True):
+        super().__init__(table, transaction)
+        self._base = table.metadata.default_sort_order_id
+        self._native = _native.ReplaceSortOrder(table.metadata.schema(), case_sensitive)
+
+    def asc(self, source_column_name: str, transform: str = "identity", null_order: str = "nulls-first"
+            ) -> ReplaceSortOrder:
+        self._native.asc(source_column_name, transform, null_order)
+        return self
+
+    def desc(self, source_column_name: str, transform: str = "identity", null_order: str = "nulls-last"
+             ) -> ReplaceSortOrder:
+        self._native.desc(source_column_name, transform, null_order)
+        return self
+
+    def apply(self) -> _native.SortOrder:
+        return self._native.apply()
+
+    def _add_to(self, tx: Transaction) -> None:
+        tx._native.replace_sort_order(self._native.apply(), self._base)
+
+
 class Transaction:
     """Changes to one table committed as one new metadata file.
 
@@ -290,6 +391,12 @@ class Transaction:
         joins the transaction when its ``with`` block ends (or by its ``commit()``)."""
         return UpdateSchema(self._table, self, allow_incompatible_changes=allow_incompatible_changes,
                             case_sensitive=case_sensitive)
+
+    def update_spec(self, case_sensitive: bool = True) -> UpdateSpec:
+        return UpdateSpec(self._table, self, case_sensitive)
+
+    def replace_sort_order(self, case_sensitive: bool = True) -> ReplaceSortOrder:
+        return ReplaceSortOrder(self._table, self, case_sensitive)
 
     def append(self, data: Any, *, branch: str | None = None, merge: bool = False) -> Transaction:
         """Writes ``data`` (pyarrow) as Parquet data files of the table (partitioned, rolled

@@ -106,6 +106,19 @@ class Table:
         return UpdateSchema(self, allow_incompatible_changes=allow_incompatible_changes,
                             case_sensitive=case_sensitive)
 
+    def update_spec(self, case_sensitive: bool = True):
+        """A :class:`icefloe.commit.UpdateSpec`: partition evolution committed when its
+        ``with`` block ends (or by its ``commit()``)."""
+        from .commit import UpdateSpec
+
+        return UpdateSpec(self, case_sensitive=case_sensitive)
+
+    def replace_sort_order(self, case_sensitive: bool = True):
+        """A :class:`icefloe.commit.ReplaceSortOrder` for the table's default sort order."""
+        from .commit import ReplaceSortOrder
+
+        return ReplaceSortOrder(self, case_sensitive=case_sensitive)
+
     def append(self, data: Any, **options: Any) -> Table:
         """Writes ``data`` (a pyarrow Table, RecordBatch or reader of the table's columns,
         matched by name) as Parquet data files and commits them in one snapshot. Options as

@@ -21,7 +21,7 @@ use crate::schema_update::PyUpdateSchema;
 
 use crate::catalog::PyCatalog;
 use crate::error::IntoPyResult;
-use crate::metadata::PyTableMetadata;
+use crate::metadata::{PyPartitionSpec, PySortOrder, PyTableMetadata};
 use crate::schema::PySchema;
 
 type Ident = (Vec<String>, String);
@@ -125,6 +125,38 @@ impl PyTransaction {
         let pending = update.pending(py)?;
         self.with(|tx| tx.update_schema(&pending).map(|_| ()))
             .py(py)
+    }
+
+    /// Makes `spec` the default spec, if the default spec and last partition id are still
+    /// the given ones.
+    fn update_spec(
+        &self,
+        py: Python<'_>,
+        spec: &PyPartitionSpec,
+        base_default_spec_id: i32,
+        base_last_partition_id: i32,
+    ) -> PyResult<()> {
+        let spec = spec.inner.clone();
+        self.with(|tx| {
+            tx.update_spec(spec, base_default_spec_id, base_last_partition_id);
+            Ok(())
+        })
+        .py(py)
+    }
+
+    /// Makes `order` the default sort order, if the default is still `base_order_id`.
+    fn replace_sort_order(
+        &self,
+        py: Python<'_>,
+        order: &PySortOrder,
+        base_order_id: i32,
+    ) -> PyResult<()> {
+        let order = order.inner.clone();
+        self.with(|tx| {
+            tx.replace_sort_order(order, base_order_id);
+            Ok(())
+        })
+        .py(py)
     }
 
     /// Appends data files: `files` are record batches of data-file rows (the columns of

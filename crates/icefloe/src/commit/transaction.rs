@@ -233,6 +233,48 @@ impl Transaction {
         })))
     }
 
+    /// Makes `spec` (from [`crate::spec::partition_update::UpdatePartitionSpec`]) the default
+    /// partition spec, if the table's default spec and last partition id are still the ones
+    /// it was made against (else `ValidationFailed`).
+    pub fn update_spec(
+        &mut self,
+        spec: PartitionSpec,
+        base_default_spec_id: i32,
+        base_last_partition_id: i32,
+    ) -> &mut Self {
+        self.add_change(Box::new(MetadataChange {
+            requirements: vec![
+                TableRequirement::AssertDefaultSpecId {
+                    default_spec_id: base_default_spec_id,
+                },
+                TableRequirement::AssertLastAssignedPartitionId {
+                    last_assigned_partition_id: base_last_partition_id,
+                },
+            ],
+            updates: vec![
+                TableUpdate::AddSpec { spec },
+                TableUpdate::SetDefaultSpec {
+                    spec_id: super::update::LAST_ADDED,
+                },
+            ],
+        }))
+    }
+
+    /// Makes `order` the default sort order, if the default is still `base_order_id`.
+    pub fn replace_sort_order(&mut self, order: SortOrder, base_order_id: i32) -> &mut Self {
+        self.add_change(Box::new(MetadataChange {
+            requirements: vec![TableRequirement::AssertDefaultSortOrderId {
+                default_sort_order_id: base_order_id,
+            }],
+            updates: vec![
+                TableUpdate::AddSortOrder { sort_order: order },
+                TableUpdate::SetDefaultSortOrder {
+                    sort_order_id: super::update::LAST_ADDED,
+                },
+            ],
+        }))
+    }
+
     /// Appends data files (fast append) to `main`.
     pub fn append_files(&mut self, files: Vec<DataFile>) -> &mut Self {
         let mut p = SnapshotProducer::fast_append();
