@@ -21,8 +21,8 @@ use crate::expr::{
 };
 use crate::io::FileIO;
 use crate::manifest::{
-    read_manifest_bytes, read_manifest_each, read_manifest_list, DataContentType, ManifestContent,
-    ManifestFile, ManifestReadOptions, ManifestStatus,
+    read_manifest_bytes, read_manifest_list, read_manifest_visit, DataContentType, DataFile,
+    FileFormat, ManifestContent, ManifestFile, ManifestReadOptions, ManifestStatus,
 };
 use crate::scan::delete_index::DeleteFileIndex;
 use crate::scan::{FileScanTask, ScanFile};
@@ -544,7 +544,9 @@ impl TableScan {
         let bytes = self.io.read(&m.manifest_path)?;
         let mut out = ManifestResult::default();
         let is_data_manifest = m.content == ManifestContent::Data;
-        read_manifest_each(&bytes, options, Some(m), |mut e| {
+        // entries are decoded into one slot and tested there: only kept files are taken
+        // out of it, so dropped entries cost no allocation
+        read_manifest_visit(&bytes, options, Some(m), |e| {
             if e.status == ManifestStatus::Deleted {
                 return Ok(());
             }
@@ -573,7 +575,7 @@ impl TableScan {
                 spec_id: m.partition_spec_id,
                 data_sequence_number: e.sequence_number.unwrap_or(0),
                 file_sequence_number: e.file_sequence_number,
-                file: e.data_file,
+                file: std::mem::replace(&mut e.data_file, empty_data_file()),
             };
             if is_data {
                 out.data.push(file);
@@ -585,6 +587,18 @@ impl TableScan {
         .map_err(|e| e.in_file(&m.manifest_path))?;
         Ok(out)
     }
+}
+
+/// A data file that holds nothing allocated, to take a kept file out of the decoding slot.
+fn empty_data_file() -> DataFile {
+    DataFile::new(
+        DataContentType::Data,
+        String::new(),
+        FileFormat::Parquet,
+        Vec::new(),
+        0,
+        0,
+    )
 }
 
 /// Partition values of files written before a source column was promoted (int to long,
