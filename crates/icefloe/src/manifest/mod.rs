@@ -4,6 +4,7 @@
 //! snapshot ids, sequence numbers and first row ids.
 
 pub(crate) mod avro;
+mod inflate;
 pub mod key_value;
 pub mod list;
 pub mod reader;
