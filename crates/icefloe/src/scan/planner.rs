@@ -254,6 +254,18 @@ impl TableScan {
         &self,
         per_manifest: impl Fn(&ScanPlan, Vec<FileScanTask>) -> Result<T> + Sync,
     ) -> Result<(ScanPlan, Vec<T>)> {
+        self.plan_streaming(|_| Ok(()), per_manifest)
+    }
+
+    /// As [`TableScan::plan_with`], and first calls `on_start` once with the plan (its
+    /// schemas, specs and partition types; no tasks or counts yet) before any manifest
+    /// is read, so that a consumer of the per-manifest results knows their form even
+    /// when no manifest is read at all.
+    pub fn plan_streaming<T: Send>(
+        &self,
+        on_start: impl FnOnce(&ScanPlan) -> Result<()>,
+        per_manifest: impl Fn(&ScanPlan, Vec<FileScanTask>) -> Result<T> + Sync,
+    ) -> Result<(ScanPlan, Vec<T>)> {
         let md = &self.metadata;
         let snapshot = self.resolve_snapshot()?;
         let schema = Arc::new(self.scan_schema(snapshot)?.clone());
@@ -289,6 +301,7 @@ impl TableScan {
             tasks: Vec::new(),
             metrics: ScanMetrics::default(),
         };
+        on_start(&plan)?;
         let Some(snapshot) = snapshot else {
             if self.incremental && self.from_snapshot_exclusive.is_some() {
                 return Err(Error::invalid_argument(
