@@ -14,6 +14,30 @@
 /// 9 bits, the code length above them.
 static LITLEN: [u16; 512] = litlen_table();
 
+/// The length of the fixed code that starts the input, by its first 5 bits (as read, i.e.
+/// least significant first), two bits per entry holding the length minus 7: computing it
+/// from a constant keeps the table load off the chain from one symbol to the next.
+const FIXED_LENGTHS: u64 = fixed_lengths();
+
+const fn fixed_lengths() -> u64 {
+    let mut k = 0u64;
+    let mut x = 0u32;
+    while x < 32 {
+        // the code's first five bits, most significant first
+        let v = reverse(x, 5);
+        let len = if v <= 5 {
+            7
+        } else if v <= 24 {
+            8
+        } else {
+            9
+        };
+        k |= ((len - 7) as u64) << (2 * x);
+        x += 1;
+    }
+    k
+}
+
 /// Base lengths and extra bits of length symbols 257..=285.
 const LEN_BASE: [u16; 29] = [
     3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131,
@@ -180,8 +204,8 @@ fn fixed(bits: &mut Bits<'_>, out: &mut [u8], mut n: usize) -> Option<usize> {
         if bits.count < 32 {
             bits.refill();
         }
+        let len = ((FIXED_LENGTHS >> (2 * (bits.buf & 31))) & 3) as u32 + 7;
         let entry = LITLEN[(bits.buf & 511) as usize];
-        let len = u32::from(entry >> 12);
         if bits.count < len {
             return None;
         }
@@ -290,6 +314,11 @@ mod tests {
             assert!(seen[sym] <= 1 << (9 - len));
         }
         assert!(seen.iter().all(|&n| n > 0));
+        // the lengths computed from the first five bits are the table's
+        for (i, e) in LITLEN.iter().enumerate() {
+            let len = ((FIXED_LENGTHS >> (2 * (i as u64 & 31))) & 3) + 7;
+            assert_eq!(len, u64::from(e >> 12), "index {i}");
+        }
     }
 
     #[test]
