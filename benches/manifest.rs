@@ -1,15 +1,17 @@
 //! Decoding a manifest of 10,000 entries with full column metrics (sizes, value, null
 //! and NaN counts, lower and upper bounds) for 4 columns, partitioned by day(ts),
 //! written by our own writer (deflate, Java's default): all fields, then only the scan
-//! fields (bounds of one filtered column).
+//! fields (bounds of one filtered column); then the same with `read_manifest_visit`,
+//! which decodes every entry into one reused slot (what the scan planner does: no
+//! allocation per entry, nothing kept).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use icefloe::manifest::{
-    read_manifest_bytes, Codec, DataContentType, DataFile, FileFormat, ManifestContent,
-    ManifestReadOptions, ManifestWriter,
+    read_manifest_bytes, read_manifest_visit, Codec, DataContentType, DataFile, FileFormat,
+    ManifestContent, ManifestReadOptions, ManifestWriter,
 };
 use icefloe::spec::partition::{PartitionField, PartitionSpec};
 use icefloe::spec::{Literal, NestedField, PrimitiveType, Schema, Transform, Type};
@@ -86,6 +88,19 @@ fn bench(c: &mut Criterion) {
         g.bench_function(format!("decode_scan_{codec:?}"), |b| {
             b.iter(|| black_box(read_manifest_bytes(&bytes, &scan).unwrap()))
         });
+        for (name, options) in [("all", &all), ("scan", &scan)] {
+            g.bench_function(format!("visit_{name}_{codec:?}"), |b| {
+                b.iter(|| {
+                    let mut n = 0usize;
+                    read_manifest_visit(&bytes, options, None, |e| {
+                        n += black_box(e.data_file.record_count) as usize;
+                        Ok(())
+                    })
+                    .unwrap();
+                    black_box(n)
+                })
+            });
+        }
     }
     g.finish();
 }

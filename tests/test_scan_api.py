@@ -542,3 +542,88 @@ def test_empty_table(small):
         t.scan("nope = 1").plan_arrow()
     with pytest.raises(errors.NotFoundError):
         t.scan(snapshot_id=1).plan_arrow()
+
+
+# --- streamed plans -----------------------------------------------------------------------
+
+
+def _rows_with_residuals(batches, residuals) -> list[tuple]:
+    rows = [r for b in batches for r in b.to_pylist()]
+    out = []
+    for r in rows:
+        r = dict(r)
+        r["residual"] = json.dumps(residuals[r.pop("residual")], sort_keys=True)
+        out.append(tuple(sorted((k, json.dumps(v, sort_keys=True, default=str)) for k, v in r.items())))
+    return out
+
+
+@pytest.mark.parametrize("row_filter", [None, "cat = 'b' or id > 320", "id >= 192", "cat = 'zzz'"])
+def test_plan_batches_equal_plan_arrow(table, row_filter):
+    expected = table.scan(row_filter).plan()
+    # one planning thread: the same batches in the same order
+    with table.scan(row_filter).plan_batches(threads=1) as stream:
+        assert stream.schema.remove_metadata() == expected.table.schema.remove_metadata()
+        got = stream.read_all()
+        assert got.equals(expected.table)
+        assert got.schema.metadata == expected.table.schema.metadata
+        assert stream.metrics == expected.metrics
+    # more threads and one-row batches: the same rows, manifests in any order
+    stream = table.scan(row_filter).plan_batches(batch_rows=1, threads=4, queue=1)
+    batches = list(stream)
+    assert all(b.num_rows == 1 for b in batches)
+    assert all(b.schema == stream.schema for b in batches)
+    assert sorted(_rows_with_residuals(batches, stream.residuals)) == sorted(
+        _rows_with_residuals(expected.table.to_batches(), expected.residuals))
+    assert stream.metrics == expected.metrics
+
+
+def test_plan_batches_reader_and_early_stop(table):
+    everything = table.scan().plan_arrow()
+    reader = table.scan().plan_batches(batch_rows=2, threads=1, queue=1).to_reader()
+    assert isinstance(reader, pa.RecordBatchReader)
+    assert reader.read_all().equals(everything.replace_schema_metadata(reader.schema.metadata))
+    # a reader that stops after one batch: planning stops, nothing hangs
+    stream = table.scan().plan_batches(batch_rows=1, threads=1, queue=1)
+    first = next(stream)
+    assert first.num_rows == 1
+    stream.close()
+    assert list(stream) == []
+    assert stream.metrics is None
+    # dropped without closing, mid-plan
+    for _ in range(20):
+        s = table.scan().plan_batches(batch_rows=1, queue=1)
+        next(s)
+        del s
+
+
+def test_plan_batches_errors(small, table, tmp_path):
+    # errors in the scan's settings come from plan_batches() itself
+    with pytest.raises(errors.NotFoundError, match="cannot find snapshot with id 12345"):
+        table.scan(snapshot_id=12345).plan_batches()
+    with pytest.raises(errors.NotFoundError, match="cannot find column 'nope'"):
+        table.scan("nope = 1").plan_batches()
+    with pytest.raises(errors.InvalidArgumentError, match="cannot convert string value 'abc' to type long"):
+        table.scan("id = 'abc'").plan_batches()
+    # errors while planning come from the iteration, as the same exception as plan_arrow()
+    md = json.loads(open(small.metadata_path).read())
+    for snap in md["snapshots"]:
+        snap["manifest-list"] = str(tmp_path / "missing-list.avro")
+    broken = tmp_path / "broken.metadata.json"
+    broken.write_text(json.dumps(md))
+    t = icefloe.Table.from_metadata(str(broken))
+    with pytest.raises(errors.IcefloeIOError) as from_plan:
+        t.scan().plan_arrow()
+    stream = t.scan().plan_batches()
+    with pytest.raises(errors.IcefloeIOError) as from_stream:
+        list(stream)
+    assert str(from_stream.value) == str(from_plan.value)
+    assert list(stream) == []
+
+
+def test_plan_batches_of_empty_table(small):
+    t = icefloe.Table.from_metadata(small.empty_metadata_path)
+    stream = t.scan("id > 5").plan_batches()
+    assert stream.schema.remove_metadata() == pa.schema(PLAN_FIELDS)
+    assert list(stream) == []
+    assert stream.residuals == []
+    assert all(v == 0 for v in stream.metrics.values())

@@ -363,6 +363,29 @@ def plan_scan(
     appends_after: int | None = None,
     incremental: bool = False,
 ) -> tuple[pa.Schema, list[pa.RecordBatch], list[tuple[str, int]]]: ...
+class PlanStream:
+    @property
+    def schema(self) -> pa.Schema: ...
+    def next_batch(self) -> pa.RecordBatch | None: ...
+    def residuals_json(self) -> str: ...
+    def metrics(self) -> list[tuple[str, int]] | None: ...
+    def close(self) -> None: ...
+
+def plan_scan_stream(
+    metadata: TableMetadata,
+    filter_json: str | None = None,
+    filter: Expression | None = None,
+    selected: list[str] | None = None,
+    snapshot_id: int | None = None,
+    ref_name: str | None = None,
+    as_of_ms: int | None = None,
+    case_sensitive: bool = True,
+    batch_rows: int = 65536,
+    threads: int | None = None,
+    appends_after: int | None = None,
+    incremental: bool = False,
+    queue: int = 4,
+) -> PlanStream: ...
 def manifest_list_schema() -> pa.Schema: ...
 def manifest_entries_schema(schema: Schema, spec: PartitionSpec) -> pa.Schema: ...
 def write_manifest_batch(

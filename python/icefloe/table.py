@@ -6,6 +6,9 @@
 - ``plan_arrow()``: the plan as a pyarrow Table, one row per data file (or per split with
   ``packed=True``), with the delete files to apply and an index into the residual filters
   stored once in the schema metadata;
+- ``plan_batches()``: the same rows as record batches delivered while planning is still
+  running (a bounded queue between the planning threads and the reader), for plans too
+  large to hold at once or to start reading before planning ends;
 - ``plan_files()``: light task objects over the same rows, one per data file;
 - ``plan_tasks()``: files split and bin-packed (``read.split.*`` table properties) into
   groups, each serializable to compact bytes for a Spark executor.
@@ -24,7 +27,7 @@ import pyarrow as pa
 from . import _native
 from .expressions import to_filter
 
-__all__ = ["Table", "TableScan", "FileScanTask", "CombinedScanTask", "ScanPlan"]
+__all__ = ["Table", "TableScan", "FileScanTask", "CombinedScanTask", "ScanPlan", "PlanBatches"]
 
 
 def _filter(row_filter: Any) -> _native.Expression | None:
@@ -275,6 +278,65 @@ class ScanPlan:
         return int(raw) if raw else None
 
 
+class PlanBatches:
+    """A plan read batch by batch while it is being planned (``TableScan.plan_batches``).
+
+    Iterating yields pyarrow RecordBatches with the columns of ``plan_arrow()``; their
+    ``residual`` column indexes ``residuals``, which holds the residuals of every batch
+    yielded so far. Planning runs on threads of its own and stays at most ``queue``
+    manifests ahead of the reader; waiting for a batch releases the GIL. Batches come in
+    the order manifests are finished (with ``threads=1``, the order of ``plan_arrow()``).
+    Planning errors are raised by the iteration, as the same exceptions as
+    ``plan_arrow()``. ``close()`` (or leaving a ``with`` block, or dropping the object)
+    stops planning at the next manifest.
+    """
+
+    def __init__(self, stream: _native.PlanStream):
+        self._stream = stream
+        self.schema: pa.Schema = stream.schema
+
+    def __iter__(self) -> PlanBatches:
+        return self
+
+    def __next__(self) -> pa.RecordBatch:
+        batch = self._stream.next_batch()
+        if batch is None:
+            raise StopIteration
+        return batch
+
+    @property
+    def residuals(self) -> list:
+        return json.loads(self._stream.residuals_json())
+
+    @property
+    def metrics(self) -> dict | None:
+        """The planning counts, once every batch has been read (else ``None``)."""
+        counts = self._stream.metrics()
+        return None if counts is None else dict(counts)
+
+    def to_reader(self) -> pa.RecordBatchReader:
+        """The remaining batches as a pyarrow RecordBatchReader (its residual indexes refer
+        to ``residuals`` of this object)."""
+        return pa.RecordBatchReader.from_batches(self.schema, self)
+
+    def read_all(self) -> pa.Table:
+        """The remaining batches as one Table, with the residuals in its schema metadata as
+        in ``plan_arrow()``."""
+        table = pa.Table.from_batches(list(self), schema=self.schema)
+        metadata = dict(table.schema.metadata or {})
+        metadata[b"icefloe.residuals"] = self._stream.residuals_json().encode()
+        return table.replace_schema_metadata(metadata)
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def __enter__(self) -> PlanBatches:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def _tasks_of(table: pa.Table) -> Iterator[FileScanTask]:
     residuals = json.loads(table.schema.metadata[b"icefloe.residuals"])
     # one batch at a time: only the tasks being iterated exist as Python objects
@@ -334,6 +396,28 @@ class TableScan:
     def plan_arrow(self, packed: bool = False, threads: int | None = None) -> pa.Table:
         """The plan as a pyarrow Table (see the module documentation for the columns)."""
         return self._plan(packed, threads=threads).table
+
+    def plan_batches(self, batch_rows: int = 65536, threads: int | None = None, queue: int = 4) -> PlanBatches:
+        """The plan as record batches delivered while planning runs (see ``PlanBatches``):
+        at most ``queue`` manifests' batches wait for the reader. Errors in the scan's
+        settings (snapshot, filter binding) are raised here, planning errors while
+        iterating."""
+        stream = _native.plan_scan_stream(
+            self.table.metadata,
+            filter_json=self._filter_json,
+            filter=self._filter if self._filter_json is None else None,
+            selected=self._selected,
+            snapshot_id=self._snapshot_id,
+            ref_name=self._ref,
+            as_of_ms=self._as_of_ms,
+            case_sensitive=self._case_sensitive,
+            batch_rows=batch_rows,
+            threads=threads,
+            appends_after=self._appends_after,
+            incremental=self._incremental,
+            queue=queue,
+        )
+        return PlanBatches(stream)
 
     def plan(self, packed: bool = False, threads: int | None = None) -> ScanPlan:
         """The plan table with the planning counts."""

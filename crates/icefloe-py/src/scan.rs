@@ -1,15 +1,17 @@
 //! Scan planning for Python: the plan comes back as pyarrow record batches (the planning
 //! is `icefloe::scan`, the Arrow form `icefloe::arrow::plan`).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use arrow::pyarrow::ToPyArrow;
-use icefloe::arrow::plan::{plan_to_batches, tasks_to_batches};
+use icefloe::arrow::plan::{plan_stream, plan_to_batches, tasks_to_batches, PlanStream};
 use icefloe::expr::Expression;
 use icefloe::io::LocalFileIO;
 use icefloe::scan::split::{plan_tasks, SplitOptions};
-use icefloe::scan::{SnapshotSelection, TableScan};
+use icefloe::scan::{ScanMetrics, SnapshotSelection, TableScan};
+use icefloe::spec::table_metadata::TableMetadata;
 use icefloe::Error;
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
@@ -50,48 +52,21 @@ fn plan_scan(
     // the expression itself, not its JSON form: JSON loses the kind of some literals (a
     // decimal is written as a string, which a double column does not take)
     let filter_expr = filter.map(|f| f.inner.clone());
+    let options = ScanOptions {
+        filter_json,
+        filter: filter_expr,
+        selected,
+        snapshot_id,
+        ref_name,
+        as_of_ms,
+        case_sensitive,
+        threads,
+        appends_after,
+        incremental,
+    };
     let (schema, batches, counts) = py
         .detach(|| {
-            let selection = match (snapshot_id, ref_name, as_of_ms) {
-                (None, None, None) => SnapshotSelection::Current,
-                (Some(id), None, None) => SnapshotSelection::SnapshotId(id),
-                (None, Some(name), None) => SnapshotSelection::Ref(name),
-                (None, None, Some(ts)) => SnapshotSelection::AsOfTimestamp(ts),
-                _ => {
-                    return Err(Error::invalid_argument(
-                        "give at most one of snapshot_id, ref and as_of",
-                    ))
-                }
-            };
-            let schema = md.current_schema();
-            let filter = match (filter_expr, &filter_json) {
-                (Some(_), Some(_)) => {
-                    return Err(Error::invalid_argument(
-                        "give the filter as an expression or as JSON, not both",
-                    ))
-                }
-                (Some(expr), None) => expr,
-                (None, None) => Expression::True,
-                (None, Some(text)) => {
-                    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-                        Error::invalid_argument(format!("the filter is not valid JSON: {e}"))
-                    })?;
-                    Expression::from_json(&value, schema)?
-                }
-            };
-            let mut scan = TableScan::new(md.clone(), Arc::new(LocalFileIO))
-                .filter(filter)
-                .case_sensitive(case_sensitive)
-                .snapshot(selection);
-            if let Some(cols) = selected {
-                scan = scan.select(cols);
-            }
-            if let Some(n) = threads {
-                scan = scan.threads(n);
-            }
-            if incremental {
-                scan = scan.appends_after(appends_after);
-            }
+            let scan = options.build(&md)?;
             let (plan, schema, batches) = if packed {
                 let plan = scan.plan_files()?;
                 let mut options = SplitOptions::from_table(&md)?;
@@ -112,35 +87,7 @@ fn plan_scan(
             } else {
                 plan_to_batches(&scan, batch_rows)?
             };
-            let m = &plan.metrics;
-            let counts = vec![
-                ("total_data_manifests".to_string(), m.total_data_manifests),
-                (
-                    "scanned_data_manifests".to_string(),
-                    m.scanned_data_manifests,
-                ),
-                (
-                    "skipped_data_manifests".to_string(),
-                    m.skipped_data_manifests,
-                ),
-                (
-                    "total_delete_manifests".to_string(),
-                    m.total_delete_manifests,
-                ),
-                (
-                    "scanned_delete_manifests".to_string(),
-                    m.scanned_delete_manifests,
-                ),
-                (
-                    "skipped_delete_manifests".to_string(),
-                    m.skipped_delete_manifests,
-                ),
-                ("result_data_files".to_string(), m.result_data_files),
-                ("skipped_data_files".to_string(), m.skipped_data_files),
-                ("result_delete_files".to_string(), m.result_delete_files),
-                ("skipped_delete_files".to_string(), m.skipped_delete_files),
-            ];
-            Ok((schema, batches, counts))
+            Ok((schema, batches, counts_of(&plan.metrics)))
         })
         .py(py)?;
     let py_schema = schema.as_ref().to_pyarrow(py)?.unbind();
@@ -151,7 +98,202 @@ fn plan_scan(
     Ok((py_schema, list.into_any().unbind(), counts))
 }
 
+/// The scan settings that `plan_scan` and `plan_scan_stream` share.
+struct ScanOptions {
+    filter_json: Option<String>,
+    filter: Option<Expression>,
+    selected: Option<Vec<String>>,
+    snapshot_id: Option<i64>,
+    ref_name: Option<String>,
+    as_of_ms: Option<i64>,
+    case_sensitive: bool,
+    threads: Option<usize>,
+    appends_after: Option<i64>,
+    incremental: bool,
+}
+
+impl ScanOptions {
+    fn build(self, md: &Arc<TableMetadata>) -> icefloe::Result<TableScan> {
+        let selection = match (self.snapshot_id, self.ref_name, self.as_of_ms) {
+            (None, None, None) => SnapshotSelection::Current,
+            (Some(id), None, None) => SnapshotSelection::SnapshotId(id),
+            (None, Some(name), None) => SnapshotSelection::Ref(name),
+            (None, None, Some(ts)) => SnapshotSelection::AsOfTimestamp(ts),
+            _ => {
+                return Err(Error::invalid_argument(
+                    "give at most one of snapshot_id, ref and as_of",
+                ))
+            }
+        };
+        let schema = md.current_schema();
+        let filter = match (self.filter, &self.filter_json) {
+            (Some(_), Some(_)) => {
+                return Err(Error::invalid_argument(
+                    "give the filter as an expression or as JSON, not both",
+                ))
+            }
+            (Some(expr), None) => expr,
+            (None, None) => Expression::True,
+            (None, Some(text)) => {
+                let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+                    Error::invalid_argument(format!("the filter is not valid JSON: {e}"))
+                })?;
+                Expression::from_json(&value, schema)?
+            }
+        };
+        let mut scan = TableScan::new(md.clone(), Arc::new(LocalFileIO))
+            .filter(filter)
+            .case_sensitive(self.case_sensitive)
+            .snapshot(selection);
+        if let Some(cols) = self.selected {
+            scan = scan.select(cols);
+        }
+        if let Some(n) = self.threads {
+            scan = scan.threads(n);
+        }
+        if self.incremental {
+            scan = scan.appends_after(self.appends_after);
+        }
+        Ok(scan)
+    }
+}
+
+/// The planning counts by name.
+fn counts_of(m: &ScanMetrics) -> Vec<(String, usize)> {
+    [
+        ("total_data_manifests", m.total_data_manifests),
+        ("scanned_data_manifests", m.scanned_data_manifests),
+        ("skipped_data_manifests", m.skipped_data_manifests),
+        ("total_delete_manifests", m.total_delete_manifests),
+        ("scanned_delete_manifests", m.scanned_delete_manifests),
+        ("skipped_delete_manifests", m.skipped_delete_manifests),
+        ("result_data_files", m.result_data_files),
+        ("skipped_data_files", m.skipped_data_files),
+        ("result_delete_files", m.result_delete_files),
+        ("skipped_delete_files", m.skipped_delete_files),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+/// A scan being planned, read batch by batch (`icefloe.table.PlanBatches` wraps it).
+#[pyclass(frozen, module = "icefloe._native", name = "PlanStream")]
+pub struct PyPlanStream {
+    /// `None` once closed.
+    inner: Mutex<Option<PlanStream>>,
+    schema: Arc<arrow::datatypes::Schema>,
+}
+
+#[pymethods]
+impl PyPlanStream {
+    /// The pyarrow schema of every batch.
+    #[getter]
+    fn schema(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(self.schema.as_ref().to_pyarrow(py)?.unbind())
+    }
+
+    /// The next pyarrow RecordBatch, or `None` at the end (or once closed). Waits for
+    /// planning without holding the GIL.
+    fn next_batch(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let batch = py
+            .detach(|| {
+                let mut guard = self
+                    .inner
+                    .lock()
+                    .map_err(|_| Error::unsupported("the plan stream is poisoned"))?;
+                match guard.as_mut() {
+                    Some(stream) => stream.next_batch(),
+                    None => Ok(None),
+                }
+            })
+            .py(py)?;
+        match batch {
+            Some(b) => Ok(Some(b.to_pyarrow(py)?.unbind())),
+            None => Ok(None),
+        }
+    }
+
+    /// The residual filters (as JSON text of a list) that the batches returned so far
+    /// refer to.
+    fn residuals_json(&self) -> PyResult<String> {
+        let guard = self
+            .inner
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("the plan stream is poisoned"))?;
+        Ok(match guard.as_ref() {
+            Some(s) => serde_json::Value::Array(s.residuals().to_vec()).to_string(),
+            None => "[]".to_string(),
+        })
+    }
+
+    /// The planning counts once the last batch has been returned, else `None`.
+    fn metrics(&self) -> PyResult<Option<Vec<(String, usize)>>> {
+        let guard = self
+            .inner
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("the plan stream is poisoned"))?;
+        Ok(guard.as_ref().and_then(|s| s.metrics()).map(counts_of))
+    }
+
+    /// Stops planning (at the next manifest) and drops what is queued.
+    fn close(&self) -> PyResult<()> {
+        let mut guard = self
+            .inner
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("the plan stream is poisoned"))?;
+        *guard = None;
+        Ok(())
+    }
+}
+
+/// Starts planning a scan (the arguments of `plan_scan`, without packing) and returns a
+/// `PlanStream` once the plan's schema is known; errors found before any manifest is
+/// read are raised here.
+#[pyfunction]
+#[pyo3(signature = (metadata, filter_json = None, filter = None, selected = None, snapshot_id = None, ref_name = None, as_of_ms = None, case_sensitive = true, batch_rows = 65536, threads = None, appends_after = None, incremental = false, queue = 4))]
+#[allow(clippy::too_many_arguments)]
+fn plan_scan_stream(
+    py: Python<'_>,
+    metadata: &PyTableMetadata,
+    filter_json: Option<String>,
+    filter: Option<PyRef<'_, PyExpression>>,
+    selected: Option<Vec<String>>,
+    snapshot_id: Option<i64>,
+    ref_name: Option<String>,
+    as_of_ms: Option<i64>,
+    case_sensitive: bool,
+    batch_rows: usize,
+    threads: Option<usize>,
+    appends_after: Option<i64>,
+    incremental: bool,
+    queue: usize,
+) -> PyResult<PyPlanStream> {
+    let md = metadata.inner.clone();
+    let options = ScanOptions {
+        filter_json,
+        filter: filter.map(|f| f.inner.clone()),
+        selected,
+        snapshot_id,
+        ref_name,
+        as_of_ms,
+        case_sensitive,
+        threads,
+        appends_after,
+        incremental,
+    };
+    let stream = py
+        .detach(|| plan_stream(options.build(&md)?, batch_rows, queue))
+        .py(py)?;
+    Ok(PyPlanStream {
+        schema: stream.schema().clone(),
+        inner: Mutex::new(Some(stream)),
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyPlanStream>()?;
+    m.add_function(wrap_pyfunction!(plan_scan_stream, m)?)?;
     m.add_function(wrap_pyfunction!(plan_scan, m)?)?;
     Ok(())
 }

@@ -14,7 +14,8 @@
 //! path, format, record count, size, data sequence number, referenced data file, DV
 //! offset and length, equality field ids).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 
 use arrow_array::builder::{Int32Builder, Int64Builder, ListBuilder, StringBuilder, StructBuilder};
@@ -24,7 +25,7 @@ use arrow_schema::{DataType, Field, Fields, Schema as ArrowSchema};
 use super::{iceberg_to_arrow_type, literals_to_array};
 use crate::error::{Error, Result};
 use crate::expr::BoundExpression;
-use crate::scan::{FileScanTask, ScanFile, ScanPlan, TableScan};
+use crate::scan::{FileScanTask, ScanFile, ScanMetrics, ScanPlan, TableScan};
 use crate::spec::transform::Transform;
 use crate::spec::{Literal, PrimitiveType, Type};
 
@@ -388,62 +389,228 @@ fn merge_parts(
     plan: &ScanPlan,
     parts: Vec<(Arc<ArrowSchema>, Vec<RecordBatch>)>,
 ) -> Result<(Arc<ArrowSchema>, Vec<RecordBatch>)> {
-    let mut residuals: Vec<serde_json::Value> = Vec::new();
-    let mut index: HashMap<String, i32> = HashMap::new();
-    let mut batches = Vec::new();
+    let mut merger = ResidualMerger::default();
     let mut remapped_parts = Vec::with_capacity(parts.len());
     for (schema, part) in parts {
-        let local: Vec<serde_json::Value> = schema
+        remapped_parts.push((merger.mapping(&schema)?, part));
+    }
+    let schema = stream_schema(plan, Some(&merger.residuals))?;
+    let mut batches = Vec::new();
+    for (mapping, part) in remapped_parts {
+        for b in part {
+            batches.push(remap_residuals(&schema, &mapping, &b)?);
+        }
+    }
+    Ok((schema, batches))
+}
+
+/// The schema of a plan's batches, with the given residual list in its metadata (the
+/// empty list when `None`).
+fn stream_schema(
+    plan: &ScanPlan,
+    residuals: Option<&[serde_json::Value]>,
+) -> Result<Arc<ArrowSchema>> {
+    let mut schema = plan_schema(plan, &unified_partition(plan)?, &[])?;
+    let mut metadata = schema.metadata().clone();
+    metadata.insert(
+        RESIDUALS_KEY.to_string(),
+        serde_json::Value::Array(residuals.map(<[_]>::to_vec).unwrap_or_default()).to_string(),
+    );
+    schema = schema.with_metadata(metadata);
+    Ok(Arc::new(schema))
+}
+
+/// One list of the distinct residuals of several parts of a plan.
+#[derive(Default)]
+struct ResidualMerger {
+    residuals: Vec<serde_json::Value>,
+    index: HashMap<String, i32>,
+}
+
+impl ResidualMerger {
+    /// Adds the residuals of a part (from its schema metadata) and returns where each of
+    /// its residual indexes goes in the merged list.
+    fn mapping(&mut self, part_schema: &ArrowSchema) -> Result<Vec<i32>> {
+        let local: Vec<serde_json::Value> = part_schema
             .metadata()
             .get(RESIDUALS_KEY)
             .map(|text| serde_json::from_str(text))
             .transpose()
             .map_err(|e| Error::invalid_argument(format!("bad residuals metadata: {e}")))?
             .unwrap_or_default();
-        let mapping: Vec<i32> = local
+        Ok(local
             .into_iter()
             .map(|r| {
                 let key = r.to_string();
-                *index.entry(key).or_insert_with(|| {
+                let residuals = &mut self.residuals;
+                *self.index.entry(key).or_insert_with(|| {
                     residuals.push(r);
                     i32::try_from(residuals.len() - 1).unwrap_or(i32::MAX)
                 })
             })
-            .collect();
-        remapped_parts.push((mapping, part));
+            .collect())
     }
-    let residual_exprs: Vec<Arc<BoundExpression>> = Vec::new();
-    let mut schema = plan_schema(plan, &unified_partition(plan)?, &residual_exprs)?;
-    let mut metadata = schema.metadata().clone();
-    metadata.insert(
-        RESIDUALS_KEY.to_string(),
-        serde_json::Value::Array(residuals).to_string(),
-    );
-    schema = schema.with_metadata(metadata);
-    let schema = Arc::new(schema);
+}
+
+/// The batch `b` with the merged `schema` and its `residual` column renumbered by
+/// `mapping`.
+fn remap_residuals(
+    schema: &Arc<ArrowSchema>,
+    mapping: &[i32],
+    b: &RecordBatch,
+) -> Result<RecordBatch> {
     let residual_pos = schema
         .index_of("residual")
         .map_err(|e| Error::invalid_argument(e.to_string()))?;
-    for (mapping, part) in remapped_parts {
-        for b in part {
-            let mut columns = b.columns().to_vec();
-            let old = columns[residual_pos]
-                .as_any()
-                .downcast_ref::<Int32Array>()
-                .ok_or_else(|| Error::unsupported("residual column is not int32"))?;
-            let new: Int32Array = old
-                .values()
-                .iter()
-                .map(|i| {
-                    usize::try_from(*i)
-                        .ok()
-                        .and_then(|i| mapping.get(i).copied())
-                        .unwrap_or(i32::MAX)
-                })
-                .collect();
-            columns[residual_pos] = Arc::new(new);
-            batches.push(RecordBatch::try_new(schema.clone(), columns).map_err(arrow_err)?);
+    let mut columns = b.columns().to_vec();
+    let old = columns
+        .get(residual_pos)
+        .and_then(|c| c.as_any().downcast_ref::<Int32Array>())
+        .ok_or_else(|| Error::unsupported("residual column is not int32"))?;
+    let new: Int32Array = old
+        .values()
+        .iter()
+        .map(|i| {
+            usize::try_from(*i)
+                .ok()
+                .and_then(|i| mapping.get(i).copied())
+                .unwrap_or(i32::MAX)
+        })
+        .collect();
+    columns[residual_pos] = Arc::new(new);
+    RecordBatch::try_new(schema.clone(), columns).map_err(arrow_err)
+}
+
+/// What the planning thread of a [`PlanStream`] sends.
+enum StreamMsg {
+    Start(Arc<ArrowSchema>),
+    Part(Arc<ArrowSchema>, Vec<RecordBatch>),
+    Done(ScanMetrics),
+    Failed(Error),
+}
+
+/// A plan delivered as record batches while it is being planned: a thread plans the
+/// scan and hands each data manifest's tasks over as batches as soon as they are built,
+/// through a bounded queue, so that at most a few manifests' batches wait at any time
+/// whatever the size of the plan.
+///
+/// Batches have the columns of [`plan_to_batches`]; their `residual` indexes refer to
+/// [`PlanStream::residuals`], which holds every residual of the batches returned so far.
+/// Batches come in the order manifests are finished: with one planning thread that is
+/// the order of [`plan_to_batches`], with more it may differ between manifests (the rows
+/// of one manifest stay together and in order). Dropping the stream stops planning at
+/// the next manifest.
+pub struct PlanStream {
+    rx: Receiver<StreamMsg>,
+    schema: Arc<ArrowSchema>,
+    merger: ResidualMerger,
+    pending: VecDeque<RecordBatch>,
+    metrics: Option<ScanMetrics>,
+    failed: bool,
+}
+
+/// Starts planning `scan` on a thread of its own (which runs the scan's own manifest
+/// threads) and returns once the plan's schema is known, or with the first error.
+/// `queue` is how many manifests' batches may wait for the consumer (at least one).
+pub fn plan_stream(scan: TableScan, batch_rows: usize, queue: usize) -> Result<PlanStream> {
+    let (tx, rx) = sync_channel::<StreamMsg>(queue.max(1));
+    std::thread::Builder::new()
+        .name("icefloe-plan".into())
+        .spawn(move || {
+            let result = scan.plan_streaming(
+                |plan| {
+                    let schema = stream_schema(plan, None)?;
+                    tx.send(StreamMsg::Start(schema)).map_err(|_| stopped())
+                },
+                |plan, tasks| {
+                    let rows: Vec<_> = tasks.iter().map(|t| (None, t)).collect();
+                    let (schema, batches) = tasks_to_batches(plan, &rows, batch_rows)?;
+                    tx.send(StreamMsg::Part(schema, batches))
+                        .map_err(|_| stopped())
+                },
+            );
+            // nobody may be listening any more; that is fine
+            let _ = match result {
+                Ok((plan, _)) => tx.send(StreamMsg::Done(plan.metrics)),
+                Err(e) => tx.send(StreamMsg::Failed(e)),
+            };
+        })
+        .map_err(|e| Error::unsupported(format!("cannot start a planning thread: {e}")))?;
+    match rx.recv() {
+        Ok(StreamMsg::Start(schema)) => Ok(PlanStream {
+            rx,
+            schema,
+            merger: ResidualMerger::default(),
+            pending: VecDeque::new(),
+            metrics: None,
+            failed: false,
+        }),
+        Ok(StreamMsg::Failed(e)) => Err(e),
+        _ => Err(Error::unsupported("planning ended before it started")),
+    }
+}
+
+fn stopped() -> Error {
+    Error::unsupported("planning stopped: the plan's reader was closed")
+}
+
+impl PlanStream {
+    /// The schema of every batch (its residual list is empty: see
+    /// [`PlanStream::residuals`]).
+    pub fn schema(&self) -> &Arc<ArrowSchema> {
+        &self.schema
+    }
+
+    /// The distinct residual filters (JSON) of the batches returned so far, which their
+    /// `residual` column indexes.
+    pub fn residuals(&self) -> &[serde_json::Value] {
+        &self.merger.residuals
+    }
+
+    /// What planning counted, once the last batch has been returned.
+    pub fn metrics(&self) -> Option<&ScanMetrics> {
+        self.metrics.as_ref()
+    }
+
+    /// The next batch, waiting for planning if needed; `None` at the end of the plan.
+    /// A planning error is returned once, after the batches that came before it.
+    pub fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        loop {
+            if let Some(b) = self.pending.pop_front() {
+                return Ok(Some(b));
+            }
+            if self.metrics.is_some() || self.failed {
+                return Ok(None);
+            }
+            match self.rx.recv() {
+                Ok(StreamMsg::Part(part_schema, batches)) => {
+                    let mapping = self.merger.mapping(&part_schema)?;
+                    for b in &batches {
+                        self.pending
+                            .push_back(remap_residuals(&self.schema, &mapping, b)?);
+                    }
+                }
+                Ok(StreamMsg::Done(metrics)) => self.metrics = Some(metrics),
+                Ok(StreamMsg::Failed(e)) => {
+                    self.failed = true;
+                    return Err(e);
+                }
+                Ok(StreamMsg::Start(_)) => {}
+                Err(_) => {
+                    self.failed = true;
+                    return Err(Error::unsupported(
+                        "the planning thread ended without a result",
+                    ));
+                }
+            }
         }
     }
-    Ok((schema, batches))
+}
+
+impl Iterator for PlanStream {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Result<RecordBatch>> {
+        self.next_batch().transpose()
+    }
 }

@@ -857,6 +857,14 @@ impl Inflater {
         if self.out.len() < want {
             self.out.resize(want, 0);
         }
+        // small blocks (a few entries each, as PyIceberg writes them) are fixed-Huffman
+        // streams, for which the general decoder's set-up costs more than the decoding
+        if let Some(n) = super::inflate::inflate_simple(raw, &mut self.out) {
+            return self
+                .out
+                .get(..n)
+                .ok_or_else(|| corrupt("deflate wrote past its buffer"));
+        }
         loop {
             self.state.reset(false);
             let status = self

@@ -4,6 +4,7 @@
 //! snapshot ids, sequence numbers and first row ids.
 
 pub(crate) mod avro;
+mod inflate;
 pub mod key_value;
 pub mod list;
 pub mod reader;
@@ -18,8 +19,8 @@ pub use list::{
     WrittenManifestList,
 };
 pub use reader::{
-    read_manifest, read_manifest_bytes, read_manifest_each, read_manifest_for, read_manifest_with,
-    Manifest, ManifestReadOptions,
+    read_manifest, read_manifest_bytes, read_manifest_each, read_manifest_for, read_manifest_visit,
+    read_manifest_with, Manifest, ManifestReadOptions,
 };
 pub use writer::ManifestWriter;
 

@@ -203,6 +203,22 @@ pub fn read_manifest_each(
     manifest_file: Option<&ManifestFile>,
     mut f: impl FnMut(ManifestEntry) -> Result<()>,
 ) -> Result<ManifestMetadata> {
+    read_manifest_visit(bytes, options, manifest_file, |e| {
+        f(std::mem::replace(e, blank_entry()))
+    })
+}
+
+/// As [`read_manifest_each`], but every entry is decoded into the same slot, which `f`
+/// borrows: a caller that keeps few entries (a filtered scan) tests each one in place and
+/// takes only those it keeps (e.g. with `std::mem::replace`), so that the entries it
+/// drops cost no allocation (the slot's strings and lists are refilled, not rebuilt).
+/// Whatever `f` leaves in the slot is overwritten or reset before the next entry.
+pub fn read_manifest_visit(
+    bytes: &[u8],
+    options: &ManifestReadOptions,
+    manifest_file: Option<&ManifestFile>,
+    mut f: impl FnMut(&mut ManifestEntry) -> Result<()>,
+) -> Result<ManifestMetadata> {
     let container = Container::open(bytes)?;
     let metadata = read_metadata(&container)?;
     let partition_type = partition_primitive_types(&metadata)?;
@@ -213,30 +229,18 @@ pub fn read_manifest_each(
     let plan = EntryPlan::compile(top, &partition_type, options)?;
     let mut inheritance = manifest_file.map(|mf| Inheritance::new(&metadata, mf));
     let mut i = 0usize;
+    let mut e = blank_entry();
     container.for_each_block(|count, block| {
         let mut cur = Cursor::new(block);
         for _ in 0..count {
-            let mut e = ManifestEntry {
-                status: ManifestStatus::Existing,
-                snapshot_id: None,
-                sequence_number: None,
-                file_sequence_number: None,
-                data_file: DataFile::new(
-                    DataContentType::Data,
-                    String::new(),
-                    FileFormat::Parquet,
-                    vec![None; partition_type.len()],
-                    0,
-                    0,
-                ),
-            };
+            plan.reset(&mut e, partition_type.len());
             plan.decode_into(&mut cur, &mut e)
                 .map_err(|err| err.under(&format!("entries[{i}]")))?;
             i += 1;
             if let Some(inh) = inheritance.as_mut() {
                 inh.apply(&mut e);
             }
-            f(e)?;
+            f(&mut e)?;
         }
         if cur.remaining() != 0 {
             return Err(Error::invalid_metadata(
@@ -250,6 +254,24 @@ pub fn read_manifest_each(
         Ok(())
     })?;
     Ok(metadata)
+}
+
+/// An entry with every optional field null and nothing allocated.
+fn blank_entry() -> ManifestEntry {
+    ManifestEntry {
+        status: ManifestStatus::Existing,
+        snapshot_id: None,
+        sequence_number: None,
+        file_sequence_number: None,
+        data_file: DataFile::new(
+            DataContentType::Data,
+            String::new(),
+            FileFormat::Parquet,
+            Vec::new(),
+            0,
+            0,
+        ),
+    }
 }
 
 fn not_a_manifest(message: impl Into<String>) -> Error {
@@ -604,96 +626,125 @@ impl<'s, T: Copy> FieldPlan<'s, T> {
         }
     }
 
+    /// Decodes a map of int to long into `slot`, reusing its list; keeps only the keys in
+    /// `only` when given.
     #[inline]
-    fn int_long_map(&self, cur: &mut Cursor<'_>) -> Result<Option<Vec<(i32, i64)>>> {
-        match self.fast {
-            Some(o) => {
-                if !o.present(cur)? {
-                    return Ok(None);
-                }
-                let mut out = Vec::new();
-                loop {
-                    let n = cur.block_count()?;
-                    if n == 0 {
-                        return Ok(Some(out));
-                    }
-                    out.reserve_exact(n);
+    fn int_long_map_into(
+        &self,
+        cur: &mut Cursor<'_>,
+        slot: &mut Option<Vec<(i32, i64)>>,
+        only: Option<&[i32]>,
+    ) -> Result<()> {
+        let Some(o) = self.fast else {
+            let mut v = opt_int_long_map(cur, self.schema)?;
+            if let (Some(ids), Some(v)) = (only, v.as_mut()) {
+                v.retain(|(id, _)| ids.contains(id));
+            }
+            *slot = v;
+            return Ok(());
+        };
+        if !o.present(cur)? {
+            *slot = None;
+            return Ok(());
+        }
+        let out = slot.get_or_insert_with(Vec::new);
+        out.clear();
+        loop {
+            let n = cur.block_count()?;
+            if n == 0 {
+                return Ok(());
+            }
+            match only {
+                None => {
+                    out.reserve(n);
                     for _ in 0..n {
                         let k = cur.int()?;
                         let v = cur.long()?;
                         out.push((k, v));
                     }
                 }
+                Some(ids) => {
+                    for _ in 0..n {
+                        let k = cur.int()?;
+                        let v = cur.long()?;
+                        if ids.contains(&k) {
+                            out.push((k, v));
+                        }
+                    }
+                }
             }
-            None => opt_int_long_map(cur, self.schema),
         }
     }
 
+    /// Decodes a map of int to bytes into `slot`, refilling its list and byte buffers in
+    /// place; keeps only the keys in `only` when given.
     #[inline]
-    fn int_bytes_map(
+    fn int_bytes_map_into(
         &self,
         cur: &mut Cursor<'_>,
+        slot: &mut Option<BoundsMap>,
         only: Option<&[i32]>,
-    ) -> Result<Option<BoundsMap>> {
-        match self.fast {
-            Some(o) => {
-                if !o.present(cur)? {
-                    return Ok(None);
+    ) -> Result<()> {
+        let Some(o) = self.fast else {
+            *slot = opt_int_bytes_map(cur, self.schema, only)?;
+            return Ok(());
+        };
+        if !o.present(cur)? {
+            *slot = None;
+            return Ok(());
+        }
+        let out = slot.get_or_insert_with(Vec::new);
+        let mut len = 0usize;
+        let mut put = |k: i32, v: &[u8]| {
+            match out.get_mut(len) {
+                Some((key, value)) => {
+                    *key = k;
+                    value.clear();
+                    value.extend_from_slice(v);
                 }
-                let mut out: BoundsMap = Vec::new();
-                loop {
-                    let n = cur.block_count()?;
-                    if n == 0 {
-                        return Ok(Some(out));
-                    }
-                    match only {
-                        None => {
-                            out.reserve_exact(n);
-                            for _ in 0..n {
-                                let k = cur.int()?;
-                                let v = cur.bytes()?;
-                                out.push((k, v.to_vec()));
-                            }
-                        }
-                        Some(ids) => {
-                            for _ in 0..n {
-                                let k = cur.int()?;
-                                let v = cur.bytes()?;
-                                if ids.contains(&k) {
-                                    if out.len() == out.capacity() {
-                                        out.reserve_exact(ids.len().min(n).max(1));
-                                    }
-                                    out.push((k, v.to_vec()));
-                                }
-                            }
-                        }
-                    }
+                None => out.push((k, v.to_vec())),
+            }
+            len += 1;
+        };
+        loop {
+            let n = cur.block_count()?;
+            if n == 0 {
+                break;
+            }
+            for _ in 0..n {
+                let k = cur.int()?;
+                let v = cur.bytes()?;
+                if only.map_or(true, |ids| ids.contains(&k)) {
+                    put(k, v);
                 }
             }
-            None => opt_int_bytes_map(cur, self.schema, only),
         }
+        out.truncate(len);
+        Ok(())
     }
 
+    /// Decodes a list of longs into `slot`, reusing its list.
     #[inline]
-    fn long_list(&self, cur: &mut Cursor<'_>) -> Result<Option<Vec<i64>>> {
-        match self.fast {
-            Some(o) => {
-                if !o.present(cur)? {
-                    return Ok(None);
-                }
-                let mut out = Vec::new();
-                loop {
-                    let n = cur.block_count()?;
-                    if n == 0 {
-                        return Ok(Some(out));
-                    }
-                    out.reserve_exact(n);
-                    for _ in 0..n {
-                        out.push(cur.long()?);
-                    }
-                }
+    fn long_list_into(&self, cur: &mut Cursor<'_>, slot: &mut Option<Vec<i64>>) -> Result<()> {
+        let Some(o) = self.fast else {
+            *slot = opt_long_list(cur, self.schema)?;
+            return Ok(());
+        };
+        if !o.present(cur)? {
+            *slot = None;
+            return Ok(());
+        }
+        let out = slot.get_or_insert_with(Vec::new);
+        out.clear();
+        loop {
+            let n = cur.block_count()?;
+            if n == 0 {
+                return Ok(());
             }
-            None => opt_long_list(cur, self.schema),
+            out.reserve(n);
+            for _ in 0..n {
+                out.push(cur.long()?);
+            }
         }
     }
 }
@@ -713,6 +764,12 @@ struct EntryPlan<'s> {
     bounds_for: Option<Vec<i32>>,
     /// Counts to keep (`None`: all).
     counts_for: Option<Vec<i32>>,
+    /// The file targets that the plan decodes, one bit per `FileTarget`.
+    decoded: u32,
+    /// Which entry fields the plan decodes (the others are reset before each entry).
+    has_snapshot_id: bool,
+    has_sequence_number: bool,
+    has_file_sequence_number: bool,
 }
 
 impl<'s> EntryPlan<'s> {
@@ -825,18 +882,90 @@ impl<'s> EntryPlan<'s> {
                 )));
             }
         }
+        let decoded = file.iter().fold(0u32, |m, f| m | (1u32 << f.target as u32));
+        let has = |t: EntryTarget| fields.iter().any(|f| f.target == t);
         Ok(EntryPlan {
+            has_snapshot_id: has(EntryTarget::SnapshotId),
+            has_sequence_number: has(EntryTarget::SequenceNumber),
+            has_file_sequence_number: has(EntryTarget::FileSequenceNumber),
             fields,
             file,
             partition,
             bounds_for: options.bounds_for.clone(),
             counts_for: (!options.stats).then(|| options.counts_for.clone()),
+            decoded,
         })
     }
 
-    /// Decodes one entry into the slot `e`, which holds a fresh entry. The compiled plan
-    /// has checked that `status` and `data_file` are there, so every field of `e` that
-    /// the file holds is set.
+    #[inline]
+    fn decodes(&self, t: FileTarget) -> bool {
+        self.decoded & (1u32 << t as u32) != 0
+    }
+
+    /// Makes the slot `e` ready for the next entry: every field that the plan does not
+    /// decode is set to its default, the partition tuple to `n` nulls; the strings and
+    /// lists of the fields it decodes are kept to be refilled.
+    fn reset(&self, e: &mut ManifestEntry, n: usize) {
+        e.status = ManifestStatus::Existing;
+        if !self.has_snapshot_id {
+            e.snapshot_id = None;
+        }
+        if !self.has_sequence_number {
+            e.sequence_number = None;
+        }
+        if !self.has_file_sequence_number {
+            e.file_sequence_number = None;
+        }
+        let df = &mut e.data_file;
+        df.content = DataContentType::Data;
+        df.file_format = FileFormat::Parquet;
+        df.record_count = 0;
+        df.file_size_in_bytes = 0;
+        df.partition.clear();
+        df.partition.resize(n, None);
+        df.sort_order_id = None;
+        df.first_row_id = None;
+        df.content_offset = None;
+        df.content_size_in_bytes = None;
+        use FileTarget as F;
+        if !self.decodes(F::FilePath) {
+            df.file_path.clear();
+        }
+        if !self.decodes(F::ColumnSizes) {
+            df.column_sizes = None;
+        }
+        if !self.decodes(F::ValueCounts) {
+            df.value_counts = None;
+        }
+        if !self.decodes(F::NullValueCounts) {
+            df.null_value_counts = None;
+        }
+        if !self.decodes(F::NanValueCounts) {
+            df.nan_value_counts = None;
+        }
+        if !self.decodes(F::LowerBounds) {
+            df.lower_bounds = None;
+        }
+        if !self.decodes(F::UpperBounds) {
+            df.upper_bounds = None;
+        }
+        if !self.decodes(F::KeyMetadata) {
+            df.key_metadata = None;
+        }
+        if !self.decodes(F::SplitOffsets) {
+            df.split_offsets = None;
+        }
+        if !self.decodes(F::EqualityIds) {
+            df.equality_ids = None;
+        }
+        if !self.decodes(F::ReferencedDataFile) {
+            df.referenced_data_file = None;
+        }
+    }
+
+    /// Decodes one entry into the slot `e`, which [`EntryPlan::reset`] prepared. The
+    /// compiled plan has checked that `status` and `data_file` are there, so every field
+    /// of `e` that the file holds is set.
     fn decode_into(&self, cur: &mut Cursor<'_>, e: &mut ManifestEntry) -> Result<()> {
         for f in &self.fields {
             match f.target {
@@ -886,18 +1015,6 @@ impl<'s> EntryPlan<'s> {
         Ok(())
     }
 
-    /// Keeps the counts of the columns asked for.
-    #[inline]
-    fn counts(&self, counts: Option<Vec<(i32, i64)>>) -> Option<Vec<(i32, i64)>> {
-        match (&self.counts_for, counts) {
-            (Some(ids), Some(mut v)) => {
-                v.retain(|(id, _)| ids.contains(id));
-                Some(v)
-            }
-            (_, v) => v,
-        }
-    }
-
     #[inline]
     fn decode_file_field(
         &self,
@@ -912,34 +1029,57 @@ impl<'s> EntryPlan<'s> {
                     Error::invalid_metadata("", format!("unknown content {v} (expected 0, 1 or 2)"))
                 })?;
             }
-            FileTarget::FilePath => df.file_path = req(f.str(cur), "")?.to_string(),
+            FileTarget::FilePath => {
+                let path = req(f.str(cur), "")?;
+                df.file_path.clear();
+                df.file_path.push_str(path);
+            }
             FileTarget::FileFormat => df.file_format = FileFormat::parse(req(f.str(cur), "")?),
             FileTarget::Partition => self.decode_partition(cur, f.schema, &mut df.partition)?,
             FileTarget::RecordCount => df.record_count = req(f.long(cur), "")?,
             FileTarget::FileSize => df.file_size_in_bytes = req(f.long(cur), "")?,
-            FileTarget::ColumnSizes => df.column_sizes = f.int_long_map(cur)?,
-            FileTarget::ValueCounts => df.value_counts = self.counts(f.int_long_map(cur)?),
-            FileTarget::NullValueCounts => df.null_value_counts = self.counts(f.int_long_map(cur)?),
-            FileTarget::NanValueCounts => df.nan_value_counts = self.counts(f.int_long_map(cur)?),
+            FileTarget::ColumnSizes => f.int_long_map_into(cur, &mut df.column_sizes, None)?,
+            FileTarget::ValueCounts => {
+                f.int_long_map_into(cur, &mut df.value_counts, self.counts_for.as_deref())?
+            }
+            FileTarget::NullValueCounts => {
+                f.int_long_map_into(cur, &mut df.null_value_counts, self.counts_for.as_deref())?
+            }
+            FileTarget::NanValueCounts => {
+                f.int_long_map_into(cur, &mut df.nan_value_counts, self.counts_for.as_deref())?
+            }
             FileTarget::LowerBounds => {
-                df.lower_bounds = f.int_bytes_map(cur, self.bounds_for.as_deref())?
+                f.int_bytes_map_into(cur, &mut df.lower_bounds, self.bounds_for.as_deref())?
             }
             FileTarget::UpperBounds => {
-                df.upper_bounds = f.int_bytes_map(cur, self.bounds_for.as_deref())?
+                f.int_bytes_map_into(cur, &mut df.upper_bounds, self.bounds_for.as_deref())?
             }
-            FileTarget::KeyMetadata => df.key_metadata = f.bytes(cur)?.map(<[u8]>::to_vec),
-            FileTarget::SplitOffsets => df.split_offsets = f.long_list(cur)?,
+            FileTarget::KeyMetadata => match f.bytes(cur)? {
+                Some(b) => {
+                    let v = df.key_metadata.get_or_insert_with(Vec::new);
+                    v.clear();
+                    v.extend_from_slice(b);
+                }
+                None => df.key_metadata = None,
+            },
+            FileTarget::SplitOffsets => f.long_list_into(cur, &mut df.split_offsets)?,
             FileTarget::EqualityIds => {
-                df.equality_ids = f
-                    .long_list(cur)?
+                let mut ids = None;
+                f.long_list_into(cur, &mut ids)?;
+                df.equality_ids = ids
                     .map(|v| v.into_iter().map(to_i32).collect::<Result<Vec<_>>>())
                     .transpose()?
             }
             FileTarget::SortOrderId => df.sort_order_id = f.int(cur)?,
             FileTarget::FirstRowId => df.first_row_id = f.long(cur)?,
-            FileTarget::ReferencedDataFile => {
-                df.referenced_data_file = f.str(cur)?.map(str::to_string)
-            }
+            FileTarget::ReferencedDataFile => match f.str(cur)? {
+                Some(path) => {
+                    let v = df.referenced_data_file.get_or_insert_with(String::new);
+                    v.clear();
+                    v.push_str(path);
+                }
+                None => df.referenced_data_file = None,
+            },
             FileTarget::ContentOffset => df.content_offset = f.long(cur)?,
             FileTarget::ContentSize => df.content_size_in_bytes = f.long(cur)?,
             FileTarget::Skip => cur.skip_by(&f.skip)?,

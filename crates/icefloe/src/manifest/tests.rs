@@ -1127,3 +1127,88 @@ fn varint_fast_paths_match_the_reference() {
         }
     }
 }
+
+/// Entries decoded into the reused slot of `read_manifest_visit` are the entries that
+/// `read_manifest_bytes` returns, whatever the previous entry held or the callback left
+/// in the slot: full and bare files alternate, so every list is filled, emptied and
+/// refilled with other lengths.
+#[test]
+fn visiting_in_one_slot_gives_the_same_entries() {
+    let io = MemIO::default();
+    for format_version in 1..=3 {
+        for content in [DataContentType::Data, DataContentType::EqualityDeletes] {
+            if format_version == 1 && content != DataContentType::Data {
+                continue;
+            }
+            let full = entries_for(format_version, content, true);
+            let bare = entries_for(format_version, content, false);
+            let mut entries = Vec::new();
+            for (i, (f, b)) in full.into_iter().zip(bare).enumerate() {
+                let mut f = f;
+                if i == 2 {
+                    // fewer bounds than the entry before
+                    if let Some(l) = f.data_file.lower_bounds.as_mut() {
+                        l.truncate(1);
+                    }
+                }
+                if i % 2 == 0 {
+                    entries.push(f);
+                    entries.push(b);
+                } else {
+                    entries.push(b);
+                    entries.push(f);
+                }
+            }
+            let mcontent = if content == DataContentType::Data {
+                ManifestContent::Data
+            } else {
+                ManifestContent::Deletes
+            };
+            for codec in [Codec::Null, Codec::Deflate] {
+                let loc = format!("visit-{format_version}-{content:?}-{codec:?}.avro");
+                let mf = write(&io, &loc, format_version, mcontent, &entries, codec);
+                let bytes = io.read(&loc).unwrap();
+                for options in [
+                    ManifestReadOptions::all(),
+                    ManifestReadOptions::minimal(),
+                    ManifestReadOptions::scan(vec![1, 3]),
+                    ManifestReadOptions::scan(vec![2]),
+                ] {
+                    let mut expected = read_manifest_bytes(&bytes, &options).unwrap();
+                    expected.inherit(&mf);
+                    let mut got = Vec::new();
+                    let mut n = 0;
+                    read_manifest_visit(&bytes, &options, Some(&mf), |e| {
+                        got.push(e.clone());
+                        // what a careless caller may leave behind
+                        if n % 3 == 1 {
+                            e.data_file.first_row_id = Some(-1);
+                            e.data_file.sort_order_id = Some(-1);
+                            e.data_file.partition.clear();
+                            e.data_file.file_path.push_str("-junk");
+                            e.data_file.key_metadata = Some(vec![9]);
+                            e.sequence_number = Some(-5);
+                        } else if n % 3 == 2 {
+                            e.data_file = DataFile::new(
+                                DataContentType::Data,
+                                "",
+                                FileFormat::Avro,
+                                Vec::new(),
+                                0,
+                                0,
+                            );
+                        }
+                        n += 1;
+                        Ok(())
+                    })
+                    .unwrap();
+                    assert_eq!(
+                        format!("{got:?}"),
+                        format!("{:?}", expected.entries),
+                        "v{format_version} {content:?} {codec:?} {options:?}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -21,8 +21,8 @@ use crate::expr::{
 };
 use crate::io::FileIO;
 use crate::manifest::{
-    read_manifest_bytes, read_manifest_each, read_manifest_list, DataContentType, ManifestContent,
-    ManifestFile, ManifestReadOptions, ManifestStatus,
+    read_manifest_bytes, read_manifest_list, read_manifest_visit, DataContentType, DataFile,
+    FileFormat, ManifestContent, ManifestFile, ManifestReadOptions, ManifestStatus,
 };
 use crate::scan::delete_index::DeleteFileIndex;
 use crate::scan::{FileScanTask, ScanFile};
@@ -254,6 +254,18 @@ impl TableScan {
         &self,
         per_manifest: impl Fn(&ScanPlan, Vec<FileScanTask>) -> Result<T> + Sync,
     ) -> Result<(ScanPlan, Vec<T>)> {
+        self.plan_streaming(|_| Ok(()), per_manifest)
+    }
+
+    /// As [`TableScan::plan_with`], and first calls `on_start` once with the plan (its
+    /// schemas, specs and partition types; no tasks or counts yet) before any manifest
+    /// is read, so that a consumer of the per-manifest results knows their form even
+    /// when no manifest is read at all.
+    pub fn plan_streaming<T: Send>(
+        &self,
+        on_start: impl FnOnce(&ScanPlan) -> Result<()>,
+        per_manifest: impl Fn(&ScanPlan, Vec<FileScanTask>) -> Result<T> + Sync,
+    ) -> Result<(ScanPlan, Vec<T>)> {
         let md = &self.metadata;
         let snapshot = self.resolve_snapshot()?;
         let schema = Arc::new(self.scan_schema(snapshot)?.clone());
@@ -289,6 +301,7 @@ impl TableScan {
             tasks: Vec::new(),
             metrics: ScanMetrics::default(),
         };
+        on_start(&plan)?;
         let Some(snapshot) = snapshot else {
             if self.incremental && self.from_snapshot_exclusive.is_some() {
                 return Err(Error::invalid_argument(
@@ -544,7 +557,9 @@ impl TableScan {
         let bytes = self.io.read(&m.manifest_path)?;
         let mut out = ManifestResult::default();
         let is_data_manifest = m.content == ManifestContent::Data;
-        read_manifest_each(&bytes, options, Some(m), |mut e| {
+        // entries are decoded into one slot and tested there: only kept files are taken
+        // out of it, so dropped entries cost no allocation
+        read_manifest_visit(&bytes, options, Some(m), |e| {
             if e.status == ManifestStatus::Deleted {
                 return Ok(());
             }
@@ -573,7 +588,7 @@ impl TableScan {
                 spec_id: m.partition_spec_id,
                 data_sequence_number: e.sequence_number.unwrap_or(0),
                 file_sequence_number: e.file_sequence_number,
-                file: e.data_file,
+                file: std::mem::replace(&mut e.data_file, empty_data_file()),
             };
             if is_data {
                 out.data.push(file);
@@ -585,6 +600,18 @@ impl TableScan {
         .map_err(|e| e.in_file(&m.manifest_path))?;
         Ok(out)
     }
+}
+
+/// A data file that holds nothing allocated, to take a kept file out of the decoding slot.
+fn empty_data_file() -> DataFile {
+    DataFile::new(
+        DataContentType::Data,
+        String::new(),
+        FileFormat::Parquet,
+        Vec::new(),
+        0,
+        0,
+    )
 }
 
 /// Partition values of files written before a source column was promoted (int to long,
