@@ -6,6 +6,7 @@
 
 pub mod arrow;
 pub mod catalog;
+pub mod commit;
 pub mod error;
 pub mod expr;
 pub mod io;
