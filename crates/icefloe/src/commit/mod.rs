@@ -6,6 +6,8 @@
 //!   create-or-replace, logs, sequence numbers, row lineage);
 //! - `fresh_ids`: the column and partition field ids a new table gets;
 //! - `properties`: the `commit.*` properties and the retry policy;
+//! - `transaction`: groups changes into one commit, retries, cleans up;
+//! - `snapshot`: snapshot producers (fast/merge append, delete, overwrite) and summaries.
 //!
 //! The catalog (`crate::catalog::Catalog`) writes the metadata file and swaps the pointer;
 //! nothing here touches a pointer directly.
@@ -13,11 +15,25 @@
 pub mod builder;
 pub mod fresh_ids;
 pub mod properties;
+pub mod snapshot;
+pub mod transaction;
 pub mod update;
 
 pub use builder::MetadataBuilder;
+pub use snapshot::{SnapshotKind, SnapshotProducer};
+pub use transaction::{
+    create_or_replace_table, create_table, MetadataChange, NewTable, PendingChange, Transaction,
+};
 pub use update::{TableRequirement, TableUpdate};
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod builder_tests;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod test_catalog;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod commit_tests;

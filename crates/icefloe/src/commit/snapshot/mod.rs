@@ -1,0 +1,490 @@
+//! Snapshot producers ("Snapshots", "Manifest Lists", "Sequence Numbers", "Row Lineage"):
+//! a change that writes manifests and a manifest list and adds a snapshot to a branch.
+//!
+//! - fast append: one new manifest per partition spec with the added files; the parent's
+//!   manifests are carried over unchanged;
+//! - merge append: the same, then manifests are bin-packed per spec and merged (Java's
+//!   `MergeAppend` and `ManifestMergeManager`, `commit.manifest.*`);
+//! - delete by path and overwrite by files: manifests holding a removed file are rewritten
+//!   with it marked DELETED; every removed file must still be live in the base (retrying
+//!   after another writer removed it fails with `ValidationFailed`).
+//!
+//! A producer is applied to each attempt's fresh base (see [`super::transaction`]): the
+//! snapshot id and the manifests of new files are made once and reused; the manifest list
+//! (`snap-<id>-<attempt>-<uuid>.avro`) and rewritten manifests are made per attempt. Files
+//! an attempt wrote that the committed snapshot does not use are deleted after the commit.
+
+mod merge;
+pub mod summary;
+
+use std::collections::{HashMap, HashSet};
+
+use super::builder::MetadataBuilder;
+use super::properties::{self, metadata_dir, property_or};
+use super::transaction::PendingChange;
+use super::update::TableUpdate;
+use crate::error::{Error, Result};
+use crate::io::FileIO;
+use crate::manifest::{
+    read_manifest_for, read_manifest_list, Codec, DataContentType, DataFile, ManifestContent,
+    ManifestFile, ManifestListWriter, ManifestReadOptions, ManifestStatus, ManifestWriter,
+};
+use crate::spec::snapshot::{Operation, Snapshot, MAIN_BRANCH};
+use crate::spec::table_metadata::TableMetadata;
+use summary::SummaryBuilder;
+
+/// A new snapshot id as Java makes one: the two halves of a random UUID xor-ed, made
+/// non-negative.
+pub fn new_snapshot_id() -> i64 {
+    let (hi, lo) = uuid::Uuid::new_v4().as_u64_pair();
+    ((hi ^ lo) & (i64::MAX as u64)) as i64
+}
+
+/// What a snapshot producer does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SnapshotKind {
+    FastAppend,
+    MergeAppend,
+    /// Removes data files by path.
+    Delete,
+    /// Adds and removes data files.
+    Overwrite,
+}
+
+/// A snapshot change of a transaction; see the module documentation.
+#[derive(Debug)]
+pub struct SnapshotProducer {
+    kind: SnapshotKind,
+    branch: String,
+    /// Files to add, with their partition spec id (`None`: the table's default spec).
+    added: Vec<(Option<i32>, DataFile)>,
+    deleted_paths: Vec<String>,
+    summary_properties: Vec<(String, String)>,
+    commit_uuid: String,
+    snapshot_id: Option<i64>,
+    attempt: u32,
+    manifest_count: u32,
+    /// The manifests of `added`, written on the first attempt and reused.
+    new_manifests: Option<Vec<ManifestFile>>,
+    /// Merged manifests by the paths of the manifests they merge, reused across attempts.
+    merged: HashMap<Vec<String>, ManifestFile>,
+    written: Vec<String>,
+    used: HashSet<String>,
+    committed_snapshot: Option<Snapshot>,
+}
+
+impl SnapshotProducer {
+    pub fn new(kind: SnapshotKind) -> SnapshotProducer {
+        SnapshotProducer {
+            kind,
+            branch: MAIN_BRANCH.to_string(),
+            added: Vec::new(),
+            deleted_paths: Vec::new(),
+            summary_properties: Vec::new(),
+            commit_uuid: uuid::Uuid::new_v4().to_string(),
+            snapshot_id: None,
+            attempt: 0,
+            manifest_count: 0,
+            new_manifests: None,
+            merged: HashMap::new(),
+            written: Vec::new(),
+            used: HashSet::new(),
+            committed_snapshot: None,
+        }
+    }
+
+    pub fn fast_append() -> SnapshotProducer {
+        Self::new(SnapshotKind::FastAppend)
+    }
+
+    pub fn merge_append() -> SnapshotProducer {
+        Self::new(SnapshotKind::MergeAppend)
+    }
+
+    pub fn delete_files() -> SnapshotProducer {
+        Self::new(SnapshotKind::Delete)
+    }
+
+    pub fn overwrite_files() -> SnapshotProducer {
+        Self::new(SnapshotKind::Overwrite)
+    }
+
+    /// Commits to `branch` instead of `main` (created from the current snapshot if new).
+    pub fn to_branch(mut self, branch: impl Into<String>) -> Self {
+        self.branch = branch.into();
+        self
+    }
+
+    /// Adds a data file in the table's default partition spec.
+    pub fn add_file(&mut self, file: DataFile) -> &mut Self {
+        self.added.push((None, file));
+        self
+    }
+
+    /// Adds a data file written for partition spec `spec_id`.
+    pub fn add_file_with_spec(&mut self, spec_id: i32, file: DataFile) -> &mut Self {
+        self.added.push((Some(spec_id), file));
+        self
+    }
+
+    /// Removes the data file at `path`, which must be live in the table.
+    pub fn delete_path(&mut self, path: impl Into<String>) -> &mut Self {
+        self.deleted_paths.push(path.into());
+        self
+    }
+
+    /// Sets a summary property (e.g. `spark.app.id`), as Java's `SnapshotUpdate.set`.
+    pub fn set_summary(&mut self, key: impl Into<String>, value: impl Into<String>) -> &mut Self {
+        self.summary_properties.push((key.into(), value.into()));
+        self
+    }
+
+    /// The snapshot the last successful attempt added.
+    pub fn snapshot(&self) -> Option<&Snapshot> {
+        self.committed_snapshot.as_ref()
+    }
+
+    /// Every file written so far (manifests, manifest lists).
+    pub fn written_files(&self) -> &[String] {
+        &self.written
+    }
+
+    fn operation(&self) -> Operation {
+        match self.kind {
+            SnapshotKind::FastAppend | SnapshotKind::MergeAppend => Operation::Append,
+            SnapshotKind::Delete => Operation::Delete,
+            SnapshotKind::Overwrite => match (self.added.is_empty(), self.deleted_paths.is_empty())
+            {
+                (false, true) => Operation::Append,
+                (true, false) => Operation::Delete,
+                _ => Operation::Overwrite,
+            },
+        }
+    }
+
+    fn next_manifest_path(&mut self, dir: &str) -> String {
+        let n = self.manifest_count;
+        self.manifest_count += 1;
+        format!("{dir}/{}-m{n}.avro", self.commit_uuid)
+    }
+
+    fn snapshot_id_for(&mut self, md: &TableMetadata) -> i64 {
+        loop {
+            match self.snapshot_id {
+                Some(id) if md.snapshot_by_id(id).is_none() => return id,
+                _ => self.snapshot_id = Some(new_snapshot_id()),
+            }
+        }
+    }
+
+    /// Writes the manifests of the added files, once per producer.
+    fn write_new_manifests(
+        &mut self,
+        io: &dyn FileIO,
+        md: &TableMetadata,
+        snapshot_id: i64,
+        dir: &str,
+        codec: Codec,
+    ) -> Result<Vec<ManifestFile>> {
+        if let Some(m) = &self.new_manifests {
+            return Ok(m.clone());
+        }
+        let schema = current_schema(md)?;
+        // one manifest per spec, in the order the specs first appear
+        let mut groups: Vec<(i32, Vec<DataFile>)> = Vec::new();
+        for (spec_id, f) in &self.added {
+            if f.content != DataContentType::Data {
+                return Err(Error::invalid_argument(format!(
+                    "{} is a delete file; only data files can be appended",
+                    f.file_path
+                )));
+            }
+            let id = spec_id.unwrap_or(md.default_spec_id);
+            match groups.iter_mut().find(|(s, _)| *s == id) {
+                Some(g) => g.1.push(f.clone()),
+                None => groups.push((id, vec![f.clone()])),
+            }
+        }
+        let mut out = Vec::new();
+        for (spec_id, files) in groups {
+            let spec = md.spec_by_id(spec_id).ok_or_else(|| {
+                Error::invalid_argument(format!("the table has no partition spec {spec_id}"))
+            })?;
+            let mut w = ManifestWriter::new(
+                md.format_version,
+                ManifestContent::Data,
+                schema,
+                spec,
+                snapshot_id,
+                codec,
+            )?;
+            for f in files {
+                w.add(f)?;
+            }
+            let path = self.next_manifest_path(dir);
+            self.written.push(path.clone());
+            out.push(w.finish(io, &path)?);
+        }
+        self.new_manifests = Some(out.clone());
+        Ok(out)
+    }
+
+    /// The parent's manifests with removed files marked DELETED (rewritten manifests are
+    /// new files of this attempt). Returns the manifests and how many were replaced.
+    #[allow(clippy::too_many_arguments)]
+    fn filter_manifests(
+        &mut self,
+        io: &dyn FileIO,
+        md: &TableMetadata,
+        parent_manifests: Vec<ManifestFile>,
+        snapshot_id: i64,
+        dir: &str,
+        codec: Codec,
+        summary: &mut SummaryBuilder,
+    ) -> Result<(Vec<ManifestFile>, usize)> {
+        if self.deleted_paths.is_empty() {
+            return Ok((parent_manifests, 0));
+        }
+        let deleted_paths = self.deleted_paths.clone();
+        let wanted: HashSet<&str> = deleted_paths.iter().map(String::as_str).collect();
+        let mut found: HashSet<String> = HashSet::new();
+        let mut out = Vec::with_capacity(parent_manifests.len());
+        let mut replaced = 0;
+        let schema = current_schema(md)?.clone();
+        for mf in parent_manifests {
+            if mf.content != ManifestContent::Data
+                || !(mf.has_added_files() || mf.has_existing_files())
+            {
+                out.push(mf);
+                continue;
+            }
+            let m = read_manifest_for(io, &mf, &ManifestReadOptions::all())?;
+            let hits = m
+                .entries
+                .iter()
+                .any(|e| e.is_live() && wanted.contains(e.data_file.file_path.as_str()));
+            if !hits {
+                out.push(mf);
+                continue;
+            }
+            let spec = md.spec_by_id(mf.partition_spec_id).ok_or_else(|| {
+                Error::invalid_metadata(
+                    "partition-specs",
+                    format!(
+                        "manifest {} uses partition spec {}, which the table does not have",
+                        mf.manifest_path, mf.partition_spec_id
+                    ),
+                )
+            })?;
+            let mut w = ManifestWriter::new(
+                md.format_version,
+                ManifestContent::Data,
+                &schema,
+                spec,
+                snapshot_id,
+                codec,
+            )?;
+            for e in m.entries {
+                // deletes of earlier snapshots are history: not carried forward
+                if e.status == ManifestStatus::Deleted {
+                    continue;
+                }
+                let seq = e.sequence_number.unwrap_or(0);
+                if wanted.contains(e.data_file.file_path.as_str()) {
+                    summary.removed_file(mf.partition_spec_id, &e.data_file);
+                    found.insert(e.data_file.file_path.clone());
+                    w.delete(e.data_file, seq, e.file_sequence_number)?;
+                } else {
+                    let sid = e.snapshot_id.unwrap_or(mf.added_snapshot_id);
+                    w.existing(e.data_file, sid, seq, e.file_sequence_number)?;
+                }
+            }
+            let path = self.next_manifest_path(dir);
+            self.written.push(path.clone());
+            out.push(w.finish(io, &path)?);
+            replaced += 1;
+        }
+        let mut missing: Vec<&str> = wanted
+            .iter()
+            .copied()
+            .filter(|p| !found.contains(*p))
+            .collect();
+        if !missing.is_empty() {
+            missing.sort_unstable();
+            return Err(Error::validation_failed(format!(
+                "missing required files to delete: {}",
+                missing.join(", ")
+            )));
+        }
+        Ok((out, replaced))
+    }
+}
+
+fn current_schema(md: &TableMetadata) -> Result<&crate::spec::schema::Schema> {
+    md.current_schema().ok_or_else(|| {
+        Error::invalid_metadata("current-schema-id", "the table has no current schema")
+    })
+}
+
+impl PendingChange for SnapshotProducer {
+    fn apply(&mut self, io: &dyn FileIO, builder: &mut MetadataBuilder) -> Result<()> {
+        let md = builder.current().clone();
+        let fv = md.format_version;
+        let snapshot_id = self.snapshot_id_for(&md);
+        let dir = metadata_dir(&md);
+        let codec = Codec::for_table(&md)?;
+        // Java: a branch that does not exist yet starts from the current snapshot
+        let parent = match md.snapshot_ref(&self.branch) {
+            Some(r) => md.snapshot_by_id(r.snapshot_id).cloned(),
+            None => md.current_snapshot().cloned(),
+        };
+        // ... but its totals start at 0 (Java reads them from the branch's own head)
+        let previous_for_totals = md.snapshot_by_ref(&self.branch).cloned();
+
+        let mut summary = SummaryBuilder::default();
+        let new_manifests = self.write_new_manifests(io, &md, snapshot_id, &dir, codec)?;
+        for (spec_id, f) in &self.added {
+            summary.added_file(spec_id.unwrap_or(md.default_spec_id), f);
+        }
+        let parent_manifests = match &parent {
+            None => Vec::new(),
+            Some(p) => match &p.manifest_list {
+                Some(list) => read_manifest_list(io, list)?,
+                None => return Err(Error::unsupported(format!(
+                    "snapshot {} embeds its manifests (old v1): icefloe cannot commit on top of it",
+                    p.snapshot_id
+                ))),
+            },
+        };
+        let (filtered, filter_replaced) = self.filter_manifests(
+            io,
+            &md,
+            parent_manifests,
+            snapshot_id,
+            &dir,
+            codec,
+            &mut summary,
+        )?;
+
+        let (data, deletes): (Vec<ManifestFile>, Vec<ManifestFile>) = new_manifests
+            .into_iter()
+            .chain(filtered)
+            .partition(|m| m.content == ManifestContent::Data);
+        let mut merge_replaced = 0;
+        let mut manifests = if self.kind == SnapshotKind::FastAppend {
+            data
+        } else {
+            let settings = merge::MergeSettings {
+                enabled: property_or(
+                    &md,
+                    properties::MANIFEST_MERGE_ENABLED,
+                    properties::MANIFEST_MERGE_ENABLED_DEFAULT,
+                ),
+                target_size_bytes: property_or(
+                    &md,
+                    properties::MANIFEST_TARGET_SIZE_BYTES,
+                    properties::MANIFEST_TARGET_SIZE_BYTES_DEFAULT,
+                ),
+                min_count_to_merge: property_or(
+                    &md,
+                    properties::MANIFEST_MIN_MERGE_COUNT,
+                    properties::MANIFEST_MIN_MERGE_COUNT_DEFAULT,
+                ),
+            };
+            let mut ctx = merge::MergeContext {
+                io,
+                md: &md,
+                snapshot_id,
+                codec,
+                dir: &dir,
+                cache: &mut self.merged,
+                written: &mut self.written,
+                manifest_count: &mut self.manifest_count,
+                commit_uuid: &self.commit_uuid,
+                replaced: 0,
+            };
+            let merged = merge::merge_manifests(&mut ctx, &settings, data)?;
+            merge_replaced = ctx.replaced;
+            merged
+        };
+        manifests.extend(deletes);
+
+        let created = manifests
+            .iter()
+            .filter(|m| m.added_snapshot_id == snapshot_id)
+            .count();
+        summary.set("manifests-created", created);
+        summary.set("manifests-kept", manifests.len() - created);
+        summary.set("manifests-replaced", filter_replaced + merge_replaced);
+        for (k, v) in &self.summary_properties {
+            summary.set(k, v);
+        }
+
+        self.attempt += 1;
+        let list_path = format!(
+            "{dir}/snap-{snapshot_id}-{}-{}.avro",
+            self.attempt, self.commit_uuid
+        );
+        let sequence_number = if fv >= 2 {
+            md.last_sequence_number + 1
+        } else {
+            0
+        };
+        let first_row_id = (fv >= 3).then_some(md.next_row_id);
+        let mut writer = ManifestListWriter::new(
+            fv,
+            snapshot_id,
+            parent.as_ref().map(|p| p.snapshot_id),
+            sequence_number,
+            first_row_id,
+            codec,
+        )?;
+        for m in &manifests {
+            writer.add(m)?;
+        }
+        self.written.push(list_path.clone());
+        let list = writer.finish(io, &list_path)?;
+        let added_rows = match (first_row_id, list.next_row_id) {
+            (Some(first), Some(next)) => Some(next - first),
+            _ => None,
+        };
+
+        let snapshot = Snapshot {
+            snapshot_id,
+            parent_snapshot_id: parent.as_ref().map(|p| p.snapshot_id),
+            sequence_number,
+            timestamp_ms: chrono::Utc::now().timestamp_millis(),
+            manifest_list: Some(list_path.clone()),
+            manifests: None,
+            summary: Some(summary.build(self.operation(), previous_for_totals.as_ref())),
+            schema_id: Some(md.current_schema_id),
+            first_row_id,
+            added_rows,
+            key_id: None,
+        };
+        builder.apply(TableUpdate::AddSnapshot {
+            snapshot: snapshot.clone(),
+        })?;
+        builder.set_branch_snapshot(snapshot_id, &self.branch)?;
+
+        self.used = manifests
+            .iter()
+            .map(|m| m.manifest_path.clone())
+            .chain(std::iter::once(list_path))
+            .collect();
+        self.committed_snapshot = Some(snapshot);
+        Ok(())
+    }
+
+    fn clean_up(&mut self, io: &dyn FileIO, committed: bool) {
+        for path in &self.written {
+            if !committed || !self.used.contains(path) {
+                // best effort: an orphan file is harmless, a failed cleanup is not an error
+                let _ = io.delete(path);
+            }
+        }
+        if !committed {
+            self.committed_snapshot = None;
+        }
+    }
+}

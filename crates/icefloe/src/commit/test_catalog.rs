@@ -1,0 +1,263 @@
+//! A catalog in memory for the commit tests: tables in a `Mutex<HashMap>`, files in a
+//! [`MemoryFileIO`], commits as check-and-put on the metadata location. Faults can be
+//! injected at each step of a commit: writing a file whose name contains a pattern,
+//! after the metadata file is written, and at the swap.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::catalog::{Catalog, Namespace, TableIdent, TableState, ViewState};
+use crate::error::{Error, Result};
+use crate::io::{FileIO, MemoryFileIO};
+use crate::spec::table_metadata::TableMetadata;
+use crate::spec::view_metadata::ViewMetadata;
+
+/// What to do wrong, and how often.
+#[derive(Debug, Clone, Default)]
+pub struct Faults {
+    /// Writes of files whose location contains this fail (e.g. `"/snap-"`: after the
+    /// manifests were written, the manifest list cannot be).
+    pub fail_write_containing: Option<String>,
+    /// The metadata file is written, then the commit fails with this error kind.
+    pub fail_after_metadata_write: Option<FaultKind>,
+    /// The swap itself fails with this error kind, before anything is written.
+    pub fail_swap: Option<FaultKind>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultKind {
+    CommitFailed,
+    StateUnknown,
+}
+
+impl FaultKind {
+    fn error(self) -> Error {
+        match self {
+            FaultKind::CommitFailed => Error::commit_failed("injected fault"),
+            FaultKind::StateUnknown => Error::CommitStateUnknown {
+                message: "injected fault".into(),
+            },
+        }
+    }
+}
+
+/// A [`MemoryFileIO`] that can refuse writes.
+#[derive(Debug, Default)]
+pub struct FaultyIO {
+    pub inner: MemoryFileIO,
+    pub faults: Mutex<Faults>,
+}
+
+impl FileIO for FaultyIO {
+    fn read(&self, location: &str) -> Result<Vec<u8>> {
+        self.inner.read(location)
+    }
+    fn write_new(&self, location: &str, bytes: &[u8]) -> Result<()> {
+        let fail = self
+            .faults
+            .lock()
+            .map_err(|_| Error::unsupported("poisoned"))?
+            .fail_write_containing
+            .clone();
+        if let Some(p) = fail {
+            if location.contains(&p) {
+                return Err(Error::io(
+                    location,
+                    std::io::Error::other("injected write failure"),
+                ));
+            }
+        }
+        self.inner.write_new(location, bytes)
+    }
+    fn exists(&self, location: &str) -> Result<bool> {
+        self.inner.exists(location)
+    }
+    fn list(&self, location: &str) -> Result<Vec<String>> {
+        self.inner.list(location)
+    }
+    fn delete(&self, location: &str) -> Result<()> {
+        self.inner.delete(location)
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct MemoryCatalog {
+    pub io: Arc<FaultyIO>,
+    tables: Mutex<HashMap<TableIdent, TableState>>,
+}
+
+impl MemoryCatalog {
+    pub fn new() -> Arc<MemoryCatalog> {
+        Arc::new(MemoryCatalog::default())
+    }
+
+    pub fn set_faults(&self, faults: Faults) {
+        if let Ok(mut f) = self.io.faults.lock() {
+            *f = faults;
+        }
+    }
+
+    fn faults(&self) -> Faults {
+        self.io.faults.lock().map(|f| f.clone()).unwrap_or_default()
+    }
+
+    fn tables(&self) -> Result<std::sync::MutexGuard<'_, HashMap<TableIdent, TableState>>> {
+        self.tables
+            .lock()
+            .map_err(|_| Error::unsupported("catalog poisoned"))
+    }
+}
+
+fn unsupported<T>() -> Result<T> {
+    Err(Error::unsupported("not in the test catalog"))
+}
+
+impl Catalog for MemoryCatalog {
+    fn name(&self) -> &str {
+        "memory"
+    }
+    fn io(&self) -> Arc<dyn FileIO> {
+        self.io.clone()
+    }
+    fn default_table_location(&self, ident: &TableIdent) -> Result<String> {
+        Ok(format!(
+            "mem://warehouse/{}/{}",
+            ident.namespace.join("/"),
+            ident.name
+        ))
+    }
+    fn create_namespace(&self, _: &[String], _: &[(String, String)]) -> Result<()> {
+        Ok(())
+    }
+    fn list_namespaces(&self, _: &[String]) -> Result<Vec<Namespace>> {
+        Ok(Vec::new())
+    }
+    fn namespace_exists(&self, _: &[String]) -> Result<bool> {
+        Ok(true)
+    }
+    fn namespace_properties(&self, _: &[String]) -> Result<Vec<(String, String)>> {
+        Ok(Vec::new())
+    }
+    fn update_namespace_properties(
+        &self,
+        _: &[String],
+        _: &[String],
+        _: &[(String, String)],
+    ) -> Result<()> {
+        Ok(())
+    }
+    fn drop_namespace(&self, _: &[String]) -> Result<()> {
+        Ok(())
+    }
+    fn list_tables(&self, namespace: &[String]) -> Result<Vec<TableIdent>> {
+        Ok(self
+            .tables()?
+            .keys()
+            .filter(|t| t.namespace == namespace)
+            .cloned()
+            .collect())
+    }
+    fn table_exists(&self, ident: &TableIdent) -> Result<bool> {
+        Ok(self.tables()?.contains_key(ident))
+    }
+    fn load_table(&self, ident: &TableIdent) -> Result<TableState> {
+        let location = self
+            .tables()?
+            .get(ident)
+            .map(|s| s.metadata_location.clone())
+            .ok_or_else(|| Error::NoSuchTable {
+                table: ident.to_string(),
+            })?;
+        // read the file, as a real catalog would: it must be readable
+        let md = TableMetadata::read(self.io.as_ref(), &location)?;
+        Ok(TableState {
+            metadata_location: location,
+            metadata: Arc::new(md),
+        })
+    }
+    fn register_table(&self, _: &TableIdent, _: &str) -> Result<TableState> {
+        unsupported()
+    }
+    fn rename_table(&self, _: &TableIdent, _: &TableIdent) -> Result<()> {
+        unsupported()
+    }
+    fn drop_table(&self, ident: &TableIdent, _: bool) -> Result<()> {
+        self.tables()?.remove(ident);
+        Ok(())
+    }
+    fn commit_table(
+        &self,
+        ident: &TableIdent,
+        base: Option<&TableState>,
+        metadata: TableMetadata,
+    ) -> Result<TableState> {
+        let faults = self.faults();
+        if let Some(k) = faults.fail_swap {
+            return Err(k.error());
+        }
+        let version = base
+            .and_then(|b| {
+                b.metadata_location
+                    .rsplit('/')
+                    .next()
+                    .and_then(|n| n.split('-').next())
+                    .and_then(|v| v.parse::<u64>().ok())
+            })
+            .map_or(0, |v| v + 1);
+        let location = format!(
+            "{}/metadata/{version:05}-{}.metadata.json",
+            metadata.location,
+            uuid::Uuid::new_v4()
+        );
+        metadata.write(self.io.as_ref(), &location, false)?;
+        if let Some(k) = faults.fail_after_metadata_write {
+            return Err(k.error());
+        }
+        let mut tables = self.tables()?;
+        let current = tables.get(ident).map(|s| s.metadata_location.clone());
+        match (current, base) {
+            (None, None) => {}
+            (Some(_), None) => {
+                let _ = self.io.delete(&location);
+                return Err(Error::already_exists(format!("table exists: {ident}")));
+            }
+            (Some(cur), Some(b)) if cur == b.metadata_location => {}
+            (_, Some(b)) => {
+                let _ = self.io.delete(&location);
+                return Err(Error::commit_failed(format!(
+                    "{ident} no longer points at {}",
+                    b.metadata_location
+                )));
+            }
+        }
+        let state = TableState {
+            metadata_location: location,
+            metadata: Arc::new(metadata),
+        };
+        tables.insert(ident.clone(), state.clone());
+        Ok(state)
+    }
+    fn list_views(&self, _: &[String]) -> Result<Vec<TableIdent>> {
+        Ok(Vec::new())
+    }
+    fn view_exists(&self, _: &TableIdent) -> Result<bool> {
+        Ok(false)
+    }
+    fn load_view(&self, _: &TableIdent) -> Result<ViewState> {
+        unsupported()
+    }
+    fn rename_view(&self, _: &TableIdent, _: &TableIdent) -> Result<()> {
+        unsupported()
+    }
+    fn drop_view(&self, _: &TableIdent) -> Result<()> {
+        unsupported()
+    }
+    fn commit_view(
+        &self,
+        _: &TableIdent,
+        _: Option<&ViewState>,
+        _: ViewMetadata,
+    ) -> Result<ViewState> {
+        unsupported()
+    }
+}

@@ -1,0 +1,361 @@
+//! Transactions: several changes to one table committed as one new metadata file, with
+//! optimistic retries ("Commit Conflict Resolution and Retry").
+//!
+//! Each attempt starts from the table as the catalog has it, re-applies every pending
+//! change in order (each one re-validates against that base: appends always apply, file
+//! removals check the files are still live, metadata changes check their requirements),
+//! and asks the catalog to swap the pointer from that base. When another writer won
+//! (`CommitFailed`), the attempt is retried with exponential backoff per `commit.retry.*`.
+//! When the commit finally fails, the files the attempts wrote are deleted — except after
+//! `CommitStateUnknown`, when they may be part of the table.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::builder::MetadataBuilder;
+use super::properties::RetryPolicy;
+use super::snapshot::SnapshotProducer;
+use super::update::{check_requirements, TableRequirement, TableUpdate};
+use crate::catalog::{Catalog, TableIdent, TableState};
+use crate::error::{Error, Result};
+use crate::io::FileIO;
+use crate::manifest::DataFile;
+use crate::spec::partition::PartitionSpec;
+use crate::spec::schema::Schema;
+use crate::spec::sort::SortOrder;
+
+/// One change of a transaction, applied anew to the base of every attempt.
+pub trait PendingChange: Send {
+    /// Applies the change on top of `builder` (the attempt's base plus the changes before
+    /// this one). Files it writes go through `io`.
+    fn apply(&mut self, io: &dyn FileIO, builder: &mut MetadataBuilder) -> Result<()>;
+
+    /// Called once when the transaction is over: `committed` tells whether the last
+    /// attempt's metadata is now the table's. Deletes the files no longer needed.
+    fn clean_up(&mut self, _io: &dyn FileIO, _committed: bool) {}
+}
+
+/// Metadata updates with the requirements they need of each attempt's base (e.g.
+/// `assert-current-schema-id` for a schema change, so that it fails rather than
+/// silently applying to a schema it was not made for).
+#[derive(Debug, Clone, Default)]
+pub struct MetadataChange {
+    pub requirements: Vec<TableRequirement>,
+    pub updates: Vec<TableUpdate>,
+}
+
+impl PendingChange for MetadataChange {
+    fn apply(&mut self, _io: &dyn FileIO, builder: &mut MetadataBuilder) -> Result<()> {
+        // requirements concern the table as committed, not earlier changes of this transaction
+        let base = builder.base().map(|b| b.as_ref());
+        check_requirements(&self.requirements, base).map_err(|e| match e {
+            // a requirement that no longer holds cannot hold on a retry either
+            Error::CommitFailed { message } => Error::validation_failed(message),
+            other => other,
+        })?;
+        builder.apply_all(self.updates.iter().cloned())
+    }
+}
+
+/// How a transaction starts.
+#[derive(Debug, Clone)]
+enum Start {
+    /// Changes to an existing table.
+    Existing,
+    /// A new table; fails with `AlreadyExists` if it exists.
+    Create(NewTable),
+    /// A new table, or a replacement of the existing one that keeps its history.
+    CreateOrReplace(NewTable),
+}
+
+/// What a new table is made of (see [`MetadataBuilder::new_table`]).
+#[derive(Debug, Clone)]
+pub struct NewTable {
+    pub schema: Schema,
+    pub spec: PartitionSpec,
+    pub sort_order: SortOrder,
+    /// `None`: the catalog's default location for the table.
+    pub location: Option<String>,
+    pub properties: Vec<(String, String)>,
+    /// `None`: the `format-version` property, else v3.
+    pub format_version: Option<i32>,
+}
+
+impl NewTable {
+    pub fn new(schema: Schema) -> NewTable {
+        NewTable {
+            schema,
+            spec: PartitionSpec::unpartitioned(),
+            sort_order: SortOrder::unsorted(),
+            location: None,
+            properties: Vec::new(),
+            format_version: None,
+        }
+    }
+}
+
+/// Changes to one table, committed together by [`Transaction::commit`].
+pub struct Transaction {
+    catalog: Arc<dyn Catalog>,
+    ident: TableIdent,
+    start: Start,
+    /// The base of the first attempt (`None` for a table that is to be created).
+    base: Option<TableState>,
+    changes: Vec<Box<dyn PendingChange>>,
+    /// Overrides the table's `commit.retry.*` (tests).
+    retry: Option<RetryPolicy>,
+}
+
+impl std::fmt::Debug for Transaction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transaction")
+            .field("ident", &self.ident)
+            .field("start", &self.start)
+            .field("changes", &self.changes.len())
+            .finish()
+    }
+}
+
+impl Transaction {
+    /// A transaction on an existing table, starting from `base` (as loaded).
+    pub fn new(catalog: Arc<dyn Catalog>, ident: TableIdent, base: TableState) -> Transaction {
+        Transaction {
+            catalog,
+            ident,
+            start: Start::Existing,
+            base: Some(base),
+            changes: Vec::new(),
+            retry: None,
+        }
+    }
+
+    /// A transaction on the table as the catalog has it now.
+    pub fn load(catalog: Arc<dyn Catalog>, ident: TableIdent) -> Result<Transaction> {
+        let base = catalog.load_table(&ident)?;
+        Ok(Self::new(catalog, ident, base))
+    }
+
+    /// A transaction that creates the table (further changes, e.g. a first append, are
+    /// committed with it).
+    pub fn create(catalog: Arc<dyn Catalog>, ident: TableIdent, table: NewTable) -> Transaction {
+        Transaction {
+            catalog,
+            ident,
+            start: Start::Create(table),
+            base: None,
+            changes: Vec::new(),
+            retry: None,
+        }
+    }
+
+    /// A transaction that creates the table, or replaces it keeping its history.
+    pub fn create_or_replace(
+        catalog: Arc<dyn Catalog>,
+        ident: TableIdent,
+        table: NewTable,
+    ) -> Result<Transaction> {
+        let base = match catalog.load_table(&ident) {
+            Ok(s) => Some(s),
+            Err(Error::NoSuchTable { .. }) => None,
+            Err(e) => return Err(e),
+        };
+        Ok(Transaction {
+            catalog,
+            ident,
+            start: Start::CreateOrReplace(table),
+            base,
+            changes: Vec::new(),
+            retry: None,
+        })
+    }
+
+    pub fn ident(&self) -> &TableIdent {
+        &self.ident
+    }
+
+    /// Uses `policy` instead of the table's `commit.retry.*` properties.
+    pub fn with_retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.retry = Some(policy);
+        self
+    }
+
+    /// Adds a change; changes apply in the order they were added.
+    pub fn add_change(&mut self, change: Box<dyn PendingChange>) -> &mut Self {
+        self.changes.push(change);
+        self
+    }
+
+    /// Adds metadata updates (no requirements).
+    pub fn update(&mut self, updates: Vec<TableUpdate>) -> &mut Self {
+        self.add_change(Box::new(MetadataChange {
+            requirements: Vec::new(),
+            updates,
+        }))
+    }
+
+    pub fn set_properties(&mut self, updates: Vec<(String, String)>) -> &mut Self {
+        self.update(vec![TableUpdate::SetProperties { updates }])
+    }
+
+    pub fn remove_properties(&mut self, removals: Vec<String>) -> &mut Self {
+        self.update(vec![TableUpdate::RemoveProperties { removals }])
+    }
+
+    /// Appends data files (fast append) to `main`.
+    pub fn append_files(&mut self, files: Vec<DataFile>) -> &mut Self {
+        let mut p = SnapshotProducer::fast_append();
+        for f in files {
+            p.add_file(f);
+        }
+        self.add_change(Box::new(p))
+    }
+
+    fn build_attempt(&mut self, base: Option<&TableState>) -> Result<MetadataBuilder> {
+        let mut builder = match (&self.start, base) {
+            (Start::Existing, Some(b)) => MetadataBuilder::from_state(b),
+            (Start::Existing, None) => {
+                return Err(Error::NoSuchTable {
+                    table: self.ident.to_string(),
+                })
+            }
+            (Start::Create(_), Some(_)) => {
+                return Err(Error::already_exists(format!(
+                    "table already exists: {}",
+                    self.ident
+                )))
+            }
+            (Start::Create(t), None) | (Start::CreateOrReplace(t), None) => {
+                let location = match &t.location {
+                    Some(l) => l.clone(),
+                    None => self.catalog.default_table_location(&self.ident)?,
+                };
+                MetadataBuilder::new_table(
+                    &t.schema,
+                    &t.spec,
+                    &t.sort_order,
+                    location.trim_end_matches('/'),
+                    &t.properties,
+                    t.format_version,
+                )?
+            }
+            (Start::CreateOrReplace(t), Some(b)) => {
+                let location = t
+                    .location
+                    .clone()
+                    .unwrap_or_else(|| b.metadata.location.clone());
+                MetadataBuilder::replace(
+                    b,
+                    &t.schema,
+                    &t.spec,
+                    &t.sort_order,
+                    location.trim_end_matches('/'),
+                    &t.properties,
+                    t.format_version,
+                )?
+            }
+        };
+        let io = self.catalog.io();
+        for c in &mut self.changes {
+            c.apply(io.as_ref(), &mut builder)?;
+        }
+        Ok(builder)
+    }
+
+    fn refresh(&self) -> Result<Option<TableState>> {
+        match self.catalog.load_table(&self.ident) {
+            Ok(s) => Ok(Some(s)),
+            Err(Error::NoSuchTable { .. }) if !matches!(self.start, Start::Existing) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn attempt(&mut self, base: Option<&TableState>) -> Result<TableState> {
+        let builder = self.build_attempt(base)?;
+        if let (Start::Existing, Some(b), false) = (&self.start, base, builder.has_changes()) {
+            return Ok(b.clone());
+        }
+        let metadata = builder.build()?;
+        self.catalog.commit_table(&self.ident, base, metadata)
+    }
+
+    /// Commits every change as one new metadata file; returns the table's new state.
+    pub fn commit(mut self) -> Result<TableState> {
+        let started = Instant::now();
+        let mut base = self.base.take();
+        let policy = self.retry.unwrap_or_else(|| match (&base, &self.start) {
+            (Some(b), _) => RetryPolicy::for_table(&b.metadata),
+            _ => RetryPolicy::default(),
+        });
+        let mut retries = 0u32;
+        let io = self.catalog.io();
+        let result = loop {
+            match self.attempt(base.as_ref()) {
+                Err(Error::CommitFailed { message })
+                    if retries < policy.num_retries && started.elapsed() < policy.total_timeout =>
+                {
+                    retries += 1;
+                    std::thread::sleep(policy.backoff(retries));
+                    match self.refresh() {
+                        Ok(fresh) => base = fresh,
+                        Err(e) => {
+                            break Err(Error::commit_failed(format!(
+                                "{message}; then refreshing the table failed: {e}"
+                            )))
+                        }
+                    }
+                }
+                other => break other,
+            }
+        };
+        match &result {
+            Ok(_) => self
+                .changes
+                .iter_mut()
+                .for_each(|c| c.clean_up(io.as_ref(), true)),
+            // the new metadata may have been committed: its files must stay
+            Err(Error::CommitStateUnknown { .. }) => {}
+            Err(_) => self
+                .changes
+                .iter_mut()
+                .for_each(|c| c.clean_up(io.as_ref(), false)),
+        }
+        result
+    }
+}
+
+/// Creates a table (Java's `Catalog.createTable`): a new metadata file with fresh ids.
+#[allow(clippy::too_many_arguments)]
+pub fn create_table(
+    catalog: Arc<dyn Catalog>,
+    ident: &TableIdent,
+    schema: &Schema,
+    spec: &PartitionSpec,
+    sort_order: &SortOrder,
+    location: Option<&str>,
+    properties: &[(String, String)],
+    format_version: Option<i32>,
+) -> Result<TableState> {
+    Transaction::create(
+        catalog,
+        ident.clone(),
+        NewTable {
+            schema: schema.clone(),
+            spec: spec.clone(),
+            sort_order: sort_order.clone(),
+            location: location.map(str::to_string),
+            properties: properties.to_vec(),
+            format_version,
+        },
+    )
+    .commit()
+}
+
+/// Creates the table, or replaces the existing one keeping its history (Java's
+/// `createOrReplaceTransaction`).
+pub fn create_or_replace_table(
+    catalog: Arc<dyn Catalog>,
+    ident: &TableIdent,
+    table: NewTable,
+) -> Result<TableState> {
+    Transaction::create_or_replace(catalog, ident.clone(), table)?.commit()
+}
