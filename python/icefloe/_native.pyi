@@ -417,3 +417,11 @@ class Catalog:
     def drop_view(self, view: _Ident) -> None: ...
     def commit_view(self, view: _Ident, base: tuple[str, ViewMetadata] | None,
                     metadata: ViewMetadata) -> tuple[str, ViewMetadata]: ...
+def new_table_metadata_json(
+    schema_json: str,
+    spec_json: str,
+    sort_order_json: str,
+    location: str,
+    properties: list[tuple[str, str]],
+    format_version: int | None = None,
+) -> str: ...

@@ -2,6 +2,7 @@
 //! the `icefloe` crate. Exposed to Python as the private module `icefloe._native`.
 
 mod catalog;
+mod commit;
 mod error;
 mod expr;
 mod manifest;
@@ -51,5 +52,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     expr::register(m)?;
     projection::register(m)?;
     schema_update::register(m)?;
+    commit::register(m)?;
     Ok(())
 }

@@ -350,10 +350,12 @@ impl PendingChange for SnapshotProducer {
             None => Vec::new(),
             Some(p) => match &p.manifest_list {
                 Some(list) => read_manifest_list(io, list)?,
-                None => return Err(Error::unsupported(format!(
+                None => {
+                    return Err(Error::unsupported(format!(
                     "snapshot {} embeds its manifests (old v1): icefloe cannot commit on top of it",
                     p.snapshot_id
-                ))),
+                )))
+                }
             },
         };
         let (filtered, filter_replaced) = self.filter_manifests(
