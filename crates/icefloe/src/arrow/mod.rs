@@ -6,6 +6,7 @@
 
 pub mod manifest;
 pub mod plan;
+pub mod schema_from_arrow;
 
 use std::sync::Arc;
 

@@ -13,6 +13,7 @@
 //! nothing here touches a pointer directly.
 
 pub mod builder;
+pub mod data_files;
 pub mod fresh_ids;
 pub mod properties;
 pub mod snapshot;
