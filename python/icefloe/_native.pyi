@@ -425,3 +425,13 @@ def new_table_metadata_json(
     properties: list[tuple[str, str]],
     format_version: int | None = None,
 ) -> str: ...
+def replace_table_metadata_json(
+    base_json: str,
+    base_location: str,
+    schema_json: str,
+    spec_json: str,
+    sort_order_json: str,
+    location: str,
+    properties: list[tuple[str, str]],
+    format_version: int | None = None,
+) -> str: ...

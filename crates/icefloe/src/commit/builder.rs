@@ -488,20 +488,7 @@ impl MetadataBuilder {
         let schema = self.md.current_schema().ok_or_else(|| {
             Error::validation_failed("cannot add a partition spec before a schema")
         })?;
-        spec.partition_type(schema)
-            .map_err(|e| Error::validation_failed(format!("invalid partition spec: {e}")))?;
-        for f in &spec.fields {
-            if let Some(src) = schema.field_by_id(f.source_id()) {
-                if !f.transform.can_transform(&src.field_type)
-                    && !matches!(f.transform, crate::spec::transform::Transform::Unknown(_))
-                {
-                    return Err(Error::validation_failed(format!(
-                        "invalid partition spec: {} cannot transform {} column '{}'",
-                        f.transform, src.field_type, src.name
-                    )));
-                }
-            }
-        }
+        check_spec_compatibility(&spec, schema)?;
         if self.md.format_version == 1 {
             let sequential = spec.fields.iter().enumerate().all(|(i, f)| {
                 f.field_id == crate::spec::partition::PARTITION_DATA_ID_START + i as i32
@@ -849,11 +836,7 @@ impl MetadataBuilder {
                 md.default_spec_id
             ))
         })?;
-        spec.partition_type(schema).map_err(|e| {
-            Error::validation_failed(format!(
-                "the default partition spec does not fit the current schema: {e}"
-            ))
-        })?;
+        check_spec_compatibility(spec, schema)?;
         let order = md.default_sort_order().ok_or_else(|| {
             Error::validation_failed(format!(
                 "the default sort order {} does not exist",
@@ -945,6 +928,28 @@ fn updated_snapshot_log(
         }
     }
     Ok(log)
+}
+
+/// Java's `PartitionSpec.checkCompatibility`: each field whose source column exists must
+/// be able to transform it. A source column that no longer exists is allowed: specs are
+/// kept when columns are dropped (and v1 replacements carry old fields forward as `void`).
+fn check_spec_compatibility(spec: &PartitionSpec, schema: &Schema) -> Result<()> {
+    use crate::spec::transform::Transform;
+    for f in &spec.fields {
+        for id in &f.source_ids {
+            if let Some(src) = schema.field_by_id(*id) {
+                if !f.transform.can_transform(&src.field_type)
+                    && !matches!(f.transform, Transform::Unknown(_))
+                {
+                    return Err(Error::validation_failed(format!(
+                        "invalid partition spec: {} cannot transform {} column '{}'",
+                        f.transform, src.field_type, src.name
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn check_format_version(v: i32) -> Result<()> {
