@@ -435,3 +435,39 @@ def replace_table_metadata_json(
     properties: list[tuple[str, str]],
     format_version: int | None = None,
 ) -> str: ...
+
+class Transaction:
+    """Pending changes to one catalog table (see ``icefloe.commit``)."""
+
+    def __init__(self, catalog: Catalog, table: tuple[list[str], str], base: tuple[str, TableMetadata]) -> None: ...
+    def set_properties(self, updates: list[tuple[str, str]]) -> None: ...
+    def remove_properties(self, removals: list[str]) -> None: ...
+    def append_files(
+        self,
+        files: list[pa.RecordBatch],
+        spec_id: int | None = None,
+        merge: bool = False,
+        branch: str | None = None,
+        summary: list[tuple[str, str]] = ...,
+    ) -> None: ...
+    def replace_files(
+        self,
+        paths: list[str],
+        files: list[pa.RecordBatch] = ...,
+        spec_id: int | None = None,
+        branch: str | None = None,
+    ) -> None: ...
+    def commit(self) -> tuple[str, TableMetadata]: ...
+
+def create_table(
+    catalog: Catalog,
+    table: tuple[list[str], str],
+    schema: Schema,
+    spec_json: str,
+    sort_order_json: str,
+    location: str | None,
+    properties: list[tuple[str, str]],
+    format_version: int | None = None,
+    replace: bool = False,
+) -> tuple[str, TableMetadata]: ...
+def schema_from_arrow(schema: pa.Schema) -> Schema: ...

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Any, Union
 
 from . import _native
 from .errors import AlreadyExistsError, InvalidArgumentError
@@ -182,9 +182,49 @@ class Catalog:
         base_state = None if base is None else (base.metadata_location, base.metadata)
         return self._table(identifier, self._native.commit_table(_ident(identifier), base_state, metadata))
 
-    # TODO(commit engineer): create_table(identifier, schema, location=None, partition_spec=...,
-    # sort_order=..., properties=...) builds a new TableMetadata and calls _commit_table(...,
-    # None, metadata); it raises NoSuchNamespaceError for a missing namespace.
+    def create_table(self, identifier: Identifier, schema: Any, location: str | None = None,
+                     partition_spec: Any = None, sort_order: Any = None,
+                     properties: Mapping[str, str] | None = None,
+                     format_version: int | None = None) -> Table:
+        """Creates a table; ``AlreadyExistsError`` if it exists, ``NoSuchNamespaceError``
+        without its namespace.
+
+        ``schema`` is an icefloe ``Schema`` or a pyarrow schema (fields without
+        ``PARQUET:field_id`` metadata get ids). Columns get fresh ids as Java assigns them.
+        ``partition_spec`` and ``sort_order`` are icefloe ``PartitionSpec``/``SortOrder``
+        (referring to the schema's ids), or lists: ``[("ts", "day"), ("id", "bucket[16]",
+        "id_b")]`` and ``["id", ("ts", "identity", "desc", "nulls-last")]``. The format
+        version is ``format_version``, else the ``format-version`` property, else 3.
+        """
+        from .commit import create_table
+
+        location_, metadata = create_table(self, _to_tuple(identifier), schema, partition_spec, sort_order,
+                                           properties, location, format_version)
+        return self._table(identifier, (location_, metadata))
+
+    def create_table_if_not_exists(self, identifier: Identifier, schema: Any, location: str | None = None,
+                                   partition_spec: Any = None, sort_order: Any = None,
+                                   properties: Mapping[str, str] | None = None,
+                                   format_version: int | None = None) -> Table:
+        """As :meth:`create_table`, or the existing table when there is one."""
+        try:
+            return self.create_table(identifier, schema, location, partition_spec, sort_order, properties,
+                                     format_version)
+        except AlreadyExistsError:
+            return self.load_table(identifier)
+
+    def create_or_replace_table(self, identifier: Identifier, schema: Any, location: str | None = None,
+                                partition_spec: Any = None, sort_order: Any = None,
+                                properties: Mapping[str, str] | None = None,
+                                format_version: int | None = None) -> Table:
+        """Creates the table, or replaces the existing one's schema, partitioning, sort order,
+        location and properties while keeping its history (columns of the same name keep their
+        ids); the replaced table has no current snapshot until data is written."""
+        from .commit import create_table
+
+        location_, metadata = create_table(self, _to_tuple(identifier), schema, partition_spec, sort_order,
+                                           properties, location, format_version, replace=True)
+        return self._table(identifier, (location_, metadata))
 
     # --- views ---
 

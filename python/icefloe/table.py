@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,6 +88,58 @@ class Table:
         fresh = self.catalog.load_table(self.identifier)
         self.metadata, self.metadata_location = fresh.metadata, fresh.metadata_location
         return self
+
+    # --- changes (tables loaded from a catalog) ---
+
+    def transaction(self):
+        """A :class:`icefloe.commit.Transaction`: changes committed together, as one new
+        metadata file, when the ``with`` block ends (or by ``commit_transaction()``)."""
+        from .commit import Transaction
+
+        return Transaction(self)
+
+    def set_properties(self, properties: Mapping[str, str] | None = None, **kwargs: str) -> Table:
+        with self.transaction() as tx:
+            tx.set_properties(properties, **kwargs)
+        return self
+
+    def remove_properties(self, *keys: str) -> Table:
+        with self.transaction() as tx:
+            tx.remove_properties(*keys)
+        return self
+
+    def append_files(self, data_files: Any, **options: Any) -> Table:
+        """Commits a snapshot adding ``data_files`` (a pyarrow table of data-file rows; see
+        :mod:`icefloe.commit`). Options as :meth:`icefloe.commit.Transaction.append_files`."""
+        with self.transaction() as tx:
+            tx.append_files(data_files, **options)
+        return self
+
+    def delete_files(self, paths: Sequence[str], **options: Any) -> Table:
+        with self.transaction() as tx:
+            tx.delete_files(paths, **options)
+        return self
+
+    def overwrite_files(self, delete_paths: Sequence[str], data_files: Any, **options: Any) -> Table:
+        with self.transaction() as tx:
+            tx.overwrite_files(delete_paths, data_files, **options)
+        return self
+
+    @property
+    def properties(self) -> dict[str, str]:
+        return dict(self.metadata.properties)
+
+    def current_snapshot(self) -> _native.Snapshot | None:
+        return self.metadata.current_snapshot()
+
+    def snapshots(self) -> list[_native.Snapshot]:
+        """Every snapshot of the table, oldest first."""
+        return list(self.metadata.snapshots)
+
+    def history(self) -> list[tuple[int, int]]:
+        """The snapshot log: ``(timestamp_ms, snapshot_id)`` each time the current snapshot
+        changed."""
+        return list(self.metadata.snapshot_log)
 
     @classmethod
     def from_metadata(cls, path: str) -> Table:

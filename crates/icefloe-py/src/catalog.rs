@@ -30,7 +30,7 @@ fn table_state(state: TableState) -> (String, PyTableMetadata) {
 /// A catalog of namespaces, tables and views.
 #[pyclass(frozen, module = "icefloe._native", name = "Catalog")]
 pub struct PyCatalog {
-    inner: Arc<dyn Catalog>,
+    pub(crate) inner: Arc<dyn Catalog>,
 }
 
 #[pymethods]

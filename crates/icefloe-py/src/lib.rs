@@ -12,6 +12,7 @@ mod puffin;
 mod scan;
 mod schema;
 mod schema_update;
+mod transaction;
 mod transforms;
 mod view;
 
@@ -53,5 +54,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     projection::register(m)?;
     schema_update::register(m)?;
     commit::register(m)?;
+    transaction::register(m)?;
     Ok(())
 }

@@ -1,0 +1,264 @@
+//! The native side of `icefloe.commit`: transactions on a catalog table and table creation.
+//! Conversions only; every commit releases the GIL (it writes files and may retry).
+
+use std::sync::{Arc, Mutex};
+
+use arrow::datatypes::Schema as ArrowSchema;
+use arrow::pyarrow::FromPyArrow;
+use arrow::record_batch::RecordBatch;
+use icefloe::arrow::schema_from_arrow::arrow_to_schema;
+use icefloe::catalog::{Catalog, TableIdent, TableState};
+use icefloe::commit::data_files::data_files_from_batch;
+use icefloe::commit::{NewTable, SnapshotProducer, Transaction};
+use icefloe::spec::json::parse_text;
+use icefloe::spec::partition::PartitionSpec;
+use icefloe::spec::sort::SortOrder;
+use icefloe::spec::table_metadata::TableMetadata;
+use icefloe::Error;
+use pyo3::prelude::*;
+
+use crate::catalog::PyCatalog;
+use crate::error::IntoPyResult;
+use crate::metadata::PyTableMetadata;
+use crate::schema::PySchema;
+
+type Ident = (Vec<String>, String);
+
+fn table_state(state: TableState) -> (String, PyTableMetadata) {
+    (
+        state.metadata_location,
+        PyTableMetadata {
+            inner: state.metadata,
+        },
+    )
+}
+
+fn batches(objs: &[Bound<'_, PyAny>]) -> PyResult<Vec<RecordBatch>> {
+    objs.iter().map(RecordBatch::from_pyarrow_bound).collect()
+}
+
+/// Pending changes to one table, committed together.
+#[pyclass(frozen, module = "icefloe._native", name = "Transaction")]
+pub struct PyTransaction {
+    /// The metadata the transaction started from: data files are read against its specs.
+    base: Arc<TableMetadata>,
+    inner: Mutex<Option<Transaction>>,
+}
+
+impl PyTransaction {
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut Transaction) -> icefloe::Result<T>,
+    ) -> icefloe::Result<T> {
+        let mut guard = self
+            .inner
+            .lock()
+            .map_err(|_| Error::unsupported("the transaction is poisoned"))?;
+        let tx = guard
+            .as_mut()
+            .ok_or_else(|| Error::invalid_argument("the transaction was already committed"))?;
+        f(tx)
+    }
+
+    fn files(
+        &self,
+        batches: &[RecordBatch],
+        spec_id: Option<i32>,
+    ) -> icefloe::Result<(i32, Vec<icefloe::manifest::DataFile>)> {
+        let spec_id = spec_id.unwrap_or(self.base.default_spec_id);
+        let spec = self.base.spec_by_id(spec_id).ok_or_else(|| {
+            Error::invalid_argument(format!("the table has no partition spec {spec_id}"))
+        })?;
+        let schema = self.base.current_schema().ok_or_else(|| {
+            Error::invalid_metadata("current-schema-id", "the table has no current schema")
+        })?;
+        let ptype = spec.partition_type(schema)?;
+        let mut out = Vec::new();
+        for b in batches {
+            out.extend(data_files_from_batch(b, &ptype)?);
+        }
+        Ok((spec_id, out))
+    }
+}
+
+#[pymethods]
+impl PyTransaction {
+    #[new]
+    fn new(catalog: &PyCatalog, table: Ident, base: (String, PyRef<'_, PyTableMetadata>)) -> Self {
+        let (metadata_location, md) = base;
+        let state = TableState {
+            metadata_location,
+            metadata: Arc::clone(&md.inner),
+        };
+        let tx = Transaction::new(
+            Arc::clone(&catalog.inner),
+            TableIdent::new(table.0, table.1),
+            state,
+        );
+        PyTransaction {
+            base: Arc::clone(&md.inner),
+            inner: Mutex::new(Some(tx)),
+        }
+    }
+
+    fn set_properties(&self, py: Python<'_>, updates: Vec<(String, String)>) -> PyResult<()> {
+        self.with(|tx| {
+            tx.set_properties(updates);
+            Ok(())
+        })
+        .py(py)
+    }
+
+    fn remove_properties(&self, py: Python<'_>, removals: Vec<String>) -> PyResult<()> {
+        self.with(|tx| {
+            tx.remove_properties(removals);
+            Ok(())
+        })
+        .py(py)
+    }
+
+    /// Appends data files: `files` are record batches of data-file rows (the columns of
+    /// `manifest_entries_schema`, entry columns optional). `merge` selects a merge append.
+    #[pyo3(signature = (files, spec_id = None, merge = false, branch = None, summary = vec![]))]
+    fn append_files(
+        &self,
+        py: Python<'_>,
+        files: Vec<Bound<'_, PyAny>>,
+        spec_id: Option<i32>,
+        merge: bool,
+        branch: Option<String>,
+        summary: Vec<(String, String)>,
+    ) -> PyResult<()> {
+        let batches = batches(&files)?;
+        py.detach(|| {
+            let (spec_id, files) = self.files(&batches, spec_id)?;
+            let mut p = if merge {
+                SnapshotProducer::merge_append()
+            } else {
+                SnapshotProducer::fast_append()
+            };
+            if let Some(b) = branch {
+                p = p.to_branch(b);
+            }
+            for f in files {
+                p.add_file_with_spec(spec_id, f);
+            }
+            for (k, v) in summary {
+                p.set_summary(k, v);
+            }
+            self.with(|tx| {
+                tx.add_change(Box::new(p));
+                Ok(())
+            })
+        })
+        .py(py)
+    }
+
+    /// Removes the data files at `paths` and adds `files` (either may be empty): a delete
+    /// when nothing is added, an overwrite otherwise. Every removed file must be live.
+    #[pyo3(signature = (paths, files = vec![], spec_id = None, branch = None))]
+    fn replace_files(
+        &self,
+        py: Python<'_>,
+        paths: Vec<String>,
+        files: Vec<Bound<'_, PyAny>>,
+        spec_id: Option<i32>,
+        branch: Option<String>,
+    ) -> PyResult<()> {
+        let batches = batches(&files)?;
+        py.detach(|| {
+            let (spec_id, files) = self.files(&batches, spec_id)?;
+            let mut p = if files.is_empty() {
+                SnapshotProducer::delete_files()
+            } else {
+                SnapshotProducer::overwrite_files()
+            };
+            if let Some(b) = branch {
+                p = p.to_branch(b);
+            }
+            for path in paths {
+                p.delete_path(path);
+            }
+            for f in files {
+                p.add_file_with_spec(spec_id, f);
+            }
+            self.with(|tx| {
+                tx.add_change(Box::new(p));
+                Ok(())
+            })
+        })
+        .py(py)
+    }
+
+    /// Commits every pending change as one new metadata file, retrying on conflicts.
+    fn commit(&self, py: Python<'_>) -> PyResult<(String, PyTableMetadata)> {
+        let tx = self
+            .inner
+            .lock()
+            .map_err(|_| Error::unsupported("the transaction is poisoned"))
+            .and_then(|mut g| {
+                g.take()
+                    .ok_or_else(|| Error::invalid_argument("the transaction was already committed"))
+            })
+            .py(py)?;
+        py.detach(|| tx.commit()).py(py).map(table_state)
+    }
+}
+
+/// Creates a table (or, with `replace`, creates or replaces it keeping its history).
+/// `spec_json` and `sort_order_json` refer to the columns of `schema` by its ids.
+#[pyfunction]
+#[pyo3(signature = (catalog, table, schema, spec_json, sort_order_json, location, properties, format_version = None, replace = false))]
+#[allow(clippy::too_many_arguments)]
+fn create_table(
+    py: Python<'_>,
+    catalog: &PyCatalog,
+    table: Ident,
+    schema: &PySchema,
+    spec_json: &str,
+    sort_order_json: &str,
+    location: Option<String>,
+    properties: Vec<(String, String)>,
+    format_version: Option<i32>,
+    replace: bool,
+) -> PyResult<(String, PyTableMetadata)> {
+    let catalog: Arc<dyn Catalog> = Arc::clone(&catalog.inner);
+    let schema = (*schema.inner).clone();
+    py.detach(|| {
+        let v = format_version.unwrap_or(icefloe::MAX_FORMAT_VERSION);
+        let spec = PartitionSpec::from_json(&parse_text(spec_json)?, "partition_spec", v.max(2))?;
+        let sort_order = SortOrder::from_json(&parse_text(sort_order_json)?, "sort_order")?;
+        let ident = TableIdent::new(table.0, table.1);
+        let new = NewTable {
+            schema,
+            spec,
+            sort_order,
+            location,
+            properties,
+            format_version,
+        };
+        let tx = if replace {
+            Transaction::create_or_replace(catalog, ident, new)?
+        } else {
+            Transaction::create(catalog, ident, new)
+        };
+        tx.commit()
+    })
+    .py(py)
+    .map(table_state)
+}
+
+/// The Iceberg schema of a pyarrow schema (`PARQUET:field_id` kept where present).
+#[pyfunction]
+fn schema_from_arrow(py: Python<'_>, schema: &Bound<'_, PyAny>) -> PyResult<PySchema> {
+    let arrow = ArrowSchema::from_pyarrow_bound(schema)?;
+    let s = arrow_to_schema(&arrow).py(py)?;
+    Ok(PySchema { inner: Arc::new(s) })
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyTransaction>()?;
+    m.add_function(wrap_pyfunction!(create_table, m)?)?;
+    m.add_function(wrap_pyfunction!(schema_from_arrow, m)?)?;
+    Ok(())
+}
