@@ -290,18 +290,15 @@ impl Transaction {
         let io = self.catalog.io();
         let result = loop {
             match self.attempt(base.as_ref()) {
-                Err(Error::CommitFailed { message })
+                Err(Error::CommitFailed { .. })
                     if retries < policy.num_retries && started.elapsed() < policy.total_timeout =>
                 {
                     retries += 1;
                     std::thread::sleep(policy.backoff(retries));
+                    // a table dropped meanwhile ends the retries with its own error
                     match self.refresh() {
                         Ok(fresh) => base = fresh,
-                        Err(e) => {
-                            break Err(Error::commit_failed(format!(
-                                "{message}; then refreshing the table failed: {e}"
-                            )))
-                        }
+                        Err(e) => break Err(e),
                     }
                 }
                 other => break other,
