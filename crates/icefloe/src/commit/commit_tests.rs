@@ -698,3 +698,55 @@ fn create_fails_when_the_table_exists_and_create_or_replace_keeps_history() {
     assert_eq!(created.metadata.format_version, 3);
     assert_eq!(created.metadata.location, "mem://warehouse/db/other");
 }
+
+#[test]
+fn threads_on_one_sqlite_catalog_lose_nothing() {
+    use crate::catalog::sql::SqlCatalog;
+    use crate::io::LocalFileIO;
+
+    let dir = crate::catalog::testing::scratch_dir("commit-sqlite");
+    let uri = format!("sqlite:///{}", dir.join("catalog.db").display());
+    let warehouse = format!("file://{}", dir.join("wh").display());
+    let open = || -> Arc<dyn Catalog> {
+        Arc::new(SqlCatalog::open("c", &uri, &warehouse, Arc::new(LocalFileIO)).unwrap())
+    };
+    let catalog = open();
+    catalog.create_namespace(&["db".to_string()], &[]).unwrap();
+    create_table(
+        catalog.clone(),
+        &ident(),
+        &schema(),
+        &PartitionSpec::unpartitioned(),
+        &SortOrder::unsorted(),
+        None,
+        &[],
+        None,
+    )
+    .unwrap();
+    let (threads, per_thread) = (4, 4);
+    std::thread::scope(|scope| {
+        for t in 0..threads {
+            let catalog = open(); // each writer has its own connection
+            scope.spawn(move || {
+                for i in 0..per_thread {
+                    let mut tx = Transaction::load(catalog.clone(), ident())
+                        .unwrap()
+                        .with_retry_policy(fast_retry());
+                    tx.append_files(vec![file(&format!("t{t}-{i}"), 1)]);
+                    tx.commit().unwrap();
+                }
+            });
+        }
+    });
+    let s = catalog.load_table(&ident()).unwrap();
+    let n = threads * per_thread;
+    let paths = live_paths(
+        catalog.io().as_ref(),
+        s.metadata.current_snapshot().unwrap(),
+    );
+    let unique: HashSet<&String> = paths.iter().collect();
+    assert_eq!((paths.len(), unique.len()), (n, n));
+    assert_eq!(s.metadata.snapshots.len(), n);
+    assert_eq!(s.metadata.next_row_id, n as i64);
+    std::fs::remove_dir_all(dir).unwrap();
+}
