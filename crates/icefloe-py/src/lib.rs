@@ -12,6 +12,7 @@ mod puffin;
 mod scan;
 mod schema;
 mod schema_update;
+mod snapshots;
 mod transaction;
 mod transforms;
 mod view;
@@ -55,5 +56,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     schema_update::register(m)?;
     commit::register(m)?;
     transaction::register(m)?;
+    snapshots::register(m)?;
     Ok(())
 }
