@@ -123,8 +123,30 @@ def _java_data_file(jvm, spec, uri):
             .withFileSizeInBytes(1).withRecordCount(1).build())
 
 
+def _reachable_cleanup(spark, expire):
+    """Java's `RemoveSnapshots.withIncrementalCleanup(false)` (package-private: by reflection)."""
+    gw = spark.sparkContext._gateway
+    jvm = gw.jvm
+    types = gw.new_array(jvm.java.lang.Class, 1)
+    types[0] = jvm.java.lang.Boolean.TYPE
+    method = expire.getClass().getDeclaredMethod("withIncrementalCleanup", types)
+    method.setAccessible(True)
+    args = gw.new_array(jvm.java.lang.Object, 1)
+    args[0] = jvm.java.lang.Boolean.FALSE
+    return method.invoke(expire, args)
+
+
+def _java_delete_file(jvm, spec, uri):
+    return (jvm.org.apache.iceberg.FileMetadata.deleteFileBuilder(spec).ofPositionDeletes().withPath(uri)
+            .withFormat("PARQUET").withFileSizeInBytes(1).withRecordCount(1).build())
+
+
 @pytest.mark.parametrize("retain_last", [1, 2])
-def test_expiry_deletes_what_java_deletes(spark, tmp_path, retain_last):
+@pytest.mark.parametrize("refs", [True, False], ids=["branch-and-tag", "main-only"])
+def test_expiry_deletes_what_java_deletes(spark, tmp_path, retain_last, refs):
+    """icefloe deletes what Java's reachable-file cleanup deletes (Java's choice whenever refs
+    other than `main` exist; forced for the main-only case, where Java would otherwise clean up
+    incrementally and leave the replaced delete file behind although nothing reaches it)."""
     cat, jcat = _catalogs(spark, tmp_path, "exp")
     jvm = spark._jvm
     t = cat.create_table("db.t", SCHEMA, format_version=2)
@@ -141,11 +163,24 @@ def test_expiry_deletes_what_java_deletes(spark, tmp_path, retain_last):
     jt.newRewrite().deleteFile(f["b"]).deleteFile(f["c"]).addFile(f["e"]).commit()     # s4
     s4 = jt.currentSnapshot().snapshotId()
     # br keeps s3's manifests (b, c live; a deleted) alive; the tag keeps the rewrite's
-    jt.manageSnapshots().createBranch("br", s3).createTag("tg", s4).commit()
-    jt.newFastAppend().appendFile(f["f"]).toBranch("br").commit()                       # s5 on br
-    jt.newFastAppend().appendFile(f["g"]).commit()                                      # s6
+    if refs:
+        jt.manageSnapshots().createBranch("br", s3).createTag("tg", s4).commit()
+        jt.newFastAppend().appendFile(f["f"]).toBranch("br").commit()                   # s5 on br
+    # position deletes: d1 replaced by d2, so d1 is live only in snapshots that expire
+    d1, d2 = (_java_delete_file(jvm, spec, r["path"]) for r in _rows(tmp_path, "x1", "x2"))
+    jt.newRowDelta().addDeletes(d1).commit()
+    jt.newRowDelta().removeDeletes(d1).addDeletes(d2).commit()
+    jt.newFastAppend().appendFile(f["g"]).commit()                                      # head
     jt.refresh()
-    assert {s.operation() for s in jt.snapshots()} == {"append", "overwrite", "replace"}
+    assert {s.operation() for s in jt.snapshots()} == {"append", "overwrite", "replace", "delete"}
+    # statistics files of the first snapshot (expires) and of the head (stays)
+    first = min(jt.snapshots(), key=lambda s: s.sequenceNumber()).snapshotId()
+    for sid, name in [(first, "stats-old.puffin"), (jt.currentSnapshot().snapshotId(), "stats-new.puffin")]:
+        p = tmp_path / "data" / name
+        p.write_bytes(b"x")
+        stats = jvm.org.apache.iceberg.GenericStatisticsFile(sid, p.as_uri(), 1, 0, jvm.java.util.ArrayList())
+        jt.updateStatistics().setStatistics(stats).commit()
+    jt.refresh()
     older_than = int(time.time() * 1000) + 1
     location = jt.operations().current().metadataFileLocation()
 
@@ -161,7 +196,9 @@ def test_expiry_deletes_what_java_deletes(spark, tmp_path, retain_last):
     result = ours.expire_snapshots().older_than(older_than).retain_last(retain_last).commit()
     ours_deleted = before - _files(*roots)
     assert {_local(p) for p in result.deleted_files()} == ours_deleted
-    assert result.data_files and result.manifest_lists   # the history really had something to lose
+    # the history really had something of each kind to lose
+    assert result.data_files and result.delete_files and result.manifests and result.manifest_lists
+    assert [Path(_local(p)).name for p in result.statistics_files] == ["stats-old.puffin"]
 
     # restore what icefloe deleted, then Java on the original
     for path in ours_deleted:
@@ -169,10 +206,10 @@ def test_expiry_deletes_what_java_deletes(spark, tmp_path, retain_last):
         root = next(r for r in roots if Path(path).is_relative_to(r))
         shutil.copy2(backup / root.name / rel, path)
     assert before <= _files(*roots)
-    jt.expireSnapshots().expireOlderThan(older_than).retainLast(retain_last).commit()
+    _reachable_cleanup(spark, jt.expireSnapshots().expireOlderThan(older_than).retainLast(retain_last)).commit()
     java_deleted = before - _files(*roots)
 
-    assert sorted(ours_deleted) == sorted(java_deleted)
+    assert sorted(ours_deleted) == sorted(java_deleted), (sorted(ours_deleted - java_deleted), sorted(java_deleted - ours_deleted))
     ours_state = _java_state(jcat2.loadTable(jident(spark, "db.t")))
     assert ours_state == _java_state(jt)
     # what icefloe says it removed is what the table lost
