@@ -8,6 +8,7 @@ from __future__ import annotations
 import multiprocessing as mp
 
 import pyarrow as pa
+import pyarrow.parquet  # noqa: F401  (pa.parquet)
 import pytest
 
 import icefloe
@@ -204,3 +205,19 @@ def test_processes_appending_at_once_lose_nothing(tmp_path):
     assert sorted(s.sequence_number for s in snaps) == list(range(1, workers * n + 1))
     assert t.metadata.next_row_id == sum((w + 1) * n for w in range(workers))
     assert t.current_snapshot().summary["total-data-files"] == str(workers * n)
+
+
+def test_data_files_from_the_writer_are_committed(catalog):
+    from icefloe.writer import write_data_files
+
+    t = catalog.create_table("db.w", ARROW_SCHEMA, partition_spec=[("cat", "identity")])
+    data = pa.table({"id": pa.array([1, 2, 3], pa.int64()), "cat": ["a", "b", "a"]})
+    files = write_data_files(t.metadata, data, task_id=1)
+    t.append_files(files)
+    snap = t.current_snapshot()
+    assert snap.summary["added-records"] == "3"
+    assert snap.summary["added-data-files"] == "2"
+    assert snap.summary["changed-partition-count"] == "2"
+    assert live_paths(t) == sorted(files.column("file_path").to_pylist())
+    read = pa.concat_tables(pa.parquet.read_table(p.removeprefix("file://")) for p in live_paths(t))
+    assert sorted(read.column("id").to_pylist()) == [1, 2, 3]

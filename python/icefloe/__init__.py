@@ -17,10 +17,13 @@ The public API:
   serialize to bytes for executors (``plan_tasks``).
 - :func:`load_catalog`: catalogs shaped like PyIceberg's (the embedded SQLite catalog, shared
   with Java's ``JdbcCatalog`` and PyIceberg's ``SqlCatalog``; file-system tables).
+- :mod:`icefloe.writer`: ``write_data_files(table_metadata, pa_table)`` writes Parquet data
+  files (partitioned, rolled, with column metrics) and returns their ``data_file`` rows for a
+  commit; it needs no catalog, so Spark executors can call it.
 - :mod:`icefloe.errors`: the exceptions.
 """
 
-from . import errors, expressions, manifest, transforms
+from . import errors, expressions, manifest, transforms, writer
 from ._native import (
     BoundExpression,
     DeletionVector,
@@ -77,6 +80,7 @@ __all__ = [
     "write_manifest",
     "write_manifest_list",
     "transforms",
+    "writer",
     "write_deletion_vectors",
     "__version__",
 ]

@@ -342,6 +342,23 @@ def write_manifest_batch(
     snapshot_id: int,
     compression: str,
 ) -> pa.RecordBatch: ...
+def data_file_arrow_schema(schema: Schema) -> pa.Schema: ...
+def partition_batch(
+    batch: pa.RecordBatch, schema: Schema, spec: PartitionSpec
+) -> tuple[pa.RecordBatch, pa.UInt32Array, list[int]]: ...
+def data_file_batch(
+    batches: list[pa.RecordBatch],
+    schema: Schema,
+    spec: PartitionSpec,
+    properties: list[tuple[str, str]],
+    sort_order: SortOrder | None,
+    path: str,
+    file_size_in_bytes: int,
+    column_sizes: list[int],
+    split_offsets: list[int],
+    partition: pa.StructArray | None,
+    sort_order_id: int | None,
+) -> pa.RecordBatch: ...
 def write_manifest_list_batch(
     path: str,
     manifests: pa.RecordBatch,

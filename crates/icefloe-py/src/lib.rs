@@ -16,6 +16,7 @@ mod snapshots;
 mod transaction;
 mod transforms;
 mod view;
+mod write;
 
 use pyo3::prelude::*;
 use pyo3::types::PyAnyMethods;
@@ -54,6 +55,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     expr::register(m)?;
     projection::register(m)?;
     schema_update::register(m)?;
+    write::register(m)?;
     commit::register(m)?;
     transaction::register(m)?;
     snapshots::register(m)?;

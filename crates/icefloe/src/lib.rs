@@ -14,6 +14,7 @@ pub mod manifest;
 pub mod puffin;
 pub mod scan;
 pub mod spec;
+pub mod write;
 
 pub use error::{Error, Result};
 

@@ -214,7 +214,7 @@ pub fn transform_result_arrow_type(transform: &Transform, input: &DataType) -> D
 }
 
 /// Whether an Arrow array of `data_type` holds values of the Iceberg type `source`.
-fn arrow_type_matches(source: &PrimitiveType, data_type: &DataType) -> bool {
+pub(crate) fn arrow_type_matches(source: &PrimitiveType, data_type: &DataType) -> bool {
     use PrimitiveType as P;
     match (source, data_type) {
         (P::Uuid, DataType::FixedSizeBinary(16)) => true,
