@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from .table import Table
 
-__all__ = ["Transaction", "to_schema", "spec_json", "sort_order_json"]
+__all__ = ["Transaction", "UpdateSchema", "to_schema", "spec_json", "sort_order_json"]
 
 # (column, transform) or (column, transform, name)
 PartitionFieldSpec = Union[tuple[str, str], tuple[str, str, str]]
@@ -115,6 +115,153 @@ def _batches(data_files: Any) -> list:
     raise TypeError(f"expected a pyarrow Table or RecordBatch of data files, got {type(data_files).__name__}")
 
 
+def _type_string(field_type: Any) -> str:
+    """An Iceberg type given as a type string (``"long"``, ``"decimal(9, 2)"``), type JSON
+    (a dict, for nested types) or a pyarrow ``DataType``."""
+    if isinstance(field_type, str):
+        return field_type
+    if isinstance(field_type, dict):
+        return json.dumps(field_type)
+    import pyarrow as pa
+
+    if isinstance(field_type, pa.DataType):
+        return _native.iceberg_type_of(field_type)
+    raise TypeError(f"expected a type string, type JSON or a pyarrow type, got {type(field_type).__name__}")
+
+
+def _path(path: str | Sequence[str]) -> str:
+    return path if isinstance(path, str) else ".".join(path)
+
+
+def _split_parent(path: str | Sequence[str]) -> tuple[str | None, str]:
+    """``"a.b.c"`` or ``("a", "b", "c")`` as (parent ``"a.b"``, name ``"c"``)."""
+    parts = path.split(".") if isinstance(path, str) else list(path)
+    if not parts or not all(parts):
+        raise ValueError(f"not a column path: {path!r}")
+    return (".".join(parts[:-1]) or None), parts[-1]
+
+
+def _spec_id_of(data_files: Any) -> int | None:
+    """The spec id ``icefloe.writer`` records in its result's schema metadata, if any."""
+    from .writer import SPEC_ID_KEY
+
+    metadata = getattr(getattr(data_files, "schema", None), "metadata", None) or {}
+    value = metadata.get(SPEC_ID_KEY)
+    return int(value) if value is not None else None
+
+
+class UpdateSchema:
+    """Schema evolution, with PyIceberg's method names and Java's rules (ids, order,
+    validation: see :mod:`icefloe` docs). Changes are checked as they are made; the new
+    schema is committed when the ``with`` block ends (or by :meth:`commit`)::
+
+        with table.update_schema() as u:
+            u.add_column("ts", "timestamptz", doc="event time")
+            u.add_column(("location", "alt"), "double")
+            u.rename_column("name", "full_name")
+            u.update_column("id", field_type="long")
+            u.move_first("ts")
+
+    Types are type strings (``"long"``, ``"decimal(9, 2)"``), type JSON for nested types, or
+    pyarrow types. ``default`` (v3 tables) is a Python value in the type's JSON form
+    (``"2024-01-01"`` for a date).
+    """
+
+    def __init__(self, table: Table, transaction: Transaction | None = None, *,
+                 allow_incompatible_changes: bool = False, case_sensitive: bool = True):
+        self._table = table
+        self._transaction = transaction
+        md = table.metadata
+        self._native = _native.UpdateSchema(md.schema(), md.last_column_id, case_sensitive,
+                                            allow_incompatible_changes)
+        self._done = False
+
+    def add_column(self, path: str | Sequence[str], field_type: Any, doc: str | None = None,
+                   required: bool = False, default: Any = None) -> UpdateSchema:
+        """Adds a column; ``path`` names it, inside its parent struct when nested (for a
+        list or map, the element or value struct): ``"a.b"`` or ``("a", "b")``."""
+        parent, name = _split_parent(path)
+        self._native.add_column(parent, name, _type_string(field_type), doc, required,
+                                None if default is None else json.dumps(default))
+        return self
+
+    def delete_column(self, path: str | Sequence[str]) -> UpdateSchema:
+        self._native.delete_column(_path(path))
+        return self
+
+    def rename_column(self, path_from: str | Sequence[str], new_name: str) -> UpdateSchema:
+        self._native.rename_column(_path(path_from), new_name)
+        return self
+
+    def update_column(self, path: str | Sequence[str], field_type: Any = None, required: bool | None = None,
+                      doc: str | None = None) -> UpdateSchema:
+        """Widens the type (int→long, float→double, decimal precision), changes nullability
+        (optional→required needs ``allow_incompatible_changes``) and/or the doc."""
+        name = _path(path)
+        if field_type is not None:
+            self._native.update_column(name, _type_string(field_type))
+        if required is True:
+            self._native.require_column(name)
+        elif required is False:
+            self._native.make_column_optional(name)
+        if doc is not None:
+            self._native.update_column_doc(name, doc)
+        return self
+
+    def make_column_optional(self, path: str | Sequence[str]) -> UpdateSchema:
+        self._native.make_column_optional(_path(path))
+        return self
+
+    def set_default(self, path: str | Sequence[str], default: Any) -> UpdateSchema:
+        """Sets the column's write default (v3)."""
+        self._native.update_column_default(_path(path), None if default is None else json.dumps(default))
+        return self
+
+    def move_first(self, path: str | Sequence[str]) -> UpdateSchema:
+        self._native.move_first(_path(path))
+        return self
+
+    def move_before(self, path: str | Sequence[str], before_path: str | Sequence[str]) -> UpdateSchema:
+        self._native.move_before(_path(path), _path(before_path))
+        return self
+
+    def move_after(self, path: str | Sequence[str], after_path: str | Sequence[str]) -> UpdateSchema:
+        self._native.move_after(_path(path), _path(after_path))
+        return self
+
+    def set_identifier_fields(self, *fields: str) -> UpdateSchema:
+        self._native.set_identifier_fields(list(fields))
+        return self
+
+    def union_by_name(self, new_schema: Any) -> UpdateSchema:
+        """Adds the columns of ``new_schema`` (icefloe or pyarrow) the table lacks, matched by
+        name at every level, and widens or makes optional the ones that differ."""
+        self._native.union_by_name(to_schema(new_schema))
+        return self
+
+    def apply(self) -> _native.Schema:
+        """The schema the changes give (nothing is committed)."""
+        return self._native.apply()
+
+    def commit(self) -> None:
+        """Adds the change to the transaction, or commits it on its own."""
+        if self._done:
+            raise ValueError("this schema update was already committed")
+        self._done = True
+        if self._transaction is not None:
+            self._transaction._native.update_schema(self._native)
+        else:
+            with Transaction(self._table) as tx:
+                tx._native.update_schema(self._native)
+
+    def __enter__(self) -> UpdateSchema:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None and not self._done:
+            self.commit()
+
+
 class Transaction:
     """Changes to one table committed as one new metadata file.
 
@@ -138,6 +285,22 @@ class Transaction:
                                            (table.metadata_location, table.metadata))
         self._committed = False
 
+    def update_schema(self, allow_incompatible_changes: bool = False, case_sensitive: bool = True) -> UpdateSchema:
+        """A schema change made against the table's schema as this transaction started; it
+        joins the transaction when its ``with`` block ends (or by its ``commit()``)."""
+        return UpdateSchema(self._table, self, allow_incompatible_changes=allow_incompatible_changes,
+                            case_sensitive=case_sensitive)
+
+    def append(self, data: Any, *, branch: str | None = None, merge: bool = False) -> Transaction:
+        """Writes ``data`` (pyarrow) as Parquet data files of the table (partitioned, rolled
+        and measured as :func:`icefloe.writer.write_data_files`) and appends them."""
+        from .writer import write_data_files
+
+        files = write_data_files(self._table.metadata, data)
+        if files.num_rows:
+            self.append_files(files, branch=branch, merge=merge)
+        return self
+
     def set_properties(self, properties: Mapping[str, str] | None = None, **kwargs: str) -> Transaction:
         updates = {**(properties or {}), **kwargs}
         self._native.set_properties([(k, str(v)) for k, v in updates.items()])
@@ -153,6 +316,7 @@ class Transaction:
         """Adds data files (written for ``spec_id``, by default the table's default spec) in a
         new snapshot of ``branch`` (default ``main``): a fast append, or with ``merge=True`` a
         merge append (manifests merged per ``commit.manifest.*``)."""
+        spec_id = _spec_id_of(data_files) if spec_id is None else spec_id
         self._native.append_files(_batches(data_files), spec_id, merge, branch,
                                   list((snapshot_properties or {}).items()))
         return self
@@ -166,6 +330,7 @@ class Transaction:
                         branch: str | None = None) -> Transaction:
         """Removes the data files at ``delete_paths`` (each must be live) and adds
         ``data_files``, in one snapshot."""
+        spec_id = _spec_id_of(data_files) if spec_id is None else spec_id
         self._native.replace_files(list(delete_paths), _batches(data_files), spec_id, branch)
         return self
 

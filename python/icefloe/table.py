@@ -98,6 +98,22 @@ class Table:
 
         return Transaction(self)
 
+    def update_schema(self, allow_incompatible_changes: bool = False, case_sensitive: bool = True):
+        """A :class:`icefloe.commit.UpdateSchema`: schema changes committed when its ``with``
+        block ends (or by its ``commit()``)."""
+        from .commit import UpdateSchema
+
+        return UpdateSchema(self, allow_incompatible_changes=allow_incompatible_changes,
+                            case_sensitive=case_sensitive)
+
+    def append(self, data: Any, **options: Any) -> Table:
+        """Writes ``data`` (a pyarrow Table, RecordBatch or reader of the table's columns,
+        matched by name) as Parquet data files and commits them in one snapshot. Options as
+        :meth:`icefloe.commit.Transaction.append` (``branch=``, ``merge=``)."""
+        with self.transaction() as tx:
+            tx.append(data, **options)
+        return self
+
     def set_properties(self, properties: Mapping[str, str] | None = None, **kwargs: str) -> Table:
         with self.transaction() as tx:
             tx.set_properties(properties, **kwargs)

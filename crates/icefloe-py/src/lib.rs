@@ -13,6 +13,7 @@ mod scan;
 mod schema;
 mod schema_update;
 mod snapshots;
+mod spec_update;
 mod transaction;
 mod transforms;
 mod view;
@@ -55,6 +56,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     expr::register(m)?;
     projection::register(m)?;
     schema_update::register(m)?;
+    spec_update::register(m)?;
     write::register(m)?;
     commit::register(m)?;
     transaction::register(m)?;

@@ -60,6 +60,11 @@ impl PyUpdateSchema {
         f(&mut guard).py(py)
     }
 
+    /// A copy of the pending changes (for a transaction to commit).
+    pub(crate) fn pending(&self, py: Python<'_>) -> PyResult<UpdateSchema> {
+        self.with(py, |u| Ok(u.clone()))
+    }
+
     /// The current type of a column (after pending changes), to convert a default for it.
     fn column_type(&self, py: Python<'_>, name: &str) -> PyResult<Option<Type>> {
         self.with(py, |u| {

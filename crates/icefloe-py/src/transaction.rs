@@ -17,6 +17,8 @@ use icefloe::spec::table_metadata::TableMetadata;
 use icefloe::Error;
 use pyo3::prelude::*;
 
+use crate::schema_update::PyUpdateSchema;
+
 use crate::catalog::PyCatalog;
 use crate::error::IntoPyResult;
 use crate::metadata::PyTableMetadata;
@@ -115,6 +117,14 @@ impl PyTransaction {
             Ok(())
         })
         .py(py)
+    }
+
+    /// Evolves the schema with the changes of `update` (made against the table's current
+    /// schema; refused if the schema changed before the commit).
+    fn update_schema(&self, py: Python<'_>, update: &PyUpdateSchema) -> PyResult<()> {
+        let pending = update.pending(py)?;
+        self.with(|tx| tx.update_schema(&pending).map(|_| ()))
+            .py(py)
     }
 
     /// Appends data files: `files` are record batches of data-file rows (the columns of

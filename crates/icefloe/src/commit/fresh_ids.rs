@@ -4,13 +4,11 @@
 //! map key then value). Tables created by icefloe and by Java from the same schema get the
 //! same ids.
 
-use std::sync::Arc;
-
 use crate::error::{Error, Result};
 use crate::spec::partition::{PartitionField, PartitionSpec, PARTITION_DATA_ID_START};
 use crate::spec::schema::Schema;
 use crate::spec::sort::{SortField, SortOrder};
-use crate::spec::types::{ListType, MapType, NestedField, StructType, Type};
+use crate::spec::types::StructType;
 
 /// Gives each field of `schema` an id: the id of the field of the same full name in `base`
 /// when there is one (replacing a table keeps its column ids), otherwise the next of
@@ -32,7 +30,7 @@ pub fn assign_fresh_ids(
             .ok_or_else(|| Error::invalid_argument("field ids overflow"))?;
         Ok(*last_column_id)
     };
-    let fields = fresh_struct(schema.as_struct(), &mut next)?;
+    let fields = StructType::with_fresh_ids(schema.as_struct(), &mut next)?;
     let fresh = Schema::new(schema_id, fields.fields, Vec::new())?;
     // identifier fields are matched by name
     let mut identifier_ids = Vec::with_capacity(schema.identifier_field_ids().len());
@@ -46,61 +44,6 @@ pub fn assign_fresh_ids(
         identifier_ids.push(new_id);
     }
     Schema::new(schema_id, fresh.fields().to_vec(), identifier_ids)
-}
-
-type NextId<'a> = dyn FnMut(i32) -> Result<i32> + 'a;
-
-fn fresh_struct(s: &StructType, next: &mut NextId<'_>) -> Result<StructType> {
-    let ids = s
-        .fields
-        .iter()
-        .map(|f| next(f.id))
-        .collect::<Result<Vec<_>>>()?;
-    let mut fields = Vec::with_capacity(s.fields.len());
-    for (f, id) in s.fields.iter().zip(ids) {
-        fields.push(NestedField {
-            id,
-            field_type: fresh_type(&f.field_type, next)?,
-            ..f.clone()
-        });
-    }
-    Ok(StructType::new(fields))
-}
-
-fn fresh_type(t: &Type, next: &mut NextId<'_>) -> Result<Type> {
-    Ok(match t {
-        Type::Struct(s) => Type::Struct(Arc::new(fresh_struct(s, next)?)),
-        Type::List(l) => {
-            let id = next(l.element_field.id)?;
-            let element = fresh_type(&l.element_field.field_type, next)?;
-            Type::List(Arc::new(ListType {
-                element_field: NestedField {
-                    id,
-                    field_type: element,
-                    ..l.element_field.clone()
-                },
-            }))
-        }
-        Type::Map(m) => {
-            let key_id = next(m.key_field.id)?;
-            let value_id = next(m.value_field.id)?;
-            let key = fresh_type(&m.key_field.field_type, next)?;
-            let value = fresh_type(&m.value_field.field_type, next)?;
-            Type::Map(Arc::new(MapType {
-                key_field: NestedField {
-                    id: key_id,
-                    field_type: key,
-                    ..m.key_field.clone()
-                },
-                value_field: NestedField {
-                    id: value_id,
-                    field_type: value,
-                    ..m.value_field.clone()
-                },
-            }))
-        }
-        Type::Primitive(_) | Type::Variant => t.clone(),
-    })
 }
 
 /// The id in `to` of the column that has id `id` in `from` (matched by full name).
@@ -179,7 +122,8 @@ pub fn rebind_sort_order(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::spec::types::PrimitiveType;
+    use crate::spec::types::{ListType, MapType, NestedField, PrimitiveType, Type};
+    use std::sync::Arc;
 
     fn p(t: PrimitiveType) -> Type {
         Type::Primitive(t)

@@ -22,6 +22,7 @@ use crate::io::FileIO;
 use crate::manifest::DataFile;
 use crate::spec::partition::PartitionSpec;
 use crate::spec::schema::Schema;
+use crate::spec::schema_update::UpdateSchema;
 use crate::spec::sort::SortOrder;
 
 /// One change of a transaction, applied anew to the base of every attempt.
@@ -199,6 +200,37 @@ impl Transaction {
 
     pub fn remove_properties(&mut self, removals: Vec<String>) -> &mut Self {
         self.update(vec![TableUpdate::RemoveProperties { removals }])
+    }
+
+    /// Evolves the schema: the new schema becomes current. The change is tied to the schema
+    /// it was made against (`assert-current-schema-id` and `assert-last-assigned-field-id`),
+    /// so it fails with `ValidationFailed` rather than apply to a schema changed meanwhile.
+    pub fn update_schema(&mut self, update: &UpdateSchema) -> Result<&mut Self> {
+        let schema = update.apply()?;
+        let base = update.base_schema();
+        let requirements = vec![
+            TableRequirement::AssertCurrentSchemaId {
+                current_schema_id: base.schema_id(),
+            },
+            TableRequirement::AssertLastAssignedFieldId {
+                last_assigned_field_id: self
+                    .base
+                    .as_ref()
+                    .map_or(base.highest_field_id(), |b| b.metadata.last_column_id),
+            },
+        ];
+        Ok(self.add_change(Box::new(MetadataChange {
+            requirements,
+            updates: vec![
+                TableUpdate::AddSchema {
+                    schema,
+                    last_column_id: Some(update.last_column_id()),
+                },
+                TableUpdate::SetCurrentSchema {
+                    schema_id: super::update::LAST_ADDED,
+                },
+            ],
+        })))
     }
 
     /// Appends data files (fast append) to `main`.

@@ -82,6 +82,11 @@ impl UpdateSchema {
         }
     }
 
+    /// The schema the changes were made against.
+    pub fn base_schema(&self) -> &Schema {
+        &self.schema
+    }
+
     /// The table's `last-column-id` after the changes.
     pub fn last_column_id(&self) -> i32 {
         self.last_column_id
@@ -216,10 +221,10 @@ impl UpdateSchema {
             self.id_to_parent.insert(new_id, parent_id);
         }
         let mut next = self.last_column_id;
-        let fresh = assign_fresh_ids(&field_type, &mut || {
+        let fresh = field_type.with_fresh_ids(&mut |_| {
             next += 1;
-            next
-        });
+            Ok(next)
+        })?;
         self.last_column_id = next;
         let mut field = NestedField::new(new_id, name, fresh, required);
         field.doc = doc.map(str::to_string);
@@ -901,50 +906,6 @@ pub fn index_parents(st: &StructType) -> HashMap<i32, i32> {
         visit(&f.field_type, f.id, &mut out);
     }
     out
-}
-
-/// The type with every nested field renumbered by `next_id`, in Java's order: a struct's
-/// own fields first, then their nested types; a list's element, a map's key then value,
-/// then their types.
-pub fn assign_fresh_ids(t: &Type, next_id: &mut dyn FnMut() -> i32) -> Type {
-    match t {
-        Type::Struct(s) => {
-            let ids: Vec<i32> = s.fields.iter().map(|_| next_id()).collect();
-            let fields = s
-                .fields
-                .iter()
-                .zip(ids)
-                .map(|(f, id)| {
-                    let mut nf = f.clone();
-                    nf.id = id;
-                    nf.field_type = assign_fresh_ids(&f.field_type, next_id);
-                    nf
-                })
-                .collect();
-            StructType::new(fields).into()
-        }
-        Type::List(l) => {
-            let id = next_id();
-            let element = assign_fresh_ids(&l.element_field.field_type, next_id);
-            let mut out = ListType::clone(l);
-            out.element_field.id = id;
-            out.element_field.field_type = element;
-            out.into()
-        }
-        Type::Map(m) => {
-            let key_id = next_id();
-            let value_id = next_id();
-            let key = assign_fresh_ids(&m.key_field.field_type, next_id);
-            let value = assign_fresh_ids(&m.value_field.field_type, next_id);
-            let mut out = MapType::clone(m);
-            out.key_field.id = key_id;
-            out.key_field.field_type = key;
-            out.value_field.id = value_id;
-            out.value_field.field_type = value;
-            out.into()
-        }
-        Type::Primitive(_) | Type::Variant => t.clone(),
-    }
 }
 
 #[cfg(test)]

@@ -268,6 +268,30 @@ pub struct StructType {
 }
 
 impl StructType {
+    /// The struct with every nested field renumbered, in the order Java's
+    /// `TypeUtil.assignFreshIds` gives: a struct's own fields first, then, field by field,
+    /// the ids inside each one (a list's element; a map's key then value, then their types).
+    /// `next_id` gets the field's old id (to keep ids by name when replacing a schema).
+    pub fn with_fresh_ids(
+        &self,
+        next_id: &mut dyn FnMut(i32) -> crate::error::Result<i32>,
+    ) -> crate::error::Result<StructType> {
+        let ids = self
+            .fields
+            .iter()
+            .map(|f| next_id(f.id))
+            .collect::<crate::error::Result<Vec<_>>>()?;
+        let mut fields = Vec::with_capacity(self.fields.len());
+        for (f, id) in self.fields.iter().zip(ids) {
+            fields.push(NestedField {
+                id,
+                field_type: f.field_type.with_fresh_ids(next_id)?,
+                ..f.clone()
+            });
+        }
+        Ok(StructType::new(fields))
+    }
+
     pub fn new(fields: Vec<NestedField>) -> Self {
         StructType { fields }
     }
@@ -353,6 +377,46 @@ impl From<MapType> for Type {
 }
 
 impl Type {
+    /// The type with every nested field renumbered (see [`StructType::with_fresh_ids`]).
+    pub fn with_fresh_ids(
+        &self,
+        next_id: &mut dyn FnMut(i32) -> crate::error::Result<i32>,
+    ) -> crate::error::Result<Type> {
+        Ok(match self {
+            Type::Struct(s) => Type::Struct(Arc::new(s.with_fresh_ids(next_id)?)),
+            Type::List(l) => {
+                let id = next_id(l.element_field.id)?;
+                let element = l.element_field.field_type.with_fresh_ids(next_id)?;
+                Type::List(Arc::new(ListType {
+                    element_field: NestedField {
+                        id,
+                        field_type: element,
+                        ..l.element_field.clone()
+                    },
+                }))
+            }
+            Type::Map(m) => {
+                let key_id = next_id(m.key_field.id)?;
+                let value_id = next_id(m.value_field.id)?;
+                let key = m.key_field.field_type.with_fresh_ids(next_id)?;
+                let value = m.value_field.field_type.with_fresh_ids(next_id)?;
+                Type::Map(Arc::new(MapType {
+                    key_field: NestedField {
+                        id: key_id,
+                        field_type: key,
+                        ..m.key_field.clone()
+                    },
+                    value_field: NestedField {
+                        id: value_id,
+                        field_type: value,
+                        ..m.value_field.clone()
+                    },
+                }))
+            }
+            Type::Primitive(_) | Type::Variant => self.clone(),
+        })
+    }
+
     pub fn as_primitive(&self) -> Option<&PrimitiveType> {
         match self {
             Type::Primitive(p) => Some(p),
