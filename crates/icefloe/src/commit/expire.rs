@@ -243,6 +243,20 @@ impl ExpireSnapshots {
     pub fn commit(self, catalog: Arc<dyn Catalog>, ident: &TableIdent) -> Result<ExpireResult> {
         let base = catalog.load_table(ident)?;
         check_gc_enabled(&base.metadata)?;
+        // refuse up front rather than commit an expiry whose files cannot be worked out
+        if self.clean_expired_files {
+            if let Some(s) = base
+                .metadata
+                .snapshots
+                .iter()
+                .find(|s| s.manifest_list.is_none())
+            {
+                return Err(Error::unsupported(format!(
+                    "snapshot {} embeds its manifests (old v1): cannot tell which files expiry may delete; use clean_expired_files(false)",
+                    s.snapshot_id
+                )));
+            }
+        }
         let seen = Arc::new(Mutex::new(None));
         let change = ExpireChange {
             expire: self.clone(),
