@@ -547,3 +547,18 @@ def create_table(
     replace: bool = False,
 ) -> tuple[str, TableMetadata]: ...
 def schema_from_arrow(schema: pa.Schema) -> Schema: ...
+
+def manage_snapshots(
+    catalog: Catalog,
+    table: tuple[list[str], str],
+    base: tuple[str, TableMetadata],
+    ops_json: str,
+) -> tuple[str, TableMetadata]: ...
+def expire_snapshots(
+    catalog: Catalog,
+    table: tuple[list[str], str],
+    older_than_ms: int | None = None,
+    retain_last: int | None = None,
+    snapshot_ids: list[int] = ...,
+    clean_expired_files: bool = True,
+) -> dict[str, list[str]]: ...

@@ -157,6 +157,20 @@ class Table:
             tx.overwrite_files(delete_paths, data_files, **options)
         return self
 
+    def manage_snapshots(self):
+        """A :class:`icefloe.snapshots.ManageSnapshots`: branches, tags, rollback and
+        cherry-pick, committed by ``.commit()`` or when the ``with`` block ends."""
+        from .snapshots import ManageSnapshots
+
+        return ManageSnapshots(self)
+
+    def expire_snapshots(self):
+        """A :class:`icefloe.snapshots.ExpireSnapshots` builder (``older_than``,
+        ``retain_last``, ``by_id``; ``.commit()`` returns what was deleted)."""
+        from .snapshots import ExpireSnapshots
+
+        return ExpireSnapshots(self)
+
     @property
     def properties(self) -> dict[str, str]:
         return dict(self.metadata.properties)

@@ -12,6 +12,7 @@ mod puffin;
 mod scan;
 mod schema;
 mod schema_update;
+mod snapshots;
 mod spec_update;
 mod transaction;
 mod transforms;
@@ -59,5 +60,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     write::register(m)?;
     commit::register(m)?;
     transaction::register(m)?;
+    snapshots::register(m)?;
     Ok(())
 }

@@ -7,20 +7,26 @@
 //! - `fresh_ids`: the column and partition field ids a new table gets;
 //! - `properties`: the `commit.*` properties and the retry policy;
 //! - `transaction`: groups changes into one commit, retries, cleans up;
-//! - `snapshot`: snapshot producers (fast/merge append, delete, overwrite) and summaries.
+//! - `snapshot`: snapshot producers (fast/merge append, delete, overwrite) and summaries;
+//! - `manage_snapshots`: branches, tags, rollback and cherry-pick;
+//! - `expire`: snapshot expiry and deletion of the files only expired snapshots reached.
 //!
 //! The catalog (`crate::catalog::Catalog`) writes the metadata file and swaps the pointer;
 //! nothing here touches a pointer directly.
 
 pub mod builder;
 pub mod data_files;
+pub mod expire;
 pub mod fresh_ids;
+pub mod manage_snapshots;
 pub mod properties;
 pub mod snapshot;
 pub mod transaction;
 pub mod update;
 
 pub use builder::MetadataBuilder;
+pub use expire::{ExpireResult, ExpireSnapshots};
+pub use manage_snapshots::{ManageSnapshots, SnapshotOp};
 pub use snapshot::{SnapshotKind, SnapshotProducer};
 pub use transaction::{
     create_or_replace_table, create_table, MetadataChange, NewTable, PendingChange, Transaction,
@@ -38,3 +44,7 @@ mod test_catalog;
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod commit_tests;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod snapshot_mgmt_tests;

@@ -1,0 +1,471 @@
+//! Snapshot expiry ("Snapshot Retention Policy"), following Java's `RemoveSnapshots` and
+//! `ReachableFileCleanup`.
+//!
+//! Which snapshots stay: every retained ref's snapshot; for each branch, its ancestors while
+//! fewer than `min-snapshots-to-keep` are kept or they are younger than
+//! `max-snapshot-age-ms`; snapshots on no branch or tag that are younger than the default
+//! age. Refs older than `max-ref-age-ms` (never `main`) are removed first. The new
+//! metadata is committed through a [`Transaction`] (retried like any commit); only after
+//! the commit succeeded are files deleted, and only files no retained snapshot reaches:
+//! manifest lists of removed snapshots, manifests no retained manifest list names, the
+//! data and delete files (Puffin deletion vectors included) live in those manifests and in
+//! no retained manifest, and statistics files the metadata no longer names.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use super::builder::MetadataBuilder;
+use super::transaction::{PendingChange, Transaction};
+use super::update::TableUpdate;
+use crate::catalog::{Catalog, TableIdent};
+use crate::error::{Error, Result};
+use crate::io::FileIO;
+use crate::manifest::{
+    read_manifest_for, read_manifest_list, DataContentType, ManifestFile, ManifestReadOptions,
+};
+use crate::spec::snapshot::MAIN_BRANCH;
+use crate::spec::table_metadata::TableMetadata;
+
+pub const MAX_SNAPSHOT_AGE_MS: &str = "history.expire.max-snapshot-age-ms";
+pub const MAX_SNAPSHOT_AGE_MS_DEFAULT: i64 = 5 * 24 * 60 * 60 * 1000;
+pub const MIN_SNAPSHOTS_TO_KEEP: &str = "history.expire.min-snapshots-to-keep";
+pub const MIN_SNAPSHOTS_TO_KEEP_DEFAULT: i32 = 1;
+pub const MAX_REF_AGE_MS: &str = "history.expire.max-ref-age-ms";
+pub const MAX_REF_AGE_MS_DEFAULT: i64 = i64::MAX;
+pub const GC_ENABLED: &str = "gc.enabled";
+
+fn prop<T: std::str::FromStr>(md: &TableMetadata, key: &str, default: T) -> Result<T> {
+    match md.property(key) {
+        None => Ok(default),
+        Some(v) => v.trim().parse().map_err(|_| {
+            Error::invalid_metadata(
+                format!("properties.{key}"),
+                format!("'{v}' is not a valid value"),
+            )
+        }),
+    }
+}
+
+/// The retention settings of one expiry, resolved against the table's properties.
+#[derive(Debug, Clone, Copy)]
+struct Retention {
+    now: i64,
+    expire_older_than: i64,
+    min_snapshots: i32,
+    max_ref_age_ms: i64,
+}
+
+/// Which snapshots and refs expire, and which files go with them.
+#[derive(Debug, Clone)]
+pub struct ExpireSnapshots {
+    now: i64,
+    older_than: Option<i64>,
+    retain_last: Option<i32>,
+    ids: BTreeSet<i64>,
+    clean_expired_files: bool,
+}
+
+impl Default for ExpireSnapshots {
+    fn default() -> Self {
+        ExpireSnapshots::new()
+    }
+}
+
+/// What an expiry removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExpireResult {
+    pub removed_snapshot_ids: Vec<i64>,
+    pub removed_refs: Vec<String>,
+    pub deleted_data_files: Vec<String>,
+    /// Position and equality delete files, and Puffin files holding deletion vectors.
+    pub deleted_delete_files: Vec<String>,
+    pub deleted_manifests: Vec<String>,
+    pub deleted_manifest_lists: Vec<String>,
+    pub deleted_statistics_files: Vec<String>,
+}
+
+impl ExpireResult {
+    /// Every deleted file.
+    pub fn deleted_files(&self) -> Vec<String> {
+        let mut all: Vec<String> = self
+            .deleted_data_files
+            .iter()
+            .chain(&self.deleted_delete_files)
+            .chain(&self.deleted_manifests)
+            .chain(&self.deleted_manifest_lists)
+            .chain(&self.deleted_statistics_files)
+            .cloned()
+            .collect();
+        all.sort();
+        all
+    }
+}
+
+impl ExpireSnapshots {
+    /// An expiry with the table's retention properties, as of now.
+    pub fn new() -> ExpireSnapshots {
+        ExpireSnapshots {
+            now: chrono::Utc::now().timestamp_millis(),
+            older_than: None,
+            retain_last: None,
+            ids: BTreeSet::new(),
+            clean_expired_files: true,
+        }
+    }
+
+    /// Expires snapshots older than the time (ms since the epoch) instead of the table's
+    /// `history.expire.max-snapshot-age-ms`.
+    pub fn expire_older_than(mut self, timestamp_ms: i64) -> Self {
+        self.older_than = Some(timestamp_ms);
+        self
+    }
+
+    /// Keeps at least `n` ancestors of each branch (overriding
+    /// `history.expire.min-snapshots-to-keep`; a branch's own setting wins).
+    pub fn retain_last(mut self, n: i32) -> Result<Self> {
+        if n < 1 {
+            return Err(Error::invalid_argument(format!(
+                "number of snapshots to retain must be at least 1, cannot be: {n}"
+            )));
+        }
+        self.retain_last = Some(n);
+        Ok(self)
+    }
+
+    /// Expires this snapshot as well (it must not be a retained ref's snapshot).
+    pub fn expire_snapshot_id(mut self, snapshot_id: i64) -> Self {
+        self.ids.insert(snapshot_id);
+        self
+    }
+
+    /// Whether files reachable only from expired snapshots are deleted (default true).
+    pub fn clean_expired_files(mut self, clean: bool) -> Self {
+        self.clean_expired_files = clean;
+        self
+    }
+
+    fn retention(&self, md: &TableMetadata) -> Result<Retention> {
+        let max_age = prop(md, MAX_SNAPSHOT_AGE_MS, MAX_SNAPSHOT_AGE_MS_DEFAULT)?;
+        Ok(Retention {
+            now: self.now,
+            expire_older_than: self
+                .older_than
+                .unwrap_or_else(|| self.now.saturating_sub(max_age)),
+            min_snapshots: match self.retain_last {
+                Some(n) => n,
+                None => prop(md, MIN_SNAPSHOTS_TO_KEEP, MIN_SNAPSHOTS_TO_KEEP_DEFAULT)?,
+            },
+            max_ref_age_ms: prop(md, MAX_REF_AGE_MS, MAX_REF_AGE_MS_DEFAULT)?,
+        })
+    }
+
+    /// The refs that stay and the snapshots that go, in Java's order of checks.
+    pub fn plan(&self, md: &TableMetadata) -> Result<(Vec<String>, Vec<i64>)> {
+        let r = self.retention(md)?;
+        let mut retained_refs = Vec::new();
+        let mut removed_refs = Vec::new();
+        for (name, reference) in &md.refs {
+            if name == MAIN_BRANCH {
+                retained_refs.push((name.clone(), reference.clone()));
+                continue;
+            }
+            let max_ref_age = reference.max_ref_age_ms.unwrap_or(r.max_ref_age_ms);
+            // a ref to a missing snapshot is invalid and removed
+            let keep = md
+                .snapshot_by_id(reference.snapshot_id)
+                .is_some_and(|s| r.now.saturating_sub(s.timestamp_ms) <= max_ref_age);
+            if keep {
+                retained_refs.push((name.clone(), reference.clone()));
+            } else {
+                removed_refs.push(name.clone());
+            }
+        }
+
+        let mut retain: HashSet<i64> = HashSet::new();
+        for (name, reference) in &retained_refs {
+            if self.ids.contains(&reference.snapshot_id) {
+                return Err(Error::invalid_argument(format!(
+                    "cannot expire {}: still referenced by ref {name}",
+                    reference.snapshot_id
+                )));
+            }
+            retain.insert(reference.snapshot_id);
+        }
+        // per branch: ancestors while below the minimum count or younger than the age
+        for (_, reference) in retained_refs.iter().filter(|(_, x)| x.is_branch()) {
+            let older_than = match reference.max_snapshot_age_ms {
+                Some(age) => r.now.saturating_sub(age),
+                None => r.expire_older_than,
+            };
+            let min_keep = reference.min_snapshots_to_keep.unwrap_or(r.min_snapshots);
+            let mut kept = 0usize;
+            for s in md.ancestors_of(reference.snapshot_id) {
+                if (kept as i64) < i64::from(min_keep) || s.timestamp_ms >= older_than {
+                    retain.insert(s.snapshot_id);
+                    kept += 1;
+                } else {
+                    break;
+                }
+            }
+        }
+        // snapshots on no branch's history and no tag: kept while young
+        let mut referenced: HashSet<i64> = HashSet::new();
+        for (_, reference) in &retained_refs {
+            if reference.is_branch() {
+                referenced.extend(
+                    md.ancestors_of(reference.snapshot_id)
+                        .iter()
+                        .map(|s| s.snapshot_id),
+                );
+            } else {
+                referenced.insert(reference.snapshot_id);
+            }
+        }
+        for s in &md.snapshots {
+            if !referenced.contains(&s.snapshot_id) && s.timestamp_ms >= r.expire_older_than {
+                retain.insert(s.snapshot_id);
+            }
+        }
+
+        let mut removed: Vec<i64> = md
+            .snapshots
+            .iter()
+            .map(|s| s.snapshot_id)
+            .filter(|id| !retain.contains(id) || self.ids.contains(id))
+            .collect();
+        removed.sort_unstable();
+        removed.dedup();
+        Ok((removed_refs, removed))
+    }
+
+    /// Commits the expiry to the table, then (unless turned off) deletes the files only the
+    /// expired snapshots reached.
+    pub fn commit(self, catalog: Arc<dyn Catalog>, ident: &TableIdent) -> Result<ExpireResult> {
+        let base = catalog.load_table(ident)?;
+        check_gc_enabled(&base.metadata)?;
+        // refuse up front rather than commit an expiry whose files cannot be worked out
+        if self.clean_expired_files {
+            if let Some(s) = base
+                .metadata
+                .snapshots
+                .iter()
+                .find(|s| s.manifest_list.is_none())
+            {
+                return Err(Error::unsupported(format!(
+                    "snapshot {} embeds its manifests (old v1): cannot tell which files expiry may delete; use clean_expired_files(false)",
+                    s.snapshot_id
+                )));
+            }
+        }
+        let seen = Arc::new(Mutex::new(None));
+        let change = ExpireChange {
+            expire: self.clone(),
+            seen: seen.clone(),
+        };
+        let io = catalog.io();
+        let mut tx = Transaction::new(catalog, ident.clone(), base);
+        tx.add_change(Box::new(change));
+        let committed = tx.commit()?;
+        let attempt = seen
+            .lock()
+            .map_err(|_| Error::invalid_argument("expiry state poisoned"))?
+            .take();
+        let Some(attempt) = attempt else {
+            return Ok(ExpireResult::default());
+        };
+        let mut result = ExpireResult {
+            removed_snapshot_ids: attempt.removed_snapshots,
+            removed_refs: attempt.removed_refs,
+            ..ExpireResult::default()
+        };
+        if self.clean_expired_files && !result.removed_snapshot_ids.is_empty() {
+            let files = files_to_delete(io.as_ref(), &attempt.before, &committed.metadata)?;
+            delete_all(io.as_ref(), &files, &mut result);
+        }
+        Ok(result)
+    }
+}
+
+fn check_gc_enabled(md: &TableMetadata) -> Result<()> {
+    if !prop(md, GC_ENABLED, true)? {
+        return Err(Error::validation_failed(
+            "cannot expire snapshots: GC is disabled (gc.enabled=false; deleting files may corrupt other tables)",
+        ));
+    }
+    Ok(())
+}
+
+/// What the last attempt decided, from the base it was applied to.
+#[derive(Debug)]
+struct Attempt {
+    before: Arc<TableMetadata>,
+    removed_refs: Vec<String>,
+    removed_snapshots: Vec<i64>,
+}
+
+/// The expiry as a change of a transaction: planned anew against each attempt's base.
+struct ExpireChange {
+    expire: ExpireSnapshots,
+    seen: Arc<Mutex<Option<Attempt>>>,
+}
+
+impl PendingChange for ExpireChange {
+    fn apply(&mut self, _io: &dyn FileIO, builder: &mut MetadataBuilder) -> Result<()> {
+        let before = Arc::new(builder.current().clone());
+        check_gc_enabled(&before)?;
+        let (removed_refs, removed_snapshots) = self.expire.plan(&before)?;
+        for name in &removed_refs {
+            builder.apply(TableUpdate::RemoveSnapshotRef {
+                ref_name: name.clone(),
+            })?;
+        }
+        if !removed_snapshots.is_empty() {
+            builder.apply(TableUpdate::RemoveSnapshots {
+                snapshot_ids: removed_snapshots.clone(),
+            })?;
+        }
+        let mut seen = self
+            .seen
+            .lock()
+            .map_err(|_| Error::invalid_argument("expiry state poisoned"))?;
+        *seen = Some(Attempt {
+            before,
+            removed_refs,
+            removed_snapshots,
+        });
+        Ok(())
+    }
+}
+
+/// Files to delete, by kind.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct FilesToDelete {
+    pub data: BTreeSet<String>,
+    pub deletes: BTreeSet<String>,
+    pub manifests: BTreeSet<String>,
+    pub manifest_lists: BTreeSet<String>,
+    pub statistics: BTreeSet<String>,
+}
+
+fn manifests_of(
+    io: &dyn FileIO,
+    md: &TableMetadata,
+    snapshot_id: i64,
+) -> Result<Vec<ManifestFile>> {
+    let Some(s) = md.snapshot_by_id(snapshot_id) else {
+        return Ok(Vec::new());
+    };
+    match &s.manifest_list {
+        Some(list) => read_manifest_list(io, list),
+        None => Err(Error::unsupported(format!(
+            "snapshot {snapshot_id} embeds its manifests (old v1): cannot tell which files it reaches"
+        ))),
+    }
+}
+
+/// Java's reachable-file cleanup: the files reachable from `before`'s snapshots that no
+/// snapshot of `after` reaches.
+pub fn files_to_delete(
+    io: &dyn FileIO,
+    before: &TableMetadata,
+    after: &TableMetadata,
+) -> Result<FilesToDelete> {
+    let mut out = FilesToDelete::default();
+    let kept: HashSet<i64> = after.snapshots.iter().map(|s| s.snapshot_id).collect();
+    let expired: Vec<i64> = before
+        .snapshots
+        .iter()
+        .map(|s| s.snapshot_id)
+        .filter(|id| !kept.contains(id))
+        .collect();
+    for id in &expired {
+        if let Some(list) = before
+            .snapshot_by_id(*id)
+            .and_then(|s| s.manifest_list.clone())
+        {
+            out.manifest_lists.insert(list);
+        }
+    }
+    let mut candidates: HashMap<String, ManifestFile> = HashMap::new();
+    for id in &expired {
+        for m in manifests_of(io, before, *id)? {
+            candidates.insert(m.manifest_path.clone(), m);
+        }
+    }
+    let mut retained_manifests: HashMap<String, ManifestFile> = HashMap::new();
+    for id in &kept {
+        for m in manifests_of(io, after, *id)? {
+            candidates.remove(&m.manifest_path);
+            retained_manifests.insert(m.manifest_path.clone(), m);
+        }
+    }
+    // a manifest list still named by a retained snapshot stays (never expected, but safe)
+    for s in &after.snapshots {
+        if let Some(l) = &s.manifest_list {
+            out.manifest_lists.remove(l);
+        }
+    }
+
+    if !candidates.is_empty() {
+        // live files of the manifests to delete, minus those live in a retained manifest
+        let mut files: HashMap<String, bool> = HashMap::new();
+        for m in candidates.values() {
+            let read = read_manifest_for(io, m, &ManifestReadOptions::minimal())?;
+            for e in read.entries.iter().filter(|e| e.is_live()) {
+                let is_delete = e.data_file.content != DataContentType::Data;
+                files.insert(e.data_file.file_path.clone(), is_delete);
+            }
+        }
+        if !files.is_empty() {
+            for m in retained_manifests.values() {
+                let read = read_manifest_for(io, m, &ManifestReadOptions::minimal())?;
+                for e in read.entries.iter().filter(|e| e.is_live()) {
+                    files.remove(&e.data_file.file_path);
+                }
+            }
+        }
+        for (path, is_delete) in files {
+            if is_delete {
+                out.deletes.insert(path);
+            } else {
+                out.data.insert(path);
+            }
+        }
+        out.manifests.extend(candidates.into_keys());
+    }
+
+    let stats = |md: &TableMetadata| -> BTreeSet<String> {
+        md.statistics
+            .iter()
+            .map(|s| s.statistics_path.clone())
+            .chain(
+                md.partition_statistics
+                    .iter()
+                    .map(|s| s.statistics_path.clone()),
+            )
+            .collect()
+    };
+    let still = stats(after);
+    out.statistics = stats(before)
+        .into_iter()
+        .filter(|p| !still.contains(p))
+        .collect();
+    Ok(out)
+}
+
+/// Deletes the files (best effort, as Java: a failed delete leaves an orphan, not an
+/// error) and records the ones that are gone.
+fn delete_all(io: &dyn FileIO, files: &FilesToDelete, result: &mut ExpireResult) {
+    let run = |set: &BTreeSet<String>, out: &mut Vec<String>| {
+        for p in set {
+            if io.delete(p).is_ok() {
+                out.push(p.clone());
+            }
+        }
+    };
+    run(&files.data, &mut result.deleted_data_files);
+    run(&files.deletes, &mut result.deleted_delete_files);
+    run(&files.manifests, &mut result.deleted_manifests);
+    run(&files.manifest_lists, &mut result.deleted_manifest_lists);
+    run(&files.statistics, &mut result.deleted_statistics_files);
+}
