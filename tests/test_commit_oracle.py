@@ -240,12 +240,18 @@ def _our_files(table, snapshot):
     return sorted(out)
 
 
+# Java's EnvironmentContext: written into every summary once a Spark catalog has started in
+# the JVM (as one has when the catalog oracle ran first); they describe Java's process, not
+# the table
+_JAVA_ENVIRONMENT = {"iceberg-version", "engine-name", "engine-version", "app-id", "app-name"}
+
+
 def _java_snapshots(jtable):
     out = {}
     for s in jtable.snapshots():
         out[s.snapshotId()] = {
             "parent": s.parentId(), "seq": s.sequenceNumber(), "operation": s.operation(),
-            "summary": {k: v for k, v in dict(s.summary()).items() if k != "iceberg-version"},
+            "summary": {k: v for k, v in dict(s.summary()).items() if k not in _JAVA_ENVIRONMENT},
             "first_row_id": s.firstRowId(), "added_rows": s.addedRows(),
             "manifest_list": s.manifestListLocation(), "schema_id": s.schemaId(),
         }
