@@ -490,6 +490,10 @@ class Catalog:
     def drop_view(self, view: _Ident) -> None: ...
     def commit_view(self, view: _Ident, base: tuple[str, ViewMetadata] | None,
                     metadata: ViewMetadata) -> tuple[str, ViewMetadata]: ...
+    def build_view(self, view: _Ident, schema: Schema, queries: list[tuple[str, str]],
+                   default_namespace: list[str], default_catalog: str | None,
+                   summary: list[tuple[str, str]], properties: list[tuple[str, str]],
+                   location: str | None, mode: str) -> tuple[str, ViewMetadata]: ...
 def new_table_metadata_json(
     schema_json: str,
     spec_json: str,

@@ -244,6 +244,57 @@ class Catalog:
     def drop_view(self, identifier: Identifier) -> None:
         self._native.drop_view(_ident(identifier))
 
+    def create_view(self, identifier: Identifier, schema: Any, sql: str | Mapping[str, str],
+                    dialect: str = "spark", default_namespace: Identifier | None = None,
+                    default_catalog: str | None = None, properties: Mapping[str, str] | None = None,
+                    summary: Mapping[str, str] | None = None, location: str | None = None) -> View:
+        """Creates a view; ``AlreadyExistsError`` if a view or table has the name.
+
+        ``sql`` is the query in ``dialect``, or a ``{dialect: sql}`` mapping for several
+        dialects. ``schema`` (an icefloe ``Schema`` or a pyarrow schema) is the query's output.
+        Unqualified names in the SQL resolve in ``default_namespace`` (by default the view's
+        own namespace) and ``default_catalog``. The version summary records
+        ``engine-name=icefloe`` plus ``summary``; as Java, view metadata files are gzip
+        unless ``write.metadata.compression-codec`` says ``none``."""
+        return self._build_view("create", identifier, schema, sql, dialect, default_namespace, default_catalog,
+                                properties, summary, location)
+
+    def replace_view(self, identifier: Identifier, schema: Any, sql: str | Mapping[str, str],
+                     dialect: str = "spark", default_namespace: Identifier | None = None,
+                     default_catalog: str | None = None, properties: Mapping[str, str] | None = None,
+                     summary: Mapping[str, str] | None = None, location: str | None = None) -> View:
+        """Adds a version to an existing view and makes it current (Java's rules: an identical
+        earlier version is re-activated instead; the dialects of the replaced version must all
+        stay unless ``replace.drop-dialect.allowed=true``; ``version.history.num-entries``
+        versions are kept). ``NoSuchViewError`` without the view; ``CommitFailedError`` when
+        another writer changed it meanwhile."""
+        return self._build_view("replace", identifier, schema, sql, dialect, default_namespace, default_catalog,
+                                properties, summary, location)
+
+    def create_or_replace_view(self, identifier: Identifier, schema: Any, sql: str | Mapping[str, str],
+                               dialect: str = "spark", default_namespace: Identifier | None = None,
+                               default_catalog: str | None = None,
+                               properties: Mapping[str, str] | None = None,
+                               summary: Mapping[str, str] | None = None, location: str | None = None) -> View:
+        """:meth:`replace_view` when the view exists, else :meth:`create_view`."""
+        return self._build_view("create_or_replace", identifier, schema, sql, dialect, default_namespace,
+                                default_catalog, properties, summary, location)
+
+    def _build_view(self, mode: str, identifier: Identifier, schema: Any, sql: str | Mapping[str, str],
+                    dialect: str, default_namespace: Identifier | None, default_catalog: str | None,
+                    properties: Mapping[str, str] | None, summary: Mapping[str, str] | None,
+                    location: str | None) -> View:
+        from .commit import to_schema
+
+        ident = _to_tuple(identifier)
+        queries = [(dialect, sql)] if isinstance(sql, str) else list(sql.items())
+        namespace = list(ident[:-1]) if default_namespace is None else list(_to_tuple(default_namespace))
+        location_, md = self._native.build_view(
+            _ident(ident), to_schema(schema), queries, namespace, default_catalog,
+            [(k, str(v)) for k, v in (summary or {}).items()],
+            [(k, str(v)) for k, v in (properties or {}).items()], location, mode)
+        return View(md, location_, self, ident)
+
     def _commit_view(self, identifier: Identifier, base: View | None, metadata: _native.ViewMetadata) -> View:
         """As :meth:`_commit_table`, for views (create when ``base`` is ``None``, else replace)."""
         base_state = None if base is None else (base.metadata_location, base.metadata)

@@ -6,10 +6,12 @@ use std::sync::Arc;
 
 use icefloe::catalog::load::load_catalog;
 use icefloe::catalog::{Catalog, TableIdent, TableState};
+use icefloe::commit::view;
 use pyo3::prelude::*;
 
 use crate::error::IntoPyResult;
 use crate::metadata::PyTableMetadata;
+use crate::schema::PySchema;
 use crate::view::PyViewMetadata;
 
 type Ident = (Vec<String>, String);
@@ -200,6 +202,56 @@ impl PyCatalog {
         let new = (*metadata.inner).clone();
         let state = py
             .detach(|| self.inner.commit_view(&ident(view), base.as_ref(), new))
+            .py(py)?;
+        Ok((
+            state.metadata_location,
+            PyViewMetadata {
+                inner: state.metadata,
+            },
+        ))
+    }
+
+    /// Creates (`mode="create"`), replaces (`"replace"`) or creates-or-replaces
+    /// (`"create_or_replace"`) a view with Java's view-builder rules; returns
+    /// `(metadata_location, metadata)`. `summary` is added to icefloe's engine summary.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (view, schema, queries, default_namespace, default_catalog, summary,
+                        properties, location, mode))]
+    fn build_view(
+        &self,
+        py: Python<'_>,
+        view: Ident,
+        schema: PyRef<'_, PySchema>,
+        queries: Vec<(String, String)>,
+        default_namespace: Vec<String>,
+        default_catalog: Option<String>,
+        summary: Vec<(String, String)>,
+        properties: Vec<(String, String)>,
+        location: Option<String>,
+        mode: &str,
+    ) -> PyResult<(String, PyViewMetadata)> {
+        let mut full_summary = view::engine_summary();
+        full_summary.extend(summary);
+        let def = view::ViewDefinition {
+            schema: (*schema.inner).clone(),
+            queries,
+            default_namespace,
+            default_catalog,
+            summary: full_summary,
+            properties: properties.into_iter().collect(),
+            location,
+        };
+        let ident = ident(view);
+        let catalog = &*self.inner;
+        let state = py
+            .detach(|| match mode {
+                "create" => view::create_view(catalog, &ident, &def),
+                "replace" => view::replace_view(catalog, &ident, &def),
+                "create_or_replace" => view::create_or_replace_view(catalog, &ident, &def),
+                other => Err(icefloe::Error::invalid_argument(format!(
+                    "unknown view build mode '{other}'"
+                ))),
+            })
             .py(py)?;
         Ok((
             state.metadata_location,

@@ -100,13 +100,18 @@ pub fn write_table_metadata(
     Ok(location)
 }
 
-/// As [`next_table_metadata_location`], for views (same properties, same naming).
+/// As [`next_table_metadata_location`], for views (same properties and naming, but gzip
+/// unless `write.metadata.compression-codec` says otherwise, as Java's views).
 pub fn next_view_metadata_location(
     metadata: &ViewMetadata,
     base_location: Option<&str>,
 ) -> Result<String> {
     let props = &metadata.properties;
-    let compress = compresses(props.get(METADATA_COMPRESSION).map(String::as_str))?;
+    // views default to gzip in Java (`ViewProperties.METADATA_COMPRESSION_DEFAULT`), tables to none
+    let codec = props
+        .get(METADATA_COMPRESSION)
+        .map_or("gzip", String::as_str);
+    let compress = compresses(Some(codec))?;
     Ok(format!(
         "{}/{}",
         metadata_dir(

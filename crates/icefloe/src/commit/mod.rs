@@ -9,7 +9,8 @@
 //! - `transaction`: groups changes into one commit, retries, cleans up;
 //! - `snapshot`: snapshot producers (fast/merge append, delete, overwrite) and summaries;
 //! - `manage_snapshots`: branches, tags, rollback and cherry-pick;
-//! - `expire`: snapshot expiry and deletion of the files only expired snapshots reached.
+//! - `expire`: snapshot expiry and deletion of the files only expired snapshots reached;
+//! - `view`: creating and replacing views (Java's view builder rules).
 //!
 //! The catalog (`crate::catalog::Catalog`) writes the metadata file and swaps the pointer;
 //! nothing here touches a pointer directly.
@@ -23,6 +24,7 @@ pub mod properties;
 pub mod snapshot;
 pub mod transaction;
 pub mod update;
+pub mod view;
 
 pub use builder::MetadataBuilder;
 pub use expire::{ExpireResult, ExpireSnapshots};
