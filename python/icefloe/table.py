@@ -351,6 +351,15 @@ class PlanBatches:
         self.close()
 
 
+def _without_projection(plan: pa.Table) -> pa.Table:
+    """The plan reading no columns (for counting rows)."""
+    metadata = dict(plan.schema.metadata)
+    projected = json.loads(metadata[b"icefloe.projected_schema"])
+    projected["fields"] = []
+    metadata[b"icefloe.projected_schema"] = json.dumps(projected).encode()
+    return plan.replace_schema_metadata(metadata)
+
+
 def _tasks_of(table: pa.Table) -> Iterator[FileScanTask]:
     residuals = json.loads(table.schema.metadata[b"icefloe.residuals"])
     # one batch at a time: only the tasks being iterated exist as Python objects
@@ -440,6 +449,40 @@ class TableScan:
     def plan_files(self) -> Iterator[FileScanTask]:
         """One light task per data file that may hold matching rows."""
         return _tasks_of(self._plan(False).table)
+
+    # --- reading (icefloe.reader) ---
+
+    def to_batches(self, metadata_columns: Sequence[str] = (), batch_size: int | None = None) -> Iterator[pa.RecordBatch]:
+        """The scan's rows as record batches, read while the plan streams in
+        (``plan_batches``), so memory stays bounded whatever the size of the table. Deletes
+        and the residual filter are applied; ``metadata_columns`` as ``read_tasks``."""
+        from . import reader
+
+        with self.plan_batches() as stream:
+            yield from reader.read_plan_stream(stream, metadata_columns,
+                                               batch_size or reader.DEFAULT_BATCH_SIZE)
+
+    def to_arrow(self, metadata_columns: Sequence[str] = (), batch_size: int | None = None) -> pa.Table:
+        """The scan's rows as one pyarrow Table (see ``to_batches``)."""
+        from . import reader
+
+        plan = self.plan_arrow()
+        schema = reader.output_schema(plan.schema, metadata_columns)
+        batches = list(reader.read_tasks(plan, metadata_columns=metadata_columns,
+                                         batch_size=batch_size or reader.DEFAULT_BATCH_SIZE))
+        return pa.Table.from_batches(batches, schema=schema)
+
+    def count(self) -> int:
+        """The number of rows the scan reads: the sum of the files' record counts when no
+        task has deletes or a residual other than ``true``, else by reading."""
+        from . import reader
+
+        plan = self.plan_arrow()
+        if reader.counts_from_metadata(plan):
+            return int(sum(plan.column("record_count").to_pylist()))
+        # nothing but the rows themselves is needed: read with an empty projection
+        plan = _without_projection(plan)
+        return sum(b.num_rows for b in reader.read_tasks(plan))
 
     def plan_tasks(self, target_split_size: int | None = None) -> list[CombinedScanTask]:
         """Files split at row-group offsets and bin-packed into groups for readers."""

@@ -28,6 +28,7 @@ use crate::expr::BoundExpression;
 use crate::scan::{FileScanTask, ScanFile, ScanMetrics, ScanPlan, TableScan};
 use crate::spec::transform::Transform;
 use crate::spec::{Literal, PrimitiveType, Type};
+use crate::write::arrow_schema::PARQUET_FIELD_ID;
 
 /// Schema metadata keys.
 pub const SNAPSHOT_ID_KEY: &str = "icefloe.snapshot_id";
@@ -36,6 +37,10 @@ pub const PROJECTED_SCHEMA_KEY: &str = "icefloe.projected_schema";
 pub const SPECS_KEY: &str = "icefloe.partition_specs";
 pub const RESIDUALS_KEY: &str = "icefloe.residuals";
 pub const FILTER_KEY: &str = "icefloe.filter";
+/// The table's default name mapping (JSON; absent when the table has none), for data
+/// files written without field ids.
+pub const NAME_MAPPING_KEY: &str = "icefloe.name_mapping";
+pub const FORMAT_VERSION_KEY: &str = "icefloe.format_version";
 
 /// One partition field of the plan's unified partition struct.
 struct UnifiedField {
@@ -127,7 +132,14 @@ fn plan_schema(
 ) -> Result<ArrowSchema> {
     let partition_fields = partition
         .iter()
-        .map(|f| Ok(Field::new(&f.name, iceberg_to_arrow_type(&f.ty)?, true)))
+        .map(|f| {
+            // the partition field id, so readers find a spec's fields in the unified struct
+            Ok(
+                Field::new(&f.name, iceberg_to_arrow_type(&f.ty)?, true).with_metadata(
+                    HashMap::from([(PARQUET_FIELD_ID.to_string(), f.field_id.to_string())]),
+                ),
+            )
+        })
         .collect::<Result<Vec<_>>>()?;
     let fields = vec![
         Field::new("group", DataType::Int32, true),
@@ -179,8 +191,17 @@ fn plan_schema(
             serde_json::Value::Array(residuals.iter().map(|r| r.to_json()).collect()).to_string(),
         ),
         (FILTER_KEY.to_string(), plan.filter.to_json().to_string()),
+        (
+            FORMAT_VERSION_KEY.to_string(),
+            plan.format_version.to_string(),
+        ),
     ]
     .into_iter()
+    .chain(
+        plan.name_mapping
+            .iter()
+            .map(|m| (NAME_MAPPING_KEY.to_string(), m.clone())),
+    )
     .collect();
     Ok(ArrowSchema::new_with_metadata(fields, metadata))
 }

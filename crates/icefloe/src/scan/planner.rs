@@ -26,6 +26,7 @@ use crate::manifest::{
 };
 use crate::scan::delete_index::DeleteFileIndex;
 use crate::scan::{FileScanTask, ScanFile};
+use crate::spec::name_mapping::DEFAULT_NAME_MAPPING_PROPERTY;
 use crate::spec::partition::PartitionSpec;
 use crate::spec::snapshot::{Operation as SnapshotOperation, Snapshot, MAIN_BRANCH};
 use crate::spec::table_metadata::TableMetadata;
@@ -83,6 +84,11 @@ pub struct ScanPlan {
     pub tasks: Vec<FileScanTask>,
     /// What planning did, for logs and tests.
     pub metrics: ScanMetrics,
+    /// The table's `schema.name-mapping.default` property (name mapping JSON), which
+    /// readers need for data files written without field ids.
+    pub name_mapping: Option<String>,
+    /// The table's format version (readers apply the version's defaults and promotions).
+    pub format_version: i32,
 }
 
 /// Counts of what planning read and skipped.
@@ -300,6 +306,12 @@ impl TableScan {
                 .collect::<Result<_>>()?,
             tasks: Vec::new(),
             metrics: ScanMetrics::default(),
+            name_mapping: md
+                .properties
+                .iter()
+                .find(|(k, _)| k == DEFAULT_NAME_MAPPING_PROPERTY)
+                .map(|(_, v)| v.clone()),
+            format_version: md.format_version,
         };
         on_start(&plan)?;
         let Some(snapshot) = snapshot else {
