@@ -418,3 +418,57 @@ fn removing_a_missing_delete_file_fails_only_when_validated() {
         "{e}"
     );
 }
+
+#[test]
+fn position_deletes_merge_into_the_live_dv_and_replace_it() {
+    use crate::puffin::{read_deletion_vector, DeletionVector};
+    use crate::write::position_deletes::{deletes_for, position_delete_file, write_dvs};
+
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 3);
+    append(&catalog, vec![data("a", 1, 10), data("b", 2, 10)]);
+    let io = catalog.io();
+    let a = "mem://data/a.parquet".to_string();
+    let md = catalog.load_table(&ident()).unwrap().metadata;
+    let found = deletes_for(io.as_ref(), &md, None, std::slice::from_ref(&a)).unwrap();
+    assert!(found[&a].dv.is_none());
+    let first = write_dvs(
+        io.as_ref(),
+        "mem://data/one.puffin",
+        &[(&found[&a], DeletionVector::from_positions([1, 2]).unwrap())],
+    )
+    .unwrap();
+    assert!(first.removed.is_empty());
+    let mut p = SnapshotProducer::row_delta();
+    for (s, f) in first.added.clone() {
+        p.add_delete_file(Some(s), f);
+    }
+    let md = commit(&catalog, p).unwrap().metadata;
+
+    let found = deletes_for(io.as_ref(), &md, None, std::slice::from_ref(&a)).unwrap();
+    assert_eq!(found[&a].dv.as_ref(), Some(&first.added[0].1));
+    let second = write_dvs(
+        io.as_ref(),
+        "mem://data/two.puffin",
+        &[(&found[&a], DeletionVector::from_positions([7]).unwrap())],
+    )
+    .unwrap();
+    assert_eq!(second.removed[0].1, first.added[0].1);
+    let new = &second.added[0].1;
+    assert_eq!(new.record_count, 3);
+    assert_eq!(new.referenced_data_file.as_deref(), Some(a.as_str()));
+    let dv = read_deletion_vector(
+        io.as_ref(),
+        &new.file_path,
+        new.content_offset.unwrap() as u64,
+        new.content_size_in_bytes.unwrap() as u64,
+    )
+    .unwrap();
+    assert_eq!(dv.iter().collect::<Vec<_>>(), vec![1, 2, 7]);
+    // unknown data files are refused
+    assert!(deletes_for(io.as_ref(), &md, None, &["mem://data/zz.parquet".into()]).is_err());
+    // v2 rows are file-scoped
+    let row = position_delete_file(&found[&a], "mem://data/p.parquet", 3, 99);
+    assert_eq!(row.referenced_data_file.as_deref(), Some(a.as_str()));
+    assert_eq!(row.partition, vec![Some(Literal::Int(1))]);
+}

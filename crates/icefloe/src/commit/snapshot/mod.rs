@@ -531,10 +531,12 @@ fn check_new_deletes(format_version: i32, deletes: &[(Option<i32>, DataFile)]) -
                 f.content_size_in_bytes,
             ) {
                 (Some(t), Some(_), Some(_)) => t,
-                _ => return Err(Error::invalid_argument(format!(
+                _ => {
+                    return Err(Error::invalid_argument(format!(
                     "{}: a DV needs referenced_data_file, content_offset and content_size_in_bytes",
                     f.file_path
-                ))),
+                )))
+                }
             };
             if !targets.insert(target.as_str()) {
                 return Err(Error::invalid_argument(format!(
