@@ -337,6 +337,11 @@ class DeletionVector:
     def merge(self, other: DeletionVector) -> DeletionVector: ...
 
 def write_deletion_vectors(path: str, vectors: dict[str, DeletionVector]) -> list[dict[str, Any]]: ...
+def position_delete_files_for(metadata: TableMetadata, paths: list[str]) -> dict[str, list[str]]: ...
+def write_dv_deletes(
+    metadata: TableMetadata, location: str, vectors: dict[str, DeletionVector]
+) -> tuple[pa.RecordBatch, pa.RecordBatch]: ...
+def position_delete_file_rows(metadata: TableMetadata, files: list[tuple[str, str, int, int]]) -> pa.RecordBatch: ...
 
 def read_manifest_list_batch(path: str) -> pa.RecordBatch: ...
 def read_manifest_batch(
@@ -536,6 +541,23 @@ class Transaction:
         files: list[pa.RecordBatch] = ...,
         spec_id: int | None = None,
         branch: str | None = None,
+    ) -> None: ...
+    def row_delta(
+        self,
+        add_data_files: list[pa.RecordBatch] = ...,
+        add_delete_files: list[pa.RecordBatch] = ...,
+        remove_delete_files: list[pa.RecordBatch] = ...,
+        remove_data_files: list[str] = ...,
+        spec_id: int | None = None,
+        branch: str | None = None,
+        from_snapshot: int | None = None,
+        conflict_filter: Expression | None = None,
+        referenced_data_files: list[str] = ...,
+        validate_deleted_files: bool = False,
+        no_conflicting_data_files: bool = False,
+        no_conflicting_delete_files: bool = False,
+        isolation_level: str | None = None,
+        summary: list[tuple[str, str]] = ...,
     ) -> None: ...
     def commit(self) -> tuple[str, TableMetadata]: ...
 

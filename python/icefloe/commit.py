@@ -151,6 +151,15 @@ def _spec_id_of(data_files: Any) -> int | None:
     return int(value) if value is not None else None
 
 
+def _expression(value: Any) -> _native.Expression | None:
+    """A row filter given as an ``Expression`` or its text (``"cat = 2"``)."""
+    if value is None or isinstance(value, _native.Expression):
+        return value
+    if isinstance(value, str):
+        return _native.Expression.parse(value)
+    raise TypeError(f"expected an Expression or its text, got {type(value).__name__}")
+
+
 class UpdateSchema:
     """Schema evolution, with PyIceberg's method names and Java's rules (ids, order,
     validation: see :mod:`icefloe` docs). Changes are checked as they are made; the new
@@ -439,6 +448,49 @@ class Transaction:
         ``data_files``, in one snapshot."""
         spec_id = _spec_id_of(data_files) if spec_id is None else spec_id
         self._native.replace_files(list(delete_paths), _batches(data_files), spec_id, branch)
+        return self
+
+    def row_delta(self, *, add_data_files: Any = (), add_delete_files: Any = (), remove_delete_files: Any = (),
+                  remove_data_files: Sequence[str] = (), spec_id: int | None = None, branch: str | None = None,
+                  validate_from_snapshot: int | None = None, conflict_detection_filter: Any = None,
+                  validate_data_files_exist: Sequence[str] = (), validate_deleted_files: bool = False,
+                  validate_no_conflicting_data_files: bool = False,
+                  validate_no_conflicting_delete_files: bool = False, isolation_level: str | None = None,
+                  snapshot_properties: Mapping[str, str] | None = None) -> Transaction:
+        """A row-level change in one snapshot, as Java's ``RowDelta``.
+
+        ``add_data_files`` and ``add_delete_files`` are data-file rows (delete files with
+        ``content`` 1 = position deletes / DVs, 2 = equality deletes with ``equality_ids``);
+        v3 tables take position deletes only as DVs (``file_format`` ``"puffin"`` with
+        ``referenced_data_file``, ``content_offset``, ``content_size_in_bytes``), v2 tables
+        only as position delete files. ``remove_delete_files`` are rows (or paths) of live
+        delete files to drop — a DV is matched by path and ``content_offset``; replacing a
+        data file's DV means removing the old one and adding the new one.
+        ``remove_data_files`` are paths of data files to drop.
+
+        Validations (each attempt, against the snapshots committed since
+        ``validate_from_snapshot``, or the whole history when it is ``None``, as Java):
+        ``conflict_detection_filter`` (an expression or its text) limits conflicts to files
+        that may hold matching rows; ``validate_data_files_exist`` names data files the new
+        deletes refer to, which must not have been removed; ``validate_deleted_files``;
+        ``validate_no_conflicting_data_files`` / ``..._delete_files``; ``isolation_level``
+        ``"serializable"`` (both) or ``"snapshot"`` (delete files only) as Spark's row-level
+        writes. A DV added concurrently for a data file this change adds a DV for always
+        fails. Failures raise ``icefloe.errors.ValidationFailed``."""
+        spec_id = _spec_id_of(add_data_files) if spec_id is None else spec_id
+        removed = remove_delete_files
+        if isinstance(removed, (list, tuple)) and all(isinstance(p, str) for p in removed):
+            import pyarrow as pa
+
+            removed = pa.table({"file_path": pa.array(list(removed), pa.string())}) if removed else ()
+        self._native.row_delta(
+            _batches(add_data_files) if add_data_files is not None else [],
+            _batches(add_delete_files) if add_delete_files is not None else [],
+            _batches(removed) if removed is not None else [],
+            list(remove_data_files), spec_id, branch, validate_from_snapshot,
+            _expression(conflict_detection_filter), list(validate_data_files_exist), validate_deleted_files,
+            validate_no_conflicting_data_files, validate_no_conflicting_delete_files, isolation_level,
+            list((snapshot_properties or {}).items()))
         return self
 
     def commit_transaction(self) -> Table:

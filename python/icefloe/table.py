@@ -157,6 +157,12 @@ class Table:
             tx.overwrite_files(delete_paths, data_files, **options)
         return self
 
+    def row_delta(self, **options: Any) -> Table:
+        """Commits a row delta; options as :meth:`icefloe.commit.Transaction.row_delta`."""
+        with self.transaction() as tx:
+            tx.row_delta(**options)
+        return self
+
     def manage_snapshots(self):
         """A :class:`icefloe.snapshots.ManageSnapshots`: branches, tags, rollback and
         cherry-pick, committed by ``.commit()`` or when the ``with`` block ends."""

@@ -3,6 +3,7 @@
 
 mod catalog;
 mod commit;
+mod deletes;
 mod error;
 mod expr;
 mod manifest;
@@ -60,6 +61,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     write::register(m)?;
     commit::register(m)?;
     transaction::register(m)?;
+    deletes::register(m)?;
     snapshots::register(m)?;
     Ok(())
 }

@@ -9,6 +9,7 @@ use arrow::record_batch::RecordBatch;
 use icefloe::arrow::schema_from_arrow::arrow_to_schema;
 use icefloe::catalog::{Catalog, TableIdent, TableState};
 use icefloe::commit::data_files::data_files_from_batch;
+use icefloe::commit::snapshot::validate::IsolationLevel;
 use icefloe::commit::{NewTable, SnapshotProducer, Transaction};
 use icefloe::spec::json::parse_text;
 use icefloe::spec::partition::PartitionSpec;
@@ -21,6 +22,7 @@ use crate::schema_update::PyUpdateSchema;
 
 use crate::catalog::PyCatalog;
 use crate::error::IntoPyResult;
+use crate::expr::PyExpression;
 use crate::metadata::{PyPartitionSpec, PySortOrder, PyTableMetadata};
 use crate::schema::PySchema;
 
@@ -232,6 +234,75 @@ impl PyTransaction {
         .py(py)
     }
 
+    /// A row delta (Java's `RowDelta`): data files and delete files (rows of the same form,
+    /// `content` 1 or 2) added; delete files (rows, matched by path and DV offset) and data
+    /// files (paths) removed; the validations run on every attempt.
+    #[pyo3(signature = (add_data_files = vec![], add_delete_files = vec![], remove_delete_files = vec![], remove_data_files = vec![], spec_id = None, branch = None, from_snapshot = None, conflict_filter = None, referenced_data_files = vec![], validate_deleted_files = false, no_conflicting_data_files = false, no_conflicting_delete_files = false, isolation_level = None, summary = vec![]))]
+    #[allow(clippy::too_many_arguments)]
+    fn row_delta(
+        &self,
+        py: Python<'_>,
+        add_data_files: Vec<Bound<'_, PyAny>>,
+        add_delete_files: Vec<Bound<'_, PyAny>>,
+        remove_delete_files: Vec<Bound<'_, PyAny>>,
+        remove_data_files: Vec<String>,
+        spec_id: Option<i32>,
+        branch: Option<String>,
+        from_snapshot: Option<i64>,
+        conflict_filter: Option<PyRef<'_, PyExpression>>,
+        referenced_data_files: Vec<String>,
+        validate_deleted_files: bool,
+        no_conflicting_data_files: bool,
+        no_conflicting_delete_files: bool,
+        isolation_level: Option<String>,
+        summary: Vec<(String, String)>,
+    ) -> PyResult<()> {
+        let data = batches(&add_data_files)?;
+        let deletes = batches(&add_delete_files)?;
+        let removed = batches(&remove_delete_files)?;
+        let filter = conflict_filter.map(|f| f.inner.clone());
+        py.detach(|| {
+            let (spec_id, data) = self.files(&data, spec_id)?;
+            let (_, deletes) = self.files(&deletes, Some(spec_id))?;
+            let mut p = SnapshotProducer::row_delta();
+            if let Some(b) = branch {
+                p = p.to_branch(b);
+            }
+            for f in data {
+                p.add_file_with_spec(spec_id, f);
+            }
+            for f in deletes {
+                p.add_delete_file(Some(spec_id), f);
+            }
+            for b in &removed {
+                for (path, offset) in delete_file_keys(b)? {
+                    p.remove_delete_file(path, offset);
+                }
+            }
+            for path in remove_data_files {
+                p.delete_path(path);
+            }
+            for (k, v) in summary {
+                p.set_summary(k, v);
+            }
+            let v = p.validation_mut();
+            v.from_snapshot = from_snapshot;
+            v.conflict_filter = filter;
+            v.referenced_data_files = referenced_data_files;
+            v.validate_deleted_files = validate_deleted_files;
+            v.no_conflicting_data_files = no_conflicting_data_files;
+            v.no_conflicting_delete_files = no_conflicting_delete_files;
+            if let Some(level) = isolation_level {
+                IsolationLevel::parse(&level)?.apply(v);
+            }
+            self.with(|tx| {
+                tx.add_change(Box::new(p));
+                Ok(())
+            })
+        })
+        .py(py)
+    }
+
     /// Commits every pending change as one new metadata file, retrying on conflicts.
     fn commit(&self, py: Python<'_>) -> PyResult<(String, PyTableMetadata)> {
         let tx = self
@@ -296,6 +367,29 @@ fn schema_from_arrow(py: Python<'_>, schema: &Bound<'_, PyAny>) -> PyResult<PySc
     let arrow = ArrowSchema::from_pyarrow_bound(schema)?;
     let s = arrow_to_schema(&arrow).py(py)?;
     Ok(PySchema { inner: Arc::new(s) })
+}
+
+/// (file_path, content_offset) of each row of a batch of delete-file rows.
+fn delete_file_keys(batch: &RecordBatch) -> icefloe::Result<Vec<(String, Option<i64>)>> {
+    use arrow::array::{Array, Int64Array, StringArray};
+    let paths = batch
+        .column_by_name("file_path")
+        .and_then(|c| c.as_any().downcast_ref::<StringArray>())
+        .ok_or_else(|| {
+            Error::invalid_argument("delete files to remove need a string column file_path")
+        })?;
+    let offsets = match batch.column_by_name("content_offset") {
+        None => None,
+        Some(c) => Some(c.as_any().downcast_ref::<Int64Array>().ok_or_else(|| {
+            Error::invalid_argument("content_offset of the delete files to remove must be int64")
+        })?),
+    };
+    Ok((0..batch.num_rows())
+        .map(|i| {
+            let offset = offsets.and_then(|o| (!o.is_null(i)).then(|| o.value(i)));
+            (paths.value(i).to_string(), offset)
+        })
+        .collect())
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

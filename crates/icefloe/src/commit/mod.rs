@@ -50,3 +50,7 @@ mod commit_tests;
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod snapshot_mgmt_tests;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod row_delta_tests;

@@ -11,6 +11,7 @@ pub mod human;
 pub mod metrics;
 pub mod metrics_config;
 pub mod partition;
+pub mod position_deletes;
 pub mod truncate;
 
 #[cfg(test)]

@@ -119,9 +119,10 @@ fn merge_bin(
             format!("a manifest uses partition spec {spec_id}, which the table does not have"),
         )
     })?;
+    let content = bin.first().map_or(ManifestContent::Data, |m| m.content);
     let mut w = ManifestWriter::new(
         ctx.md.format_version,
-        ManifestContent::Data,
+        content,
         schema,
         spec,
         ctx.snapshot_id,

@@ -16,6 +16,7 @@
 
 mod merge;
 pub mod summary;
+pub mod validate;
 
 use std::collections::{HashMap, HashSet};
 
@@ -27,7 +28,8 @@ use crate::error::{Error, Result};
 use crate::io::FileIO;
 use crate::manifest::{
     read_manifest_for, read_manifest_list, Codec, DataContentType, DataFile, ManifestContent,
-    ManifestFile, ManifestListWriter, ManifestReadOptions, ManifestStatus, ManifestWriter,
+    ManifestEntry, ManifestFile, ManifestListWriter, ManifestReadOptions, ManifestStatus,
+    ManifestWriter,
 };
 use crate::spec::snapshot::{Operation, Snapshot, MAIN_BRANCH};
 use crate::spec::table_metadata::TableMetadata;
@@ -49,6 +51,8 @@ pub enum SnapshotKind {
     Delete,
     /// Adds and removes data files.
     Overwrite,
+    /// Adds data and delete files, removes delete (and data) files (Java's `RowDelta`).
+    RowDelta,
 }
 
 /// A snapshot change of a transaction; see the module documentation.
@@ -59,6 +63,11 @@ pub struct SnapshotProducer {
     /// Files to add, with their partition spec id (`None`: the table's default spec).
     added: Vec<(Option<i32>, DataFile)>,
     deleted_paths: Vec<String>,
+    /// Delete files to add, with their partition spec id.
+    added_deletes: Vec<(Option<i32>, DataFile)>,
+    /// Delete files to remove: path and, for a DV, its blob's offset.
+    removed_deletes: Vec<(String, Option<i64>)>,
+    validation: validate::RowDeltaValidation,
     summary_properties: Vec<(String, String)>,
     commit_uuid: String,
     snapshot_id: Option<i64>,
@@ -80,6 +89,9 @@ impl SnapshotProducer {
             branch: MAIN_BRANCH.to_string(),
             added: Vec::new(),
             deleted_paths: Vec::new(),
+            added_deletes: Vec::new(),
+            removed_deletes: Vec::new(),
+            validation: validate::RowDeltaValidation::default(),
             summary_properties: Vec::new(),
             commit_uuid: uuid::Uuid::new_v4().to_string(),
             snapshot_id: None,
@@ -107,6 +119,35 @@ impl SnapshotProducer {
 
     pub fn overwrite_files() -> SnapshotProducer {
         Self::new(SnapshotKind::Overwrite)
+    }
+
+    /// A row delta (Java's `RowDelta`): data files and delete files added, delete files
+    /// (and data files) removed, validated per [`Self::validation_mut`].
+    pub fn row_delta() -> SnapshotProducer {
+        Self::new(SnapshotKind::RowDelta)
+    }
+
+    /// Adds a delete file (position deletes, a DV, or equality deletes) written for spec
+    /// `spec_id` (`None`: the default spec).
+    pub fn add_delete_file(&mut self, spec_id: Option<i32>, file: DataFile) -> &mut Self {
+        self.added_deletes.push((spec_id, file));
+        self
+    }
+
+    /// Removes a live delete file; a DV is named by its Puffin file and blob offset
+    /// (`content_offset`), since DVs of several data files share one Puffin file.
+    pub fn remove_delete_file(
+        &mut self,
+        path: impl Into<String>,
+        content_offset: Option<i64>,
+    ) -> &mut Self {
+        self.removed_deletes.push((path.into(), content_offset));
+        self
+    }
+
+    /// The validations a row delta runs on every attempt.
+    pub fn validation_mut(&mut self) -> &mut validate::RowDeltaValidation {
+        &mut self.validation
     }
 
     /// Commits to `branch` instead of `main` (created from the current snapshot if new).
@@ -159,6 +200,18 @@ impl SnapshotProducer {
                 (true, false) => Operation::Delete,
                 _ => Operation::Overwrite,
             },
+            // Java's BaseRowDelta.operation
+            SnapshotKind::RowDelta => {
+                let adds_data = !self.added.is_empty();
+                let adds_deletes = !self.added_deletes.is_empty();
+                if adds_data && !adds_deletes && self.deleted_paths.is_empty() {
+                    Operation::Append
+                } else if adds_deletes && !adds_data {
+                    Operation::Delete
+                } else {
+                    Operation::Overwrite
+                }
+            }
         }
     }
 
@@ -177,7 +230,8 @@ impl SnapshotProducer {
         }
     }
 
-    /// Writes the manifests of the added files, once per producer.
+    /// Writes the manifests of the added files (one per content and spec: data manifests,
+    /// then delete manifests), once per producer.
     fn write_new_manifests(
         &mut self,
         io: &dyn FileIO,
@@ -186,38 +240,43 @@ impl SnapshotProducer {
         dir: &str,
         codec: Codec,
     ) -> Result<Vec<ManifestFile>> {
+        for (_, f) in &self.added {
+            if f.content != DataContentType::Data {
+                return Err(Error::invalid_argument(format!(
+                    "{} is a delete file; add it as a delete file",
+                    f.file_path
+                )));
+            }
+        }
+        check_new_deletes(md.format_version, &self.added_deletes)?;
         if let Some(m) = &self.new_manifests {
             return Ok(m.clone());
         }
         let schema = current_schema(md)?;
-        // one manifest per spec, in the order the specs first appear
-        let mut groups: Vec<(i32, Vec<DataFile>)> = Vec::new();
-        for (spec_id, f) in &self.added {
-            if f.content != DataContentType::Data {
-                return Err(Error::invalid_argument(format!(
-                    "{} is a delete file; only data files can be appended",
-                    f.file_path
-                )));
-            }
+        // one manifest per content and spec, in the order the specs first appear
+        let mut groups: Vec<(ManifestContent, i32, Vec<DataFile>)> = Vec::new();
+        let files = self.added.iter().map(|f| (ManifestContent::Data, f)).chain(
+            self.added_deletes
+                .iter()
+                .map(|f| (ManifestContent::Deletes, f)),
+        );
+        for (content, (spec_id, f)) in files {
             let id = spec_id.unwrap_or(md.default_spec_id);
-            match groups.iter_mut().find(|(s, _)| *s == id) {
-                Some(g) => g.1.push(f.clone()),
-                None => groups.push((id, vec![f.clone()])),
+            match groups
+                .iter_mut()
+                .find(|(c, s, _)| *c == content && *s == id)
+            {
+                Some(g) => g.2.push(f.clone()),
+                None => groups.push((content, id, vec![f.clone()])),
             }
         }
         let mut out = Vec::new();
-        for (spec_id, files) in groups {
+        for (content, spec_id, files) in groups {
             let spec = md.spec_by_id(spec_id).ok_or_else(|| {
                 Error::invalid_argument(format!("the table has no partition spec {spec_id}"))
             })?;
-            let mut w = ManifestWriter::new(
-                md.format_version,
-                ManifestContent::Data,
-                schema,
-                spec,
-                snapshot_id,
-                codec,
-            )?;
+            let mut w =
+                ManifestWriter::new(md.format_version, content, schema, spec, snapshot_id, codec)?;
             for f in files {
                 w.add(f)?;
             }
@@ -231,6 +290,11 @@ impl SnapshotProducer {
 
     /// The parent's manifests with removed files marked DELETED (rewritten manifests are
     /// new files of this attempt). Returns the manifests and how many were replaced.
+    ///
+    /// Data manifests lose the removed data files. Delete manifests (not for a fast
+    /// append, as Java's `MergingSnapshotProducer`) lose the removed delete files, DVs of
+    /// removed data files (dangling), and delete files older than every remaining data
+    /// file (Java's `dropDeleteFilesOlderThan`).
     #[allow(clippy::too_many_arguments)]
     fn filter_manifests(
         &mut self,
@@ -242,20 +306,19 @@ impl SnapshotProducer {
         codec: Codec,
         summary: &mut SummaryBuilder,
     ) -> Result<(Vec<ManifestFile>, usize)> {
-        if self.deleted_paths.is_empty() {
-            return Ok((parent_manifests, 0));
-        }
         let deleted_paths = self.deleted_paths.clone();
         let wanted: HashSet<&str> = deleted_paths.iter().map(String::as_str).collect();
         let mut found: HashSet<String> = HashSet::new();
-        let mut out = Vec::with_capacity(parent_manifests.len());
+        let mut data_out = Vec::with_capacity(parent_manifests.len());
+        let mut delete_manifests = Vec::new();
         let mut replaced = 0;
-        let schema = current_schema(md)?.clone();
         for mf in parent_manifests {
-            if mf.content != ManifestContent::Data
-                || !(mf.has_added_files() || mf.has_existing_files())
-            {
-                out.push(mf);
+            if mf.content != ManifestContent::Data {
+                delete_manifests.push(mf);
+                continue;
+            }
+            if wanted.is_empty() || !(mf.has_added_files() || mf.has_existing_files()) {
+                data_out.push(mf);
                 continue;
             }
             let m = read_manifest_for(io, &mf, &ManifestReadOptions::all())?;
@@ -264,44 +327,18 @@ impl SnapshotProducer {
                 .iter()
                 .any(|e| e.is_live() && wanted.contains(e.data_file.file_path.as_str()));
             if !hits {
-                out.push(mf);
+                data_out.push(mf);
                 continue;
             }
-            let spec = md.spec_by_id(mf.partition_spec_id).ok_or_else(|| {
-                Error::invalid_metadata(
-                    "partition-specs",
-                    format!(
-                        "manifest {} uses partition spec {}, which the table does not have",
-                        mf.manifest_path, mf.partition_spec_id
-                    ),
-                )
-            })?;
-            let mut w = ManifestWriter::new(
-                md.format_version,
-                ManifestContent::Data,
-                &schema,
-                spec,
-                snapshot_id,
-                codec,
-            )?;
-            for e in m.entries {
-                // deletes of earlier snapshots are history: not carried forward
-                if e.status == ManifestStatus::Deleted {
-                    continue;
-                }
-                let seq = e.sequence_number.unwrap_or(0);
-                if wanted.contains(e.data_file.file_path.as_str()) {
-                    summary.removed_file(mf.partition_spec_id, &e.data_file);
-                    found.insert(e.data_file.file_path.clone());
-                    w.delete(e.data_file, seq, e.file_sequence_number)?;
-                } else {
-                    let sid = e.snapshot_id.unwrap_or(mf.added_snapshot_id);
-                    w.existing(e.data_file, sid, seq, e.file_sequence_number)?;
-                }
+            let rewritten =
+                self.rewrite_manifest(io, md, &mf, m, snapshot_id, dir, codec, |e| {
+                    wanted.contains(e.data_file.file_path.as_str())
+                })?;
+            for e in &rewritten.1 {
+                summary.removed_file(mf.partition_spec_id, &e.data_file);
+                found.insert(e.data_file.file_path.clone());
             }
-            let path = self.next_manifest_path(dir);
-            self.written.push(path.clone());
-            out.push(w.finish(io, &path)?);
+            data_out.push(rewritten.0);
             replaced += 1;
         }
         let mut missing: Vec<&str> = wanted
@@ -309,15 +346,206 @@ impl SnapshotProducer {
             .copied()
             .filter(|p| !found.contains(*p))
             .collect();
-        if !missing.is_empty() {
+        // a row delta fails on missing files only when asked to (validate_deleted_files)
+        if !missing.is_empty() && self.kind != SnapshotKind::RowDelta {
             missing.sort_unstable();
             return Err(Error::validation_failed(format!(
                 "missing required files to delete: {}",
                 missing.join(", ")
             )));
         }
-        Ok((out, replaced))
+
+        if self.kind == SnapshotKind::FastAppend || md.format_version < 2 {
+            data_out.extend(delete_manifests);
+            return Ok((data_out, replaced));
+        }
+        let min_data_seq = data_out
+            .iter()
+            .map(|m| m.min_sequence_number)
+            .filter(|s| *s != crate::manifest::UNASSIGNED_SEQUENCE_NUMBER)
+            .fold(md.last_sequence_number, i64::min);
+        let removed_deletes = self.removed_deletes.clone();
+        let is_removed = |f: &DataFile| {
+            removed_deletes
+                .iter()
+                .any(|(p, off)| *p == f.file_path && (off.is_none() || *off == f.content_offset))
+        };
+        let is_dangling = |f: &DataFile| {
+            validate::is_dv(f)
+                && f.referenced_data_file
+                    .as_deref()
+                    .is_some_and(|t| found.contains(t))
+        };
+        for mf in delete_manifests {
+            let may_match = (mf.has_added_files() || mf.has_existing_files())
+                && (!removed_deletes.is_empty()
+                    || !found.is_empty()
+                    || (mf.min_sequence_number >= 0 && mf.min_sequence_number < min_data_seq));
+            if !may_match {
+                data_out.push(mf);
+                continue;
+            }
+            let m = read_manifest_for(io, &mf, &ManifestReadOptions::all())?;
+            let drop = |e: &ManifestEntry| {
+                let seq = e.sequence_number.unwrap_or(0);
+                is_removed(&e.data_file)
+                    || is_dangling(&e.data_file)
+                    || (seq > 0 && seq < min_data_seq)
+            };
+            if !m.entries.iter().any(|e| e.is_live() && drop(e)) {
+                data_out.push(mf);
+                continue;
+            }
+            let (rewritten, removed) =
+                self.rewrite_manifest(io, md, &mf, m, snapshot_id, dir, codec, drop)?;
+            for e in &removed {
+                summary.removed_file(mf.partition_spec_id, &e.data_file);
+            }
+            data_out.push(rewritten);
+            replaced += 1;
+        }
+        Ok((data_out, replaced))
     }
+
+    /// Rewrites manifest `mf` (read as `m`) with the live entries `drop` selects marked
+    /// DELETED; earlier deletes are history and left out. Returns the new manifest and the
+    /// dropped entries.
+    #[allow(clippy::too_many_arguments)]
+    fn rewrite_manifest(
+        &mut self,
+        io: &dyn FileIO,
+        md: &TableMetadata,
+        mf: &ManifestFile,
+        m: crate::manifest::Manifest,
+        snapshot_id: i64,
+        dir: &str,
+        codec: Codec,
+        drop: impl Fn(&ManifestEntry) -> bool,
+    ) -> Result<(ManifestFile, Vec<ManifestEntry>)> {
+        let schema = current_schema(md)?;
+        let spec = md.spec_by_id(mf.partition_spec_id).ok_or_else(|| {
+            Error::invalid_metadata(
+                "partition-specs",
+                format!(
+                    "manifest {} uses partition spec {}, which the table does not have",
+                    mf.manifest_path, mf.partition_spec_id
+                ),
+            )
+        })?;
+        let mut w = ManifestWriter::new(
+            md.format_version,
+            mf.content,
+            schema,
+            spec,
+            snapshot_id,
+            codec,
+        )?;
+        let mut dropped = Vec::new();
+        for e in m.entries {
+            if e.status == ManifestStatus::Deleted {
+                continue;
+            }
+            let seq = e.sequence_number.unwrap_or(0);
+            if drop(&e) {
+                dropped.push(e.clone());
+                w.delete(e.data_file, seq, e.file_sequence_number)?;
+            } else {
+                let sid = e.snapshot_id.unwrap_or(mf.added_snapshot_id);
+                w.existing(e.data_file, sid, seq, e.file_sequence_number)?;
+            }
+        }
+        let path = self.next_manifest_path(dir);
+        self.written.push(path.clone());
+        Ok((w.finish(io, &path)?, dropped))
+    }
+}
+
+/// The live files of `parent`: data files by path, delete files by path and DV offset.
+fn live_files(
+    io: &dyn FileIO,
+    parent: Option<&Snapshot>,
+) -> Result<HashSet<(String, Option<i64>)>> {
+    let mut out = HashSet::new();
+    let Some(list) = parent.and_then(|p| p.manifest_list.as_ref()) else {
+        return Ok(out);
+    };
+    for mf in read_manifest_list(io, list)? {
+        let m = read_manifest_for(io, &mf, &ManifestReadOptions::all())?;
+        for e in m.entries.into_iter().filter(ManifestEntry::is_live) {
+            let offset = match mf.content {
+                ManifestContent::Data => None,
+                ManifestContent::Deletes => e.data_file.content_offset,
+            };
+            out.insert((e.data_file.file_path, offset));
+        }
+    }
+    Ok(out)
+}
+
+/// Java's `MergingSnapshotProducer.validateNewDeleteFile`: no deletes in v1, no DVs in v2,
+/// only DVs for position deletes in v3; and (the spec's DV rule) at most one new DV per
+/// data file.
+fn check_new_deletes(format_version: i32, deletes: &[(Option<i32>, DataFile)]) -> Result<()> {
+    let mut targets = HashSet::new();
+    for (_, f) in deletes {
+        let dv = validate::is_dv(f);
+        match f.content {
+            DataContentType::Data => {
+                return Err(Error::invalid_argument(format!(
+                    "{} is a data file, not a delete file",
+                    f.file_path
+                )))
+            }
+            _ if format_version < 2 => {
+                return Err(Error::invalid_argument(format!(
+                    "{}: deletes are supported in v2 and above",
+                    f.file_path
+                )))
+            }
+            DataContentType::PositionDeletes if format_version == 2 && dv => {
+                return Err(Error::invalid_argument(format!(
+                    "{}: must not use DVs for position deletes in v2",
+                    f.file_path
+                )))
+            }
+            DataContentType::PositionDeletes if format_version >= 3 && !dv => {
+                return Err(Error::invalid_argument(format!(
+                    "{}: must use DVs for position deletes in v{format_version}",
+                    f.file_path
+                )))
+            }
+            DataContentType::EqualityDeletes
+                if f.equality_ids.as_ref().is_none_or(|ids| ids.is_empty()) =>
+            {
+                return Err(Error::invalid_argument(format!(
+                    "{}: an equality delete file needs equality_ids",
+                    f.file_path
+                )))
+            }
+            _ => {}
+        }
+        if dv {
+            let target = match (
+                &f.referenced_data_file,
+                f.content_offset,
+                f.content_size_in_bytes,
+            ) {
+                (Some(t), Some(_), Some(_)) => t,
+                _ => {
+                    return Err(Error::invalid_argument(format!(
+                    "{}: a DV needs referenced_data_file, content_offset and content_size_in_bytes",
+                    f.file_path
+                )))
+                }
+            };
+            if !targets.insert(target.as_str()) {
+                return Err(Error::invalid_argument(format!(
+                    "two new DVs for data file {target}: merge them into one"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn current_schema(md: &TableMetadata) -> Result<&crate::spec::schema::Schema> {
@@ -341,9 +569,30 @@ impl PendingChange for SnapshotProducer {
         // ... but its totals start at 0 (Java reads them from the branch's own head)
         let previous_for_totals = md.snapshot_by_ref(&self.branch).cloned();
 
+        if self.kind == SnapshotKind::RowDelta {
+            let added_deletes: Vec<(i32, DataFile)> = self
+                .added_deletes
+                .iter()
+                .map(|(s, f)| (s.unwrap_or(md.default_spec_id), f.clone()))
+                .collect();
+            let live = || live_files(io, parent.as_ref());
+            validate::validate_row_delta(
+                io,
+                &md,
+                parent.as_ref(),
+                &self.validation,
+                &validate::Change {
+                    removed_data_files: &self.deleted_paths,
+                    removed_delete_files: &self.removed_deletes,
+                    added_deletes: &added_deletes,
+                    live_paths: &live,
+                },
+            )?;
+        }
+
         let mut summary = SummaryBuilder::default();
         let new_manifests = self.write_new_manifests(io, &md, snapshot_id, &dir, codec)?;
-        for (spec_id, f) in &self.added {
+        for (spec_id, f) in self.added.iter().chain(&self.added_deletes) {
             summary.added_file(spec_id.unwrap_or(md.default_spec_id), f);
         }
         let parent_manifests = match &parent {
@@ -373,8 +622,10 @@ impl PendingChange for SnapshotProducer {
             .chain(filtered)
             .partition(|m| m.content == ManifestContent::Data);
         let mut merge_replaced = 0;
-        let mut manifests = if self.kind == SnapshotKind::FastAppend {
-            data
+        let manifests = if self.kind == SnapshotKind::FastAppend {
+            let mut all = data;
+            all.extend(deletes);
+            all
         } else {
             let settings = merge::MergeSettings {
                 enabled: property_or(
@@ -405,11 +656,12 @@ impl PendingChange for SnapshotProducer {
                 commit_uuid: &self.commit_uuid,
                 replaced: 0,
             };
-            let merged = merge::merge_manifests(&mut ctx, &settings, data)?;
+            let mut merged = merge::merge_manifests(&mut ctx, &settings, data)?;
+            // Java merges delete manifests the same way, on their own
+            merged.extend(merge::merge_manifests(&mut ctx, &settings, deletes)?);
             merge_replaced = ctx.replaced;
             merged
         };
-        manifests.extend(deletes);
 
         let created = manifests
             .iter()

@@ -1,0 +1,474 @@
+//! Row deltas (Java's `RowDelta`) against the in-memory test catalog: delete manifests,
+//! summaries, DV replacement, dangling and aged-out deletes, and the conflict validations.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::snapshot::validate::IsolationLevel;
+use super::snapshot::SnapshotProducer;
+use super::test_catalog::MemoryCatalog;
+use super::transaction::{create_table, Transaction};
+use crate::catalog::{Catalog, TableIdent, TableState};
+use crate::error::Error;
+use crate::expr::{Datum, Expression, Operation as ExprOp};
+use crate::manifest::{
+    read_manifest_for, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestContent,
+    ManifestReadOptions, ManifestStatus,
+};
+use crate::spec::partition::{PartitionField, PartitionSpec};
+use crate::spec::schema::Schema;
+use crate::spec::snapshot::{Operation, Snapshot};
+use crate::spec::sort::SortOrder;
+use crate::spec::transform::Transform;
+use crate::spec::types::{NestedField, PrimitiveType, Type};
+use crate::spec::Literal;
+
+fn ident() -> TableIdent {
+    TableIdent::parse("db.t").unwrap()
+}
+
+fn create(catalog: &Arc<MemoryCatalog>, v: i32) -> TableState {
+    let schema = Schema::new(
+        0,
+        vec![
+            NestedField::required(1, "id", Type::Primitive(PrimitiveType::Long)),
+            NestedField::optional(2, "cat", Type::Primitive(PrimitiveType::Int)),
+        ],
+        vec![],
+    )
+    .unwrap();
+    let spec = PartitionSpec::new(
+        0,
+        vec![PartitionField::new(2, 1000, "cat", Transform::Identity)],
+    );
+    create_table(
+        catalog.clone(),
+        &ident(),
+        &schema,
+        &spec,
+        &SortOrder::unsorted(),
+        None,
+        &[],
+        Some(v),
+    )
+    .unwrap()
+}
+
+fn data(name: &str, cat: i32, rows: i64) -> DataFile {
+    DataFile::new(
+        DataContentType::Data,
+        format!("mem://data/{name}.parquet"),
+        FileFormat::Parquet,
+        vec![Some(Literal::Int(cat))],
+        rows,
+        rows * 10,
+    )
+}
+
+fn dv(puffin: &str, target: &str, cat: i32, offset: i64, rows: i64) -> DataFile {
+    let mut f = DataFile::new(
+        DataContentType::PositionDeletes,
+        format!("mem://data/{puffin}.puffin"),
+        FileFormat::Puffin,
+        vec![Some(Literal::Int(cat))],
+        rows,
+        1000,
+    );
+    f.referenced_data_file = Some(format!("mem://data/{target}.parquet"));
+    f.content_offset = Some(offset);
+    f.content_size_in_bytes = Some(40);
+    f
+}
+
+fn pos_deletes(name: &str, cat: i32, rows: i64) -> DataFile {
+    DataFile::new(
+        DataContentType::PositionDeletes,
+        format!("mem://data/{name}-pos.parquet"),
+        FileFormat::Parquet,
+        vec![Some(Literal::Int(cat))],
+        rows,
+        rows * 7,
+    )
+}
+
+fn eq_deletes(name: &str, cat: i32, rows: i64) -> DataFile {
+    let mut f = DataFile::new(
+        DataContentType::EqualityDeletes,
+        format!("mem://data/{name}-eq.parquet"),
+        FileFormat::Parquet,
+        vec![Some(Literal::Int(cat))],
+        rows,
+        rows * 5,
+    );
+    f.equality_ids = Some(vec![1]);
+    f
+}
+
+fn commit(catalog: &Arc<MemoryCatalog>, p: SnapshotProducer) -> crate::error::Result<TableState> {
+    let mut tx = Transaction::load(catalog.clone(), ident())?;
+    tx.add_change(Box::new(p));
+    tx.commit()
+}
+
+fn append(catalog: &Arc<MemoryCatalog>, files: Vec<DataFile>) -> TableState {
+    let mut p = SnapshotProducer::fast_append();
+    for f in files {
+        p.add_file(f);
+    }
+    commit(catalog, p).unwrap()
+}
+
+fn summary(s: &Snapshot) -> HashMap<String, String> {
+    s.summary
+        .as_ref()
+        .unwrap()
+        .properties
+        .iter()
+        .cloned()
+        .collect()
+}
+
+/// (content, path, offset, status, data sequence number) of every entry.
+type Row = (
+    ManifestContent,
+    String,
+    Option<i64>,
+    ManifestStatus,
+    Option<i64>,
+);
+
+fn rows(catalog: &Arc<MemoryCatalog>, snap: &Snapshot) -> Vec<Row> {
+    let io = catalog.io();
+    let mut out = Vec::new();
+    for mf in read_manifest_list(io.as_ref(), snap.manifest_list.as_deref().unwrap()).unwrap() {
+        let m = read_manifest_for(io.as_ref(), &mf, &ManifestReadOptions::all()).unwrap();
+        for e in m.entries {
+            out.push((
+                mf.content,
+                e.data_file.file_path,
+                e.data_file.content_offset,
+                e.status,
+                e.sequence_number,
+            ));
+        }
+    }
+    out.sort_by(|a, b| (&a.1, a.2, a.3.id()).cmp(&(&b.1, b.2, b.3.id())));
+    out
+}
+
+fn live_deletes(catalog: &Arc<MemoryCatalog>, snap: &Snapshot) -> Vec<(String, Option<i64>)> {
+    rows(catalog, snap)
+        .into_iter()
+        .filter(|r| r.0 == ManifestContent::Deletes && r.3 != ManifestStatus::Deleted)
+        .map(|r| (r.1, r.2))
+        .collect()
+}
+
+#[test]
+fn dvs_are_added_replaced_and_dropped_with_their_data_file() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 3);
+    let s1 = append(
+        &catalog,
+        vec![data("a", 1, 10), data("b", 1, 20), data("c", 2, 5)],
+    );
+    let base_rows = s1.metadata.next_row_id;
+
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, dv("d1", "a", 1, 4, 2));
+    p.add_delete_file(None, dv("d1", "b", 1, 44, 3));
+    let s2 = commit(&catalog, p).unwrap();
+    let snap = s2.metadata.current_snapshot().unwrap().clone();
+    assert_eq!(snap.operation(), Some(Operation::Delete));
+    let sum = summary(&snap);
+    assert_eq!(sum["added-dvs"], "2");
+    assert_eq!(sum["added-delete-files"], "2");
+    assert_eq!(sum["added-position-deletes"], "5");
+    assert_eq!(
+        sum["added-files-size"], "80",
+        "a DV counts its blob, not the Puffin file"
+    );
+    assert_eq!(sum["total-delete-files"], "2");
+    assert_eq!(sum["total-position-deletes"], "5");
+    assert_eq!(sum["changed-partition-count"], "1");
+    assert!(!sum.contains_key("added-position-delete-files"));
+    // deletes add no rows: row lineage is unaffected
+    assert_eq!(s2.metadata.next_row_id, base_rows);
+    assert_eq!(snap.added_rows, Some(0));
+    let r = rows(&catalog, &snap);
+    let d = r.iter().find(|r| r.2 == Some(4)).unwrap();
+    assert_eq!(
+        (d.0, d.3, d.4),
+        (ManifestContent::Deletes, ManifestStatus::Added, Some(2))
+    );
+
+    // replacing a's DV: the old one is removed, the new one added. Validated from the
+    // snapshot it was planned on: over the whole history (the default, as Java) the old DV
+    // counts as a concurrently added one
+    let mut p = SnapshotProducer::row_delta();
+    p.remove_delete_file("mem://data/d1.puffin", Some(4));
+    p.add_delete_file(None, dv("d2", "a", 1, 4, 5));
+    let e = commit(&catalog, p).unwrap_err();
+    assert!(e.to_string().contains("Found concurrently added DV"), "{e}");
+    let mut p = SnapshotProducer::row_delta();
+    p.validation_mut().from_snapshot = s2.metadata.current_snapshot_id;
+    p.remove_delete_file("mem://data/d1.puffin", Some(4));
+    p.add_delete_file(None, dv("d2", "a", 1, 4, 5));
+    let s3 = commit(&catalog, p).unwrap();
+    let snap = s3.metadata.current_snapshot().unwrap().clone();
+    let sum = summary(&snap);
+    assert_eq!(
+        (sum["added-dvs"].as_str(), sum["removed-dvs"].as_str()),
+        ("1", "1")
+    );
+    assert_eq!(sum["total-position-deletes"], "8");
+    assert_eq!(sum["total-delete-files"], "2");
+    assert_eq!(
+        live_deletes(&catalog, &snap),
+        vec![
+            ("mem://data/d1.puffin".to_string(), Some(44)),
+            ("mem://data/d2.puffin".to_string(), Some(4)),
+        ]
+    );
+
+    // deleting data file b drops its DV (dangling); a's stays
+    let mut p = SnapshotProducer::delete_files();
+    p.delete_path("mem://data/b.parquet");
+    let s4 = commit(&catalog, p).unwrap();
+    let snap = s4.metadata.current_snapshot().unwrap().clone();
+    let sum = summary(&snap);
+    assert_eq!(sum["removed-dvs"], "1");
+    assert_eq!(sum["total-delete-files"], "1");
+    assert_eq!(
+        live_deletes(&catalog, &snap),
+        vec![("mem://data/d2.puffin".to_string(), Some(4))]
+    );
+}
+
+#[test]
+fn format_versions_decide_which_deletes_may_be_added() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 3);
+    append(&catalog, vec![data("a", 1, 10)]);
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, pos_deletes("a", 1, 1));
+    let e = commit(&catalog, p).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+    // two DVs for one data file in one commit
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, dv("d1", "a", 1, 4, 1));
+    p.add_delete_file(None, dv("d2", "a", 1, 4, 1));
+    assert!(commit(&catalog, p).is_err());
+
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 2);
+    append(&catalog, vec![data("a", 1, 10)]);
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, dv("d1", "a", 1, 4, 1));
+    assert!(commit(&catalog, p).is_err());
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, pos_deletes("a", 1, 1));
+    p.add_delete_file(None, eq_deletes("a", 1, 2));
+    p.add_file(data("n", 1, 3));
+    let s = commit(&catalog, p).unwrap();
+    let snap = s.metadata.current_snapshot().unwrap().clone();
+    assert_eq!(snap.operation(), Some(Operation::Overwrite));
+    let sum = summary(&snap);
+    assert_eq!(sum["added-position-delete-files"], "1");
+    assert_eq!(sum["added-equality-delete-files"], "1");
+    assert_eq!(sum["added-equality-deletes"], "2");
+    assert_eq!(sum["added-data-files"], "1");
+}
+
+#[test]
+fn deletes_older_than_every_data_file_are_dropped() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 2);
+    append(&catalog, vec![data("a", 1, 10)]);
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, pos_deletes("a", 1, 2));
+    commit(&catalog, p).unwrap();
+    // a is replaced by a newer file; the position deletes (seq 2) stay, since the bound is
+    // the live data files of the parent and the last sequence number (2), as Java's
+    let mut p = SnapshotProducer::overwrite_files();
+    p.delete_path("mem://data/a.parquet");
+    p.add_file(data("b", 1, 8));
+    let s = commit(&catalog, p).unwrap();
+    let snap = s.metadata.current_snapshot().unwrap().clone();
+    assert_eq!(summary(&snap)["total-delete-files"], "1");
+    // the next merging commit finds them older than every data file (seq 3): removed
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, eq_deletes("b", 1, 1));
+    let s = commit(&catalog, p).unwrap();
+    let snap = s.metadata.current_snapshot().unwrap().clone();
+    let sum = summary(&snap);
+    assert_eq!(sum["removed-position-delete-files"], "1");
+    assert_eq!(sum["total-delete-files"], "1");
+    assert_eq!(
+        live_deletes(&catalog, &snap),
+        vec![("mem://data/b-eq.parquet".to_string(), None)]
+    );
+}
+
+fn filter_cat(v: i32) -> Expression {
+    Expression::compare(ExprOp::Eq, "cat", Datum::Int(v))
+}
+
+#[test]
+fn validations_fail_on_conflicting_concurrent_commits() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 3);
+    let s1 = append(&catalog, vec![data("a", 1, 10), data("b", 2, 10)]);
+    let start = s1.metadata.current_snapshot_id.unwrap();
+
+    // concurrent: a DV for a
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, dv("other", "a", 1, 4, 1));
+    commit(&catalog, p).unwrap();
+
+    // another DV for a, planned on `start`: always a conflict
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, dv("mine", "a", 1, 4, 2));
+    p.validation_mut().from_snapshot = Some(start);
+    let e = commit(&catalog, p).unwrap_err();
+    assert!(matches!(e, Error::ValidationFailed { .. }), "{e}");
+    assert!(e.to_string().contains("Found concurrently added DV"), "{e}");
+
+    // a DV for b under snapshot isolation, filter cat = 2: the concurrent delete is in cat 1
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, dv("mine", "b", 2, 4, 2));
+    p.validation_mut().from_snapshot = Some(start);
+    p.validation_mut().conflict_filter = Some(filter_cat(2));
+    IsolationLevel::Snapshot.apply(p.validation_mut());
+    let ok = commit(&catalog, p).unwrap();
+    let after_b = ok.metadata.current_snapshot_id.unwrap();
+
+    // ... without the filter, the concurrent delete files conflict
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, dv("mine2", "b", 2, 4, 2));
+    p.validation_mut().from_snapshot = Some(start);
+    IsolationLevel::Snapshot.apply(p.validation_mut());
+    let e = commit(&catalog, p).unwrap_err();
+    assert!(
+        e.to_string().contains("Found new conflicting delete files"),
+        "{e}"
+    );
+
+    // serializable: a concurrent append in the filter's partition conflicts
+    append(&catalog, vec![data("c", 2, 1)]);
+    let mut p = SnapshotProducer::row_delta();
+    p.add_file(data("n", 2, 1));
+    p.validation_mut().from_snapshot = Some(after_b);
+    p.validation_mut().conflict_filter = Some(filter_cat(2));
+    IsolationLevel::Serializable.apply(p.validation_mut());
+    let e = commit(&catalog, p).unwrap_err();
+    assert!(e.to_string().contains("Found conflicting files"), "{e}");
+    // ... one in another partition does not
+    let mut p = SnapshotProducer::row_delta();
+    p.add_file(data("n", 3, 1));
+    p.validation_mut().from_snapshot = Some(after_b);
+    p.validation_mut().conflict_filter = Some(filter_cat(3));
+    IsolationLevel::Serializable.apply(p.validation_mut());
+    commit(&catalog, p).unwrap();
+
+    // referenced data files removed concurrently
+    let here = catalog
+        .load_table(&ident())
+        .unwrap()
+        .metadata
+        .current_snapshot_id;
+    let mut p = SnapshotProducer::delete_files();
+    p.delete_path("mem://data/c.parquet");
+    commit(&catalog, p).unwrap();
+    let mut p = SnapshotProducer::row_delta();
+    let mut d = dv("mine3", "c", 2, 4, 1);
+    d.content_size_in_bytes = Some(10);
+    p.add_delete_file(None, d);
+    p.validation_mut().from_snapshot = here;
+    p.validation_mut().referenced_data_files = vec!["mem://data/c.parquet".into()];
+    // a delete operation is only checked with validate_deleted_files
+    let mut q = SnapshotProducer::row_delta();
+    q.add_delete_file(None, dv("mine4", "c", 2, 4, 1));
+    q.validation_mut().from_snapshot = here;
+    q.validation_mut().referenced_data_files = vec!["mem://data/c.parquet".into()];
+    q.validation_mut().validate_deleted_files = true;
+    let e = commit(&catalog, q).unwrap_err();
+    assert!(e.to_string().contains("missing data files"), "{e}");
+    // (without it the delete goes through, as Java's)
+    commit(&catalog, p).unwrap();
+
+    // a starting snapshot that is not an ancestor
+    let mut p = SnapshotProducer::row_delta();
+    p.add_file(data("z", 1, 1));
+    p.validation_mut().from_snapshot = Some(12345);
+    assert!(commit(&catalog, p).is_err());
+}
+
+#[test]
+fn removing_a_missing_delete_file_fails_only_when_validated() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 2);
+    append(&catalog, vec![data("a", 1, 10)]);
+    let mut p = SnapshotProducer::row_delta();
+    p.remove_delete_file("mem://data/none.parquet", None);
+    p.validation_mut().validate_deleted_files = true;
+    let e = commit(&catalog, p).unwrap_err();
+    assert!(
+        e.to_string().contains("Missing required files to delete"),
+        "{e}"
+    );
+}
+
+#[test]
+fn position_deletes_merge_into_the_live_dv_and_replace_it() {
+    use crate::puffin::{read_deletion_vector, DeletionVector};
+    use crate::write::position_deletes::{deletes_for, position_delete_file, write_dvs};
+
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 3);
+    append(&catalog, vec![data("a", 1, 10), data("b", 2, 10)]);
+    let io = catalog.io();
+    let a = "mem://data/a.parquet".to_string();
+    let md = catalog.load_table(&ident()).unwrap().metadata;
+    let found = deletes_for(io.as_ref(), &md, None, std::slice::from_ref(&a)).unwrap();
+    assert!(found[&a].dv.is_none());
+    let first = write_dvs(
+        io.as_ref(),
+        "mem://data/one.puffin",
+        &[(&found[&a], DeletionVector::from_positions([1, 2]).unwrap())],
+    )
+    .unwrap();
+    assert!(first.removed.is_empty());
+    let mut p = SnapshotProducer::row_delta();
+    for (s, f) in first.added.clone() {
+        p.add_delete_file(Some(s), f);
+    }
+    let md = commit(&catalog, p).unwrap().metadata;
+
+    let found = deletes_for(io.as_ref(), &md, None, std::slice::from_ref(&a)).unwrap();
+    assert_eq!(found[&a].dv.as_ref(), Some(&first.added[0].1));
+    let second = write_dvs(
+        io.as_ref(),
+        "mem://data/two.puffin",
+        &[(&found[&a], DeletionVector::from_positions([7]).unwrap())],
+    )
+    .unwrap();
+    assert_eq!(second.removed[0].1, first.added[0].1);
+    let new = &second.added[0].1;
+    assert_eq!(new.record_count, 3);
+    assert_eq!(new.referenced_data_file.as_deref(), Some(a.as_str()));
+    let dv = read_deletion_vector(
+        io.as_ref(),
+        &new.file_path,
+        new.content_offset.unwrap() as u64,
+        new.content_size_in_bytes.unwrap() as u64,
+    )
+    .unwrap();
+    assert_eq!(dv.iter().collect::<Vec<_>>(), vec![1, 2, 7]);
+    // unknown data files are refused
+    assert!(deletes_for(io.as_ref(), &md, None, &["mem://data/zz.parquet".into()]).is_err());
+    // v2 rows are file-scoped
+    let row = position_delete_file(&found[&a], "mem://data/p.parquet", 3, 99);
+    assert_eq!(row.referenced_data_file.as_deref(), Some(a.as_str()));
+    assert_eq!(row.partition, vec![Some(Literal::Int(1))]);
+}

@@ -1,0 +1,226 @@
+//! Deleting rows of data files by position ("Position Delete Files", "Deletion Vectors"):
+//! the delete files a row delta adds, and the ones it replaces.
+//!
+//! v3: one DV per data file. A new DV holds the new positions merged with the data file's
+//! live DV and with its rows deleted by position delete files (the spec's writer rule);
+//! the old DV and the position delete files scoped to that one data file are replaced.
+//! v2: a position delete file per data file (file-scoped, Java's default `file`
+//! granularity); its Parquet is written by the caller, this module makes its row.
+//!
+//! What applies to a data file is read from a snapshot's manifests: the live DV that
+//! references it, and position delete files of its spec and partition whose data sequence
+//! number is not older than the data file's (scoped to it, or to the whole partition).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::error::{Error, Result};
+use crate::io::FileIO;
+use crate::manifest::{
+    read_manifest_for, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestContent,
+    ManifestEntry, ManifestReadOptions,
+};
+use crate::puffin::dv::deletion_vector_blob;
+use crate::puffin::{read_deletion_vector, DeletionVector, PuffinWriter};
+use crate::spec::snapshot::Snapshot;
+use crate::spec::table_metadata::TableMetadata;
+
+/// A live data file and the deletes that apply to it.
+#[derive(Debug, Clone)]
+pub struct DataFileDeletes {
+    pub spec_id: i32,
+    pub data: ManifestEntry,
+    /// Its deletion vector (v3).
+    pub dv: Option<DataFile>,
+    /// Position delete files (not DVs) that may hold positions of it.
+    pub position_files: Vec<DataFile>,
+}
+
+fn is_dv(f: &DataFile) -> bool {
+    f.content == DataContentType::PositionDeletes && f.file_format == FileFormat::Puffin
+}
+
+/// The data files at `paths` in `snapshot` (the table's current one when `None`) with
+/// the deletes that apply to each. A path that is not a live data file is an error.
+pub fn deletes_for(
+    io: &dyn FileIO,
+    md: &TableMetadata,
+    snapshot: Option<&Snapshot>,
+    paths: &[String],
+) -> Result<HashMap<String, DataFileDeletes>> {
+    let snapshot = match snapshot.or_else(|| md.current_snapshot()) {
+        Some(s) => s,
+        None => {
+            return Err(Error::invalid_argument(format!(
+                "the table has no snapshot, so no data file {}",
+                paths.first().map_or("", String::as_str)
+            )))
+        }
+    };
+    let list = snapshot.manifest_list.as_deref().ok_or_else(|| {
+        Error::unsupported(format!(
+            "snapshot {} embeds its manifests (old v1)",
+            snapshot.snapshot_id
+        ))
+    })?;
+    let wanted: HashSet<&str> = paths.iter().map(String::as_str).collect();
+    let mut out: HashMap<String, DataFileDeletes> = HashMap::new();
+    let mut deletes: Vec<(i32, ManifestEntry)> = Vec::new();
+    for mf in read_manifest_list(io, list)? {
+        let m = read_manifest_for(io, &mf, &ManifestReadOptions::all())?;
+        for e in m.entries.into_iter().filter(ManifestEntry::is_live) {
+            match mf.content {
+                ManifestContent::Data => {
+                    if wanted.contains(e.data_file.file_path.as_str()) {
+                        out.insert(
+                            e.data_file.file_path.clone(),
+                            DataFileDeletes {
+                                spec_id: mf.partition_spec_id,
+                                data: e,
+                                dv: None,
+                                position_files: Vec::new(),
+                            },
+                        );
+                    }
+                }
+                ManifestContent::Deletes => {
+                    if e.data_file.content == DataContentType::PositionDeletes {
+                        deletes.push((mf.partition_spec_id, e));
+                    }
+                }
+            }
+        }
+    }
+    let mut missing: Vec<&str> = wanted
+        .iter()
+        .copied()
+        .filter(|p| !out.contains_key(*p))
+        .collect();
+    if !missing.is_empty() {
+        missing.sort_unstable();
+        return Err(Error::invalid_argument(format!(
+            "not live data files of snapshot {}: {}",
+            snapshot.snapshot_id,
+            missing.join(", ")
+        )));
+    }
+    for (spec_id, d) in deletes {
+        let f = &d.data_file;
+        let dseq = d.sequence_number.unwrap_or(0);
+        let targets: Vec<String> = match &f.referenced_data_file {
+            Some(t) => out.contains_key(t).then(|| t.clone()).into_iter().collect(),
+            None => out
+                .iter()
+                .filter(|(_, x)| x.spec_id == spec_id && x.data.data_file.partition == f.partition)
+                .map(|(p, _)| p.clone())
+                .collect(),
+        };
+        for t in targets {
+            let Some(x) = out.get_mut(&t) else { continue };
+            if dseq < x.data.sequence_number.unwrap_or(0) {
+                continue;
+            }
+            if is_dv(f) {
+                if let Some(other) = &x.dv {
+                    return Err(Error::invalid_metadata(
+                        "referenced_data_file",
+                        format!(
+                            "two deletion vectors for data file {t}: {} and {}",
+                            other.file_path, f.file_path
+                        ),
+                    ));
+                }
+                x.dv = Some(f.clone());
+            } else {
+                x.position_files.push(f.clone());
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What a position delete writes: delete files to add and to remove, with spec ids.
+#[derive(Debug, Clone, Default)]
+pub struct PositionDeleteFiles {
+    pub added: Vec<(i32, DataFile)>,
+    pub removed: Vec<(i32, DataFile)>,
+}
+
+/// v3: writes one Puffin file at `location` with a DV per data file: the given vector
+/// (new positions, plus the positions of it that its position delete files hold, which
+/// the caller reads) merged with its existing DV. Replaces the old DV and the position
+/// delete files scoped to that data file alone.
+pub fn write_dvs(
+    io: &dyn FileIO,
+    location: &str,
+    targets: &[(&DataFileDeletes, DeletionVector)],
+) -> Result<PositionDeleteFiles> {
+    let mut writer = PuffinWriter::new();
+    let mut pending = Vec::new();
+    let mut out = PositionDeleteFiles::default();
+    for (t, dv) in targets {
+        let path = &t.data.data_file.file_path;
+        let mut dv = dv.clone();
+        if let Some(old) = &t.dv {
+            let (Some(offset), Some(len)) = (old.content_offset, old.content_size_in_bytes) else {
+                return Err(Error::invalid_metadata(
+                    "content_offset",
+                    format!("the DV of {path} has no blob offset or size"),
+                )
+                .in_file(&old.file_path));
+            };
+            let existing = read_deletion_vector(
+                io,
+                &old.file_path,
+                u64::try_from(offset).unwrap_or(0),
+                u64::try_from(len).unwrap_or(0),
+            )?;
+            dv.merge(&existing);
+            out.removed.push((t.spec_id, old.clone()));
+        }
+        for f in &t.position_files {
+            if f.referenced_data_file.as_deref() == Some(path.as_str()) {
+                out.removed.push((t.spec_id, f.clone()));
+            }
+        }
+        let (blob, bytes) = deletion_vector_blob(path, &dv)?;
+        let meta = writer.add_blob(blob, &bytes)?;
+        pending.push((t, meta.offset, meta.length, dv.cardinality()));
+    }
+    let written = writer.write(io, location)?;
+    let size = i64::try_from(written.file_size).unwrap_or(i64::MAX);
+    for (t, offset, length, cardinality) in pending {
+        let mut f = DataFile::new(
+            DataContentType::PositionDeletes,
+            location,
+            FileFormat::Puffin,
+            t.data.data_file.partition.clone(),
+            i64::try_from(cardinality).unwrap_or(i64::MAX),
+            size,
+        );
+        f.referenced_data_file = Some(t.data.data_file.file_path.clone());
+        f.content_offset = i64::try_from(offset).ok();
+        f.content_size_in_bytes = i64::try_from(length).ok();
+        out.added.push((t.spec_id, f));
+    }
+    Ok(out)
+}
+
+/// v2: the row of a position delete file the caller wrote at `path` with `record_count`
+/// deletes of data file `target` only.
+pub fn position_delete_file(
+    target: &DataFileDeletes,
+    path: &str,
+    record_count: i64,
+    file_size_in_bytes: i64,
+) -> DataFile {
+    let mut f = DataFile::new(
+        DataContentType::PositionDeletes,
+        path,
+        FileFormat::Parquet,
+        target.data.data_file.partition.clone(),
+        record_count,
+        file_size_in_bytes,
+    );
+    f.referenced_data_file = Some(target.data.data_file.file_path.clone());
+    f
+}

@@ -1,0 +1,428 @@
+"""Row deltas (``tx.row_delta``, ``icefloe.deletes.write_position_deletes``) against Java
+Iceberg 1.11.
+
+On a SQLite catalog shared with Java's ``JdbcCatalog`` and a Spark catalog: icefloe commits
+DVs (v3), position delete files (v2) and equality deletes; Spark with Java Iceberg returns
+exactly the surviving rows; Java's ``planFiles()`` attaches the same delete files icefloe's
+manifests hold; the snapshot summary and operation equal those of Java's ``RowDelta.apply()``
+of the same change on the same table; a DV Spark wrote is merged into icefloe's new DV.
+
+Validation: on the same concurrent histories, Java's ``RowDelta`` (same options, ``apply()``,
+which validates without committing) and icefloe's commit both pass or both fail with the
+same kind of error.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import icefloe
+import icefloe.writer
+from icefloe import errors
+from icefloe.deletes import write_position_deletes
+
+from test_catalog_oracle import java_catalog, jident, spark_catalog
+
+pytestmark = pytest.mark.java
+
+SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("cat", pa.string())])
+_JAVA_ENVIRONMENT = {"iceberg-version", "engine-name", "engine-version", "app-id", "app-name"}
+
+
+@pytest.fixture
+def env(spark, tmp_path):
+    db, wh = str(tmp_path / "c.db"), (tmp_path / "wh").as_uri()
+    name = spark_catalog(spark, db, wh)
+    cat = icefloe.load_catalog(name, uri=f"sqlite:///{db}", warehouse=wh)
+    cat.create_namespace("db")
+    return spark, name, cat, java_catalog(spark, name, db, wh)
+
+
+def _make(cat, version, props=None):
+    t = cat.create_table("db.t", SCHEMA, partition_spec=[("cat", "identity")], format_version=version,
+                         properties=props or {})
+    t.append(pa.table({"id": pa.array(range(20), pa.int64()), "cat": ["a"] * 10 + ["b"] * 10}))
+    return cat.load_table("db.t")
+
+
+def _live(t, content):
+    """Live entries (as dicts) of ``content`` (0 data, 1 position deletes, 2 equality)."""
+    out = []
+    for m in icefloe.read_manifest_list(t.current_snapshot().manifest_list).to_pylist():
+        for e in icefloe.read_manifest(m["manifest_path"], m).to_pylist():
+            if e["status"] != 2 and e["content"] == content:
+                out.append(e)
+    return out
+
+
+def _data_file(t, cat_value):
+    (f,) = [e for e in _live(t, 0) if e["partition"]["cat"] == cat_value]
+    return f
+
+
+def _ids(path):
+    return pq.read_table(path.removeprefix("file://"), columns=["id"])["id"].to_pylist()
+
+
+def _spark_ids(spark, name):
+    return sorted(r[0] for r in spark.sql(f"select id from {name}.db.t").collect())
+
+
+def _summary(snapshot_summary):
+    return {k: v for k, v in dict(snapshot_summary).items() if k not in _JAVA_ENVIRONMENT and k != "operation"}
+
+
+def _java_deletes(jtable):
+    """data file -> sorted (delete file, content offset) Java's planFiles attaches."""
+    jtable.refresh()
+    out = {}
+    it = jtable.newScan().planFiles().iterator()
+    while it.hasNext():
+        task = it.next()
+        out[task.file().location()] = sorted((d.location(), d.contentOffset()) for d in task.deletes())
+    return out
+
+
+def _our_deletes(t):
+    """The same from icefloe's manifests: DVs and file-scoped deletes by their data file,
+    partition-scoped deletes for every data file of the partition (with an older or equal
+    sequence number, which all data files here have)."""
+    out = {e["file_path"]: [] for e in _live(t, 0)}
+    data = _live(t, 0)
+    for d in _live(t, 1) + _live(t, 2):
+        for f in data:
+            applies = (d["referenced_data_file"] == f["file_path"] if d["referenced_data_file"]
+                       else d["partition"] == f["partition"])
+            if d["content"] == 2:
+                applies = d["partition"] == f["partition"] and d["sequence_number"] > f["sequence_number"]
+            if applies:
+                out[f["file_path"]].append((d["file_path"], d["content_offset"]))
+    return {k: sorted(v) for k, v in out.items()}
+
+
+# -- Java objects for the same files ------------------------------------------------------------
+
+def _jdelete(spark, jtable, row):
+    jvm = spark._jvm
+    b = jvm.org.apache.iceberg.FileMetadata.deleteFileBuilder(jtable.spec())
+    if row["content"] == 2:
+        ids = spark.sparkContext._gateway.new_array(jvm.int, len(row["equality_ids"]))
+        for i, v in enumerate(row["equality_ids"]):
+            ids[i] = v
+        b = b.ofEqualityDeletes(ids)
+    else:
+        b = b.ofPositionDeletes()
+    b = (b.withPath(row["file_path"]).withFormat(row["file_format"]).withFileSizeInBytes(row["file_size_in_bytes"])
+         .withRecordCount(row["record_count"]).withPartitionPath(f"cat={row['partition']['cat']}"))
+    if row.get("referenced_data_file"):
+        b = b.withReferencedDataFile(row["referenced_data_file"])
+    if row.get("content_offset") is not None:
+        b = b.withContentOffset(row["content_offset"]).withContentSizeInBytes(row["content_size_in_bytes"])
+    return b.build()
+
+
+def _jdata(jvm, jtable, row):
+    return (jvm.org.apache.iceberg.DataFiles.builder(jtable.spec()).withPath(row["file_path"]).withFormat("PARQUET")
+            .withFileSizeInBytes(row["file_size_in_bytes"]).withRecordCount(row["record_count"])
+            .withPartitionPath(f"cat={row['partition']['cat']}").build())
+
+
+def _java_live_delete(jtable, path, offset):
+    jtable.refresh()
+    it = jtable.newScan().planFiles().iterator()
+    while it.hasNext():
+        for d in it.next().deletes():
+            if d.location() == path and (offset is None or d.contentOffset() == offset):
+                return d
+    raise AssertionError(f"Java sees no delete file {path}@{offset}")
+
+
+def _java_live_data(jtable, path):
+    jtable.refresh()
+    it = jtable.newScan().planFiles().iterator()
+    while it.hasNext():
+        f = it.next().file()
+        if f.location() == path:
+            return f
+    raise AssertionError(f"Java sees no data file {path}")
+
+
+def _java_row_delta(spark, jtable, *, add_data=(), add_deletes=(), remove_deletes=(), remove_data=(),
+                    from_snapshot=None, filter_cat=None, exist=(), validate_deleted=False, isolation=None):
+    """Java's RowDelta of the same change, applied (validated, not committed)."""
+    jvm = spark._jvm
+    jtable.refresh()
+    rd = jtable.newRowDelta()
+    for r in add_data:
+        rd = rd.addRows(_jdata(jvm, jtable, r))
+    for r in add_deletes:
+        rd = rd.addDeletes(_jdelete(spark, jtable, r))
+    for r in remove_deletes:
+        rd = rd.removeDeletes(_java_live_delete(jtable, r["file_path"], r.get("content_offset")))
+    for p in remove_data:
+        rd = rd.removeRows(_java_live_data(jtable, p))
+    if from_snapshot is not None:
+        rd = rd.validateFromSnapshot(from_snapshot)
+    if filter_cat is not None:
+        rd = rd.conflictDetectionFilter(jvm.org.apache.iceberg.expressions.Expressions.equal("cat", filter_cat))
+    if exist:
+        lst = jvm.java.util.ArrayList()
+        for p in exist:
+            lst.add(p)
+        rd = rd.validateDataFilesExist(lst)
+    if validate_deleted:
+        rd = rd.validateDeletedFiles()
+    if isolation in ("snapshot", "serializable"):
+        rd = rd.validateNoConflictingDeleteFiles()
+    if isolation == "serializable":
+        rd = rd.validateNoConflictingDataFiles()
+    return rd.apply()
+
+
+def _rows(table):
+    return table.to_pylist() if isinstance(table, pa.Table) else list(table)
+
+
+# -- v3: deletion vectors -----------------------------------------------------------------------
+
+def test_v3_dvs_read_by_spark_and_java_and_replaced(env):
+    spark, name, cat, jcat = env
+    t = _make(cat, 3, {"write.delete.mode": "merge-on-read", "write.update.mode": "merge-on-read"})
+    a, b = _data_file(t, "a"), _data_file(t, "b")
+    ids_a, ids_b = _ids(a["file_path"]), _ids(b["file_path"])
+    jtable = jcat.loadTable(jident(spark, "db.t"))
+
+    added, removed = write_position_deletes(t.metadata, {a["file_path"]: [0, 3], b["file_path"]: [1]})
+    assert removed.num_rows == 0 and added.num_rows == 2
+    java = _java_row_delta(spark, jtable, add_deletes=_rows(added))
+    t.row_delta(add_delete_files=added)
+    snap = t.current_snapshot()
+    assert snap.operation == java.operation() == "delete"
+    assert _summary(snap.summary) == _summary(java.summary())
+    assert t.metadata.next_row_id == 20 and snap.added_rows == java.addedRows()
+    gone = {ids_a[0], ids_a[3], ids_b[1]}
+    assert _spark_ids(spark, name) == sorted(set(range(20)) - gone)
+    assert _java_deletes(jtable) == _our_deletes(t)
+
+    # a's DV replaced by one merged with it (remove old + add new in one snapshot)
+    added, removed = write_position_deletes(t.metadata, {a["file_path"]: [5]})
+    assert [r["content_offset"] for r in _rows(removed)] == [_our_deletes(t)[a["file_path"]][0][1]]
+    assert _rows(added)[0]["record_count"] == 3
+    start = t.current_snapshot().snapshot_id
+    java = _java_row_delta(spark, jtable, add_deletes=_rows(added), remove_deletes=_rows(removed),
+                           from_snapshot=start)
+    t.row_delta(add_delete_files=added, remove_delete_files=removed, validate_from_snapshot=start,
+                validate_data_files_exist=[a["file_path"]], validate_deleted_files=True, isolation_level="serializable")
+    snap = t.current_snapshot()
+    assert snap.operation == java.operation()
+    assert _summary(snap.summary) == _summary(java.summary())
+    gone |= {ids_a[5]}
+    assert _spark_ids(spark, name) == sorted(set(range(20)) - gone)
+    assert _java_deletes(jtable) == _our_deletes(t)
+    assert all(len(v) == 1 for v in _java_deletes(jtable).values())
+
+    # Spark (Java) deletes a row of b, writing a DV merged with icefloe's; icefloe merges it again
+    spark.sql(f"delete from {name}.db.t where id = {ids_b[7]}")
+    gone |= {ids_b[7]}
+    t = cat.load_table("db.t")
+    added, removed = write_position_deletes(t.metadata, {b["file_path"]: [9]})
+    assert _rows(added)[0]["record_count"] == 3    # 1 (icefloe) + 7 (Spark) + 9
+    t.row_delta(add_delete_files=added, remove_delete_files=removed,
+                validate_from_snapshot=t.current_snapshot().snapshot_id)
+    gone |= {ids_b[9]}
+    assert _spark_ids(spark, name) == sorted(set(range(20)) - gone)
+    assert _java_deletes(jtable) == _our_deletes(t)
+
+    # a v3 table takes no position delete files (Java refuses them too)
+    bad = dict(_rows(added)[0], file_format="PARQUET", file_path=t.metadata.location + "/data/x.parquet",
+               content_offset=None, content_size_in_bytes=None)
+    with pytest.raises(Exception) as java_error:
+        _java_row_delta(spark, jtable, add_deletes=[bad])
+    assert "IllegalArgumentException" in str(java_error.value)
+    with pytest.raises(errors.InvalidArgumentError):
+        t.row_delta(add_delete_files=pa.Table.from_pylist([bad], schema=added.schema))
+
+
+# -- v2: position delete files and equality deletes ---------------------------------------------
+
+def test_v2_position_and_equality_deletes(env, tmp_path):
+    spark, name, cat, jcat = env
+    t = _make(cat, 2)
+    a, b = _data_file(t, "a"), _data_file(t, "b")
+    ids_a = _ids(a["file_path"])
+    jtable = jcat.loadTable(jident(spark, "db.t"))
+
+    added, removed = write_position_deletes(t.metadata, {a["file_path"]: [2, 4, 6]})
+    assert removed.num_rows == 0
+    java = _java_row_delta(spark, jtable, add_deletes=_rows(added))
+    t.row_delta(add_delete_files=added)
+    assert t.current_snapshot().operation == java.operation()
+    assert _summary(t.current_snapshot().summary) == _summary(java.summary())
+    gone = {ids_a[2], ids_a[4], ids_a[6]}
+    assert _spark_ids(spark, name) == sorted(set(range(20)) - gone)
+    assert _java_deletes(jtable) == _our_deletes(t)
+
+    # equality deletes on id in partition b, with a new data file in one row delta
+    eq_path = t.metadata.location + "/data/eq-b.parquet"
+    eq = pa.table([pa.array([12, 13], pa.int64())],
+                  schema=pa.schema([pa.field("id", pa.int64(), nullable=False, metadata={"PARQUET:field_id": "1"})]))
+    pq.write_table(eq, eq_path.removeprefix("file://"))
+    schema = icefloe._native.manifest_entries_schema(t.schema(), t.metadata.spec())
+    for n in ("status", "snapshot_id", "sequence_number", "file_sequence_number"):
+        schema = schema.remove(schema.get_field_index(n))
+    size = len(open(eq_path.removeprefix("file://"), "rb").read())
+    eq_row = {"content": 2, "file_path": eq_path, "file_format": "PARQUET", "partition": {"cat": "b"},
+              "record_count": 2, "file_size_in_bytes": size, "equality_ids": [1]}
+    new_data = icefloe.writer.write_data_files(t.metadata, pa.table({"id": pa.array([12, 40], pa.int64()),
+                                                                     "cat": ["b", "b"]}))
+    java = _java_row_delta(spark, jtable, add_deletes=[eq_row], add_data=new_data.to_pylist())
+    t.row_delta(add_delete_files=pa.Table.from_pylist([eq_row], schema=schema), add_data_files=new_data)
+    snap = t.current_snapshot()
+    assert snap.operation == java.operation() == "overwrite"
+    assert _summary(snap.summary) == _summary(java.summary())
+    # 12 and 13 gone from the old file; the new 12 is newer than the equality delete
+    assert _spark_ids(spark, name) == sorted((set(range(20)) - gone - {12, 13}) | {12, 40})
+    assert _java_deletes(jtable) == _our_deletes(t)
+
+    # a v2 table takes no DVs
+    dv = dict(_rows(added)[0], file_format="PUFFIN", content_offset=4, content_size_in_bytes=10)
+    with pytest.raises(Exception) as java_error:
+        _java_row_delta(spark, jtable, add_deletes=[dv])
+    assert "IllegalArgumentException" in str(java_error.value)
+    with pytest.raises(errors.InvalidArgumentError):
+        t.row_delta(add_delete_files=pa.Table.from_pylist([dv], schema=added.schema))
+
+
+# -- validation on concurrent histories ---------------------------------------------------------
+
+def _schema(t):
+    s = icefloe._native.manifest_entries_schema(t.schema(), t.metadata.spec())
+    for n in ("status", "snapshot_id", "sequence_number", "file_sequence_number"):
+        s = s.remove(s.get_field_index(n))
+    return s
+
+
+def _dv(t, data, tag, offset=4):
+    """A DV row for ``data`` (validation never reads the blob)."""
+    return {"content": 1, "file_path": f"{t.metadata.location}/data/{tag}.puffin", "file_format": "PUFFIN",
+            "partition": data["partition"], "record_count": 1, "file_size_in_bytes": 100,
+            "referenced_data_file": data["file_path"], "content_offset": offset, "content_size_in_bytes": 40}
+
+
+def _pos(t, data, tag):
+    return {"content": 1, "file_path": f"{t.metadata.location}/data/{tag}-pos.parquet", "file_format": "PARQUET",
+            "partition": data["partition"], "record_count": 1, "file_size_in_bytes": 100}
+
+
+def _eq(t, cat_value, tag):
+    return {"content": 2, "file_path": f"{t.metadata.location}/data/{tag}-eq.parquet", "file_format": "PARQUET",
+            "partition": {"cat": cat_value}, "record_count": 1, "file_size_in_bytes": 100, "equality_ids": [1]}
+
+
+def _new_data(cat_value, tag):
+    return {"content": 0, "file_path": f"file:///nowhere/{tag}.parquet", "file_format": "PARQUET",
+            "partition": {"cat": cat_value}, "record_count": 1, "file_size_in_bytes": 10}
+
+
+# each case: (format version, concurrent change, the row delta); the row delta is planned on
+# the snapshot before the concurrent change ("start") unless from_start is False
+CASES = {
+    "dv-same-file": (3, lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_dv(t, a, "c1")])),
+                     dict(deletes=lambda t, a, b: [_dv(t, a, "mine")])),
+    "dv-other-file-snapshot": (3, lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_dv(t, b, "c1")])),
+                               dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], isolation="snapshot")),
+    "dv-other-file-filtered": (3, lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_dv(t, b, "c1")])),
+                               dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], isolation="snapshot",
+                                    filter_cat="a")),
+    "append-serializable-same": (3, lambda t, a, b: t.append_files(_tbl(t, [_new_data("a", "x")])),
+                                 dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], isolation="serializable",
+                                      filter_cat="a")),
+    "append-serializable-other": (3, lambda t, a, b: t.append_files(_tbl(t, [_new_data("b", "x")])),
+                                  dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], isolation="serializable",
+                                       filter_cat="a")),
+    "append-snapshot": (3, lambda t, a, b: t.append_files(_tbl(t, [_new_data("a", "x")])),
+                        dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], isolation="snapshot")),
+    "referenced-deleted": (3, lambda t, a, b: t.delete_files([a["file_path"]]),
+                           dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], exist=True)),
+    "referenced-deleted-validated": (3, lambda t, a, b: t.delete_files([a["file_path"]]),
+                                     dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], exist=True,
+                                          validate_deleted=True)),
+    "referenced-overwritten": (3, lambda t, a, b: t.overwrite_files([a["file_path"]],
+                                                                    _tbl(t, [_new_data("a", "x")])),
+                               dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], exist=True)),
+    "removed-data-new-dv": (3, lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_dv(t, a, "c1")])),
+                            dict(remove_data=True, data=lambda t, a, b: [_new_data("a", "y")],
+                                 isolation="snapshot", filter_cat="a")),
+    "no-start-old-dv": (3, lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_dv(t, b, "c1")])),
+                        dict(deletes=lambda t, a, b: [_dv(t, b, "mine", offset=8)], from_start=False)),
+    "v2-pos-partition-conflict": (2, lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_pos(t, a, "c1")])),
+                                  dict(deletes=lambda t, a, b: [_eq(t, "a", "mine")], isolation="snapshot",
+                                       filter_cat="a")),
+    "v2-pos-other-partition": (2, lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_pos(t, b, "c1")])),
+                               dict(deletes=lambda t, a, b: [_eq(t, "a", "mine")], isolation="snapshot",
+                                    filter_cat="a")),
+    "v2-eq-serializable-no-filter": (2, lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_eq(t, "b", "c1")])),
+                                     dict(deletes=lambda t, a, b: [_pos(t, a, "mine")], isolation="serializable")),
+    "v2-nothing-checked": (2, lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_eq(t, "a", "c1")])),
+                           dict(deletes=lambda t, a, b: [_pos(t, a, "mine")])),
+}
+
+
+def _tbl(t, rows):
+    return pa.Table.from_pylist(rows, schema=_schema(t))
+
+
+def _outcome_java(fn):
+    try:
+        fn()
+        return "ok"
+    except Exception as e:  # noqa: BLE001  (py4j wraps Java's exception)
+        text = str(e)
+        for kind in ("ValidationException", "IllegalArgumentException"):
+            if kind in text:
+                return kind
+        raise
+
+
+def _outcome_ours(fn):
+    try:
+        fn()
+        return "ok"
+    except errors.ValidationError:
+        return "ValidationException"
+    except errors.InvalidArgumentError:
+        return "IllegalArgumentException"
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_validation_outcomes_equal_javas(env, case):
+    spark, name, cat, jcat = env
+    version, concurrent, delta = CASES[case]
+    t = _make(cat, version)
+    a, b = _data_file(t, "a"), _data_file(t, "b")
+    if case == "no-start-old-dv":
+        concurrent(t, a, b)
+        t = cat.load_table("db.t")
+        start = None
+    else:
+        start = t.current_snapshot().snapshot_id
+        concurrent(cat.load_table("db.t"), a, b)
+    t = cat.load_table("db.t")
+    jtable = jcat.loadTable(jident(spark, "db.t"))
+    deletes = delta.get("deletes", lambda *_: [])(t, a, b)
+    data = delta.get("data", lambda *_: [])(t, a, b)
+    remove_data = [a["file_path"]] if delta.get("remove_data") else []
+    exist = [a["file_path"]] if delta.get("exist") else []
+    java = _outcome_java(lambda: _java_row_delta(
+        spark, jtable, add_data=data, add_deletes=deletes, remove_data=remove_data, from_snapshot=start,
+        filter_cat=delta.get("filter_cat"), exist=exist, validate_deleted=delta.get("validate_deleted", False),
+        isolation=delta.get("isolation")))
+    filt = None if delta.get("filter_cat") is None else f"cat = '{delta['filter_cat']}'"
+    ours = _outcome_ours(lambda: t.row_delta(
+        add_data_files=_tbl(t, data) if data else (), add_delete_files=_tbl(t, deletes) if deletes else (),
+        remove_data_files=remove_data, validate_from_snapshot=start, conflict_detection_filter=filt,
+        validate_data_files_exist=exist, validate_deleted_files=delta.get("validate_deleted", False),
+        isolation_level=delta.get("isolation")))
+    assert ours == java
