@@ -21,6 +21,7 @@ pub mod expire;
 pub mod fresh_ids;
 pub mod manage_snapshots;
 pub mod properties;
+pub mod schema_change;
 pub mod snapshot;
 pub mod transaction;
 pub mod update;

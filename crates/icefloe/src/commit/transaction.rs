@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use super::builder::MetadataBuilder;
 use super::properties::RetryPolicy;
+use super::schema_change::SchemaChange;
 use super::snapshot::SnapshotProducer;
 use super::update::{check_requirements, TableRequirement, TableUpdate};
 use crate::catalog::{Catalog, TableIdent, TableState};
@@ -202,7 +203,9 @@ impl Transaction {
         self.update(vec![TableUpdate::RemoveProperties { removals }])
     }
 
-    /// Evolves the schema: the new schema becomes current. The change is tied to the schema
+    /// Evolves the schema: the new schema becomes current, and the name mapping and
+    /// column-keyed properties follow renames, additions and deletions (see
+    /// [`super::schema_change`]). The change is tied to the schema
     /// it was made against (`assert-current-schema-id` and `assert-last-assigned-field-id`),
     /// so it fails with `ValidationFailed` rather than apply to a schema changed meanwhile.
     pub fn update_schema(&mut self, update: &UpdateSchema) -> Result<&mut Self> {
@@ -219,17 +222,24 @@ impl Transaction {
                     .map_or(base.highest_field_id(), |b| b.metadata.last_column_id),
             },
         ];
-        Ok(self.add_change(Box::new(MetadataChange {
-            requirements,
-            updates: vec![
-                TableUpdate::AddSchema {
-                    schema,
-                    last_column_id: Some(update.last_column_id()),
-                },
-                TableUpdate::SetCurrentSchema {
-                    schema_id: super::update::LAST_ADDED,
-                },
-            ],
+        let (deleted_columns, renamed_columns) = update.column_name_changes(&schema);
+        Ok(self.add_change(Box::new(SchemaChange {
+            schema: MetadataChange {
+                requirements,
+                updates: vec![
+                    TableUpdate::AddSchema {
+                        schema,
+                        last_column_id: Some(update.last_column_id()),
+                    },
+                    TableUpdate::SetCurrentSchema {
+                        schema_id: super::update::LAST_ADDED,
+                    },
+                ],
+            },
+            updated_fields: update.updated_fields().clone(),
+            added_fields: update.added_fields().to_vec(),
+            deleted_columns,
+            renamed_columns,
         })))
     }
 

@@ -253,3 +253,166 @@ fn map_children(t: &Type) -> Vec<MappedField> {
         Type::Primitive(_) | Type::Variant => Vec::new(),
     }
 }
+
+/// The parent id of top-level columns in a schema update's additions.
+const TABLE_ROOT_ID: i32 = -1;
+
+impl NameMapping {
+    /// The mapping after a schema update, as Java 1.11's `MappingUtil.update` (which
+    /// `SchemaUpdate` applies to `schema.name-mapping.default`): a field whose id was
+    /// updated also gets its new name (old names stay, so older data files still map),
+    /// added columns are mapped by their names (nested types too), and a name now given
+    /// to another field of the same struct is taken off the field that had it.
+    ///
+    /// `updates` are the updated and added fields by id, `adds` the (parent id, added id)
+    /// pairs in the order they were added (parent `-1` for top-level columns). Returns
+    /// `None` when the mapping has a field without an id, where Java's update fails and
+    /// the table keeps its mapping unchanged. (Java also keeps only the last of several
+    /// removals from one field, an accident of its loop; icefloe removes them all.)
+    pub fn updated(
+        &self,
+        updates: &HashMap<i32, NestedField>,
+        adds: &[(i32, i32)],
+    ) -> Option<NameMapping> {
+        let fields = update_level(&self.fields, updates, adds)?;
+        Some(NameMapping {
+            fields: add_new_fields(fields, TABLE_ROOT_ID, updates, adds),
+        })
+    }
+}
+
+fn update_level(
+    fields: &[MappedField],
+    updates: &HashMap<i32, NestedField>,
+    adds: &[(i32, i32)],
+) -> Option<Vec<MappedField>> {
+    let mut out = Vec::with_capacity(fields.len());
+    for f in fields {
+        let id = f.field_id?;
+        let nested = update_level(&f.fields, updates, adds)?;
+        let mut names = f.names.clone();
+        if let Some(update) = updates.get(&id) {
+            if !names.contains(&update.name) {
+                names.push(update.name.clone());
+            }
+        }
+        out.push(MappedField {
+            field_id: Some(id),
+            names,
+            fields: add_new_fields(nested, id, updates, adds),
+        });
+    }
+    // a name an update gave to one field of this struct is no longer another's
+    let assigned: HashMap<&str, i32> = out
+        .iter()
+        .filter_map(|f| updates.get(&f.field_id?))
+        .map(|u| (u.name.as_str(), u.id))
+        .collect();
+    Some(
+        out.iter()
+            .map(|f| without_reassigned_names(f, &assigned))
+            .collect(),
+    )
+}
+
+fn without_reassigned_names(field: &MappedField, assigned: &HashMap<&str, i32>) -> MappedField {
+    let mut f = field.clone();
+    let own_id = f.field_id;
+    f.names.retain(|n| match assigned.get(n.as_str()) {
+        Some(id) => Some(*id) == own_id,
+        None => true,
+    });
+    f
+}
+
+fn add_new_fields(
+    mapping: Vec<MappedField>,
+    parent_id: i32,
+    updates: &HashMap<i32, NestedField>,
+    adds: &[(i32, i32)],
+) -> Vec<MappedField> {
+    let to_add: Vec<&NestedField> = adds
+        .iter()
+        .filter(|(parent, _)| *parent == parent_id)
+        .filter_map(|(_, id)| updates.get(id))
+        .collect();
+    if to_add.is_empty() {
+        return mapping;
+    }
+    let new_fields: Vec<MappedField> = to_add.iter().map(|f| map_field(f, &f.name)).collect();
+    if mapping.is_empty() {
+        return new_fields;
+    }
+    let assigned: HashMap<&str, i32> = to_add.iter().map(|f| (f.name.as_str(), f.id)).collect();
+    mapping
+        .iter()
+        .map(|f| without_reassigned_names(f, &assigned))
+        .chain(new_fields)
+        .collect()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod update_tests {
+    use super::*;
+    use crate::spec::types::{PrimitiveType, StructType};
+
+    fn mapping(json: &str) -> NameMapping {
+        NameMapping::from_json_str(json).unwrap()
+    }
+
+    fn long(id: i32, name: &str) -> NestedField {
+        NestedField::optional(id, name, Type::Primitive(PrimitiveType::Long))
+    }
+
+    #[test]
+    fn renames_keep_old_names_and_take_names_from_siblings() {
+        let m = mapping(
+            r#"[{"field-id": 1, "names": ["id", "key"]},
+                {"field-id": 2, "names": ["data", "payload"]},
+                {"field-id": 3, "names": ["loc"], "fields": [{"field-id": 4, "names": ["lat"]}]}]"#,
+        );
+        // 2 is renamed to "key" (which 1 had as an alias), 4 to "latitude"
+        let updates = HashMap::from([(2, long(2, "key")), (4, long(4, "latitude"))]);
+        let out = m.updated(&updates, &[]).unwrap();
+        assert_eq!(out.fields[0].names, vec!["id"]);
+        assert_eq!(out.fields[1].names, vec!["data", "payload", "key"]);
+        assert_eq!(out.fields[2].fields[0].names, vec!["lat", "latitude"]);
+    }
+
+    #[test]
+    fn additions_are_mapped_with_their_nested_types() {
+        let m = mapping(
+            r#"[{"field-id": 1, "names": ["id", "extra"]},
+                {"field-id": 3, "names": ["loc"], "fields": [{"field-id": 4, "names": ["lat"]}]}]"#,
+        );
+        let nested = NestedField::optional(
+            5,
+            "extra",
+            Type::Struct(std::sync::Arc::new(StructType::new(vec![long(6, "a")]))),
+        );
+        let updates = HashMap::from([(5, nested), (7, long(7, "lon"))]);
+        let out = m.updated(&updates, &[(-1, 5), (3, 7)]).unwrap();
+        assert_eq!(out.fields.len(), 3);
+        assert_eq!(
+            out.fields[0].names,
+            vec!["id"],
+            "'extra' now names the new column"
+        );
+        assert_eq!(out.fields[2].field_id, Some(5));
+        assert_eq!(out.fields[2].fields[0].names, vec!["a"]);
+        let loc: Vec<Option<i32>> = out.fields[1].fields.iter().map(|f| f.field_id).collect();
+        assert_eq!(loc, vec![Some(4), Some(7)]);
+        // an empty mapping gets just the additions
+        let empty = NameMapping::default().updated(&HashMap::from([(7, long(7, "x"))]), &[(-1, 7)]);
+        assert_eq!(empty.unwrap().fields[0].names, vec!["x"]);
+    }
+
+    #[test]
+    fn a_field_without_id_leaves_the_mapping_unchanged() {
+        let m = mapping(r#"[{"names": ["legacy"]}, {"field-id": 1, "names": ["id"]}]"#);
+        assert!(m
+            .updated(&HashMap::from([(1, long(1, "ident"))]), &[])
+            .is_none());
+    }
+}

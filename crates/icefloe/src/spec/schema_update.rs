@@ -292,6 +292,43 @@ impl UpdateSchema {
         self.update_requirement(name, false)
     }
 
+    /// The updated and added fields by id (Java's `updates`: renames, promotions, docs,
+    /// nullability and new columns).
+    pub fn updated_fields(&self) -> &HashMap<i32, NestedField> {
+        &self.updates
+    }
+
+    /// The added columns as (parent id, id) in the order they were added; the parent of a
+    /// top-level column is `-1`.
+    pub fn added_fields(&self) -> &[(i32, i32)] {
+        &self.added
+    }
+
+    /// What the update does to column names, for properties keyed by them: the full names
+    /// of deleted columns, and (old full name, new full name) of updated columns whose
+    /// name changed (added columns excluded), as Java's `SchemaUpdate` passes them to
+    /// `PropertyUtil.applySchemaChanges`. `new_schema` is the result of [`Self::apply`].
+    pub fn column_name_changes(&self, new_schema: &Schema) -> (Vec<String>, Vec<(String, String)>) {
+        let deleted = self
+            .deletes
+            .iter()
+            .filter_map(|id| self.schema.name_by_id(*id).map(str::to_string))
+            .collect();
+        let added: std::collections::HashSet<i32> = self.added.iter().map(|(_, id)| *id).collect();
+        let mut renamed: Vec<(String, String)> = self
+            .updates
+            .keys()
+            .filter(|id| !added.contains(id))
+            .filter_map(|id| {
+                let old = self.schema.name_by_id(*id)?;
+                let new = new_schema.name_by_id(*id)?;
+                (old != new).then(|| (old.to_string(), new.to_string()))
+            })
+            .collect();
+        renamed.sort();
+        (deleted, renamed)
+    }
+
     /// The field a name refers to with the pending changes to it (renames, promotions,
     /// docs), or a column added by this update; `None` when there is none.
     pub fn pending_field(&self, name: &str) -> Option<&NestedField> {
