@@ -472,3 +472,83 @@ fn position_deletes_merge_into_the_live_dv_and_replace_it() {
     assert_eq!(row.referenced_data_file.as_deref(), Some(a.as_str()));
     assert_eq!(row.partition, vec![Some(Literal::Int(1))]);
 }
+
+#[test]
+fn delete_and_overwrite_by_row_filter() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 2);
+    append(
+        &catalog,
+        vec![data("a", 1, 10), data("b", 2, 10), data("c", 2, 5)],
+    );
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, eq_deletes("b", 2, 1));
+    p.add_delete_file(None, pos_deletes("a", 1, 1));
+    commit(&catalog, p).unwrap();
+
+    // cat = 2: b and c go (strict partition match), with the delete files of partition 2
+    let mut p = SnapshotProducer::delete_files();
+    p.delete_by_row_filter(filter_cat(2));
+    let s = commit(&catalog, p).unwrap();
+    let snap = s.metadata.current_snapshot().unwrap().clone();
+    assert_eq!(snap.operation(), Some(Operation::Delete));
+    let sum = summary(&snap);
+    assert_eq!(sum["deleted-data-files"], "2");
+    assert_eq!(sum["removed-equality-delete-files"], "1");
+    assert_eq!(
+        live_deletes(&catalog, &snap),
+        vec![("mem://data/a-pos.parquet".to_string(), None)]
+    );
+
+    // id > 3 may match some rows of a only (no metrics): refused
+    let mut p = SnapshotProducer::delete_files();
+    p.delete_by_row_filter(Expression::compare(ExprOp::Gt, "id", Datum::Long(3)));
+    let e = commit(&catalog, p).unwrap_err();
+    assert!(
+        e.to_string().contains("some, but not all, rows match"),
+        "{e}"
+    );
+
+    // overwrite cat = 1 with a new file of cat 1; a file of cat 3 does not match the filter
+    let mut p = SnapshotProducer::overwrite_files();
+    p.delete_by_row_filter(filter_cat(1));
+    p.add_file(data("n", 3, 1));
+    p.validate_added_files_match_filter();
+    let e = commit(&catalog, p).unwrap_err();
+    assert!(e.to_string().contains("do not match filter"), "{e}");
+    let mut p = SnapshotProducer::overwrite_files();
+    p.delete_by_row_filter(filter_cat(1));
+    p.add_file(data("n", 1, 1));
+    p.validate_added_files_match_filter();
+    let s = commit(&catalog, p).unwrap();
+    let snap = s.metadata.current_snapshot().unwrap().clone();
+    assert_eq!(snap.operation(), Some(Operation::Overwrite));
+    let sum = summary(&snap);
+    assert_eq!(sum["deleted-data-files"], "1");
+    assert_eq!(sum["added-data-files"], "1");
+    assert_eq!(sum["total-delete-files"], "0");
+}
+
+#[test]
+fn overwrite_by_filter_validates_concurrent_changes() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 2);
+    let s = append(&catalog, vec![data("a", 1, 10), data("b", 2, 10)]);
+    let start = s.metadata.current_snapshot_id;
+    append(&catalog, vec![data("c", 1, 1)]);
+    let mut p = SnapshotProducer::overwrite_files();
+    p.delete_by_row_filter(filter_cat(1));
+    p.add_file(data("n", 1, 1));
+    p.validation_mut().from_snapshot = start;
+    p.validation_mut().no_conflicting_data_files = true;
+    let e = commit(&catalog, p).unwrap_err();
+    assert!(e.to_string().contains("Found conflicting files"), "{e}");
+    // in another partition the concurrent append is no conflict
+    let mut p = SnapshotProducer::overwrite_files();
+    p.delete_by_row_filter(filter_cat(2));
+    p.add_file(data("n", 2, 1));
+    p.validation_mut().from_snapshot = start;
+    p.validation_mut().no_conflicting_data_files = true;
+    p.validation_mut().no_conflicting_delete_files = true;
+    commit(&catalog, p).unwrap();
+}

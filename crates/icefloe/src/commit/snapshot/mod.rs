@@ -15,6 +15,7 @@
 //! an attempt wrote that the committed snapshot does not use are deleted after the commit.
 
 mod merge;
+mod row_filter;
 pub mod summary;
 pub mod validate;
 
@@ -68,6 +69,11 @@ pub struct SnapshotProducer {
     /// Delete files to remove: path and, for a DV, its blob's offset.
     removed_deletes: Vec<(String, Option<i64>)>,
     validation: validate::RowDeltaValidation,
+    /// Files whose rows all match are removed (Java's `deleteFromRowFilter` /
+    /// `overwriteByRowFilter`).
+    delete_filter: Option<crate::expr::Expression>,
+    /// Java's `validateAddedFilesMatchOverwriteFilter`.
+    validate_added_files_match: bool,
     summary_properties: Vec<(String, String)>,
     commit_uuid: String,
     snapshot_id: Option<i64>,
@@ -92,6 +98,8 @@ impl SnapshotProducer {
             added_deletes: Vec::new(),
             removed_deletes: Vec::new(),
             validation: validate::RowDeltaValidation::default(),
+            delete_filter: None,
+            validate_added_files_match: false,
             summary_properties: Vec::new(),
             commit_uuid: uuid::Uuid::new_v4().to_string(),
             snapshot_id: None,
@@ -145,7 +153,20 @@ impl SnapshotProducer {
         self
     }
 
-    /// The validations a row delta runs on every attempt.
+    /// Removes the files all of whose rows match `filter` (a delete or an overwrite); a
+    /// data file only some of whose rows may match fails the commit, as Java's.
+    pub fn delete_by_row_filter(&mut self, filter: crate::expr::Expression) -> &mut Self {
+        self.delete_filter = Some(filter);
+        self
+    }
+
+    /// An overwrite checks that every added file's rows match its row filter.
+    pub fn validate_added_files_match_filter(&mut self) -> &mut Self {
+        self.validate_added_files_match = true;
+        self
+    }
+
+    /// The validations a row delta (or an overwrite) runs on every attempt.
     pub fn validation_mut(&mut self) -> &mut validate::RowDeltaValidation {
         &mut self.validation
     }
@@ -194,8 +215,10 @@ impl SnapshotProducer {
         match self.kind {
             SnapshotKind::FastAppend | SnapshotKind::MergeAppend => Operation::Append,
             SnapshotKind::Delete => Operation::Delete,
-            SnapshotKind::Overwrite => match (self.added.is_empty(), self.deleted_paths.is_empty())
-            {
+            SnapshotKind::Overwrite => match (
+                self.added.is_empty(),
+                self.deleted_paths.is_empty() && self.delete_filter.is_none(),
+            ) {
                 (false, true) => Operation::Append,
                 (true, false) => Operation::Delete,
                 _ => Operation::Overwrite,
@@ -312,27 +335,50 @@ impl SnapshotProducer {
         let mut data_out = Vec::with_capacity(parent_manifests.len());
         let mut delete_manifests = Vec::new();
         let mut replaced = 0;
+        let mut row_filter = match &self.delete_filter {
+            Some(f) => Some(row_filter::RowFilter::new(md, f)?),
+            None => None,
+        };
         for mf in parent_manifests {
             if mf.content != ManifestContent::Data {
                 delete_manifests.push(mf);
                 continue;
             }
-            if wanted.is_empty() || !(mf.has_added_files() || mf.has_existing_files()) {
+            if (wanted.is_empty() && row_filter.is_none())
+                || !(mf.has_added_files() || mf.has_existing_files())
+            {
                 data_out.push(mf);
                 continue;
             }
             let m = read_manifest_for(io, &mf, &ManifestReadOptions::all())?;
-            let hits = m
-                .entries
-                .iter()
-                .any(|e| e.is_live() && wanted.contains(e.data_file.file_path.as_str()));
-            if !hits {
+            let mut hits: HashSet<String> = HashSet::new();
+            for e in m.entries.iter().filter(|e| e.is_live()) {
+                let path = e.data_file.file_path.as_str();
+                if wanted.contains(path) {
+                    hits.insert(path.to_string());
+                } else if let Some(rf) = row_filter.as_mut() {
+                    match rf.decide(md, mf.partition_spec_id, &e.data_file)? {
+                        row_filter::Decision::Keep => {}
+                        row_filter::Decision::Remove => {
+                            hits.insert(path.to_string());
+                        }
+                        row_filter::Decision::Partial => {
+                            return Err(Error::validation_failed(format!(
+                                "Cannot delete file where some, but not all, rows match filter {}: {}",
+                                rf.text(),
+                                path
+                            )))
+                        }
+                    }
+                }
+            }
+            if hits.is_empty() {
                 data_out.push(mf);
                 continue;
             }
             let rewritten =
                 self.rewrite_manifest(io, md, &mf, m, snapshot_id, dir, codec, |e| {
-                    wanted.contains(e.data_file.file_path.as_str())
+                    hits.contains(e.data_file.file_path.as_str())
                 })?;
             for e in &rewritten.1 {
                 summary.removed_file(mf.partition_spec_id, &e.data_file);
@@ -380,15 +426,28 @@ impl SnapshotProducer {
             let may_match = (mf.has_added_files() || mf.has_existing_files())
                 && (!removed_deletes.is_empty()
                     || !found.is_empty()
+                    || row_filter.is_some()
                     || (mf.min_sequence_number >= 0 && mf.min_sequence_number < min_data_seq));
             if !may_match {
                 data_out.push(mf);
                 continue;
             }
             let m = read_manifest_for(io, &mf, &ManifestReadOptions::all())?;
+            // delete files all of whose rows match the row filter go too; partial ones stay
+            let mut matched: HashSet<(String, Option<i64>)> = HashSet::new();
+            if let Some(rf) = row_filter.as_mut() {
+                for e in m.entries.iter().filter(|e| e.is_live()) {
+                    if rf.decide(md, mf.partition_spec_id, &e.data_file)?
+                        == row_filter::Decision::Remove
+                    {
+                        matched.insert((e.data_file.file_path.clone(), e.data_file.content_offset));
+                    }
+                }
+            }
             let drop = |e: &ManifestEntry| {
                 let seq = e.sequence_number.unwrap_or(0);
-                is_removed(&e.data_file)
+                matched.contains(&(e.data_file.file_path.clone(), e.data_file.content_offset))
+                    || is_removed(&e.data_file)
                     || is_dangling(&e.data_file)
                     || (seq > 0 && seq < min_data_seq)
             };
@@ -586,6 +645,26 @@ impl PendingChange for SnapshotProducer {
                     removed_delete_files: &self.removed_deletes,
                     added_deletes: &added_deletes,
                     live_paths: &live,
+                },
+            )?;
+        }
+
+        if self.kind == SnapshotKind::Overwrite {
+            let added: Vec<(i32, DataFile)> = self
+                .added
+                .iter()
+                .map(|(s, f)| (s.unwrap_or(md.default_spec_id), f.clone()))
+                .collect();
+            validate::validate_overwrite(
+                io,
+                &md,
+                parent.as_ref(),
+                &self.validation,
+                &validate::Overwrite {
+                    row_filter: self.delete_filter.as_ref(),
+                    deleted_paths: &self.deleted_paths,
+                    added: &added,
+                    validate_added_files_match: self.validate_added_files_match,
                 },
             )?;
         }
