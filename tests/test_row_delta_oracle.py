@@ -240,7 +240,7 @@ def test_v3_dvs_read_by_spark_and_java_and_replaced(env):
                content_offset=None, content_size_in_bytes=None)
     with pytest.raises(Exception) as java_error:
         _java_row_delta(spark, jtable, add_deletes=[bad])
-    assert "IllegalArgumentException" in str(java_error.value)
+    assert _java_kind(java_error.value) == "IllegalArgumentException"
     with pytest.raises(errors.InvalidArgumentError):
         t.row_delta(add_delete_files=pa.Table.from_pylist([bad], schema=added.schema))
 
@@ -290,7 +290,7 @@ def test_v2_position_and_equality_deletes(env, tmp_path):
     dv = dict(_rows(added)[0], file_format="PUFFIN", content_offset=4, content_size_in_bytes=10)
     with pytest.raises(Exception) as java_error:
         _java_row_delta(spark, jtable, add_deletes=[dv])
-    assert "IllegalArgumentException" in str(java_error.value)
+    assert _java_kind(java_error.value) == "IllegalArgumentException"
     with pytest.raises(errors.InvalidArgumentError):
         t.row_delta(add_delete_files=pa.Table.from_pylist([dv], schema=added.schema))
 
@@ -374,16 +374,21 @@ def _tbl(t, rows):
     return pa.Table.from_pylist(rows, schema=_schema(t))
 
 
+def _java_kind(e):
+    """ValidationException or IllegalArgumentException (PySpark converts the latter)."""
+    text = f"{type(e).__name__} {e}"
+    for kind in ("ValidationException", "IllegalArgumentException"):
+        if kind in text:
+            return kind
+    raise e
+
+
 def _outcome_java(fn):
     try:
         fn()
         return "ok"
     except Exception as e:  # noqa: BLE001  (py4j wraps Java's exception)
-        text = str(e)
-        for kind in ("ValidationException", "IllegalArgumentException"):
-            if kind in text:
-                return kind
-        raise
+        return _java_kind(e)
 
 
 def _outcome_ours(fn):
@@ -426,3 +431,63 @@ def test_validation_outcomes_equal_javas(env, case):
         validate_data_files_exist=exist, validate_deleted_files=delta.get("validate_deleted", False),
         isolation_level=delta.get("isolation")))
     assert ours == java
+
+
+# -- delete and overwrite by row filter ---------------------------------------------------------
+
+def _jexpr(jvm, op, column, value):
+    return getattr(jvm.org.apache.iceberg.expressions.Expressions, op)(column, value)
+
+
+def test_delete_where_and_overwrite_where_match_java(env):
+    spark, name, cat, jcat = env
+    jvm = spark._jvm
+    t = _make(cat, 2)
+    a = _data_file(t, "a")
+    added, _ = write_position_deletes(t.metadata, {a["file_path"]: [0]})
+    t.row_delta(add_delete_files=added)
+    ids_a = _ids(a["file_path"])
+    jtable = jcat.loadTable(jident(spark, "db.t"))
+
+    # id >= 10: b's rows all match by its metrics; a's cannot match
+    java = jtable.newDelete().deleteFromRowFilter(_jexpr(jvm, "greaterThanOrEqual", "id", 10)).apply()
+    t.delete_where("id >= 10")
+    snap = t.current_snapshot()
+    assert snap.operation == java.operation() == "delete"
+    assert _summary(snap.summary) == _summary(java.summary())
+    assert _spark_ids(spark, name) == sorted(set(range(10)) - {ids_a[0]})
+
+    # id > 3 matches some rows of a only: both refuse
+    with pytest.raises(Exception) as java_error:
+        jtable.refresh()
+        jtable.newDelete().deleteFromRowFilter(_jexpr(jvm, "greaterThan", "id", 3)).apply()
+    assert _java_kind(java_error.value) == "ValidationException"
+    with pytest.raises(errors.ValidationError):
+        t.delete_where("id > 3")
+
+    # overwrite cat = 'a' (its position deletes go with it) with new rows of cat a
+    files = icefloe.writer.write_data_files(t.metadata, pa.table({"id": pa.array([100, 101], pa.int64()),
+                                                                  "cat": ["a", "a"]}))
+    jtable.refresh()
+    ow = jtable.newOverwrite().overwriteByRowFilter(_jexpr(jvm, "equal", "cat", "a"))
+    for r in files.to_pylist():
+        ow = ow.addFile(_jdata(jvm, jtable, r))
+    java = ow.validateAddedFilesMatchOverwriteFilter().apply()
+    t.overwrite_where("cat = 'a'", files)
+    snap = t.current_snapshot()
+    assert snap.operation == java.operation() == "overwrite"
+    assert _summary(snap.summary) == _summary(java.summary())
+    assert _spark_ids(spark, name) == [100, 101]
+
+    # rows that do not match the overwrite filter are refused by both
+    other = icefloe.writer.write_data_files(t.metadata, pa.table({"id": pa.array([7], pa.int64()), "cat": ["z"]}))
+    jtable.refresh()
+    with pytest.raises(Exception) as java_error:
+        ow = jtable.newOverwrite().overwriteByRowFilter(_jexpr(jvm, "equal", "cat", "a"))
+        ow.addFile(_jdata(jvm, jtable, other.to_pylist()[0])).validateAddedFilesMatchOverwriteFilter().apply()
+    assert _java_kind(java_error.value) == "ValidationException"
+    with pytest.raises(errors.ValidationError):
+        t.overwrite(pa.table({"id": pa.array([7], pa.int64()), "cat": ["z"]}), "cat = 'a'")
+    # table.overwrite writes and overwrites in one go
+    t.overwrite(pa.table({"id": pa.array([5], pa.int64()), "cat": ["a"]}), "cat = 'a'")
+    assert _spark_ids(spark, name) == [5]

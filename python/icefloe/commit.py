@@ -450,6 +450,42 @@ class Transaction:
         self._native.replace_files(list(delete_paths), _batches(data_files), spec_id, branch)
         return self
 
+    def delete_where(self, row_filter: Any, *, branch: str | None = None,
+                     snapshot_properties: Mapping[str, str] | None = None) -> Transaction:
+        """Removes the data files (and delete files) all of whose rows match ``row_filter``
+        (an expression or its text), as Java's ``DeleteFiles.deleteFromRowFilter``: by the
+        strict projection of the filter on the partition, or by the file's metrics. A data
+        file only some of whose rows may match fails the commit
+        (``icefloe.errors.ValidationError``); delete its rows by position instead."""
+        self._native.replace_where(_expression(row_filter), [], None, branch, False, None, None, False, False,
+                                   list((snapshot_properties or {}).items()))
+        return self
+
+    def overwrite_where(self, row_filter: Any, data_files: Any, *, spec_id: int | None = None,
+                        branch: str | None = None, validate_added_files_match: bool = True,
+                        validate_from_snapshot: int | None = None, conflict_detection_filter: Any = None,
+                        validate_no_conflicting_data: bool = False, validate_no_conflicting_deletes: bool = False,
+                        snapshot_properties: Mapping[str, str] | None = None) -> Transaction:
+        """Java's ``OverwriteFiles.overwriteByRowFilter``: removes the files all of whose
+        rows match ``row_filter`` (as :meth:`delete_where`) and adds ``data_files``, whose
+        rows must all match the filter (``validateAddedFilesMatchOverwriteFilter``, on by
+        default). The conflict validations are Java's ``validateNoConflictingData`` /
+        ``validateNoConflictingDeletes`` from ``validate_from_snapshot``."""
+        spec_id = _spec_id_of(data_files) if spec_id is None else spec_id
+        self._native.replace_where(_expression(row_filter), _batches(data_files), spec_id, branch,
+                                   validate_added_files_match, validate_from_snapshot,
+                                   _expression(conflict_detection_filter), validate_no_conflicting_data,
+                                   validate_no_conflicting_deletes, list((snapshot_properties or {}).items()))
+        return self
+
+    def overwrite(self, data: Any, overwrite_filter: Any, **options: Any) -> Transaction:
+        """Writes ``data`` (pyarrow) as Parquet data files of the table and overwrites the
+        rows matching ``overwrite_filter`` with them (:meth:`overwrite_where`)."""
+        from .writer import write_data_files
+
+        files = write_data_files(self._table.metadata, data)
+        return self.overwrite_where(overwrite_filter, files, **options)
+
     def row_delta(self, *, add_data_files: Any = (), add_delete_files: Any = (), remove_delete_files: Any = (),
                   remove_data_files: Sequence[str] = (), spec_id: int | None = None, branch: str | None = None,
                   validate_from_snapshot: int | None = None, conflict_detection_filter: Any = None,

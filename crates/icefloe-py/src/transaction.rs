@@ -234,6 +234,61 @@ impl PyTransaction {
         .py(py)
     }
 
+    /// Removes the files all of whose rows match `filter` and adds `files` (an overwrite
+    /// by filter; a delete when there are none). A data file only some of whose rows may
+    /// match fails the commit (`ValidationFailed`).
+    #[pyo3(signature = (filter, files = vec![], spec_id = None, branch = None, validate_added_files_match = false, from_snapshot = None, conflict_filter = None, no_conflicting_data_files = false, no_conflicting_delete_files = false, summary = vec![]))]
+    #[allow(clippy::too_many_arguments)]
+    fn replace_where(
+        &self,
+        py: Python<'_>,
+        filter: PyRef<'_, PyExpression>,
+        files: Vec<Bound<'_, PyAny>>,
+        spec_id: Option<i32>,
+        branch: Option<String>,
+        validate_added_files_match: bool,
+        from_snapshot: Option<i64>,
+        conflict_filter: Option<PyRef<'_, PyExpression>>,
+        no_conflicting_data_files: bool,
+        no_conflicting_delete_files: bool,
+        summary: Vec<(String, String)>,
+    ) -> PyResult<()> {
+        let batches = batches(&files)?;
+        let filter = filter.inner.clone();
+        let conflict = conflict_filter.map(|f| f.inner.clone());
+        py.detach(|| {
+            let (spec_id, files) = self.files(&batches, spec_id)?;
+            let mut p = if files.is_empty() {
+                SnapshotProducer::delete_files()
+            } else {
+                SnapshotProducer::overwrite_files()
+            };
+            if let Some(b) = branch {
+                p = p.to_branch(b);
+            }
+            p.delete_by_row_filter(filter);
+            for f in files {
+                p.add_file_with_spec(spec_id, f);
+            }
+            if validate_added_files_match {
+                p.validate_added_files_match_filter();
+            }
+            for (k, v) in summary {
+                p.set_summary(k, v);
+            }
+            let v = p.validation_mut();
+            v.from_snapshot = from_snapshot;
+            v.conflict_filter = conflict;
+            v.no_conflicting_data_files = no_conflicting_data_files;
+            v.no_conflicting_delete_files = no_conflicting_delete_files;
+            self.with(|tx| {
+                tx.add_change(Box::new(p));
+                Ok(())
+            })
+        })
+        .py(py)
+    }
+
     /// A row delta (Java's `RowDelta`): data files and delete files (rows of the same form,
     /// `content` 1 or 2) added; delete files (rows, matched by path and DV offset) and data
     /// files (paths) removed; the validations run on every attempt.

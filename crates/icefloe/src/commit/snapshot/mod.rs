@@ -54,6 +54,8 @@ pub enum SnapshotKind {
     Overwrite,
     /// Adds data and delete files, removes delete (and data) files (Java's `RowDelta`).
     RowDelta,
+    /// Replaces live files by others holding the same rows (Java's `RewriteFiles`).
+    Rewrite,
 }
 
 /// A snapshot change of a transaction; see the module documentation.
@@ -74,6 +76,9 @@ pub struct SnapshotProducer {
     delete_filter: Option<crate::expr::Expression>,
     /// Java's `validateAddedFilesMatchOverwriteFilter`.
     validate_added_files_match: bool,
+    /// The data sequence number new data files of a rewrite keep (Java's
+    /// `RewriteFiles.dataSequenceNumber`).
+    data_sequence_number: Option<i64>,
     summary_properties: Vec<(String, String)>,
     commit_uuid: String,
     snapshot_id: Option<i64>,
@@ -100,6 +105,7 @@ impl SnapshotProducer {
             validation: validate::RowDeltaValidation::default(),
             delete_filter: None,
             validate_added_files_match: false,
+            data_sequence_number: None,
             summary_properties: Vec::new(),
             commit_uuid: uuid::Uuid::new_v4().to_string(),
             snapshot_id: None,
@@ -127,6 +133,21 @@ impl SnapshotProducer {
 
     pub fn overwrite_files() -> SnapshotProducer {
         Self::new(SnapshotKind::Overwrite)
+    }
+
+    /// A rewrite (Java's `RewriteFiles`): the removed data files (by path) and delete files
+    /// are replaced by the added ones, in a `replace` snapshot. Every removed file must be
+    /// live, and no delete file added since the starting snapshot
+    /// (`validation_mut().from_snapshot`) may apply to a removed data file.
+    pub fn rewrite_files() -> SnapshotProducer {
+        Self::new(SnapshotKind::Rewrite)
+    }
+
+    /// The data sequence number the new data files of a rewrite keep (usually the
+    /// starting snapshot's), so that deletes newer than the rewritten rows still apply.
+    pub fn data_sequence_number(&mut self, seq: i64) -> &mut Self {
+        self.data_sequence_number = Some(seq);
+        self
     }
 
     /// A row delta (Java's `RowDelta`): data files and delete files added, delete files
@@ -223,6 +244,7 @@ impl SnapshotProducer {
                 (true, false) => Operation::Delete,
                 _ => Operation::Overwrite,
             },
+            SnapshotKind::Rewrite => Operation::Replace,
             // Java's BaseRowDelta.operation
             SnapshotKind::RowDelta => {
                 let adds_data = !self.added.is_empty();
@@ -301,7 +323,16 @@ impl SnapshotProducer {
             let mut w =
                 ManifestWriter::new(md.format_version, content, schema, spec, snapshot_id, codec)?;
             for f in files {
-                w.add(f)?;
+                match (content, self.data_sequence_number) {
+                    (ManifestContent::Data, Some(seq)) => w.add_entry(ManifestEntry {
+                        status: ManifestStatus::Added,
+                        snapshot_id: Some(snapshot_id),
+                        sequence_number: Some(seq),
+                        file_sequence_number: None,
+                        data_file: f,
+                    })?,
+                    _ => w.add(f)?,
+                }
             }
             let path = self.next_manifest_path(dir);
             self.written.push(path.clone());
@@ -464,6 +495,72 @@ impl SnapshotProducer {
             replaced += 1;
         }
         Ok((data_out, replaced))
+    }
+
+    /// Java's `BaseRewriteFiles.validate`: something is replaced, added files replace
+    /// files of their kind, every replaced file is live, no new deletes for replaced data.
+    fn validate_rewrite(
+        &self,
+        io: &dyn FileIO,
+        md: &TableMetadata,
+        parent: Option<&Snapshot>,
+    ) -> Result<()> {
+        if self.deleted_paths.is_empty() && self.removed_deletes.is_empty() {
+            return Err(Error::invalid_argument("Files to delete cannot be empty"));
+        }
+        if self.deleted_paths.is_empty() && !self.added.is_empty() {
+            return Err(Error::invalid_argument(
+                "Data files to add must be empty because there's no data file to be rewritten",
+            ));
+        }
+        if self.removed_deletes.is_empty() && !self.added_deletes.is_empty() {
+            return Err(Error::invalid_argument(
+                "Delete files to add must be empty because there's no delete file to be rewritten",
+            ));
+        }
+        let live = live_files(io, parent)?;
+        let mut missing: Vec<String> = self
+            .deleted_paths
+            .iter()
+            .filter(|p| !live.contains(&((*p).clone(), None)))
+            .cloned()
+            .collect();
+        for (p, offset) in &self.removed_deletes {
+            let found = match offset {
+                Some(_) => live.contains(&(p.clone(), *offset)),
+                None => live.iter().any(|(lp, _)| lp == p),
+            };
+            if !found {
+                missing.push(p.clone());
+            }
+        }
+        if !missing.is_empty() {
+            missing.sort_unstable();
+            return Err(Error::validation_failed(format!(
+                "Missing required files to delete: {}",
+                missing.join(", ")
+            )));
+        }
+        if self.deleted_paths.is_empty() {
+            return Ok(());
+        }
+        let v = validate::RowDeltaValidation {
+            from_snapshot: self.validation.from_snapshot,
+            no_conflicting_delete_files: true,
+            ..Default::default()
+        };
+        validate::validate_overwrite(
+            io,
+            md,
+            parent,
+            &v,
+            &validate::Overwrite {
+                row_filter: None,
+                deleted_paths: &self.deleted_paths,
+                added: &[],
+                validate_added_files_match: false,
+            },
+        )
     }
 
     /// Rewrites manifest `mf` (read as `m`) with the live entries `drop` selects marked
@@ -649,6 +746,9 @@ impl PendingChange for SnapshotProducer {
             )?;
         }
 
+        if self.kind == SnapshotKind::Rewrite {
+            self.validate_rewrite(io, &md, parent.as_ref())?;
+        }
         if self.kind == SnapshotKind::Overwrite {
             let added: Vec<(i32, DataFile)> = self
                 .added
@@ -734,6 +834,7 @@ impl PendingChange for SnapshotProducer {
                 manifest_count: &mut self.manifest_count,
                 commit_uuid: &self.commit_uuid,
                 replaced: 0,
+                own_sequence_number: self.data_sequence_number,
             };
             let mut merged = merge::merge_manifests(&mut ctx, &settings, data)?;
             // Java merges delete manifests the same way, on their own
