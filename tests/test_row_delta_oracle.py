@@ -15,6 +15,7 @@ same kind of error.
 from __future__ import annotations
 
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.parquet as pq
 import pytest
 
@@ -491,3 +492,64 @@ def test_delete_where_and_overwrite_where_match_java(env):
     # table.overwrite writes and overwrites in one go
     t.overwrite(pa.table({"id": pa.array([5], pa.int64()), "cat": ["a"]}), "cat = 'a'")
     assert _spark_ids(spark, name) == [5]
+
+
+# -- rewrite files ------------------------------------------------------------------------------
+
+def _java_rewrite(spark, jtable, delete_paths, new_rows, seq, start):
+    jtable.refresh()
+    rw = jtable.newRewrite().validateFromSnapshot(start).dataSequenceNumber(seq)
+    for p in delete_paths:
+        rw = rw.deleteFile(_java_live_data(jtable, p))
+    for r in new_rows:
+        rw = rw.addFile(_jdata(spark._jvm, jtable, r))
+    return rw.apply()
+
+
+def test_rewrite_files_matches_java(env):
+    spark, name, cat, jcat = env
+    t = _make(cat, 2)
+    t.append(pa.table({"id": pa.array([20, 21], pa.int64()), "cat": ["a", "a"]}))
+    t = cat.load_table("db.t")
+    paths = sorted(e["file_path"] for e in _live(t, 0) if e["partition"]["cat"] == "a")
+    assert len(paths) == 2
+    start = t.current_snapshot().snapshot_id
+    seq = t.current_snapshot().sequence_number
+    compacted = icefloe.writer.write_data_files(t.metadata, pa.concat_tables(
+        [pq.read_table(p.removeprefix("file://")) for p in paths]).cast(SCHEMA))
+    jtable = jcat.loadTable(jident(spark, "db.t"))
+
+    # a concurrent position delete of a replaced file: both refuse
+    pos, _ = write_position_deletes(t.metadata, {paths[0]: [1]})
+    gone = _ids(paths[0])[1]
+    cat.load_table("db.t").row_delta(add_delete_files=pos)
+    t = cat.load_table("db.t")
+    assert _outcome_java(lambda: _java_rewrite(spark, jtable, paths, compacted.to_pylist(), seq, start)) == \
+        _outcome_ours(lambda: t.rewrite_files(paths, compacted, data_sequence_number=seq,
+                                              validate_from_snapshot=start)) == "ValidationException"
+
+    # a concurrent equality delete is no conflict when the sequence number is kept (it still
+    # applies to the compacted rows); the compaction leaves out the row deleted by position
+    here = t.current_snapshot().snapshot_id
+    eq_path = t.metadata.location + "/data/eq-a.parquet"
+    pq.write_table(pa.table([pa.array([3], pa.int64())], schema=pa.schema(
+        [pa.field("id", pa.int64(), nullable=False, metadata={"PARQUET:field_id": "1"})])),
+        eq_path.removeprefix("file://"))
+    eq_row = {"content": 2, "file_path": eq_path, "file_format": "PARQUET", "partition": {"cat": "a"},
+              "record_count": 1, "file_size_in_bytes": 100, "equality_ids": [1]}
+    t.row_delta(add_delete_files=_tbl(t, [eq_row]))
+    rows = pa.concat_tables([pq.read_table(p.removeprefix("file://")) for p in paths]).cast(SCHEMA)
+    compacted = icefloe.writer.write_data_files(t.metadata, rows.filter(pa.compute.not_equal(rows["id"], gone)))
+    java = _java_rewrite(spark, jtable, paths, compacted.to_pylist(), seq, here)
+    t.rewrite_files(paths, compacted, data_sequence_number=seq, validate_from_snapshot=here)
+    snap = t.current_snapshot()
+    assert snap.operation == java.operation() == "replace"
+    assert _summary(snap.summary) == _summary(java.summary())
+    jtable.refresh()
+    it = jtable.newScan().planFiles().iterator()
+    seqs = {}
+    while it.hasNext():
+        f = it.next().file()
+        seqs[f.location()] = f.dataSequenceNumber()
+    assert seqs[compacted.to_pylist()[0]["file_path"]] == seq
+    assert _spark_ids(spark, name) == sorted(set(range(22)) - {3, gone})

@@ -538,6 +538,18 @@ class Transaction:
         spec_id: int | None = None,
         branch: str | None = None,
     ) -> None: ...
+    def rewrite_files(
+        self,
+        delete_paths: list[str],
+        files: list[pa.RecordBatch] = ...,
+        remove_delete_files: list[pa.RecordBatch] = ...,
+        delete_files: list[pa.RecordBatch] = ...,
+        spec_id: int | None = None,
+        branch: str | None = None,
+        data_sequence_number: int | None = None,
+        from_snapshot: int | None = None,
+        summary: list[tuple[str, str]] = ...,
+    ) -> None: ...
     def replace_where(
         self,
         filter: Expression,

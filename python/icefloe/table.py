@@ -176,6 +176,13 @@ class Table:
             tx.overwrite(data, overwrite_filter, **options)
         return self
 
+    def rewrite_files(self, delete_paths: Sequence[str], data_files: Any = (), **options: Any) -> Table:
+        """Replaces files by others with the same rows; see
+        :meth:`icefloe.commit.Transaction.rewrite_files`."""
+        with self.transaction() as tx:
+            tx.rewrite_files(delete_paths, data_files, **options)
+        return self
+
     def row_delta(self, **options: Any) -> Table:
         """Commits a row delta; options as :meth:`icefloe.commit.Transaction.row_delta`."""
         with self.transaction() as tx:

@@ -552,3 +552,70 @@ fn overwrite_by_filter_validates_concurrent_changes() {
     p.validation_mut().no_conflicting_delete_files = true;
     commit(&catalog, p).unwrap();
 }
+
+#[test]
+fn rewrite_files_keeps_the_data_sequence_number_and_validates() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 2);
+    let s1 = append(&catalog, vec![data("a", 1, 10), data("b", 1, 10)]);
+    let start = s1.metadata.current_snapshot_id;
+    let seq = s1.metadata.current_snapshot().unwrap().sequence_number;
+    // position deletes added since `start` for a replaced file: a conflict
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, pos_deletes("x", 1, 1));
+    commit(&catalog, p).unwrap();
+
+    let mut p = SnapshotProducer::rewrite_files();
+    p.delete_path("mem://data/a.parquet");
+    p.delete_path("mem://data/b.parquet");
+    p.add_file(data("ab", 1, 20));
+    p.data_sequence_number(seq);
+    p.validation_mut().from_snapshot = start;
+    let e = commit(&catalog, p).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("found new delete for replaced data file"),
+        "{e}"
+    );
+
+    let here = catalog
+        .load_table(&ident())
+        .unwrap()
+        .metadata
+        .current_snapshot_id;
+    // an equality delete since `here` is no conflict with the kept sequence number: it
+    // still applies to the new file (Java's ignoreEqualityDeletes)
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, eq_deletes("y", 1, 1));
+    commit(&catalog, p).unwrap();
+    let mut p = SnapshotProducer::rewrite_files();
+    p.delete_path("mem://data/a.parquet");
+    p.delete_path("mem://data/b.parquet");
+    p.add_file(data("ab", 1, 20));
+    p.data_sequence_number(seq);
+    p.validation_mut().from_snapshot = here;
+    let s = commit(&catalog, p).unwrap();
+    let snap = s.metadata.current_snapshot().unwrap().clone();
+    assert_eq!(snap.operation(), Some(Operation::Replace));
+    let ab = rows(&catalog, &snap)
+        .into_iter()
+        .find(|r| r.1.ends_with("ab.parquet"))
+        .unwrap();
+    assert_eq!((ab.3, ab.4), (ManifestStatus::Added, Some(seq)));
+    assert_eq!(summary(&snap)["total-records"], "20");
+
+    // replaced files must be live; something must be replaced
+    let mut p = SnapshotProducer::rewrite_files();
+    p.delete_path("mem://data/a.parquet");
+    p.add_file(data("z", 1, 1));
+    assert!(matches!(
+        commit(&catalog, p).unwrap_err(),
+        Error::ValidationFailed { .. }
+    ));
+    let mut p = SnapshotProducer::rewrite_files();
+    p.add_file(data("z", 1, 1));
+    assert!(matches!(
+        commit(&catalog, p).unwrap_err(),
+        Error::InvalidArgument { .. }
+    ));
+}

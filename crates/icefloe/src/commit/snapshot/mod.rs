@@ -559,6 +559,7 @@ impl SnapshotProducer {
                 deleted_paths: &self.deleted_paths,
                 added: &[],
                 validate_added_files_match: false,
+                ignore_equality_deletes: self.data_sequence_number.is_some(),
             },
         )
     }
@@ -765,6 +766,7 @@ impl PendingChange for SnapshotProducer {
                     deleted_paths: &self.deleted_paths,
                     added: &added,
                     validate_added_files_match: self.validate_added_files_match,
+                    ignore_equality_deletes: false,
                 },
             )?;
         }

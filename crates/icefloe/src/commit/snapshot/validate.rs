@@ -452,6 +452,9 @@ pub(super) struct Overwrite<'a> {
     pub deleted_paths: &'a [String],
     pub added: &'a [(i32, DataFile)],
     pub validate_added_files_match: bool,
+    /// A rewrite keeping the data sequence number: equality deletes still apply to the
+    /// new files, so new ones are no conflict (Java's `ignoreEqualityDeletes`).
+    pub ignore_equality_deletes: bool,
 }
 
 /// Java's `BaseOverwriteFiles.validate`.
@@ -559,7 +562,10 @@ pub(super) fn validate_overwrite(
                 ManifestContent::Deletes,
                 ManifestStatus::Added,
             )? {
-                if !filter.matches(md, spec_id, &e.data_file)? {
+                if !filter.matches(md, spec_id, &e.data_file)?
+                    || (o.ignore_equality_deletes
+                        && e.data_file.content == DataContentType::EqualityDeletes)
+                {
                     continue;
                 }
                 for (data_spec, data) in &live_data {
