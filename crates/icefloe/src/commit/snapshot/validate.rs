@@ -106,7 +106,7 @@ impl ConflictFilter {
         let (Some(bound), Some(rows)) = (&self.bound, &self.rows) else {
             return Ok(true);
         };
-        if !self.partitions.contains_key(&spec_id) {
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.partitions.entry(spec_id) {
             let spec = md.spec_by_id(spec_id).ok_or_else(|| {
                 Error::invalid_metadata(
                     "partition-specs",
@@ -120,7 +120,7 @@ impl ConflictFilter {
             })?;
             let ptype = spec.partition_type(schema)?;
             let projected = inclusive_projection(bound, spec)?.bind_struct(&ptype, true)?;
-            self.partitions.insert(spec_id, projected);
+            slot.insert(projected);
         }
         let Some(p) = self.partitions.get(&spec_id) else {
             return Ok(true);
