@@ -15,6 +15,7 @@ same kind of error.
 from __future__ import annotations
 
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.parquet as pq
 import pytest
 
@@ -240,7 +241,7 @@ def test_v3_dvs_read_by_spark_and_java_and_replaced(env):
                content_offset=None, content_size_in_bytes=None)
     with pytest.raises(Exception) as java_error:
         _java_row_delta(spark, jtable, add_deletes=[bad])
-    assert "IllegalArgumentException" in str(java_error.value)
+    assert _java_kind(java_error.value) == "IllegalArgumentException"
     with pytest.raises(errors.InvalidArgumentError):
         t.row_delta(add_delete_files=pa.Table.from_pylist([bad], schema=added.schema))
 
@@ -290,7 +291,7 @@ def test_v2_position_and_equality_deletes(env, tmp_path):
     dv = dict(_rows(added)[0], file_format="PUFFIN", content_offset=4, content_size_in_bytes=10)
     with pytest.raises(Exception) as java_error:
         _java_row_delta(spark, jtable, add_deletes=[dv])
-    assert "IllegalArgumentException" in str(java_error.value)
+    assert _java_kind(java_error.value) == "IllegalArgumentException"
     with pytest.raises(errors.InvalidArgumentError):
         t.row_delta(add_delete_files=pa.Table.from_pylist([dv], schema=added.schema))
 
@@ -374,16 +375,21 @@ def _tbl(t, rows):
     return pa.Table.from_pylist(rows, schema=_schema(t))
 
 
+def _java_kind(e):
+    """ValidationException or IllegalArgumentException (PySpark converts the latter)."""
+    text = f"{type(e).__name__} {e}"
+    for kind in ("ValidationException", "IllegalArgumentException"):
+        if kind in text:
+            return kind
+    raise e
+
+
 def _outcome_java(fn):
     try:
         fn()
         return "ok"
     except Exception as e:  # noqa: BLE001  (py4j wraps Java's exception)
-        text = str(e)
-        for kind in ("ValidationException", "IllegalArgumentException"):
-            if kind in text:
-                return kind
-        raise
+        return _java_kind(e)
 
 
 def _outcome_ours(fn):
@@ -426,3 +432,124 @@ def test_validation_outcomes_equal_javas(env, case):
         validate_data_files_exist=exist, validate_deleted_files=delta.get("validate_deleted", False),
         isolation_level=delta.get("isolation")))
     assert ours == java
+
+
+# -- delete and overwrite by row filter ---------------------------------------------------------
+
+def _jexpr(jvm, op, column, value):
+    return getattr(jvm.org.apache.iceberg.expressions.Expressions, op)(column, value)
+
+
+def test_delete_where_and_overwrite_where_match_java(env):
+    spark, name, cat, jcat = env
+    jvm = spark._jvm
+    t = _make(cat, 2)
+    a = _data_file(t, "a")
+    added, _ = write_position_deletes(t.metadata, {a["file_path"]: [0]})
+    t.row_delta(add_delete_files=added)
+    ids_a = _ids(a["file_path"])
+    jtable = jcat.loadTable(jident(spark, "db.t"))
+
+    # id >= 10: b's rows all match by its metrics; a's cannot match
+    java = jtable.newDelete().deleteFromRowFilter(_jexpr(jvm, "greaterThanOrEqual", "id", 10)).apply()
+    t.delete_where("id >= 10")
+    snap = t.current_snapshot()
+    assert snap.operation == java.operation() == "delete"
+    assert _summary(snap.summary) == _summary(java.summary())
+    assert _spark_ids(spark, name) == sorted(set(range(10)) - {ids_a[0]})
+
+    # id > 3 matches some rows of a only: both refuse
+    with pytest.raises(Exception) as java_error:
+        jtable.refresh()
+        jtable.newDelete().deleteFromRowFilter(_jexpr(jvm, "greaterThan", "id", 3)).apply()
+    assert _java_kind(java_error.value) == "ValidationException"
+    with pytest.raises(errors.ValidationError):
+        t.delete_where("id > 3")
+
+    # overwrite cat = 'a' (its position deletes go with it) with new rows of cat a
+    files = icefloe.writer.write_data_files(t.metadata, pa.table({"id": pa.array([100, 101], pa.int64()),
+                                                                  "cat": ["a", "a"]}))
+    jtable.refresh()
+    ow = jtable.newOverwrite().overwriteByRowFilter(_jexpr(jvm, "equal", "cat", "a"))
+    for r in files.to_pylist():
+        ow = ow.addFile(_jdata(jvm, jtable, r))
+    java = ow.validateAddedFilesMatchOverwriteFilter().apply()
+    t.overwrite_where("cat = 'a'", files)
+    snap = t.current_snapshot()
+    assert snap.operation == java.operation() == "overwrite"
+    assert _summary(snap.summary) == _summary(java.summary())
+    assert _spark_ids(spark, name) == [100, 101]
+
+    # rows that do not match the overwrite filter are refused by both
+    other = icefloe.writer.write_data_files(t.metadata, pa.table({"id": pa.array([7], pa.int64()), "cat": ["z"]}))
+    jtable.refresh()
+    with pytest.raises(Exception) as java_error:
+        ow = jtable.newOverwrite().overwriteByRowFilter(_jexpr(jvm, "equal", "cat", "a"))
+        ow.addFile(_jdata(jvm, jtable, other.to_pylist()[0])).validateAddedFilesMatchOverwriteFilter().apply()
+    assert _java_kind(java_error.value) == "ValidationException"
+    with pytest.raises(errors.ValidationError):
+        t.overwrite(pa.table({"id": pa.array([7], pa.int64()), "cat": ["z"]}), "cat = 'a'")
+    # table.overwrite writes and overwrites in one go
+    t.overwrite(pa.table({"id": pa.array([5], pa.int64()), "cat": ["a"]}), "cat = 'a'")
+    assert _spark_ids(spark, name) == [5]
+
+
+# -- rewrite files ------------------------------------------------------------------------------
+
+def _java_rewrite(spark, jtable, delete_paths, new_rows, seq, start):
+    jtable.refresh()
+    rw = jtable.newRewrite().validateFromSnapshot(start).dataSequenceNumber(seq)
+    for p in delete_paths:
+        rw = rw.deleteFile(_java_live_data(jtable, p))
+    for r in new_rows:
+        rw = rw.addFile(_jdata(spark._jvm, jtable, r))
+    return rw.apply()
+
+
+def test_rewrite_files_matches_java(env):
+    spark, name, cat, jcat = env
+    t = _make(cat, 2)
+    t.append(pa.table({"id": pa.array([20, 21], pa.int64()), "cat": ["a", "a"]}))
+    t = cat.load_table("db.t")
+    paths = sorted(e["file_path"] for e in _live(t, 0) if e["partition"]["cat"] == "a")
+    assert len(paths) == 2
+    start = t.current_snapshot().snapshot_id
+    seq = t.current_snapshot().sequence_number
+    compacted = icefloe.writer.write_data_files(t.metadata, pa.concat_tables(
+        [pq.read_table(p.removeprefix("file://")) for p in paths]).cast(SCHEMA))
+    jtable = jcat.loadTable(jident(spark, "db.t"))
+
+    # a concurrent position delete of a replaced file: both refuse
+    pos, _ = write_position_deletes(t.metadata, {paths[0]: [1]})
+    gone = _ids(paths[0])[1]
+    cat.load_table("db.t").row_delta(add_delete_files=pos)
+    t = cat.load_table("db.t")
+    assert _outcome_java(lambda: _java_rewrite(spark, jtable, paths, compacted.to_pylist(), seq, start)) == \
+        _outcome_ours(lambda: t.rewrite_files(paths, compacted, data_sequence_number=seq,
+                                              validate_from_snapshot=start)) == "ValidationException"
+
+    # a concurrent equality delete is no conflict when the sequence number is kept (it still
+    # applies to the compacted rows); the compaction leaves out the row deleted by position
+    here = t.current_snapshot().snapshot_id
+    eq_path = t.metadata.location + "/data/eq-a.parquet"
+    pq.write_table(pa.table([pa.array([3], pa.int64())], schema=pa.schema(
+        [pa.field("id", pa.int64(), nullable=False, metadata={"PARQUET:field_id": "1"})])),
+        eq_path.removeprefix("file://"))
+    eq_row = {"content": 2, "file_path": eq_path, "file_format": "PARQUET", "partition": {"cat": "a"},
+              "record_count": 1, "file_size_in_bytes": 100, "equality_ids": [1]}
+    t.row_delta(add_delete_files=_tbl(t, [eq_row]))
+    rows = pa.concat_tables([pq.read_table(p.removeprefix("file://")) for p in paths]).cast(SCHEMA)
+    compacted = icefloe.writer.write_data_files(t.metadata, rows.filter(pa.compute.not_equal(rows["id"], gone)))
+    java = _java_rewrite(spark, jtable, paths, compacted.to_pylist(), seq, here)
+    t.rewrite_files(paths, compacted, data_sequence_number=seq, validate_from_snapshot=here)
+    snap = t.current_snapshot()
+    assert snap.operation == java.operation() == "replace"
+    assert _summary(snap.summary) == _summary(java.summary())
+    jtable.refresh()
+    it = jtable.newScan().planFiles().iterator()
+    seqs = {}
+    while it.hasNext():
+        f = it.next().file()
+        seqs[f.location()] = f.dataSequenceNumber()
+    assert seqs[compacted.to_pylist()[0]["file_path"]] == seq
+    assert _spark_ids(spark, name) == sorted(set(range(22)) - {3, gone})

@@ -542,6 +542,31 @@ class Transaction:
         spec_id: int | None = None,
         branch: str | None = None,
     ) -> None: ...
+    def rewrite_files(
+        self,
+        delete_paths: list[str],
+        files: list[pa.RecordBatch] = ...,
+        remove_delete_files: list[pa.RecordBatch] = ...,
+        delete_files: list[pa.RecordBatch] = ...,
+        spec_id: int | None = None,
+        branch: str | None = None,
+        data_sequence_number: int | None = None,
+        from_snapshot: int | None = None,
+        summary: list[tuple[str, str]] = ...,
+    ) -> None: ...
+    def replace_where(
+        self,
+        filter: Expression,
+        files: list[pa.RecordBatch] = ...,
+        spec_id: int | None = None,
+        branch: str | None = None,
+        validate_added_files_match: bool = False,
+        from_snapshot: int | None = None,
+        conflict_filter: Expression | None = None,
+        no_conflicting_data_files: bool = False,
+        no_conflicting_delete_files: bool = False,
+        summary: list[tuple[str, str]] = ...,
+    ) -> None: ...
     def row_delta(
         self,
         add_data_files: list[pa.RecordBatch] = ...,

@@ -151,6 +151,18 @@ def _spec_id_of(data_files: Any) -> int | None:
     return int(value) if value is not None else None
 
 
+def _delete_rows(rows: Any) -> Any:
+    """Delete files to remove: rows (with ``file_path`` and, for DVs, ``content_offset``)
+    or a list of paths."""
+    if rows is None:
+        return ()
+    if isinstance(rows, (list, tuple)) and all(isinstance(p, str) for p in rows):
+        import pyarrow as pa
+
+        return pa.table({"file_path": pa.array(list(rows), pa.string())}) if rows else ()
+    return rows
+
+
 def _expression(value: Any) -> _native.Expression | None:
     """A row filter given as an ``Expression`` or its text (``"cat = 2"``)."""
     if value is None or isinstance(value, _native.Expression):
@@ -450,6 +462,62 @@ class Transaction:
         self._native.replace_files(list(delete_paths), _batches(data_files), spec_id, branch)
         return self
 
+    def delete_where(self, row_filter: Any, *, branch: str | None = None,
+                     snapshot_properties: Mapping[str, str] | None = None) -> Transaction:
+        """Removes the data files (and delete files) all of whose rows match ``row_filter``
+        (an expression or its text), as Java's ``DeleteFiles.deleteFromRowFilter``: by the
+        strict projection of the filter on the partition, or by the file's metrics. A data
+        file only some of whose rows may match fails the commit
+        (``icefloe.errors.ValidationError``); delete its rows by position instead."""
+        self._native.replace_where(_expression(row_filter), [], None, branch, False, None, None, False, False,
+                                   list((snapshot_properties or {}).items()))
+        return self
+
+    def overwrite_where(self, row_filter: Any, data_files: Any, *, spec_id: int | None = None,
+                        branch: str | None = None, validate_added_files_match: bool = True,
+                        validate_from_snapshot: int | None = None, conflict_detection_filter: Any = None,
+                        validate_no_conflicting_data: bool = False, validate_no_conflicting_deletes: bool = False,
+                        snapshot_properties: Mapping[str, str] | None = None) -> Transaction:
+        """Java's ``OverwriteFiles.overwriteByRowFilter``: removes the files all of whose
+        rows match ``row_filter`` (as :meth:`delete_where`) and adds ``data_files``, whose
+        rows must all match the filter (``validateAddedFilesMatchOverwriteFilter``, on by
+        default). The conflict validations are Java's ``validateNoConflictingData`` /
+        ``validateNoConflictingDeletes`` from ``validate_from_snapshot``."""
+        spec_id = _spec_id_of(data_files) if spec_id is None else spec_id
+        self._native.replace_where(_expression(row_filter), _batches(data_files), spec_id, branch,
+                                   validate_added_files_match, validate_from_snapshot,
+                                   _expression(conflict_detection_filter), validate_no_conflicting_data,
+                                   validate_no_conflicting_deletes, list((snapshot_properties or {}).items()))
+        return self
+
+    def overwrite(self, data: Any, overwrite_filter: Any, **options: Any) -> Transaction:
+        """Writes ``data`` (pyarrow) as Parquet data files of the table and overwrites the
+        rows matching ``overwrite_filter`` with them (:meth:`overwrite_where`)."""
+        from .writer import write_data_files
+
+        files = write_data_files(self._table.metadata, data)
+        return self.overwrite_where(overwrite_filter, files, **options)
+
+    def rewrite_files(self, delete_paths: Sequence[str], data_files: Any = (), *, remove_delete_files: Any = (),
+                      add_delete_files: Any = (), data_sequence_number: int | None = None,
+                      validate_from_snapshot: int | None = None, spec_id: int | None = None,
+                      branch: str | None = None, snapshot_properties: Mapping[str, str] | None = None
+                      ) -> Transaction:
+        """Java's ``RewriteFiles`` (compaction): the data files at ``delete_paths`` and the
+        delete files ``remove_delete_files`` (rows or paths) are replaced by ``data_files``
+        and ``add_delete_files`` in a ``replace`` snapshot. New data files keep
+        ``data_sequence_number`` when given (the starting snapshot's, so that deletes added
+        since still apply to their rows). Every replaced file must be live, and no delete
+        added since ``validate_from_snapshot`` may apply to a replaced data file
+        (``icefloe.errors.ValidationError``)."""
+        spec_id = _spec_id_of(data_files) if spec_id is None else spec_id
+        self._native.rewrite_files(list(delete_paths), _batches(data_files) if data_files is not None else [],
+                                   _batches(_delete_rows(remove_delete_files)),
+                                   _batches(add_delete_files) if add_delete_files is not None else [],
+                                   spec_id, branch, data_sequence_number, validate_from_snapshot,
+                                   list((snapshot_properties or {}).items()))
+        return self
+
     def row_delta(self, *, add_data_files: Any = (), add_delete_files: Any = (), remove_delete_files: Any = (),
                   remove_data_files: Sequence[str] = (), spec_id: int | None = None, branch: str | None = None,
                   validate_from_snapshot: int | None = None, conflict_detection_filter: Any = None,
@@ -478,11 +546,7 @@ class Transaction:
         writes. A DV added concurrently for a data file this change adds a DV for always
         fails. Failures raise ``icefloe.errors.ValidationFailed``."""
         spec_id = _spec_id_of(add_data_files) if spec_id is None else spec_id
-        removed = remove_delete_files
-        if isinstance(removed, (list, tuple)) and all(isinstance(p, str) for p in removed):
-            import pyarrow as pa
-
-            removed = pa.table({"file_path": pa.array(list(removed), pa.string())}) if removed else ()
+        removed = _delete_rows(remove_delete_files)
         self._native.row_delta(
             _batches(add_data_files) if add_data_files is not None else [],
             _batches(add_delete_files) if add_delete_files is not None else [],

@@ -157,6 +157,32 @@ class Table:
             tx.overwrite_files(delete_paths, data_files, **options)
         return self
 
+    def delete_where(self, row_filter: Any, **options: Any) -> Table:
+        """Removes the files all of whose rows match ``row_filter``; see
+        :meth:`icefloe.commit.Transaction.delete_where`."""
+        with self.transaction() as tx:
+            tx.delete_where(row_filter, **options)
+        return self
+
+    def overwrite_where(self, row_filter: Any, data_files: Any, **options: Any) -> Table:
+        with self.transaction() as tx:
+            tx.overwrite_where(row_filter, data_files, **options)
+        return self
+
+    def overwrite(self, data: Any, overwrite_filter: Any, **options: Any) -> Table:
+        """Writes ``data`` (pyarrow) and replaces the rows matching ``overwrite_filter``
+        with it; see :meth:`icefloe.commit.Transaction.overwrite`."""
+        with self.transaction() as tx:
+            tx.overwrite(data, overwrite_filter, **options)
+        return self
+
+    def rewrite_files(self, delete_paths: Sequence[str], data_files: Any = (), **options: Any) -> Table:
+        """Replaces files by others with the same rows; see
+        :meth:`icefloe.commit.Transaction.rewrite_files`."""
+        with self.transaction() as tx:
+            tx.rewrite_files(delete_paths, data_files, **options)
+        return self
+
     def row_delta(self, **options: Any) -> Table:
         """Commits a row delta; options as :meth:`icefloe.commit.Transaction.row_delta`."""
         with self.transaction() as tx:

@@ -234,6 +234,118 @@ impl PyTransaction {
         .py(py)
     }
 
+    /// Removes the files all of whose rows match `filter` and adds `files` (an overwrite
+    /// by filter; a delete when there are none). A data file only some of whose rows may
+    /// match fails the commit (`ValidationFailed`).
+    #[pyo3(signature = (filter, files = vec![], spec_id = None, branch = None, validate_added_files_match = false, from_snapshot = None, conflict_filter = None, no_conflicting_data_files = false, no_conflicting_delete_files = false, summary = vec![]))]
+    #[allow(clippy::too_many_arguments)]
+    fn replace_where(
+        &self,
+        py: Python<'_>,
+        filter: PyRef<'_, PyExpression>,
+        files: Vec<Bound<'_, PyAny>>,
+        spec_id: Option<i32>,
+        branch: Option<String>,
+        validate_added_files_match: bool,
+        from_snapshot: Option<i64>,
+        conflict_filter: Option<PyRef<'_, PyExpression>>,
+        no_conflicting_data_files: bool,
+        no_conflicting_delete_files: bool,
+        summary: Vec<(String, String)>,
+    ) -> PyResult<()> {
+        let batches = batches(&files)?;
+        let filter = filter.inner.clone();
+        let conflict = conflict_filter.map(|f| f.inner.clone());
+        py.detach(|| {
+            let (spec_id, files) = self.files(&batches, spec_id)?;
+            let mut p = if files.is_empty() {
+                SnapshotProducer::delete_files()
+            } else {
+                SnapshotProducer::overwrite_files()
+            };
+            if let Some(b) = branch {
+                p = p.to_branch(b);
+            }
+            p.delete_by_row_filter(filter);
+            for f in files {
+                p.add_file_with_spec(spec_id, f);
+            }
+            if validate_added_files_match {
+                p.validate_added_files_match_filter();
+            }
+            for (k, v) in summary {
+                p.set_summary(k, v);
+            }
+            let v = p.validation_mut();
+            v.from_snapshot = from_snapshot;
+            v.conflict_filter = conflict;
+            v.no_conflicting_data_files = no_conflicting_data_files;
+            v.no_conflicting_delete_files = no_conflicting_delete_files;
+            self.with(|tx| {
+                tx.add_change(Box::new(p));
+                Ok(())
+            })
+        })
+        .py(py)
+    }
+
+    /// A rewrite (Java's `RewriteFiles`): data files at `delete_paths` and the delete files
+    /// `remove_delete_files` (rows) replaced by `files` and `delete_files`; new data files
+    /// keep `data_sequence_number` when given.
+    #[pyo3(signature = (delete_paths, files = vec![], remove_delete_files = vec![], delete_files = vec![], spec_id = None, branch = None, data_sequence_number = None, from_snapshot = None, summary = vec![]))]
+    #[allow(clippy::too_many_arguments)]
+    fn rewrite_files(
+        &self,
+        py: Python<'_>,
+        delete_paths: Vec<String>,
+        files: Vec<Bound<'_, PyAny>>,
+        remove_delete_files: Vec<Bound<'_, PyAny>>,
+        delete_files: Vec<Bound<'_, PyAny>>,
+        spec_id: Option<i32>,
+        branch: Option<String>,
+        data_sequence_number: Option<i64>,
+        from_snapshot: Option<i64>,
+        summary: Vec<(String, String)>,
+    ) -> PyResult<()> {
+        let data = batches(&files)?;
+        let deletes = batches(&delete_files)?;
+        let removed = batches(&remove_delete_files)?;
+        py.detach(|| {
+            let (spec_id, data) = self.files(&data, spec_id)?;
+            let (_, deletes) = self.files(&deletes, Some(spec_id))?;
+            let mut p = SnapshotProducer::rewrite_files();
+            if let Some(b) = branch {
+                p = p.to_branch(b);
+            }
+            for path in delete_paths {
+                p.delete_path(path);
+            }
+            for b in &removed {
+                for (path, offset) in delete_file_keys(b)? {
+                    p.remove_delete_file(path, offset);
+                }
+            }
+            for f in data {
+                p.add_file_with_spec(spec_id, f);
+            }
+            for f in deletes {
+                p.add_delete_file(Some(spec_id), f);
+            }
+            if let Some(seq) = data_sequence_number {
+                p.data_sequence_number(seq);
+            }
+            p.validation_mut().from_snapshot = from_snapshot;
+            for (k, v) in summary {
+                p.set_summary(k, v);
+            }
+            self.with(|tx| {
+                tx.add_change(Box::new(p));
+                Ok(())
+            })
+        })
+        .py(py)
+    }
+
     /// A row delta (Java's `RowDelta`): data files and delete files (rows of the same form,
     /// `content` 1 or 2) added; delete files (rows, matched by path and DV offset) and data
     /// files (paths) removed; the validations run on every attempt.

@@ -472,3 +472,150 @@ fn position_deletes_merge_into_the_live_dv_and_replace_it() {
     assert_eq!(row.referenced_data_file.as_deref(), Some(a.as_str()));
     assert_eq!(row.partition, vec![Some(Literal::Int(1))]);
 }
+
+#[test]
+fn delete_and_overwrite_by_row_filter() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 2);
+    append(
+        &catalog,
+        vec![data("a", 1, 10), data("b", 2, 10), data("c", 2, 5)],
+    );
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, eq_deletes("b", 2, 1));
+    p.add_delete_file(None, pos_deletes("a", 1, 1));
+    commit(&catalog, p).unwrap();
+
+    // cat = 2: b and c go (strict partition match), with the delete files of partition 2
+    let mut p = SnapshotProducer::delete_files();
+    p.delete_by_row_filter(filter_cat(2));
+    let s = commit(&catalog, p).unwrap();
+    let snap = s.metadata.current_snapshot().unwrap().clone();
+    assert_eq!(snap.operation(), Some(Operation::Delete));
+    let sum = summary(&snap);
+    assert_eq!(sum["deleted-data-files"], "2");
+    assert_eq!(sum["removed-equality-delete-files"], "1");
+    assert_eq!(
+        live_deletes(&catalog, &snap),
+        vec![("mem://data/a-pos.parquet".to_string(), None)]
+    );
+
+    // id > 3 may match some rows of a only (no metrics): refused
+    let mut p = SnapshotProducer::delete_files();
+    p.delete_by_row_filter(Expression::compare(ExprOp::Gt, "id", Datum::Long(3)));
+    let e = commit(&catalog, p).unwrap_err();
+    assert!(
+        e.to_string().contains("some, but not all, rows match"),
+        "{e}"
+    );
+
+    // overwrite cat = 1 with a new file of cat 1; a file of cat 3 does not match the filter
+    let mut p = SnapshotProducer::overwrite_files();
+    p.delete_by_row_filter(filter_cat(1));
+    p.add_file(data("n", 3, 1));
+    p.validate_added_files_match_filter();
+    let e = commit(&catalog, p).unwrap_err();
+    assert!(e.to_string().contains("do not match filter"), "{e}");
+    let mut p = SnapshotProducer::overwrite_files();
+    p.delete_by_row_filter(filter_cat(1));
+    p.add_file(data("n", 1, 1));
+    p.validate_added_files_match_filter();
+    let s = commit(&catalog, p).unwrap();
+    let snap = s.metadata.current_snapshot().unwrap().clone();
+    assert_eq!(snap.operation(), Some(Operation::Overwrite));
+    let sum = summary(&snap);
+    assert_eq!(sum["deleted-data-files"], "1");
+    assert_eq!(sum["added-data-files"], "1");
+    assert_eq!(sum["total-delete-files"], "0");
+}
+
+#[test]
+fn overwrite_by_filter_validates_concurrent_changes() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 2);
+    let s = append(&catalog, vec![data("a", 1, 10), data("b", 2, 10)]);
+    let start = s.metadata.current_snapshot_id;
+    append(&catalog, vec![data("c", 1, 1)]);
+    let mut p = SnapshotProducer::overwrite_files();
+    p.delete_by_row_filter(filter_cat(1));
+    p.add_file(data("n", 1, 1));
+    p.validation_mut().from_snapshot = start;
+    p.validation_mut().no_conflicting_data_files = true;
+    let e = commit(&catalog, p).unwrap_err();
+    assert!(e.to_string().contains("Found conflicting files"), "{e}");
+    // in another partition the concurrent append is no conflict
+    let mut p = SnapshotProducer::overwrite_files();
+    p.delete_by_row_filter(filter_cat(2));
+    p.add_file(data("n", 2, 1));
+    p.validation_mut().from_snapshot = start;
+    p.validation_mut().no_conflicting_data_files = true;
+    p.validation_mut().no_conflicting_delete_files = true;
+    commit(&catalog, p).unwrap();
+}
+
+#[test]
+fn rewrite_files_keeps_the_data_sequence_number_and_validates() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 2);
+    let s1 = append(&catalog, vec![data("a", 1, 10), data("b", 1, 10)]);
+    let start = s1.metadata.current_snapshot_id;
+    let seq = s1.metadata.current_snapshot().unwrap().sequence_number;
+    // position deletes added since `start` for a replaced file: a conflict
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, pos_deletes("x", 1, 1));
+    commit(&catalog, p).unwrap();
+
+    let mut p = SnapshotProducer::rewrite_files();
+    p.delete_path("mem://data/a.parquet");
+    p.delete_path("mem://data/b.parquet");
+    p.add_file(data("ab", 1, 20));
+    p.data_sequence_number(seq);
+    p.validation_mut().from_snapshot = start;
+    let e = commit(&catalog, p).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("found new delete for replaced data file"),
+        "{e}"
+    );
+
+    let here = catalog
+        .load_table(&ident())
+        .unwrap()
+        .metadata
+        .current_snapshot_id;
+    // an equality delete since `here` is no conflict with the kept sequence number: it
+    // still applies to the new file (Java's ignoreEqualityDeletes)
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, eq_deletes("y", 1, 1));
+    commit(&catalog, p).unwrap();
+    let mut p = SnapshotProducer::rewrite_files();
+    p.delete_path("mem://data/a.parquet");
+    p.delete_path("mem://data/b.parquet");
+    p.add_file(data("ab", 1, 20));
+    p.data_sequence_number(seq);
+    p.validation_mut().from_snapshot = here;
+    let s = commit(&catalog, p).unwrap();
+    let snap = s.metadata.current_snapshot().unwrap().clone();
+    assert_eq!(snap.operation(), Some(Operation::Replace));
+    let ab = rows(&catalog, &snap)
+        .into_iter()
+        .find(|r| r.1.ends_with("ab.parquet"))
+        .unwrap();
+    assert_eq!((ab.3, ab.4), (ManifestStatus::Added, Some(seq)));
+    assert_eq!(summary(&snap)["total-records"], "20");
+
+    // replaced files must be live; something must be replaced
+    let mut p = SnapshotProducer::rewrite_files();
+    p.delete_path("mem://data/a.parquet");
+    p.add_file(data("z", 1, 1));
+    assert!(matches!(
+        commit(&catalog, p).unwrap_err(),
+        Error::ValidationFailed { .. }
+    ));
+    let mut p = SnapshotProducer::rewrite_files();
+    p.add_file(data("z", 1, 1));
+    assert!(matches!(
+        commit(&catalog, p).unwrap_err(),
+        Error::InvalidArgument { .. }
+    ));
+}

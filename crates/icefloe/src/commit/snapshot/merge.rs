@@ -34,6 +34,8 @@ pub(super) struct MergeContext<'a> {
     pub commit_uuid: &'a str,
     /// Manifests of earlier snapshots merged away.
     pub replaced: usize,
+    /// The data sequence number this snapshot's new data files were given (a rewrite's).
+    pub own_sequence_number: Option<i64>,
 }
 
 /// Java's `BinPacking.ListPacker.packEnd` with lookback 1: packs from the end, a new bin
@@ -140,8 +142,12 @@ fn merge_bin(
                 ManifestStatus::Added if from_this_snapshot => {
                     // sequence numbers stay unassigned (inherited from the new list row)
                     let entry = if own {
+                        let seq = match mf.content {
+                            ManifestContent::Data => ctx.own_sequence_number,
+                            ManifestContent::Deletes => None,
+                        };
                         ManifestEntry {
-                            sequence_number: None,
+                            sequence_number: seq,
                             file_sequence_number: None,
                             ..e
                         }

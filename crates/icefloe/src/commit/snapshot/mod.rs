@@ -15,6 +15,7 @@
 //! an attempt wrote that the committed snapshot does not use are deleted after the commit.
 
 mod merge;
+mod row_filter;
 pub mod summary;
 pub mod validate;
 
@@ -53,6 +54,8 @@ pub enum SnapshotKind {
     Overwrite,
     /// Adds data and delete files, removes delete (and data) files (Java's `RowDelta`).
     RowDelta,
+    /// Replaces live files by others holding the same rows (Java's `RewriteFiles`).
+    Rewrite,
 }
 
 /// A snapshot change of a transaction; see the module documentation.
@@ -68,6 +71,14 @@ pub struct SnapshotProducer {
     /// Delete files to remove: path and, for a DV, its blob's offset.
     removed_deletes: Vec<(String, Option<i64>)>,
     validation: validate::RowDeltaValidation,
+    /// Files whose rows all match are removed (Java's `deleteFromRowFilter` /
+    /// `overwriteByRowFilter`).
+    delete_filter: Option<crate::expr::Expression>,
+    /// Java's `validateAddedFilesMatchOverwriteFilter`.
+    validate_added_files_match: bool,
+    /// The data sequence number new data files of a rewrite keep (Java's
+    /// `RewriteFiles.dataSequenceNumber`).
+    data_sequence_number: Option<i64>,
     summary_properties: Vec<(String, String)>,
     commit_uuid: String,
     snapshot_id: Option<i64>,
@@ -92,6 +103,9 @@ impl SnapshotProducer {
             added_deletes: Vec::new(),
             removed_deletes: Vec::new(),
             validation: validate::RowDeltaValidation::default(),
+            delete_filter: None,
+            validate_added_files_match: false,
+            data_sequence_number: None,
             summary_properties: Vec::new(),
             commit_uuid: uuid::Uuid::new_v4().to_string(),
             snapshot_id: None,
@@ -121,6 +135,21 @@ impl SnapshotProducer {
         Self::new(SnapshotKind::Overwrite)
     }
 
+    /// A rewrite (Java's `RewriteFiles`): the removed data files (by path) and delete files
+    /// are replaced by the added ones, in a `replace` snapshot. Every removed file must be
+    /// live, and no delete file added since the starting snapshot
+    /// (`validation_mut().from_snapshot`) may apply to a removed data file.
+    pub fn rewrite_files() -> SnapshotProducer {
+        Self::new(SnapshotKind::Rewrite)
+    }
+
+    /// The data sequence number the new data files of a rewrite keep (usually the
+    /// starting snapshot's), so that deletes newer than the rewritten rows still apply.
+    pub fn data_sequence_number(&mut self, seq: i64) -> &mut Self {
+        self.data_sequence_number = Some(seq);
+        self
+    }
+
     /// A row delta (Java's `RowDelta`): data files and delete files added, delete files
     /// (and data files) removed, validated per [`Self::validation_mut`].
     pub fn row_delta() -> SnapshotProducer {
@@ -145,7 +174,20 @@ impl SnapshotProducer {
         self
     }
 
-    /// The validations a row delta runs on every attempt.
+    /// Removes the files all of whose rows match `filter` (a delete or an overwrite); a
+    /// data file only some of whose rows may match fails the commit, as Java's.
+    pub fn delete_by_row_filter(&mut self, filter: crate::expr::Expression) -> &mut Self {
+        self.delete_filter = Some(filter);
+        self
+    }
+
+    /// An overwrite checks that every added file's rows match its row filter.
+    pub fn validate_added_files_match_filter(&mut self) -> &mut Self {
+        self.validate_added_files_match = true;
+        self
+    }
+
+    /// The validations a row delta (or an overwrite) runs on every attempt.
     pub fn validation_mut(&mut self) -> &mut validate::RowDeltaValidation {
         &mut self.validation
     }
@@ -194,12 +236,15 @@ impl SnapshotProducer {
         match self.kind {
             SnapshotKind::FastAppend | SnapshotKind::MergeAppend => Operation::Append,
             SnapshotKind::Delete => Operation::Delete,
-            SnapshotKind::Overwrite => match (self.added.is_empty(), self.deleted_paths.is_empty())
-            {
+            SnapshotKind::Overwrite => match (
+                self.added.is_empty(),
+                self.deleted_paths.is_empty() && self.delete_filter.is_none(),
+            ) {
                 (false, true) => Operation::Append,
                 (true, false) => Operation::Delete,
                 _ => Operation::Overwrite,
             },
+            SnapshotKind::Rewrite => Operation::Replace,
             // Java's BaseRowDelta.operation
             SnapshotKind::RowDelta => {
                 let adds_data = !self.added.is_empty();
@@ -278,7 +323,16 @@ impl SnapshotProducer {
             let mut w =
                 ManifestWriter::new(md.format_version, content, schema, spec, snapshot_id, codec)?;
             for f in files {
-                w.add(f)?;
+                match (content, self.data_sequence_number) {
+                    (ManifestContent::Data, Some(seq)) => w.add_entry(ManifestEntry {
+                        status: ManifestStatus::Added,
+                        snapshot_id: Some(snapshot_id),
+                        sequence_number: Some(seq),
+                        file_sequence_number: None,
+                        data_file: f,
+                    })?,
+                    _ => w.add(f)?,
+                }
             }
             let path = self.next_manifest_path(dir);
             self.written.push(path.clone());
@@ -312,27 +366,50 @@ impl SnapshotProducer {
         let mut data_out = Vec::with_capacity(parent_manifests.len());
         let mut delete_manifests = Vec::new();
         let mut replaced = 0;
+        let mut row_filter = match &self.delete_filter {
+            Some(f) => Some(row_filter::RowFilter::new(md, f)?),
+            None => None,
+        };
         for mf in parent_manifests {
             if mf.content != ManifestContent::Data {
                 delete_manifests.push(mf);
                 continue;
             }
-            if wanted.is_empty() || !(mf.has_added_files() || mf.has_existing_files()) {
+            if (wanted.is_empty() && row_filter.is_none())
+                || !(mf.has_added_files() || mf.has_existing_files())
+            {
                 data_out.push(mf);
                 continue;
             }
             let m = read_manifest_for(io, &mf, &ManifestReadOptions::all())?;
-            let hits = m
-                .entries
-                .iter()
-                .any(|e| e.is_live() && wanted.contains(e.data_file.file_path.as_str()));
-            if !hits {
+            let mut hits: HashSet<String> = HashSet::new();
+            for e in m.entries.iter().filter(|e| e.is_live()) {
+                let path = e.data_file.file_path.as_str();
+                if wanted.contains(path) {
+                    hits.insert(path.to_string());
+                } else if let Some(rf) = row_filter.as_mut() {
+                    match rf.decide(md, mf.partition_spec_id, &e.data_file)? {
+                        row_filter::Decision::Keep => {}
+                        row_filter::Decision::Remove => {
+                            hits.insert(path.to_string());
+                        }
+                        row_filter::Decision::Partial => {
+                            return Err(Error::validation_failed(format!(
+                                "Cannot delete file where some, but not all, rows match filter {}: {}",
+                                rf.text(),
+                                path
+                            )))
+                        }
+                    }
+                }
+            }
+            if hits.is_empty() {
                 data_out.push(mf);
                 continue;
             }
             let rewritten =
                 self.rewrite_manifest(io, md, &mf, m, snapshot_id, dir, codec, |e| {
-                    wanted.contains(e.data_file.file_path.as_str())
+                    hits.contains(e.data_file.file_path.as_str())
                 })?;
             for e in &rewritten.1 {
                 summary.removed_file(mf.partition_spec_id, &e.data_file);
@@ -380,15 +457,28 @@ impl SnapshotProducer {
             let may_match = (mf.has_added_files() || mf.has_existing_files())
                 && (!removed_deletes.is_empty()
                     || !found.is_empty()
+                    || row_filter.is_some()
                     || (mf.min_sequence_number >= 0 && mf.min_sequence_number < min_data_seq));
             if !may_match {
                 data_out.push(mf);
                 continue;
             }
             let m = read_manifest_for(io, &mf, &ManifestReadOptions::all())?;
+            // delete files all of whose rows match the row filter go too; partial ones stay
+            let mut matched: HashSet<(String, Option<i64>)> = HashSet::new();
+            if let Some(rf) = row_filter.as_mut() {
+                for e in m.entries.iter().filter(|e| e.is_live()) {
+                    if rf.decide(md, mf.partition_spec_id, &e.data_file)?
+                        == row_filter::Decision::Remove
+                    {
+                        matched.insert((e.data_file.file_path.clone(), e.data_file.content_offset));
+                    }
+                }
+            }
             let drop = |e: &ManifestEntry| {
                 let seq = e.sequence_number.unwrap_or(0);
-                is_removed(&e.data_file)
+                matched.contains(&(e.data_file.file_path.clone(), e.data_file.content_offset))
+                    || is_removed(&e.data_file)
                     || is_dangling(&e.data_file)
                     || (seq > 0 && seq < min_data_seq)
             };
@@ -405,6 +495,73 @@ impl SnapshotProducer {
             replaced += 1;
         }
         Ok((data_out, replaced))
+    }
+
+    /// Java's `BaseRewriteFiles.validate`: something is replaced, added files replace
+    /// files of their kind, every replaced file is live, no new deletes for replaced data.
+    fn validate_rewrite(
+        &self,
+        io: &dyn FileIO,
+        md: &TableMetadata,
+        parent: Option<&Snapshot>,
+    ) -> Result<()> {
+        if self.deleted_paths.is_empty() && self.removed_deletes.is_empty() {
+            return Err(Error::invalid_argument("Files to delete cannot be empty"));
+        }
+        if self.deleted_paths.is_empty() && !self.added.is_empty() {
+            return Err(Error::invalid_argument(
+                "Data files to add must be empty because there's no data file to be rewritten",
+            ));
+        }
+        if self.removed_deletes.is_empty() && !self.added_deletes.is_empty() {
+            return Err(Error::invalid_argument(
+                "Delete files to add must be empty because there's no delete file to be rewritten",
+            ));
+        }
+        let live = live_files(io, parent)?;
+        let mut missing: Vec<String> = self
+            .deleted_paths
+            .iter()
+            .filter(|p| !live.contains(&((*p).clone(), None)))
+            .cloned()
+            .collect();
+        for (p, offset) in &self.removed_deletes {
+            let found = match offset {
+                Some(_) => live.contains(&(p.clone(), *offset)),
+                None => live.iter().any(|(lp, _)| lp == p),
+            };
+            if !found {
+                missing.push(p.clone());
+            }
+        }
+        if !missing.is_empty() {
+            missing.sort_unstable();
+            return Err(Error::validation_failed(format!(
+                "Missing required files to delete: {}",
+                missing.join(", ")
+            )));
+        }
+        if self.deleted_paths.is_empty() {
+            return Ok(());
+        }
+        let v = validate::RowDeltaValidation {
+            from_snapshot: self.validation.from_snapshot,
+            no_conflicting_delete_files: true,
+            ..Default::default()
+        };
+        validate::validate_overwrite(
+            io,
+            md,
+            parent,
+            &v,
+            &validate::Overwrite {
+                row_filter: None,
+                deleted_paths: &self.deleted_paths,
+                added: &[],
+                validate_added_files_match: false,
+                ignore_equality_deletes: self.data_sequence_number.is_some(),
+            },
+        )
     }
 
     /// Rewrites manifest `mf` (read as `m`) with the live entries `drop` selects marked
@@ -515,7 +672,7 @@ fn check_new_deletes(format_version: i32, deletes: &[(Option<i32>, DataFile)]) -
                 )))
             }
             DataContentType::EqualityDeletes
-                if f.equality_ids.as_ref().map_or(true, |ids| ids.is_empty()) =>
+                if f.equality_ids.as_ref().map_or(true, Vec::is_empty) =>
             {
                 return Err(Error::invalid_argument(format!(
                     "{}: an equality delete file needs equality_ids",
@@ -590,6 +747,30 @@ impl PendingChange for SnapshotProducer {
             )?;
         }
 
+        if self.kind == SnapshotKind::Rewrite {
+            self.validate_rewrite(io, &md, parent.as_ref())?;
+        }
+        if self.kind == SnapshotKind::Overwrite {
+            let added: Vec<(i32, DataFile)> = self
+                .added
+                .iter()
+                .map(|(s, f)| (s.unwrap_or(md.default_spec_id), f.clone()))
+                .collect();
+            validate::validate_overwrite(
+                io,
+                &md,
+                parent.as_ref(),
+                &self.validation,
+                &validate::Overwrite {
+                    row_filter: self.delete_filter.as_ref(),
+                    deleted_paths: &self.deleted_paths,
+                    added: &added,
+                    validate_added_files_match: self.validate_added_files_match,
+                    ignore_equality_deletes: false,
+                },
+            )?;
+        }
+
         let mut summary = SummaryBuilder::default();
         let new_manifests = self.write_new_manifests(io, &md, snapshot_id, &dir, codec)?;
         for (spec_id, f) in self.added.iter().chain(&self.added_deletes) {
@@ -655,6 +836,7 @@ impl PendingChange for SnapshotProducer {
                 manifest_count: &mut self.manifest_count,
                 commit_uuid: &self.commit_uuid,
                 replaced: 0,
+                own_sequence_number: self.data_sequence_number,
             };
             let mut merged = merge::merge_manifests(&mut ctx, &settings, data)?;
             // Java merges delete manifests the same way, on their own

@@ -444,3 +444,140 @@ fn applies_to(d_spec: i32, d: &ManifestEntry, data_spec: i32, data: &ManifestEnt
         }
     }
 }
+
+/// What an overwrite validates (Java's `OverwriteFiles` options; `validation`'s
+/// `no_conflicting_*` are `validateNoConflictingData` / `validateNoConflictingDeletes`).
+pub(super) struct Overwrite<'a> {
+    pub row_filter: Option<&'a Expression>,
+    pub deleted_paths: &'a [String],
+    pub added: &'a [(i32, DataFile)],
+    pub validate_added_files_match: bool,
+    /// A rewrite keeping the data sequence number: equality deletes still apply to the
+    /// new files, so new ones are no conflict (Java's `ignoreEqualityDeletes`).
+    pub ignore_equality_deletes: bool,
+}
+
+/// Java's `BaseOverwriteFiles.validate`.
+pub(super) fn validate_overwrite(
+    io: &dyn FileIO,
+    md: &TableMetadata,
+    parent: Option<&Snapshot>,
+    v: &RowDeltaValidation,
+    o: &Overwrite<'_>,
+) -> Result<()> {
+    if o.validate_added_files_match {
+        let filter = o.row_filter.cloned().unwrap_or(Expression::False);
+        let mut rf = super::row_filter::RowFilter::new(md, &filter)?;
+        for (spec_id, f) in o.added {
+            if !rf.all_rows_match(md, *spec_id, f)? {
+                return Err(Error::validation_failed(format!(
+                    "Cannot append file with rows that do not match filter: {}: {}",
+                    rf.text(),
+                    f.file_path
+                )));
+            }
+        }
+    }
+    let Some(parent) = parent else {
+        return Ok(());
+    };
+    let snapshots = history(md, parent, v.from_snapshot)?;
+    if v.no_conflicting_data_files {
+        let data_filter = match (&v.conflict_filter, o.row_filter) {
+            (Some(f), _) => Some(f),
+            (None, Some(r)) if o.deleted_paths.is_empty() => Some(r),
+            _ => None,
+        };
+        let mut filter = ConflictFilter::new(md, data_filter)?;
+        let mut conflicts = Vec::new();
+        for (spec_id, e) in history_entries(
+            io,
+            &snapshots,
+            &[Operation::Append, Operation::Overwrite],
+            ManifestContent::Data,
+            ManifestStatus::Added,
+        )? {
+            if filter.matches(md, spec_id, &e.data_file)? {
+                conflicts.push(e.data_file.file_path);
+            }
+        }
+        if !conflicts.is_empty() {
+            return Err(Error::validation_failed(format!(
+                "Found conflicting files that can contain records matching {}: {}",
+                filter.text(),
+                short_list(conflicts)
+            )));
+        }
+    }
+    if v.no_conflicting_delete_files {
+        if let Some(row_filter) = o.row_filter {
+            let f = v.conflict_filter.as_ref().unwrap_or(row_filter);
+            let mut filter = ConflictFilter::new(md, Some(f))?;
+            let mut conflicts = Vec::new();
+            for (spec_id, e) in history_entries(
+                io,
+                &snapshots,
+                &[Operation::Overwrite, Operation::Delete],
+                ManifestContent::Deletes,
+                ManifestStatus::Added,
+            )? {
+                if filter.matches(md, spec_id, &e.data_file)? {
+                    conflicts.push(e.data_file.file_path);
+                }
+            }
+            if !conflicts.is_empty() {
+                return Err(Error::validation_failed(format!(
+                    "Found new conflicting delete files that can apply to records matching {}: {}",
+                    filter.text(),
+                    short_list(conflicts)
+                )));
+            }
+            for (spec_id, e) in history_entries(
+                io,
+                &snapshots,
+                &[Operation::Overwrite, Operation::Replace, Operation::Delete],
+                ManifestContent::Data,
+                ManifestStatus::Deleted,
+            )? {
+                if filter.matches(md, spec_id, &e.data_file)? {
+                    conflicts.push(e.data_file.file_path);
+                }
+            }
+            if !conflicts.is_empty() {
+                return Err(Error::validation_failed(format!(
+                    "Found conflicting deleted files that can contain records matching {}: {}",
+                    filter.text(),
+                    short_list(conflicts)
+                )));
+            }
+        }
+        if !o.deleted_paths.is_empty() {
+            let mut filter = ConflictFilter::new(md, v.conflict_filter.as_ref())?;
+            let removed: HashSet<&str> = o.deleted_paths.iter().map(String::as_str).collect();
+            let live_data = removed_data_entries(io, md, parent, &removed)?;
+            for (spec_id, e) in history_entries(
+                io,
+                &snapshots,
+                &[Operation::Overwrite, Operation::Delete],
+                ManifestContent::Deletes,
+                ManifestStatus::Added,
+            )? {
+                if !filter.matches(md, spec_id, &e.data_file)?
+                    || (o.ignore_equality_deletes
+                        && e.data_file.content == DataContentType::EqualityDeletes)
+                {
+                    continue;
+                }
+                for (data_spec, data) in &live_data {
+                    if applies_to(spec_id, &e, *data_spec, data) {
+                        return Err(Error::validation_failed(format!(
+                            "Cannot commit, found new delete for replaced data file: {}",
+                            data.data_file.file_path
+                        )));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,127 @@
+//! Deleting files by a row filter, as Java's `ManifestFilterManager` with a delete
+//! expression: a file is removed when all its rows must match (strict projection on its
+//! partition, or the strict metrics evaluator); a data file some but not all of whose rows
+//! may match is an error (its rows would have to be deleted by position); such a delete
+//! file is kept.
+
+use std::collections::HashMap;
+
+use crate::error::{Error, Result};
+use crate::expr::{
+    evaluate_tuple, inclusive_projection, strict_projection, BoundExpression, Expression,
+    InclusiveMetricsEvaluator, StrictMetricsEvaluator,
+};
+use crate::manifest::DataFile;
+use crate::spec::table_metadata::TableMetadata;
+
+struct SpecFilters {
+    inclusive: BoundExpression,
+    strict: BoundExpression,
+}
+
+/// A row filter bound to a table, with its projections per partition spec.
+pub(super) struct RowFilter {
+    text: String,
+    bound: BoundExpression,
+    inclusive_metrics: InclusiveMetricsEvaluator,
+    strict_metrics: StrictMetricsEvaluator,
+    specs: HashMap<i32, SpecFilters>,
+}
+
+/// What a row filter decides for one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Decision {
+    /// No row can match: the file stays.
+    Keep,
+    /// Every row matches: the file is removed.
+    Remove,
+    /// Some rows may match, some may not.
+    Partial,
+}
+
+impl RowFilter {
+    pub fn new(md: &TableMetadata, filter: &Expression) -> Result<RowFilter> {
+        let schema = md.current_schema().ok_or_else(|| {
+            Error::invalid_metadata("current-schema-id", "the table has no current schema")
+        })?;
+        let bound = filter.bind(schema, true)?;
+        Ok(RowFilter {
+            text: filter.to_string(),
+            inclusive_metrics: InclusiveMetricsEvaluator::new(bound.clone()),
+            strict_metrics: StrictMetricsEvaluator::new(bound.clone()),
+            bound,
+            specs: HashMap::new(),
+        })
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    fn spec(&mut self, md: &TableMetadata, spec_id: i32) -> Result<&SpecFilters> {
+        if !self.specs.contains_key(&spec_id) {
+            let spec = md.spec_by_id(spec_id).ok_or_else(|| {
+                Error::invalid_metadata(
+                    "partition-specs",
+                    format!(
+                        "a manifest uses partition spec {spec_id}, which the table does not have"
+                    ),
+                )
+            })?;
+            let schema = md.current_schema().ok_or_else(|| {
+                Error::invalid_metadata("current-schema-id", "the table has no current schema")
+            })?;
+            let ptype = spec.partition_type(schema)?;
+            let filters = SpecFilters {
+                inclusive: inclusive_projection(&self.bound, spec)?.bind_struct(&ptype, true)?,
+                strict: strict_projection(&self.bound, spec)?.bind_struct(&ptype, true)?,
+            };
+            self.specs.insert(spec_id, filters);
+        }
+        self.specs.get(&spec_id).ok_or_else(|| {
+            Error::invalid_argument(format!("no filters for partition spec {spec_id}"))
+        })
+    }
+
+    /// Java's `rowsMightMatch` / `rowsMustMatch` for `file` of spec `spec_id`.
+    pub fn decide(
+        &mut self,
+        md: &TableMetadata,
+        spec_id: i32,
+        file: &DataFile,
+    ) -> Result<Decision> {
+        let (might_partition, must_partition) = {
+            let s = self.spec(md, spec_id)?;
+            (
+                evaluate_tuple(&s.inclusive, &file.partition)?,
+                evaluate_tuple(&s.strict, &file.partition)?,
+            )
+        };
+        if !(might_partition && self.inclusive_metrics.eval(file)?) {
+            return Ok(Decision::Keep);
+        }
+        if must_partition || self.strict_metrics.eval(file)? {
+            Ok(Decision::Remove)
+        } else {
+            Ok(Decision::Partial)
+        }
+    }
+
+    /// Java's `validateAddedFilesMatchOverwriteFilter` test for an added file: its rows
+    /// all match.
+    pub fn all_rows_match(
+        &mut self,
+        md: &TableMetadata,
+        spec_id: i32,
+        file: &DataFile,
+    ) -> Result<bool> {
+        let (inclusive, strict) = {
+            let s = self.spec(md, spec_id)?;
+            (
+                evaluate_tuple(&s.inclusive, &file.partition)?,
+                evaluate_tuple(&s.strict, &file.partition)?,
+            )
+        };
+        Ok(inclusive && (strict || self.strict_metrics.eval(file)?))
+    }
+}
