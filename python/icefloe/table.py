@@ -157,6 +157,17 @@ class Table:
             tx.overwrite_files(delete_paths, data_files, **options)
         return self
 
+    def delete(self, delete_filter: Any, *, branch: str | None = None,
+               isolation_level: str = "serializable"):
+        """Deletes the rows matching ``delete_filter`` (filter text or an expression) in one
+        commit: data files all of whose rows match are removed whole, the others get
+        deletion vectors (v3) or position delete files (v2); v1 tables can only lose whole
+        files. Returns an :class:`icefloe.row_deletes.DeleteResult`. (With Spark, the same
+        runs on the executors: ``icefloe.spark.delete``.)"""
+        from .row_deletes import delete_rows
+
+        return delete_rows(self, delete_filter, branch=branch, isolation_level=isolation_level)
+
     def delete_where(self, row_filter: Any, **options: Any) -> Table:
         """Removes the files all of whose rows match ``row_filter``; see
         :meth:`icefloe.commit.Transaction.delete_where`."""

@@ -1,0 +1,185 @@
+"""Deleting the rows that match a filter: ``table.delete(where)`` in one process, and
+``icefloe.spark.delete`` with Spark's executors doing the reading and writing.
+
+The plan of the rows matching ``where`` (one task per data file, so that each data file gets
+exactly one new delete file) is cut into groups. For each group, the rows that match are
+read with ``icefloe.reader.read_tasks`` (the table's existing deletes and the filter
+applied, ``_file``/``_pos`` requested); a data file all of whose rows match, and which has
+no deletes yet, is removed whole; for the others the positions found are written with
+``icefloe.deletes.write_position_deletes``: a deletion vector per data file in v3 (merged
+with that file's live DV and position deletes, one Puffin file per group), position delete
+files in v2. One row delta commits it all, validated as Java's Spark merge-on-read DELETE:
+from the scanned snapshot and limited to ``where``, the data files must still exist, none
+was removed meanwhile, no conflicting delete files were added, and under ``serializable``
+isolation no conflicting data files either. If the commit fails, the delete files written
+for it are removed again.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+__all__ = ["DeleteResult", "delete_rows"]
+
+# (metadata JSON, plan rows as Arrow IPC, Puffin file for this group)
+Group = tuple[str, bytes, str]
+# (rows deleted, data files with new deletes, data files removed whole, added rows IPC, removed rows IPC)
+GroupResult = tuple[int, int, list[str], bytes, bytes]
+
+
+@dataclass(frozen=True)
+class DeleteResult:
+    """What a delete did."""
+
+    snapshot_id: int | None  # the new snapshot (None when nothing matched)
+    deleted_rows: int
+    data_files: int  # data files that got new deletes
+    data_files_removed: int  # data files removed whole
+    delete_files_added: int
+    delete_files_removed: int
+
+
+def _ipc(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def _from_ipc(data: bytes) -> pa.Table:
+    return pa.ipc.open_stream(data).read_all()
+
+
+def delete_in_group(group: Group) -> GroupResult:
+    """The work on one group of data files (a Spark task, or a loop step): find the matching
+    positions and write the delete files. Importable by Spark's Python workers."""
+    from . import _native
+    from .deletes import write_position_deletes
+    from .reader import read_tasks
+
+    metadata_json, task_bytes, puffin_location = group
+    md = _native.TableMetadata.from_json(metadata_json)
+    plan = _from_ipc(task_bytes)
+    positions: dict[str, list[pa.Array]] = {}
+    for batch in read_tasks(plan, metadata_columns=("_file", "_pos")):
+        if batch.num_rows == 0:
+            continue
+        files = batch.column(batch.schema.get_field_index("_file"))
+        # tasks are never mixed in one batch, and each task is one data file
+        positions.setdefault(files[0].as_py(), []).append(batch.column(batch.schema.get_field_index("_pos")))
+    if not positions:
+        return 0, 0, [], b"", b""
+    rows = {r["file_path"]: r for r in plan.select(["file_path", "record_count", "deletes"]).to_pylist()}
+    whole, partial = [], {}
+    for path, chunks in positions.items():
+        found = pa.concat_arrays(chunks)
+        row = rows.get(path)
+        if row is not None and not row["deletes"] and len(found) == row["record_count"]:
+            whole.append(path)
+        else:
+            partial[path] = found
+    deleted = sum(len(pa.concat_arrays(c)) for c in positions.values())
+    if not partial:
+        return deleted, 0, whole, b"", b""
+    written = write_position_deletes(md, partial, location=puffin_location if md.format_version >= 3 else None)
+    return deleted, len(partial), whole, _ipc(written.added), _ipc(written.removed)
+
+
+def _local_map(fn: Callable[[Group], GroupResult], groups: Sequence[Group]) -> list[GroupResult]:
+    return [fn(g) for g in groups]
+
+
+def _remove_files(paths: set[str]) -> None:
+    from .reader import local_path
+
+    for p in paths:
+        try:
+            os.remove(local_path(p))
+        except FileNotFoundError:
+            pass
+
+
+def delete_rows(table: Any, where: Any, *, branch: str | None = None, isolation_level: str = "serializable",
+                groups: int = 1,
+                map_groups: Callable[[Callable[[Group], GroupResult], Sequence[Group]], list[GroupResult]]
+                | None = None) -> DeleteResult:
+    """Deletes the rows of ``table`` (loaded from a catalog) matching ``where`` (filter text or
+    an expression) in one commit; see the module documentation. ``groups``: how many groups
+    the data files are cut into; ``map_groups(fn, groups)`` runs ``fn`` on each group and
+    returns the results in order (default: a loop in this process)."""
+    if where is None or where is True:
+        raise ValueError("delete needs a filter (to delete every row, overwrite the table)")
+    if table.catalog is None:
+        raise ValueError("delete needs a table loaded from a catalog (it commits)")
+    if isolation_level not in ("serializable", "snapshot"):
+        raise ValueError(f"isolation_level must be 'serializable' or 'snapshot', not {isolation_level!r}")
+    md = table.metadata
+    if md.format_version < 2:
+        # v1 has no delete files: only whole data files can go (a partial match fails)
+        before = dict(md.refs).get(branch or "main")
+        table.delete_where(where, branch=branch)
+        head = dict(table.metadata.refs).get(branch or "main")
+        if head is None or (before is not None and head.snapshot_id == before.snapshot_id):
+            return DeleteResult(None, 0, 0, 0, 0, 0)
+        summary = dict(table.metadata.snapshot_by_id(head.snapshot_id).summary)
+        return DeleteResult(head.snapshot_id, int(summary.get("deleted-records", 0)), 0,
+                            int(summary.get("deleted-data-files", 0)), 0, 0)
+    plan = table.scan(row_filter=where, ref=branch).plan()
+    snapshot_id = plan.snapshot_id
+    n_files = plan.table.num_rows
+    if n_files == 0:
+        return DeleteResult(None, 0, 0, 0, 0, 0)
+
+    n = max(1, min(n_files, groups))
+    per_group = -(-n_files // n)
+    data_dir = md.properties.get("write.data.path") or f"{md.location.rstrip('/')}/data"
+    metadata_json = md.to_json()
+    work = [(metadata_json, _ipc(plan.table.slice(i, per_group)), f"{data_dir}/{uuid.uuid4()}-deletes.puffin")
+            for i in range(0, n_files, per_group)]
+    results = (map_groups or _local_map)(delete_in_group, work)
+
+    deleted_rows = sum(r[0] for r in results)
+    touched = sum(r[1] for r in results)
+    whole = [p for r in results for p in r[2]]
+    added = [_from_ipc(r[3]) for r in results if r[3]]
+    removed = [_from_ipc(r[4]) for r in results if r[4]]
+    if not added and not whole:
+        return DeleteResult(None, 0, 0, 0, 0, 0)
+    added_t = pa.concat_tables(added, promote_options="default") if added else None
+    removed_t = pa.concat_tables(removed, promote_options="default") if removed else None
+    new_files = set(added_t.column("file_path").to_pylist()) if added_t is not None else set()
+    referenced = []
+    if added_t is not None and "referenced_data_file" in added_t.column_names:
+        referenced = sorted(set(added_t.column("referenced_data_file").to_pylist()) - {None})
+    try:
+        table.row_delta(
+            add_delete_files=added_t if added_t is not None else (),
+            remove_delete_files=removed_t if removed_t is not None and removed_t.num_rows else (),
+            remove_data_files=whole,
+            branch=branch,
+            validate_from_snapshot=snapshot_id,
+            conflict_detection_filter=where,
+            validate_data_files_exist=referenced,
+            validate_deleted_files=True,
+            validate_no_conflicting_delete_files=True,
+            validate_no_conflicting_data_files=isolation_level == "serializable",
+            isolation_level=isolation_level,
+        )
+    except BaseException:
+        _remove_files(new_files)
+        raise
+    head = dict(table.metadata.refs).get(branch or "main")
+    return DeleteResult(
+        snapshot_id=None if head is None else head.snapshot_id,
+        deleted_rows=deleted_rows,
+        data_files=touched,
+        data_files_removed=len(whole),
+        delete_files_added=0 if added_t is None else added_t.num_rows,
+        delete_files_removed=0 if removed_t is None else removed_t.num_rows,
+    )
