@@ -612,4 +612,5 @@ def expire_snapshots(
     retain_last: int | None = None,
     snapshot_ids: list[int] = ...,
     clean_expired_files: bool = True,
+    clean_expired_metadata: bool = False,
 ) -> dict[str, list[str]]: ...

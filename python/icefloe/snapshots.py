@@ -179,6 +179,7 @@ class ExpireSnapshots:
         self._retain_last: int | None = None
         self._ids: list[int] = []
         self._clean = True
+        self._clean_metadata = False
 
     def older_than(self, timestamp: Any) -> ExpireSnapshots:
         self._older_than = _millis(timestamp, "older_than")
@@ -198,11 +199,18 @@ class ExpireSnapshots:
         self._clean = bool(clean)
         return self
 
+    def clean_expired_metadata(self, clean: bool) -> ExpireSnapshots:
+        """Also removes the partition specs and schemas that no retained snapshot uses (the
+        default spec and the current schema always stay), as Java's
+        ``cleanExpiredMetadata``. Off by default, as in Java."""
+        self._clean_metadata = bool(clean)
+        return self
+
     def commit(self) -> ExpireResult:
         t = self._table
         ident = t.identifier
         out = _native.expire_snapshots(t.catalog._native, (list(ident[:-1]), ident[-1]), self._older_than,
-                                       self._retain_last, list(self._ids), self._clean)
+                                       self._retain_last, list(self._ids), self._clean, self._clean_metadata)
         t.refresh()
         return ExpireResult(
             removed_snapshot_ids=[int(i) for i in out["removed_snapshot_ids"]],

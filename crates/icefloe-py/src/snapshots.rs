@@ -145,7 +145,8 @@ fn manage_snapshots(
 /// kind (`removed_snapshot_ids`, `removed_refs`, `data_files`, `delete_files`,
 /// `manifests`, `manifest_lists`, `statistics_files`).
 #[pyfunction]
-#[pyo3(signature = (catalog, table, older_than_ms = None, retain_last = None, snapshot_ids = vec![], clean_expired_files = true))]
+#[pyo3(signature = (catalog, table, older_than_ms = None, retain_last = None, snapshot_ids = vec![], clean_expired_files = true, clean_expired_metadata = false))]
+#[allow(clippy::too_many_arguments)]
 fn expire_snapshots(
     py: Python<'_>,
     catalog: &PyCatalog,
@@ -154,12 +155,15 @@ fn expire_snapshots(
     retain_last: Option<i32>,
     snapshot_ids: Vec<i64>,
     clean_expired_files: bool,
+    clean_expired_metadata: bool,
 ) -> PyResult<ExpireOut> {
     let catalog: Arc<dyn Catalog> = Arc::clone(&catalog.inner);
     let ident = TableIdent::new(table.0, table.1);
     let r = py
         .detach(|| {
-            let mut e = ExpireSnapshots::new().clean_expired_files(clean_expired_files);
+            let mut e = ExpireSnapshots::new()
+                .clean_expired_files(clean_expired_files)
+                .clean_expired_metadata(clean_expired_metadata);
             if let Some(t) = older_than_ms {
                 e = e.expire_older_than(t);
             }

@@ -63,6 +63,7 @@ pub struct ExpireSnapshots {
     retain_last: Option<i32>,
     ids: BTreeSet<i64>,
     clean_expired_files: bool,
+    clean_expired_metadata: bool,
 }
 
 impl Default for ExpireSnapshots {
@@ -110,6 +111,7 @@ impl ExpireSnapshots {
             retain_last: None,
             ids: BTreeSet::new(),
             clean_expired_files: true,
+            clean_expired_metadata: false,
         }
     }
 
@@ -141,6 +143,15 @@ impl ExpireSnapshots {
     /// Whether files reachable only from expired snapshots are deleted (default true).
     pub fn clean_expired_files(mut self, clean: bool) -> Self {
         self.clean_expired_files = clean;
+        self
+    }
+
+    /// Whether partition specs and schemas no retained snapshot uses are removed too
+    /// (default false), as Java's `cleanExpiredMetadata`: every spec but the default one
+    /// that no manifest of a retained snapshot was written with, and every schema but the
+    /// current one that no retained snapshot names.
+    pub fn clean_expired_metadata(mut self, clean: bool) -> Self {
+        self.clean_expired_metadata = clean;
         self
     }
 
@@ -310,7 +321,7 @@ struct ExpireChange {
 }
 
 impl PendingChange for ExpireChange {
-    fn apply(&mut self, _io: &dyn FileIO, builder: &mut MetadataBuilder) -> Result<()> {
+    fn apply(&mut self, io: &dyn FileIO, builder: &mut MetadataBuilder) -> Result<()> {
         let before = Arc::new(builder.current().clone());
         check_gc_enabled(&before)?;
         let (removed_refs, removed_snapshots) = self.expire.plan(&before)?;
@@ -324,6 +335,9 @@ impl PendingChange for ExpireChange {
                 snapshot_ids: removed_snapshots.clone(),
             })?;
         }
+        if self.expire.clean_expired_metadata {
+            remove_unused_specs_and_schemas(io, builder)?;
+        }
         let mut seen = self
             .seen
             .lock()
@@ -335,6 +349,49 @@ impl PendingChange for ExpireChange {
         });
         Ok(())
     }
+}
+
+/// Java's `cleanExpiredMetadata`, on the metadata after the expiry: the default spec, the
+/// current schema, and what the retained snapshots use (the specs of their manifests,
+/// their schema ids) stay; the other specs and schemas go.
+fn remove_unused_specs_and_schemas(io: &dyn FileIO, builder: &mut MetadataBuilder) -> Result<()> {
+    let md = builder.current();
+    let mut specs: BTreeSet<i32> = BTreeSet::from([md.default_spec_id]);
+    let mut schemas: BTreeSet<i32> = BTreeSet::from([md.current_schema_id]);
+    for snapshot in &md.snapshots {
+        if let Some(id) = snapshot.schema_id {
+            schemas.insert(id);
+        }
+        match &snapshot.manifest_list {
+            Some(list) => {
+                for manifest in read_manifest_list(io, list)? {
+                    specs.insert(manifest.partition_spec_id);
+                }
+            }
+            // a v1 snapshot with embedded manifests: their specs cannot be told cheaply, so
+            // keep every spec rather than remove one it uses
+            None => specs.extend(md.partition_specs.iter().map(|s| s.spec_id)),
+        }
+    }
+    let spec_ids: Vec<i32> = md
+        .partition_specs
+        .iter()
+        .map(|s| s.spec_id)
+        .filter(|id| !specs.contains(id))
+        .collect();
+    let schema_ids: Vec<i32> = md
+        .schemas
+        .iter()
+        .map(|s| s.schema_id())
+        .filter(|id| !schemas.contains(id))
+        .collect();
+    if !spec_ids.is_empty() {
+        builder.apply(TableUpdate::RemovePartitionSpecs { spec_ids })?;
+    }
+    if !schema_ids.is_empty() {
+        builder.apply(TableUpdate::RemoveSchemas { schema_ids })?;
+    }
+    Ok(())
 }
 
 /// Files to delete, by kind.
