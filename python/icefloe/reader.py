@@ -643,14 +643,11 @@ class _TaskReader:
         eq_sets = [_EqualityDeletes.read(d, ctx, build, file_top, self.location) for d in eq_deletes]
 
         residual_expr = _residual_expression(self.residual, ctx) if self.residual is not True else None
-        md_pf = pf.metadata
         for rg in selected:
-            first_pos = groups[rg][2]
-            pos = first_pos
+            pos = groups[rg][2]  # file-global position of the row group's first row
             try:
-                it = pf.iter_batches(batch_size=batch_size, row_groups=[rg], columns=read_names, use_threads=True)
-                raw_batches = list(it) if md_pf.row_group(rg).num_rows == 0 else it
-                for raw in raw_batches:
+                for raw in pf.iter_batches(batch_size=batch_size, row_groups=[rg], columns=read_names,
+                                           use_threads=True):
                     n = raw.num_rows
                     if n == 0:
                         continue
@@ -660,7 +657,7 @@ class _TaskReader:
                     if out is not None and out.num_rows:
                         yield out
             except (OSError, pa.ArrowInvalid) as e:
-                if isinstance(e, (IcefloeIOError,)):
+                if isinstance(e, IcefloeIOError):
                     raise
                 raise InvalidInputError(f"cannot read data file {self.location}: {e}", file=self.location) from None
 
