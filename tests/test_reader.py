@@ -12,14 +12,12 @@ import math
 import os
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
 import icefloe
 from icefloe import errors
 from icefloe.reader import read_tasks
-from icefloe.table import CombinedScanTask
 
 
 def _catalog(tmp_path):

@@ -406,7 +406,7 @@ class _Conformer:
         default = f.get("initial-default") if f is not None else None
         if default is not None:
             try:
-                return _constant_array(_decode_default(default), target.type, n)
+                return _constant_array(default, target.type, n)
             except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
                 raise InvalidInputError(f"initial-default of field {fid} does not fit {target.type}: {e}",
                                         field=target.name) from None
@@ -457,10 +457,6 @@ class _Conformer:
         return InvalidInputError(
             f"column {source.name!r} (field id {_field_id(target)}) of {self.path} has type {source.type}, "
             f"which cannot be read as {target.type}", file=self.path, field=target.name)
-
-
-def _decode_default(value: Any) -> Any:
-    return value
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1015,8 +1011,4 @@ def counts_from_metadata(plan: pa.Table) -> bool:
     return True
 
 
-def scan_schema(plan_schema: pa.Schema, metadata_columns: Sequence[str] = ()) -> pa.Schema:
-    return output_schema(plan_schema, metadata_columns)
-
-
-__all__ += ["output_schema", "local_path", "read_plan_stream"]
+__all__ += ["output_schema", "local_path", "read_plan_stream", "counts_from_metadata"]
