@@ -406,7 +406,7 @@ class _Conformer:
         default = f.get("initial-default") if f is not None else None
         if default is not None:
             try:
-                return _constant_array(_decode_default(default), target.type, n)
+                return _constant_array(default, target.type, n)
             except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
                 raise InvalidInputError(f"initial-default of field {fid} does not fit {target.type}: {e}",
                                         field=target.name) from None
@@ -457,10 +457,6 @@ class _Conformer:
         return InvalidInputError(
             f"column {source.name!r} (field id {_field_id(target)}) of {self.path} has type {source.type}, "
             f"which cannot be read as {target.type}", file=self.path, field=target.name)
-
-
-def _decode_default(value: Any) -> Any:
-    return value
 
 
 # ---------------------------------------------------------------------------------------------
@@ -643,14 +639,11 @@ class _TaskReader:
         eq_sets = [_EqualityDeletes.read(d, ctx, build, file_top, self.location) for d in eq_deletes]
 
         residual_expr = _residual_expression(self.residual, ctx) if self.residual is not True else None
-        md_pf = pf.metadata
         for rg in selected:
-            first_pos = groups[rg][2]
-            pos = first_pos
+            pos = groups[rg][2]  # file-global position of the row group's first row
             try:
-                it = pf.iter_batches(batch_size=batch_size, row_groups=[rg], columns=read_names, use_threads=True)
-                raw_batches = list(it) if md_pf.row_group(rg).num_rows == 0 else it
-                for raw in raw_batches:
+                for raw in pf.iter_batches(batch_size=batch_size, row_groups=[rg], columns=read_names,
+                                           use_threads=True):
                     n = raw.num_rows
                     if n == 0:
                         continue
@@ -660,7 +653,7 @@ class _TaskReader:
                     if out is not None and out.num_rows:
                         yield out
             except (OSError, pa.ArrowInvalid) as e:
-                if isinstance(e, (IcefloeIOError,)):
+                if isinstance(e, IcefloeIOError):
                     raise
                 raise InvalidInputError(f"cannot read data file {self.location}: {e}", file=self.location) from None
 
@@ -1018,8 +1011,4 @@ def counts_from_metadata(plan: pa.Table) -> bool:
     return True
 
 
-def scan_schema(plan_schema: pa.Schema, metadata_columns: Sequence[str] = ()) -> pa.Schema:
-    return output_schema(plan_schema, metadata_columns)
-
-
-__all__ += ["output_schema", "local_path", "read_plan_stream"]
+__all__ += ["output_schema", "local_path", "read_plan_stream", "counts_from_metadata"]
