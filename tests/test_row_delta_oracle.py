@@ -553,3 +553,32 @@ def test_rewrite_files_matches_java(env):
         seqs[f.location()] = f.dataSequenceNumber()
     assert seqs[compacted.to_pylist()[0]["file_path"]] == seq
     assert _spark_ids(spark, name) == sorted(set(range(22)) - {3, gone})
+
+
+# -- rewrite manifests --------------------------------------------------------------------------
+
+def test_rewrite_manifests_read_by_java(env):
+    spark, name, cat, jcat = env
+    t = _make(cat, 3)
+    t.append(pa.table({"id": pa.array([20, 21], pa.int64()), "cat": ["a", "b"]}))
+    t = cat.load_table("db.t")
+    assert sorted(e["partition"]["cat"] for e in _live(t, 0)) == ["a", "a", "b", "b"]   # 2 manifests
+    added, _ = write_position_deletes(t.metadata, {e["file_path"]: [0] for e in _live(t, 0)
+                                                   if e["partition"]["cat"] == "b"})
+    t.row_delta(add_delete_files=added)
+    jtable = jcat.loadTable(jident(spark, "db.t"))
+    before_files = _java_deletes(jtable)
+    before_ids = _spark_ids(spark, name)
+
+    t.rewrite_manifests()
+    jtable.refresh()
+    js = jtable.currentSnapshot()
+    assert js.operation() == "replace"
+    summary = dict(js.summary())
+    assert (summary["manifests-created"], summary["manifests-replaced"], summary["manifests-kept"],
+            summary["entries-processed"]) == ("2", "2", "1", "4")
+    data_manifests = list(js.dataManifests(jtable.io()))
+    assert len(data_manifests) == 2
+    assert all(m.existingFilesCount() == 2 and m.addedFilesCount() == 0 for m in data_manifests)
+    assert _java_deletes(jtable) == before_files == _our_deletes(t)
+    assert _spark_ids(spark, name) == before_ids

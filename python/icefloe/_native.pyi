@@ -542,6 +542,7 @@ class Transaction:
         spec_id: int | None = None,
         branch: str | None = None,
     ) -> None: ...
+    def rewrite_manifests(self, branch: str | None = None, summary: list[tuple[str, str]] = ...) -> None: ...
     def rewrite_files(
         self,
         delete_paths: list[str],

@@ -498,6 +498,14 @@ class Transaction:
         files = write_data_files(self._table.metadata, data)
         return self.overwrite_where(overwrite_filter, files, **options)
 
+    def rewrite_manifests(self, *, branch: str | None = None,
+                          snapshot_properties: Mapping[str, str] | None = None) -> Transaction:
+        """Rewrites the data manifests one per partition spec and partition (Java's
+        ``RewriteManifests`` clustered by partition), in a ``replace`` snapshot that changes
+        no file; delete manifests are kept."""
+        self._native.rewrite_manifests(branch, list((snapshot_properties or {}).items()))
+        return self
+
     def rewrite_files(self, delete_paths: Sequence[str], data_files: Any = (), *, remove_delete_files: Any = (),
                       add_delete_files: Any = (), data_sequence_number: int | None = None,
                       validate_from_snapshot: int | None = None, spec_id: int | None = None,

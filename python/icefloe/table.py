@@ -194,6 +194,12 @@ class Table:
             tx.rewrite_files(delete_paths, data_files, **options)
         return self
 
+    def rewrite_manifests(self, **options: Any) -> Table:
+        """See :meth:`icefloe.commit.Transaction.rewrite_manifests`."""
+        with self.transaction() as tx:
+            tx.rewrite_manifests(**options)
+        return self
+
     def row_delta(self, **options: Any) -> Table:
         """Commits a row delta; options as :meth:`icefloe.commit.Transaction.row_delta`."""
         with self.transaction() as tx:

@@ -346,6 +346,29 @@ impl PyTransaction {
         .py(py)
     }
 
+    /// Rewrites the data manifests one per spec and partition (Java's `RewriteManifests`
+    /// clustered by partition).
+    #[pyo3(signature = (branch = None, summary = vec![]))]
+    fn rewrite_manifests(
+        &self,
+        py: Python<'_>,
+        branch: Option<String>,
+        summary: Vec<(String, String)>,
+    ) -> PyResult<()> {
+        let mut p = SnapshotProducer::rewrite_manifests();
+        if let Some(b) = branch {
+            p = p.to_branch(b);
+        }
+        for (k, v) in summary {
+            p.set_summary(k, v);
+        }
+        self.with(|tx| {
+            tx.add_change(Box::new(p));
+            Ok(())
+        })
+        .py(py)
+    }
+
     /// A row delta (Java's `RowDelta`): data files and delete files (rows of the same form,
     /// `content` 1 or 2) added; delete files (rows, matched by path and DV offset) and data
     /// files (paths) removed; the validations run on every attempt.

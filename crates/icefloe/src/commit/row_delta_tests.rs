@@ -619,3 +619,53 @@ fn rewrite_files_keeps_the_data_sequence_number_and_validates() {
         Error::InvalidArgument { .. }
     ));
 }
+
+#[test]
+fn rewrite_manifests_clusters_by_partition() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 3);
+    append(&catalog, vec![data("a", 1, 10), data("b", 2, 10)]);
+    append(&catalog, vec![data("c", 1, 5)]);
+    let before = append(&catalog, vec![data("d", 2, 5)]);
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, dv("d1", "a", 1, 4, 1));
+    commit(&catalog, p).unwrap();
+    let old = rows(&catalog, before.metadata.current_snapshot().unwrap());
+
+    let s = commit(&catalog, SnapshotProducer::rewrite_manifests()).unwrap();
+    let snap = s.metadata.current_snapshot().unwrap().clone();
+    assert_eq!(snap.operation(), Some(Operation::Replace));
+    let sum = summary(&snap);
+    assert_eq!(sum["manifests-created"], "2");
+    assert_eq!(sum["manifests-replaced"], "3");
+    assert_eq!(sum["manifests-kept"], "1");
+    assert_eq!(sum["entries-processed"], "4");
+    assert_eq!(sum["total-data-files"], "4");
+    let io = catalog.io();
+    let lists = read_manifest_list(io.as_ref(), snap.manifest_list.as_deref().unwrap()).unwrap();
+    let data_lists: Vec<_> = lists
+        .iter()
+        .filter(|m| m.content == ManifestContent::Data)
+        .collect();
+    assert_eq!(data_lists.len(), 2);
+    for mf in data_lists {
+        let m = read_manifest_for(io.as_ref(), mf, &ManifestReadOptions::all()).unwrap();
+        let first = &m.entries[0].data_file.partition;
+        assert!(
+            m.entries.iter().all(|e| &e.data_file.partition == first),
+            "one partition per manifest"
+        );
+        assert!(m
+            .entries
+            .iter()
+            .all(|e| e.status == ManifestStatus::Existing));
+    }
+    // same files with the same data sequence numbers
+    let now: Vec<_> = rows(&catalog, &snap)
+        .into_iter()
+        .filter(|r| r.0 == ManifestContent::Data)
+        .map(|r| (r.1, r.4))
+        .collect();
+    let was: Vec<_> = old.into_iter().map(|r| (r.1, r.4)).collect();
+    assert_eq!(now, was);
+}

@@ -56,6 +56,9 @@ pub enum SnapshotKind {
     RowDelta,
     /// Replaces live files by others holding the same rows (Java's `RewriteFiles`).
     Rewrite,
+    /// Rewrites the data manifests clustered by spec and partition (Java's
+    /// `RewriteManifests` with `clusterBy` partition); files do not change.
+    RewriteManifests,
 }
 
 /// A snapshot change of a transaction; see the module documentation.
@@ -141,6 +144,13 @@ impl SnapshotProducer {
     /// (`validation_mut().from_snapshot`) may apply to a removed data file.
     pub fn rewrite_files() -> SnapshotProducer {
         Self::new(SnapshotKind::Rewrite)
+    }
+
+    /// Java's `RewriteManifests` clustering the data files by partition: one manifest per
+    /// spec and partition (in spec id, then partition order), entries kept as EXISTING
+    /// with their snapshot ids and sequence numbers; delete manifests are kept.
+    pub fn rewrite_manifests() -> SnapshotProducer {
+        Self::new(SnapshotKind::RewriteManifests)
     }
 
     /// The data sequence number the new data files of a rewrite keep (usually the
@@ -244,7 +254,7 @@ impl SnapshotProducer {
                 (true, false) => Operation::Delete,
                 _ => Operation::Overwrite,
             },
-            SnapshotKind::Rewrite => Operation::Replace,
+            SnapshotKind::Rewrite | SnapshotKind::RewriteManifests => Operation::Replace,
             // Java's BaseRowDelta.operation
             SnapshotKind::RowDelta => {
                 let adds_data = !self.added.is_empty();
@@ -564,6 +574,69 @@ impl SnapshotProducer {
         )
     }
 
+    /// The parent's data manifests rewritten one per spec and partition (the rewritten
+    /// manifests first, then the kept delete manifests). Returns them, how many manifests
+    /// were replaced and how many entries were processed.
+    fn cluster_manifests(
+        &mut self,
+        io: &dyn FileIO,
+        md: &TableMetadata,
+        parent_manifests: Vec<ManifestFile>,
+        snapshot_id: i64,
+        dir: &str,
+        codec: Codec,
+    ) -> Result<(Vec<ManifestFile>, usize, usize)> {
+        let schema = current_schema(md)?;
+        let mut kept = Vec::new();
+        let mut replaced = 0;
+        let mut clusters: std::collections::BTreeMap<(i32, String), Vec<ManifestEntry>> =
+            std::collections::BTreeMap::new();
+        let mut entries = 0;
+        for mf in parent_manifests {
+            if mf.content != ManifestContent::Data {
+                kept.push(mf);
+                continue;
+            }
+            replaced += 1;
+            let m = read_manifest_for(io, &mf, &ManifestReadOptions::all())?;
+            for mut e in m.entries.into_iter().filter(ManifestEntry::is_live) {
+                entries += 1;
+                e.snapshot_id = e.snapshot_id.or(Some(mf.added_snapshot_id));
+                let key = (mf.partition_spec_id, format!("{:?}", e.data_file.partition));
+                clusters.entry(key).or_default().push(e);
+            }
+        }
+        let mut out = Vec::new();
+        for ((spec_id, _), group) in clusters {
+            let spec = md.spec_by_id(spec_id).ok_or_else(|| {
+                Error::invalid_metadata(
+                    "partition-specs",
+                    format!(
+                        "a manifest uses partition spec {spec_id}, which the table does not have"
+                    ),
+                )
+            })?;
+            let mut w = ManifestWriter::new(
+                md.format_version,
+                ManifestContent::Data,
+                schema,
+                spec,
+                snapshot_id,
+                codec,
+            )?;
+            for e in group {
+                let sid = e.snapshot_id.unwrap_or(snapshot_id);
+                let seq = e.sequence_number.unwrap_or(0);
+                w.existing(e.data_file, sid, seq, e.file_sequence_number)?;
+            }
+            let path = self.next_manifest_path(dir);
+            self.written.push(path.clone());
+            out.push(w.finish(io, &path)?);
+        }
+        out.extend(kept);
+        Ok((out, replaced, entries))
+    }
+
     /// Rewrites manifest `mf` (read as `m`) with the live entries `drop` selects marked
     /// DELETED; earlier deletes are history and left out. Returns the new manifest and the
     /// dropped entries.
@@ -788,22 +861,32 @@ impl PendingChange for SnapshotProducer {
                 }
             },
         };
-        let (filtered, filter_replaced) = self.filter_manifests(
-            io,
-            &md,
-            parent_manifests,
-            snapshot_id,
-            &dir,
-            codec,
-            &mut summary,
-        )?;
+        let (filtered, filter_replaced) = if self.kind == SnapshotKind::RewriteManifests {
+            let (out, replaced, entries) =
+                self.cluster_manifests(io, &md, parent_manifests, snapshot_id, &dir, codec)?;
+            summary.set("entries-processed", entries);
+            (out, replaced)
+        } else {
+            self.filter_manifests(
+                io,
+                &md,
+                parent_manifests,
+                snapshot_id,
+                &dir,
+                codec,
+                &mut summary,
+            )?
+        };
 
         let (data, deletes): (Vec<ManifestFile>, Vec<ManifestFile>) = new_manifests
             .into_iter()
             .chain(filtered)
             .partition(|m| m.content == ManifestContent::Data);
         let mut merge_replaced = 0;
-        let manifests = if self.kind == SnapshotKind::FastAppend {
+        let manifests = if matches!(
+            self.kind,
+            SnapshotKind::FastAppend | SnapshotKind::RewriteManifests
+        ) {
             let mut all = data;
             all.extend(deletes);
             all
