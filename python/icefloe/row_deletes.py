@@ -25,6 +25,10 @@ from typing import Any
 
 import pyarrow as pa
 
+# Arrow IPC stream bytes both ways: what crosses between the driver and the group workers
+from .writer import data_files_from_ipc as _from_ipc
+from .writer import data_files_to_ipc as _ipc
+
 __all__ = ["DeleteResult", "delete_rows"]
 
 # (metadata JSON, plan rows as Arrow IPC, Puffin file for this group)
@@ -43,17 +47,6 @@ class DeleteResult:
     data_files_removed: int  # data files removed whole
     delete_files_added: int
     delete_files_removed: int
-
-
-def _ipc(table: pa.Table) -> bytes:
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return sink.getvalue().to_pybytes()
-
-
-def _from_ipc(data: bytes) -> pa.Table:
-    return pa.ipc.open_stream(data).read_all()
 
 
 def delete_in_group(group: Group) -> GroupResult:
