@@ -532,6 +532,7 @@ class Transaction:
         files: list[pa.RecordBatch] = ...,
         spec_id: int | None = None,
         branch: str | None = None,
+        summary: list[tuple[str, str]] = ...,
     ) -> None: ...
     def commit(self) -> tuple[str, TableMetadata]: ...
 
