@@ -12,14 +12,12 @@ import math
 import os
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
 import icefloe
 from icefloe import errors
 from icefloe.reader import read_tasks
-from icefloe.table import CombinedScanTask
 
 
 def _catalog(tmp_path):
@@ -104,6 +102,29 @@ def test_evolved_schema_reads_by_field_id(tmp_path):
     batches = list(t.scan().to_batches(batch_size=1))
     assert all(b.num_rows <= 1 for b in batches)
     assert _sorted_rows(pa.Table.from_batches(batches)) == rows
+
+
+def test_date_promoted_to_timestamp_v3(tmp_path):
+    """v3 allows date -> timestamp; Java's schema update does not offer it, so the plan's
+    schemas are changed the way such a table's metadata would read."""
+    cat = _catalog(tmp_path)
+    schema = pa.schema([pa.field("id", pa.int64()), pa.field("d", pa.date32())])
+    t = cat.create_table("db.dt", schema, properties={"format-version": "3"})
+    t.append(pa.table({"id": [1, 2, 3], "d": pa.array([0, -1, None], pa.date32())}, schema=schema))
+    plan = t.scan().plan_arrow()
+    md = dict(plan.schema.metadata)
+    for key in (b"icefloe.schema", b"icefloe.projected_schema"):
+        js = json.loads(md[key])
+        for f in js["fields"]:
+            if f["name"] == "d":
+                f["type"] = "timestamp"
+        md[key] = json.dumps(js).encode()
+    out = pa.Table.from_batches(list(read_tasks(plan.replace_schema_metadata(md))))
+    assert out.schema.field("d").type == pa.timestamp("us")
+    import datetime as dt
+
+    assert {r["id"]: r["d"] for r in out.to_pylist()} == {1: dt.datetime(1970, 1, 1), 2: dt.datetime(1969, 12, 31),
+                                                          3: None}
 
 
 def test_nested_columns_by_id(tmp_path):

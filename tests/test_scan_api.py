@@ -74,7 +74,8 @@ PLAN_FIELDS = [
     pa.field("record_count", pa.int64(), False),
     pa.field("file_size_in_bytes", pa.int64(), False),
     pa.field("spec_id", pa.int32(), False),
-    pa.field("partition", pa.struct([pa.field("cat", pa.string())]), False),
+    # partition fields carry their partition field id, so readers find a spec's fields
+    pa.field("partition", pa.struct([pa.field("cat", pa.string(), metadata={b"PARQUET:field_id": b"1000"})]), False),
     pa.field("data_sequence_number", pa.int64(), False),
     pa.field("file_sequence_number", pa.int64()),
     pa.field("first_row_id", pa.int64()),
@@ -88,7 +89,9 @@ def test_plan_arrow_schema_and_metadata(small, table):
     assert plan.schema.remove_metadata() == pa.schema(PLAN_FIELDS)
     md = plan.schema.metadata
     assert set(md) == {b"icefloe.snapshot_id", b"icefloe.schema", b"icefloe.projected_schema",
-                       b"icefloe.partition_specs", b"icefloe.residuals", b"icefloe.filter"}
+                       b"icefloe.partition_specs", b"icefloe.residuals", b"icefloe.filter",
+                       b"icefloe.format_version"}  # and icefloe.name_mapping when the table has one
+    assert md[b"icefloe.format_version"] == str(table.metadata.format_version).encode()
     assert int(md[b"icefloe.snapshot_id"]) == small.snapshots[-1]
     schema = json.loads(md[b"icefloe.schema"])
     assert [f["name"] for f in schema["fields"]] == ["id", "cat", "ts", "v", "info", "extra"]

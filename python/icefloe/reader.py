@@ -36,7 +36,6 @@ import uuid as _uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 import numpy as np
 import pyarrow as pa
@@ -215,12 +214,19 @@ class _PlanContext:
             fid = _field_id(partition_type.field(i))
             if fid is not None:
                 slots[fid] = i
+        # _partition as Spark reads it from Java: day fields are dates (the plan keeps them
+        # as day numbers)
+        day_ids = {f["field-id"] for sp in specs.values() for f in sp["fields"] if f["transform"] == "day"}
+        meta_partition_type = pa.struct([
+            f.with_type(pa.date32()) if _field_id(f) in day_ids and pa.types.is_int32(f.type) else f
+            for f in _struct_fields(partition_type)
+        ])
         out_fields = list(projected_arrow)
         for name in metadata_columns:
             if name not in METADATA_COLUMNS:
                 raise InvalidArgumentError(f"unknown metadata column {name!r} (known: {', '.join(METADATA_COLUMNS)})")
             fid, t = METADATA_COLUMNS[name]
-            out_fields.append(_with_id(pa.field(name, t or partition_type, nullable=True), fid))
+            out_fields.append(_with_id(pa.field(name, t or meta_partition_type, nullable=True), fid))
         return _PlanContext(
             plan_schema=plan_schema,
             schema_json=schema_json,
@@ -400,7 +406,7 @@ class _Conformer:
         default = f.get("initial-default") if f is not None else None
         if default is not None:
             try:
-                return _constant_array(_decode_default(default), target.type, n)
+                return _constant_array(default, target.type, n)
             except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
                 raise InvalidInputError(f"initial-default of field {fid} does not fit {target.type}: {e}",
                                         field=target.name) from None
@@ -453,24 +459,24 @@ class _Conformer:
             f"which cannot be read as {target.type}", file=self.path, field=target.name)
 
 
-def _decode_default(value: Any) -> Any:
-    return value
-
-
 # ---------------------------------------------------------------------------------------------
 # files
 # ---------------------------------------------------------------------------------------------
 
 
 def local_path(location: str) -> str:
-    """A local file system path for a file location (a plain path or a ``file:`` URI)."""
-    if "://" not in location and not location.startswith("file:"):
-        return location
-    u = urlparse(location)
-    if u.scheme != "file":
-        raise UnsupportedError(f"cannot read {location}: only local files (paths and file:// URIs) are supported "
-                               f"by the reader so far, not {u.scheme}://", file=location)
-    return unquote(u.path)
+    """A local file system path for a file location: a plain path, or a ``file:`` URI with
+    its scheme stripped as the Rust ``LocalFileIO`` does (no percent-decoding: Java's Hadoop
+    file system writes ``%3D`` in partition folder names literally)."""
+    if location.startswith("file://"):
+        return location[len("file://"):]
+    if location.startswith("file:"):
+        return location[len("file:"):]
+    scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", location)
+    if scheme:
+        raise UnsupportedError(f"cannot read {location}: only local files (paths and file: URIs) are supported "
+                               f"by the reader so far, not {scheme.group(1)}://", file=location)
+    return location
 
 
 def _open_parquet(location: str, what: str) -> pq.ParquetFile:
@@ -633,14 +639,11 @@ class _TaskReader:
         eq_sets = [_EqualityDeletes.read(d, ctx, build, file_top, self.location) for d in eq_deletes]
 
         residual_expr = _residual_expression(self.residual, ctx) if self.residual is not True else None
-        md_pf = pf.metadata
         for rg in selected:
-            first_pos = groups[rg][2]
-            pos = first_pos
+            pos = groups[rg][2]  # file-global position of the row group's first row
             try:
-                it = pf.iter_batches(batch_size=batch_size, row_groups=[rg], columns=read_names, use_threads=True)
-                raw_batches = list(it) if md_pf.row_group(rg).num_rows == 0 else it
-                for raw in raw_batches:
+                for raw in pf.iter_batches(batch_size=batch_size, row_groups=[rg], columns=read_names,
+                                           use_threads=True):
                     n = raw.num_rows
                     if n == 0:
                         continue
@@ -650,7 +653,7 @@ class _TaskReader:
                     if out is not None and out.num_rows:
                         yield out
             except (OSError, pa.ArrowInvalid) as e:
-                if isinstance(e, (IcefloeIOError,)):
+                if isinstance(e, IcefloeIOError):
                     raise
                 raise InvalidInputError(f"cannot read data file {self.location}: {e}", file=self.location) from None
 
@@ -724,7 +727,12 @@ class _TaskReader:
             elif name == "_spec_id":
                 meta[name] = pa.repeat(pa.scalar(task["spec_id"], pa.int32()), n)
             elif name == "_partition":
-                meta[name] = pa.repeat(pa.scalar(task["partition"], ctx.partition_type), n)
+                # an unpartitioned table's _partition is null, as Spark reads it from Java
+                if ctx.partition_type.num_fields == 0:
+                    meta[name] = pa.nulls(n, ctx.partition_type)
+                else:
+                    value = pa.scalar(task["partition"], ctx.partition_type).cast(ctx.out_schema.field(name).type)
+                    meta[name] = pa.repeat(value, n)
             elif name == "_row_id":
                 meta[name] = self._lineage(raw, lineage_in_file.get(ROW_ID_ID), n,
                                            None if task["first_row_id"] is None else pc.add(positions, task["first_row_id"]))
@@ -1003,8 +1011,4 @@ def counts_from_metadata(plan: pa.Table) -> bool:
     return True
 
 
-def scan_schema(plan_schema: pa.Schema, metadata_columns: Sequence[str] = ()) -> pa.Schema:
-    return output_schema(plan_schema, metadata_columns)
-
-
-__all__ += ["output_schema", "local_path", "read_plan_stream"]
+__all__ += ["output_schema", "local_path", "read_plan_stream", "counts_from_metadata"]
