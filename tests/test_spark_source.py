@@ -31,8 +31,6 @@ from icefloe import errors
 from icefloe.spark import WRITE_ID_KEY
 from icefloe.spark.source import IcefloeReader, IcefloeWriter
 
-from test_catalog_oracle import spark_catalog
-
 pytestmark = pytest.mark.java
 
 UTC = dt.timezone.utc
@@ -88,7 +86,11 @@ def env(spark, tmp_path_factory):
     root = tmp_path_factory.mktemp("spark-source")
     db = str(root / "catalog.db")
     warehouse = (root / "wh").as_uri()
-    name = spark_catalog(spark, db, warehouse)
+    # a catalog name of this module's own: Spark caches catalogs by name for the session
+    name = "spark_source"
+    for k, v in {"": "org.apache.iceberg.spark.SparkCatalog", ".type": "jdbc", ".uri": f"jdbc:sqlite:{db}",
+                 ".warehouse": warehouse, ".jdbc.schema-version": "V1", ".cache-enabled": "false"}.items():
+        spark.conf.set(f"spark.sql.catalog.{name}{k}", v)
     e = Env(spark, name, db, warehouse, root)
     e.catalog().create_namespace("db")
     return e
