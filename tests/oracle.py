@@ -16,6 +16,7 @@ import decimal
 import json
 import os
 import re
+import sys
 import uuid
 from pathlib import Path
 
@@ -50,6 +51,10 @@ def start_spark(warehouse: Path, view_warehouse: Path):
     jars = [str(RUNTIME_JAR), str(ORACLE_JAR), str(SQLITE_JDBC_JAR)]
     # Keep the JVM quiet and quick to start; tests never look at Spark's own logs.
     os.environ.setdefault("PYSPARK_SUBMIT_ARGS", "--driver-java-options -Dlog4j2.level=WARN pyspark-shell")
+    # Spark's Python workers (the icefloe data source runs in them) need this interpreter,
+    # the one icefloe is installed in
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     builder = (
         SparkSession.builder.master("local[2]")
         .appName("icefloe-oracle")
@@ -57,6 +62,8 @@ def start_spark(warehouse: Path, view_warehouse: Path):
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "2")
+        # the icefloe data source takes pushed filters over (tests/test_spark_source.py)
+        .config("spark.sql.python.filterPushdown.enabled", "true")
         .config("spark.default.parallelism", "2")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")

@@ -541,6 +541,7 @@ class Transaction:
         files: list[pa.RecordBatch] = ...,
         spec_id: int | None = None,
         branch: str | None = None,
+        summary: list[tuple[str, str]] = ...,
     ) -> None: ...
     def rewrite_manifests(self, branch: str | None = None, summary: list[tuple[str, str]] = ...) -> None: ...
     def rewrite_files(

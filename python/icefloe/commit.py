@@ -449,17 +449,20 @@ class Transaction:
                                   list((snapshot_properties or {}).items()))
         return self
 
-    def delete_files(self, paths: Sequence[str], *, branch: str | None = None) -> Transaction:
+    def delete_files(self, paths: Sequence[str], *, branch: str | None = None,
+                     snapshot_properties: Mapping[str, str] | None = None) -> Transaction:
         """Removes the data files at ``paths``; each must be live in the table."""
-        self._native.replace_files(list(paths), [], None, branch)
+        self._native.replace_files(list(paths), [], None, branch, list((snapshot_properties or {}).items()))
         return self
 
     def overwrite_files(self, delete_paths: Sequence[str], data_files: Any, *, spec_id: int | None = None,
-                        branch: str | None = None) -> Transaction:
+                        branch: str | None = None, snapshot_properties: Mapping[str, str] | None = None
+                        ) -> Transaction:
         """Removes the data files at ``delete_paths`` (each must be live) and adds
-        ``data_files``, in one snapshot."""
+        ``data_files``, in one snapshot (extra summary entries: ``snapshot_properties``)."""
         spec_id = _spec_id_of(data_files) if spec_id is None else spec_id
-        self._native.replace_files(list(delete_paths), _batches(data_files), spec_id, branch)
+        self._native.replace_files(list(delete_paths), _batches(data_files), spec_id, branch,
+                                   list((snapshot_properties or {}).items()))
         return self
 
     def delete_where(self, row_filter: Any, *, branch: str | None = None,

@@ -200,7 +200,8 @@ impl PyTransaction {
 
     /// Removes the data files at `paths` and adds `files` (either may be empty): a delete
     /// when nothing is added, an overwrite otherwise. Every removed file must be live.
-    #[pyo3(signature = (paths, files = vec![], spec_id = None, branch = None))]
+    /// `summary`: extra snapshot summary properties, as for `append_files`.
+    #[pyo3(signature = (paths, files = vec![], spec_id = None, branch = None, summary = vec![]))]
     fn replace_files(
         &self,
         py: Python<'_>,
@@ -208,6 +209,7 @@ impl PyTransaction {
         files: Vec<Bound<'_, PyAny>>,
         spec_id: Option<i32>,
         branch: Option<String>,
+        summary: Vec<(String, String)>,
     ) -> PyResult<()> {
         let batches = batches(&files)?;
         py.detach(|| {
@@ -225,6 +227,9 @@ impl PyTransaction {
             }
             for f in files {
                 p.add_file_with_spec(spec_id, f);
+            }
+            for (k, v) in summary {
+                p.set_summary(k, v);
             }
             self.with(|tx| {
                 tx.add_change(Box::new(p));

@@ -1,0 +1,39 @@
+"""icefloe tables in PySpark: a Spark 4.1 Python data source named ``icefloe``.
+
+::
+
+    import icefloe.spark
+    icefloe.spark.register(spark)
+
+    df = (spark.read.format("icefloe")
+          .option("catalog", "prod").option("uri", "sqlite:////data/catalog.db")
+          .option("warehouse", "file:///data/warehouse")
+          .load("db.events"))                      # options: snapshot-id, as-of-timestamp,
+                                                   # branch, tag, columns, metadata-columns
+    df.where("id > 5").count()                     # filters pushed down to icefloe planning
+    df.write.format("icefloe").mode("append").save("db.events")    # or mode("overwrite")
+
+Without catalog options the embedded default catalog is used (``$ICEFLOE_HOME``, see
+:func:`icefloe.load_catalog`), resolved in Spark's Python workers: set ``ICEFLOE_HOME``
+before the Spark session starts. The Python workers must run an interpreter that has
+icefloe installed (``PYSPARK_PYTHON``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .source import WRITE_ID_KEY, IcefloeDataSource
+
+__all__ = ["register", "IcefloeDataSource", "WRITE_ID_KEY", "FILTER_PUSHDOWN_CONF"]
+
+#: Spark refuses to plan a Python source that pushes filters unless this is true
+FILTER_PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
+
+
+def register(spark: Any) -> None:
+    """Registers the ``icefloe`` data source with a SparkSession and turns on Python filter
+    pushdown (``spark.sql.python.filterPushdown.enabled``), which Spark 4.1 requires of a
+    source that takes filters over."""
+    spark.conf.set(FILTER_PUSHDOWN_CONF, "true")
+    spark.dataSource.register(IcefloeDataSource)

@@ -1,0 +1,399 @@
+"""The ``icefloe`` Spark data source (``pyspark.sql.datasource``, Spark 4.1).
+
+Where each piece runs: Spark calls ``schema()``, ``reader()``, ``pushFilters()``,
+``partitions()``, ``writer()``, ``commit()`` and ``abort()`` in Python worker processes
+that the driver's JVM starts, and ``read()`` and ``write()`` in workers on the executors.
+Every object crossing between them is pickled, so they hold only strings, bytes and
+Spark's filter objects; tables and catalogs are opened where they are used.
+
+Reading: ``schema()`` pins the table's metadata file (later commits do not change what
+the query reads) and gives the Spark schema of the scan's projected schema;
+``pushFilters()`` keeps the filters it can take over exactly (see ``filters``);
+``partitions()`` plans the scan on the pinned metadata with those filters and returns one
+partition per bin-packed task group (``plan_tasks``), carried as Arrow IPC bytes;
+``read()`` reads a group with ``icefloe.reader.read_tasks`` (deletes and the residual
+applied), converts it to Spark's Arrow types and applies the pushed filters with Spark's
+semantics.
+
+Writing: ``writer()`` checks the DataFrame's schema against the table's and captures the
+table's metadata and a write id; each task writes Parquet data files with
+``icefloe.writer.write_data_files`` (file names ``<partition>-<task attempt>-<write
+id>-<n>.parquet``, as Java names them) and returns their data-file rows as Arrow IPC in
+its commit message; ``commit()`` on the driver commits them once (a fast append, or for
+``overwrite`` the table's live data files replaced by the new ones), recording the write
+id in the snapshot summary (``icefloe.write-id``); ``abort()`` deletes every file of the
+write id, unless the table has a snapshot with that write id (a commit whose outcome was
+unknown to Spark did land).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceArrowWriter,
+    DataSourceReader,
+    InputPartition,
+    WriterCommitMessage,
+)
+
+from .. import expressions as E
+from ..errors import InvalidArgumentError
+from . import filters as F
+from . import types as T
+from .options import ReadOptions, WriteOptions
+
+__all__ = ["IcefloeDataSource", "IcefloeReader", "IcefloeScanReader", "IcefloeWriter", "TaskGroup", "DataFilesMessage", "WRITE_ID_KEY"]
+
+NAME = "icefloe"
+#: snapshot summary key holding the id of the Spark write that made the snapshot
+WRITE_ID_KEY = "icefloe.write-id"
+PROJECTED_SCHEMA_KEY = b"icefloe.projected_schema"
+SCHEMA_KEY = b"icefloe.schema"
+
+_log = logging.getLogger(__name__)
+
+# the metadata columns Java's Spark integration declares not nullable
+_REQUIRED_METADATA = {"_file", "_pos", "_deleted"}
+
+
+class IcefloeDataSource(DataSource):
+    """``spark.read.format("icefloe")`` / ``df.write.format("icefloe")``; options in
+    :mod:`icefloe.spark.options`."""
+
+    @classmethod
+    def name(cls) -> str:
+        return NAME
+
+    def schema(self) -> Any:
+        scan = _ScanInfo.load(ReadOptions.of(self.options))
+        # pinned: the reader plans against the very metadata this schema was taken from
+        self._pinned = scan.metadata_location
+        return scan.spark_schema()
+
+    def reader(self, schema: Any) -> IcefloeScanReader:
+        options = dict(self.options)
+        pinned = getattr(self, "_pinned", None)
+        if ReadOptions.of(options).pushdown:
+            return IcefloeReader(options, pinned, schema)
+        return IcefloeScanReader(options, pinned, schema)
+
+    def writer(self, schema: Any, overwrite: bool) -> IcefloeWriter:
+        return IcefloeWriter(dict(self.options), schema, overwrite)
+
+
+# ---------------------------------------------------------------------------------------------
+# reading
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _ScanInfo:
+    """A scan as configured by the read options, on one metadata file."""
+
+    options: ReadOptions
+    metadata_location: str
+    table: Any
+    plan_schema: pa.Schema  # the schema of an (empty) plan: the scan's schemas in its metadata
+
+    @staticmethod
+    def load(options: ReadOptions, metadata_location: str | None = None) -> _ScanInfo:
+        from ..table import Table
+
+        if metadata_location is None:
+            table = options.catalog.load_table()
+            metadata_location = table.metadata_location
+        else:
+            table = Table.from_metadata(metadata_location)
+        # planning nothing resolves the snapshot, the scan schema and the projection exactly
+        # as planning for real does, at the cost of reading the manifest list only
+        plan = _scan(table, options, E.AlwaysFalse()).plan_arrow()
+        return _ScanInfo(options, metadata_location, table, plan.schema)
+
+    def schema(self) -> Any:
+        """The icefloe Schema the scan reads with (filters bind to it)."""
+        from .._native import Schema
+
+        return Schema.from_json(self.plan_schema.metadata[SCHEMA_KEY].decode())
+
+    def output_fields(self) -> list[dict]:
+        """The Iceberg fields (JSON objects) of the rows read: the projection, then the
+        requested metadata columns."""
+        from ..reader import output_schema
+
+        fields = list(json.loads(self.plan_schema.metadata[PROJECTED_SCHEMA_KEY])["fields"])
+        metadata_columns = self.options.metadata_columns
+        if metadata_columns:
+            out = output_schema(self.plan_schema, metadata_columns)
+            partition_types = self._partition_types()
+            for name in metadata_columns:
+                f = out.field(name)
+                fields.append({"id": int(f.metadata[b"PARQUET:field_id"]), "name": name,
+                               "required": name in _REQUIRED_METADATA,
+                               "type": _iceberg_type_of(f.type, partition_types)})
+        return fields
+
+    def _partition_types(self) -> dict[int, Any]:
+        """The Iceberg type of every partition field of the table's specs, by field id (the
+        plan's partition struct carries e.g. a day as an int, which Spark shows as a date)."""
+        schema = self.schema()
+        out: dict[int, Any] = {}
+        for spec in self.table.metadata.specs:
+            try:
+                fields = spec.partition_type(schema)
+            except Exception:  # noqa: BLE001 (a spec whose source column is gone)
+                continue
+            transforms = {pf.field_id: pf.transform for pf in spec.fields}
+            for f in fields:
+                # Java's day transform results in a date (the spec says int, days from 1970)
+                out[f.id] = "date" if transforms.get(f.id) == "day" else json.loads(f.type_json())
+        return out
+
+    def spark_schema(self) -> Any:
+        return T.spark_type({"type": "struct", "fields": self.output_fields()})
+
+
+def _iceberg_type_of(arrow_type: pa.DataType, partition_types: dict[int, Any]) -> Any:
+    """The Iceberg type (JSON form) of a metadata column's Arrow type; the fields of the
+    ``_partition`` struct take the partition fields' types."""
+    if pa.types.is_struct(arrow_type):
+        fields = []
+        for f in arrow_type:
+            fid = int((f.metadata or {}).get(b"PARQUET:field_id", -1))
+            t = partition_types.get(fid) or _iceberg_type_of(f.type, partition_types)
+            fields.append({"id": fid, "name": f.name, "required": False, "type": t})
+        return {"type": "struct", "fields": fields}
+    from .._native import iceberg_type_of
+
+    return iceberg_type_of(arrow_type)
+
+
+def _scan(table: Any, options: ReadOptions, row_filter: Any) -> Any:
+    return table.scan(row_filter=row_filter, selected_fields=list(options.columns) if options.columns else None,
+                      snapshot_id=options.snapshot_id, ref=options.ref, as_of=options.as_of_ms)
+
+
+class TaskGroup(InputPartition):
+    """One Spark partition: a bin-packed group of file scan tasks as Arrow IPC bytes
+    (``CombinedScanTask.to_bytes``), which carry the schemas and residuals they need."""
+
+    def __init__(self, payload: bytes, files: int):
+        self.payload = payload
+        self.files = files
+
+    def __repr__(self) -> str:
+        return f"TaskGroup({self.files} tasks, {len(self.payload)} bytes)"
+
+
+class IcefloeScanReader(DataSourceReader):
+    """Reads the table without taking filters over (the ``pushdown`` option set to
+    ``false``): Spark applies every filter to all rows."""
+
+    def __init__(self, options: dict[str, str], metadata_location: str | None, schema: Any):
+        self.options = ReadOptions.of(options)
+        info = _ScanInfo.load(self.options, metadata_location)
+        self.metadata_location = info.metadata_location
+        self.fields = info.output_fields()
+        expected = info.spark_schema()
+        if schema is not None and schema != expected:
+            raise InvalidArgumentError(
+                f"the schema given to the reader ({schema.simpleString()}) is not the table's "
+                f"({expected.simpleString()}); select columns with the 'columns' option instead")
+        self.spark_schema_json = expected.json()
+        self.schema_json = info.plan_schema.metadata[SCHEMA_KEY].decode()
+        #: the Spark filters taken over (applied while planning and again on every row read)
+        self.pushed: list = []
+
+    def row_filter(self) -> Any:
+        """The icefloe expression of the pushed filters (``None``: every row)."""
+        from .._native import Schema
+
+        schema = Schema.from_json(self.schema_json)
+        expressions = [F.translate(f, schema) for f in self.pushed]
+        if not expressions:
+            return None
+        return expressions[0] if len(expressions) == 1 else E.And(*expressions)
+
+    def partitions(self) -> list:
+        from ..table import Table
+
+        table = Table.from_metadata(self.metadata_location)
+        groups = _scan(table, self.options, self.row_filter()).plan_tasks(target_split_size=self.options.split_size)
+        return [TaskGroup(g.to_bytes(), g.table.num_rows) for g in groups]
+
+    def read(self, partition: Any) -> Iterator[pa.RecordBatch]:
+        if partition is None:  # an empty plan: Spark still runs one task
+            return
+        from pyspark.sql.pandas.types import to_arrow_schema
+        from pyspark.sql.types import StructType
+
+        from ..reader import DEFAULT_BATCH_SIZE, read_tasks
+
+        target = to_arrow_schema(StructType.fromJson(json.loads(self.spark_schema_json)))
+        batches = read_tasks(partition.payload, metadata_columns=self.options.metadata_columns,
+                             batch_size=self.options.batch_size or DEFAULT_BATCH_SIZE)
+        for batch in batches:
+            batch = T.to_spark_batch(batch, self.fields, target)
+            mask = F.spark_mask(self.pushed, batch)
+            if mask is not None:
+                batch = batch.filter(mask)
+            if batch.num_rows:
+                yield batch
+
+
+class IcefloeReader(IcefloeScanReader):
+    """Reads the table taking over the filters it can (see ``icefloe.spark.filters``): they
+    prune files while planning and are applied to the rows read with Spark's semantics."""
+
+    def pushFilters(self, filters: list) -> list:
+        from .._native import Schema
+
+        schema = Schema.from_json(self.schema_json)
+        rest = []
+        for f in filters:
+            if F.translate(f, schema) is None:
+                rest.append(f)
+            else:
+                self.pushed.append(f)
+        return rest
+
+
+# ---------------------------------------------------------------------------------------------
+# writing
+# ---------------------------------------------------------------------------------------------
+
+
+class DataFilesMessage(WriterCommitMessage):
+    """What a write task sends the driver: its data-file rows as Arrow IPC bytes."""
+
+    def __init__(self, data_files: bytes, count: int):
+        self.data_files = data_files
+        self.count = count
+
+
+class IcefloeWriter(DataSourceArrowWriter):
+    def __init__(self, options: dict[str, str], schema: Any, overwrite: bool):
+        self.options = WriteOptions.of(options)
+        table = self.options.catalog.load_table()
+        md = table.metadata
+        schema_json = md.schema().to_json()
+        T.check_write_schema(schema, schema_json)
+        self.overwrite = overwrite
+        self.metadata_json = md.to_json()
+        self.schema_json = schema_json
+        self.write_id = str(uuid.uuid4())
+
+    # --- executors ---
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> DataFilesMessage:
+        from pyspark import TaskContext
+
+        from .._native import TableMetadata
+        from ..writer import data_files_to_ipc, write_data_files
+
+        context = TaskContext.get()
+        partition_id = context.partitionId() if context is not None else 0
+        attempt_id = context.taskAttemptId() if context is not None else 0
+        md = TableMetadata.from_json(self.metadata_json)
+        batches = (T.to_table_batch(b, self.schema_json) for b in iterator)
+        files = write_data_files(md, batches, task_id=attempt_id, partition_id=partition_id,
+                                 operation_id=self.write_id, properties=dict(self.options.write_properties))
+        return DataFilesMessage(data_files_to_ipc(files), files.num_rows)
+
+    # --- driver ---
+
+    def commit(self, messages: list) -> None:
+        from ..writer import SPEC_ID_KEY, data_files_from_ipc
+
+        files = [data_files_from_ipc(m.data_files) for m in messages if m is not None and m.count]
+        table = self.options.catalog.load_table()
+        branch = self.options.branch
+        summary = dict(self.options.snapshot_properties)
+        summary[WRITE_ID_KEY] = self.write_id
+        spec_id = int(files[0].schema.metadata[SPEC_ID_KEY]) if files else None
+        if self.overwrite:
+            live = _live_data_files(table, branch)
+            if not live and not files:
+                return
+            with table.transaction() as tx:
+                tx.overwrite_files(live, files, spec_id=spec_id, branch=branch, snapshot_properties=summary)
+        elif files:
+            with table.transaction() as tx:
+                tx.append_files(files, spec_id=spec_id, branch=branch, snapshot_properties=summary)
+
+    def abort(self, messages: list) -> None:
+        try:
+            table = self.options.catalog.load_table()
+        except Exception:  # noqa: BLE001
+            # without the table we cannot tell whether a commit landed: keep the files
+            _log.exception("icefloe: abort could not load the table; files of write %s are kept", self.write_id)
+            return
+        if any(s.summary.get(WRITE_ID_KEY) == self.write_id for s in table.snapshots()):
+            return  # the commit landed although Spark saw it fail
+        paths = set()
+        for m in messages:
+            if m is not None and m.count:
+                from ..writer import data_files_from_ipc
+
+                paths.update(data_files_from_ipc(m.data_files).column("file_path").to_pylist())
+        paths.update(_files_of_write(table.metadata, dict(self.options.write_properties), self.write_id))
+        _delete(paths)
+
+
+def _live_data_files(table: Any, branch: str | None) -> list[str]:
+    """The paths of the data files live in the head of ``branch`` (default: current)."""
+    if table.metadata.current_snapshot_id is None and branch is None:
+        return []
+    if branch is not None and table.metadata.snapshot_by_ref(branch) is None:
+        branch = None  # a new branch starts from the current snapshot
+        if table.metadata.current_snapshot_id is None:
+            return []
+    plan = table.scan(ref=branch).plan_arrow()
+    return sorted(set(plan.column("file_path").to_pylist()))
+
+
+def _data_location(md: Any, overrides: dict[str, str]) -> str:
+    from ..writer import DATA_PATH, LEGACY_DATA_PATH
+
+    props = dict(md.properties)
+    props.update(overrides)
+    return (props.get(DATA_PATH) or props.get(LEGACY_DATA_PATH) or f"{md.location.rstrip('/')}/data").rstrip("/")
+
+
+def _fs(location: str) -> tuple[Any, str]:
+    import pyarrow.fs as pafs
+
+    if "://" in location:
+        return pafs.FileSystem.from_uri(location)
+    return pafs.LocalFileSystem(), location
+
+
+def _files_of_write(md: Any, overrides: dict[str, str], write_id: str) -> list[str]:
+    """Every file under the table's data location named for ``write_id`` (including those
+    of failed task attempts, which sent no message)."""
+    import pyarrow.fs as pafs
+
+    location = _data_location(md, overrides)
+    fs, base = _fs(location)
+    infos = fs.get_file_info(pafs.FileSelector(base, recursive=True, allow_not_found=True))
+    marker = f"-{write_id}-"
+    prefix = location[: len(location) - len(base)] if location.endswith(base) else ""
+    return [prefix + i.path for i in infos if i.type == pafs.FileType.File and marker in i.base_name]
+
+
+def _delete(paths: set[str]) -> None:
+    for path in sorted(paths):
+        fs, p = _fs(path)
+        try:
+            fs.delete_file(p)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            _log.warning("icefloe: could not delete %s", path, exc_info=True)
