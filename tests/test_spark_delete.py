@@ -14,7 +14,7 @@ import pytest
 
 import icefloe
 from icefloe import errors
-from icefloe.spark.delete import delete
+from icefloe.spark import delete
 
 from test_catalog_oracle import paths, spark_catalog  # noqa: F401
 

@@ -51,7 +51,9 @@ class Env:
         return {"catalog": self.name, "uri": f"sqlite:///{self.db}", "warehouse": self.warehouse}
 
     def read(self, table: str, **options):
-        r = self.spark.read.format("icefloe").options(**self.options())
+        # pushdown on unless a test says otherwise: each test DataFrame here serves one query
+        # (see test_reused_dataframe_needs_pushdown_off)
+        r = self.spark.read.format("icefloe").options(**self.options()).option("pushdown", "true")
         for k, v in options.items():
             r = r.option(k.replace("_", "-"), str(v))
         return r.load(table)
@@ -381,6 +383,13 @@ def test_reused_dataframe_needs_pushdown_off(env, pruned_table):
     assert safe.where("p = 3").count() == 50
     assert safe.count() == 500
     assert rows(safe.where("p < 3")) == rows(env.java(pruned_table).where("p < 3"))
+
+
+def test_pushdown_is_off_by_default_so_dataframes_can_be_reused(env, pruned_table):
+    df = env.spark.read.format("icefloe").options(**env.options()).load(pruned_table)
+    assert df.where("p = 3").count() == 50
+    assert df.count() == 500
+    assert rows(df.where("p < 3")) == rows(env.java(pruned_table).where("p < 3"))
 
 
 def test_several_partitions_are_read_in_parallel(env, pruned_table):

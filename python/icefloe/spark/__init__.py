@@ -10,8 +10,9 @@
           .option("warehouse", "file:///data/warehouse")
           .load("db.events"))                      # options: snapshot-id, as-of-timestamp,
                                                    # branch, tag, columns, metadata-columns
-    df.where("id > 5").count()                     # filters pushed down to icefloe planning
+    df.where("id > 5").count()                     # .option("pushdown", "true"): into planning
     df.write.format("icefloe").mode("append").save("db.events")    # or mode("overwrite")
+    icefloe.spark.delete(spark, catalog.load_table("db.events"), "id < 100")   # DVs, on executors
 
 Without catalog options the embedded default catalog is used (``$ICEFLOE_HOME``, see
 :func:`icefloe.load_catalog`), resolved in Spark's Python workers: set ``ICEFLOE_HOME``
@@ -23,9 +24,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .row_delete import DeleteResult, delete
 from .source import WRITE_ID_KEY, IcefloeDataSource
 
-__all__ = ["register", "IcefloeDataSource", "WRITE_ID_KEY", "FILTER_PUSHDOWN_CONF"]
+__all__ = ["register", "delete", "DeleteResult", "IcefloeDataSource", "WRITE_ID_KEY", "FILTER_PUSHDOWN_CONF"]
 
 #: Spark refuses to plan a Python source that pushes filters unless this is true
 FILTER_PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"

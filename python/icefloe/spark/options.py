@@ -95,8 +95,10 @@ class ReadOptions:
     ``_pos``, ``_spec_id``, ``_partition``, ``_deleted``, ``_row_id``,
     ``_last_updated_sequence_number``, appended after the columns); ``split-size`` (bytes,
     overrides ``read.split.target-size``); ``batch-size`` (rows per Arrow batch);
-    ``pushdown`` (``false``: take no filters over, see the README on Spark 4.1's reuse of a
-    DataFrame's read plan)."""
+    ``pushdown`` (``true``: take filters over, pruning files in planning; off by default
+    because Spark 4.1 reuses a DataFrame's last pushed-down read plan for a later query on
+    the same DataFrame that pushes nothing, which would silently read too few rows; turn it
+    on for a DataFrame that serves one query, see the README)."""
 
     catalog: CatalogOptions
     snapshot_id: int | None = None
@@ -106,7 +108,7 @@ class ReadOptions:
     metadata_columns: tuple[str, ...] = ()
     split_size: int | None = None
     batch_size: int | None = None
-    pushdown: bool = True
+    pushdown: bool = False
 
     @staticmethod
     def of(options: Mapping[str, str]) -> ReadOptions:
@@ -133,7 +135,7 @@ class ReadOptions:
             metadata_columns=tuple(_names(o, "metadata-columns") or ()),
             split_size=split,
             batch_size=batch,
-            pushdown=_bool(o, "pushdown", True),
+            pushdown=_bool(o, "pushdown", False),
         )
 
 
