@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The main job: set everything up, let Java Iceberg (through PySpark) write a real table,
-# then inspect it with the icefloe CLI and check icefloe's transforms against Java's partitions.
+# The main job: set everything up, then run a real PySpark pipeline on icefloe's embedded
+# default catalog (scripts/pipeline.py: write through Spark, delete with DVs, evolve, read
+# back with pushdown, time-travel, cross-check with Java Iceberg). Arguments go to it.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 bash scripts/setup.sh
 # shellcheck disable=SC1091
 source .venv/bin/activate
-exec python scripts/demo.py "$@"
+exec python scripts/pipeline.py "$@"
