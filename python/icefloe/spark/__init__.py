@@ -13,6 +13,7 @@
     df.where("id > 5").count()                     # .option("pushdown", "true"): into planning
     df.write.format("icefloe").mode("append").save("db.events")    # or mode("overwrite")
     icefloe.spark.delete(spark, catalog.load_table("db.events"), "id < 100")   # DVs, on executors
+    icefloe.spark.update(spark, table, "id < 100", {"amount": "amount * 2"})   # merge-on-read
 
 Without catalog options the embedded default catalog is used (``$ICEFLOE_HOME``, see
 :func:`icefloe.load_catalog`), resolved in Spark's Python workers: set ``ICEFLOE_HOME``
@@ -25,9 +26,10 @@ from __future__ import annotations
 from typing import Any
 
 from .row_delete import DeleteResult, delete
+from .row_update import UpdateResult, update
 from .source import WRITE_ID_KEY, IcefloeDataSource
 
-__all__ = ["register", "delete", "DeleteResult", "IcefloeDataSource", "WRITE_ID_KEY", "FILTER_PUSHDOWN_CONF"]
+__all__ = ["register", "delete", "DeleteResult", "update", "UpdateResult", "IcefloeDataSource", "WRITE_ID_KEY", "FILTER_PUSHDOWN_CONF"]
 
 #: Spark refuses to plan a Python source that pushes filters unless this is true
 FILTER_PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"

@@ -1,0 +1,168 @@
+"""A distributed row-level UPDATE for PySpark users: ``icefloe.spark.update(spark, table,
+where, {"col": "spark sql expression"})`` (needs pandas, as PySpark's ``mapInArrow`` does).
+
+Merge-on-read, as Java's Spark UPDATE on a merge-on-read table: the rows matching ``where``
+(a Spark SQL condition) are read through the ``icefloe`` data source with ``_file`` and
+``_pos`` at the table's current snapshot; Spark computes the new values; executors write
+the updated rows as new data files and the old rows' positions as deletion vectors (v3,
+merged with the live ones) or position delete files (v2), and the driver commits both in one
+row delta, validated from the snapshot read (the data files must still exist, none was
+removed, no conflicting delete files, and under ``serializable`` no conflicting data files).
+If the commit fails, the files written for it are removed again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..row_deletes import _remove_files
+from ..writer import data_files_from_ipc, data_files_to_ipc
+
+__all__ = ["UpdateResult", "update"]
+
+
+@dataclass(frozen=True)
+class UpdateResult:
+    """What an :func:`update` did."""
+
+    snapshot_id: int | None  # the new snapshot (None when no row matched)
+    updated_rows: int
+    data_files_added: int
+    delete_files_added: int
+    delete_files_removed: int
+
+
+def _rows(spark: Any, table: Any, snapshot_id: int, where: str) -> Any:
+    options = {"catalog": table.catalog.name, **table.catalog.properties}
+    return (spark.read.format("icefloe").options(**options)
+            .option("snapshot-id", str(snapshot_id)).option("metadata-columns", "_file,_pos")
+            .option("pushdown", "true")   # a new DataFrame for each query made from it
+            .load(".".join(table.identifier)).where(where))
+
+
+def _write_deletes(metadata_json: str, data_dir: str):
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        import uuid
+
+        from .. import _native
+        from ..deletes import write_position_deletes
+
+        md = _native.TableMetadata.from_json(metadata_json)
+        positions: dict[str, list[pa.Array]] = {}
+        for b in batches:
+            if b.num_rows == 0:
+                continue
+            t = pa.Table.from_batches([b])
+            for path in t.column("_file").unique().to_pylist():
+                mask = pc.equal(t.column("_file"), path)
+                positions.setdefault(path, []).append(t.filter(mask).column("_pos").combine_chunks())
+        if not positions:
+            return
+        merged = {p: pa.concat_arrays(c) for p, c in positions.items()}
+        location = f"{data_dir}/{uuid.uuid4()}-deletes.puffin" if md.format_version >= 3 else None
+        written = write_position_deletes(md, merged, location=location)
+        yield pa.RecordBatch.from_pydict({
+            "added": [data_files_to_ipc(written.added)],
+            "removed": [data_files_to_ipc(written.removed)],
+            "rows": [sum(len(p) for p in merged.values())],
+        })
+    return run
+
+
+def _write_data(metadata_json: str, schema_json: str):
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from pyspark import TaskContext
+
+        from .. import _native
+        from ..writer import write_data_files
+        from . import types as T
+
+        md = _native.TableMetadata.from_json(metadata_json)
+        converted = [T.to_table_batch(b, schema_json) for b in batches if b.num_rows]
+        if not converted:
+            return
+        ctx = TaskContext.get()
+        task_id = ctx.partitionId() if ctx is not None else 0
+        files = write_data_files(md, pa.Table.from_batches(converted), task_id=task_id)
+        yield pa.RecordBatch.from_pydict({"files": [data_files_to_ipc(files)]})
+    return run
+
+
+def update(spark: Any, table: Any, where: str, assignments: Mapping[str, str], *, isolation_level: str = "serializable"
+           ) -> UpdateResult:
+    """Sets the columns of ``assignments`` (column name -> Spark SQL expression over the row, e.g.
+    ``{"amount": "amount * 2"}``) in the rows of ``table`` (an :class:`icefloe.Table` loaded
+    from a catalog) that match ``where`` (a Spark SQL condition), in one commit. The table
+    must be format version 2 or later. The table object is refreshed."""
+    from pyspark.sql import functions as F
+
+    if table.catalog is None or table.identifier is None:
+        raise ValueError("update needs a table loaded from a catalog (it commits)")
+    if not assignments:
+        raise ValueError("update needs at least one column to set")
+    if isolation_level not in ("serializable", "snapshot"):
+        raise ValueError(f"isolation_level must be 'serializable' or 'snapshot', not {isolation_level!r}")
+    table.refresh()
+    md = table.metadata
+    if md.format_version < 2:
+        raise ValueError("row-level updates need format version 2 or later (this table is v1)")
+    current = md.current_snapshot()
+    if current is None:
+        return UpdateResult(None, 0, 0, 0, 0)
+    columns = [f.name for f in table.schema().fields]
+    unknown = sorted(c for c in assignments if c not in columns)
+    if unknown:
+        raise ValueError(f"update sets columns the table does not have: {', '.join(unknown)}")
+
+    from . import register
+
+    register(spark)   # the rows are read through the icefloe data source
+    metadata_json = md.to_json()
+    data_dir = md.properties.get("write.data.path") or f"{md.location.rstrip('/')}/data"
+    deletes = (_rows(spark, table, current.snapshot_id, where).select("_file", "_pos").repartition("_file")
+               .mapInArrow(_write_deletes(metadata_json, data_dir), "added binary, removed binary, rows long")
+               .collect())
+    if not deletes:
+        return UpdateResult(None, 0, 0, 0, 0)
+    new_rows = (_rows(spark, table, current.snapshot_id, where)
+                .withColumns({c: F.expr(e) for c, e in assignments.items()}).select(*columns))
+    written = new_rows.mapInArrow(_write_data(metadata_json, table.schema().to_json()), "files binary").collect()
+
+    added = pa.concat_tables([data_files_from_ipc(r["added"]) for r in deletes], promote_options="default")
+    removed = [data_files_from_ipc(r["removed"]) for r in deletes]
+    removed_t = pa.concat_tables(removed, promote_options="default") if removed else None
+    files = [data_files_from_ipc(r["files"]) for r in written]
+    files_t = pa.concat_tables(files, promote_options="default") if files else None
+    new_paths = set(added.column("file_path").to_pylist())
+    if files_t is not None:
+        new_paths |= set(files_t.column("file_path").to_pylist())
+    referenced = sorted(set(added.column("referenced_data_file").to_pylist()) - {None}) \
+        if "referenced_data_file" in added.column_names else []
+    try:
+        table.row_delta(
+            add_data_files=files_t if files_t is not None else (),
+            add_delete_files=added,
+            remove_delete_files=removed_t if removed_t is not None and removed_t.num_rows else (),
+            validate_from_snapshot=current.snapshot_id,
+            validate_data_files_exist=referenced,
+            validate_deleted_files=True,
+            validate_no_conflicting_delete_files=True,
+            validate_no_conflicting_data_files=isolation_level == "serializable",
+            isolation_level=isolation_level,
+        )
+    except BaseException:
+        _remove_files(new_paths)
+        raise
+    head = table.current_snapshot()
+    return UpdateResult(
+        snapshot_id=None if head is None else head.snapshot_id,
+        updated_rows=sum(r["rows"] for r in deletes),
+        data_files_added=0 if files_t is None else files_t.num_rows,
+        delete_files_added=added.num_rows,
+        delete_files_removed=0 if removed_t is None else removed_t.num_rows,
+    )
