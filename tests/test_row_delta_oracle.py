@@ -246,6 +246,44 @@ def test_v3_dvs_read_by_spark_and_java_and_replaced(env):
         t.row_delta(add_delete_files=pa.Table.from_pylist([bad], schema=added.schema))
 
 
+def test_two_new_dvs_for_one_data_file_merged_as_java(env):
+    """Two new DVs for one data file in one row delta become one DV, as Java 1.11 merges
+    them (``DVUtil.mergeAndWriteDVsIfRequired``); a data file with one new DV keeps it."""
+    spark, name, cat, jcat = env
+    t = _make(cat, 3)
+    a, b = _data_file(t, "a"), _data_file(t, "b")
+    ids_a, ids_b = _ids(a["file_path"]), _ids(b["file_path"])
+    jtable = jcat.loadTable(jident(spark, "db.t"))
+    first, _ = write_position_deletes(t.metadata, {a["file_path"]: [0, 3], b["file_path"]: [2]})
+    second, _ = write_position_deletes(t.metadata, {a["file_path"]: [3, 8]})
+    both = pa.concat_tables([first, second])
+    java = _java_row_delta(spark, jtable, add_deletes=_rows(both))
+    it = java.addedDeleteFiles(jtable.io()).iterator()
+    java_dvs = {}
+    while it.hasNext():
+        d = it.next()
+        java_dvs[d.referencedDataFile()] = (d.location(), d.recordCount(), d.fileSizeInBytes())
+    t.row_delta(add_delete_files=both)
+    t = cat.load_table("db.t")
+    snap = t.current_snapshot()
+    ours = {e["referenced_data_file"]: e for e in _live(t, 1)}
+    assert sorted(ours) == sorted(java_dvs) == sorted([a["file_path"], b["file_path"]])
+    for target, (_, count, _) in java_dvs.items():
+        assert ours[target]["record_count"] == count
+    assert ours[b["file_path"]]["file_path"] == _rows(first)[0]["file_path"] == java_dvs[b["file_path"]][0]
+    merged = ours[a["file_path"]]
+    assert merged["file_path"].endswith(f"/data/merged-dvs-{snap.snapshot_id}-1.puffin")
+    # the Puffin files differ in their writer's footer, not in the DV blob (DV sizes in the
+    # summary are blob sizes)
+    assert merged["file_size_in_bytes"] == len(open(merged["file_path"].removeprefix("file://"), "rb").read())
+    assert snap.operation == java.operation() == "delete"
+    assert _summary(snap.summary) == _summary(java.summary())
+    gone = {ids_a[0], ids_a[3], ids_a[8], ids_b[2]}
+    assert _spark_ids(spark, name) == sorted(set(range(20)) - gone)
+    assert _java_deletes(jtable) == _our_deletes(t)
+    assert all(len(v) == 1 for v in _java_deletes(jtable).values())
+
+
 # -- v2: position delete files and equality deletes ---------------------------------------------
 
 def test_v2_position_and_equality_deletes(env, tmp_path):

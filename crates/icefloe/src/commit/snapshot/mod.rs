@@ -14,6 +14,7 @@
 //! (`snap-<id>-<attempt>-<uuid>.avro`) and rewritten manifests are made per attempt. Files
 //! an attempt wrote that the committed snapshot does not use are deleted after the commit.
 
+mod dv_merge;
 mod merge;
 mod row_filter;
 pub mod summary;
@@ -91,6 +92,10 @@ pub struct SnapshotProducer {
     new_manifests: Option<Vec<ManifestFile>>,
     /// Merged manifests by the paths of the manifests they merge, reused across attempts.
     merged: HashMap<Vec<String>, ManifestFile>,
+    /// The new delete files with the DVs of one data file merged (made with the new
+    /// manifests, once), and the Puffin file of the merged DVs.
+    new_deletes: Option<Vec<(Option<i32>, DataFile)>>,
+    merged_dvs_file: Option<String>,
     written: Vec<String>,
     used: HashSet<String>,
     committed_snapshot: Option<Snapshot>,
@@ -116,6 +121,8 @@ impl SnapshotProducer {
             manifest_count: 0,
             new_manifests: None,
             merged: HashMap::new(),
+            new_deletes: None,
+            merged_dvs_file: None,
             written: Vec::new(),
             used: HashSet::new(),
             committed_snapshot: None,
@@ -308,13 +315,23 @@ impl SnapshotProducer {
             return Ok(m.clone());
         }
         let schema = current_schema(md)?;
+        let merged = dv_merge::merge_new_dvs(io, md, snapshot_id, 1, &self.added_deletes)?;
+        if let Some(p) = &merged.written {
+            self.written.push(p.clone());
+        }
+        self.merged_dvs_file = merged.written;
+        // delete manifests by spec id in Java's order (a hash map of small integers)
+        let mut deletes = merged.files;
+        deletes.sort_by_key(|(s, _)| s.unwrap_or(md.default_spec_id));
+        self.new_deletes = Some(deletes);
         // one manifest per content and spec, in the order the specs first appear
         let mut groups: Vec<(ManifestContent, i32, Vec<DataFile>)> = Vec::new();
-        let files = self.added.iter().map(|f| (ManifestContent::Data, f)).chain(
-            self.added_deletes
-                .iter()
-                .map(|f| (ManifestContent::Deletes, f)),
-        );
+        let new_deletes = self.new_deletes.as_deref().unwrap_or_default();
+        let files = self
+            .added
+            .iter()
+            .map(|f| (ManifestContent::Data, f))
+            .chain(new_deletes.iter().map(|f| (ManifestContent::Deletes, f)));
         for (content, (spec_id, f)) in files {
             let id = spec_id.unwrap_or(md.default_spec_id);
             match groups
@@ -713,10 +730,9 @@ fn live_files(
 }
 
 /// Java's `MergingSnapshotProducer.validateNewDeleteFile`: no deletes in v1, no DVs in v2,
-/// only DVs for position deletes in v3; and (the spec's DV rule) at most one new DV per
-/// data file.
+/// only DVs for position deletes in v3 (several new DVs of one data file are merged later,
+/// see [`dv_merge`]).
 fn check_new_deletes(format_version: i32, deletes: &[(Option<i32>, DataFile)]) -> Result<()> {
-    let mut targets = HashSet::new();
     for (_, f) in deletes {
         let dv = validate::is_dv(f);
         match f.content {
@@ -754,25 +770,15 @@ fn check_new_deletes(format_version: i32, deletes: &[(Option<i32>, DataFile)]) -
             }
             _ => {}
         }
-        if dv {
-            let target = match (
-                &f.referenced_data_file,
-                f.content_offset,
-                f.content_size_in_bytes,
-            ) {
-                (Some(t), Some(_), Some(_)) => t,
-                _ => {
-                    return Err(Error::invalid_argument(format!(
-                    "{}: a DV needs referenced_data_file, content_offset and content_size_in_bytes",
-                    f.file_path
-                )))
-                }
-            };
-            if !targets.insert(target.as_str()) {
-                return Err(Error::invalid_argument(format!(
-                    "two new DVs for data file {target}: merge them into one"
-                )));
-            }
+        if dv
+            && (f.referenced_data_file.is_none()
+                || f.content_offset.is_none()
+                || f.content_size_in_bytes.is_none())
+        {
+            return Err(Error::invalid_argument(format!(
+                "{}: a DV needs referenced_data_file, content_offset and content_size_in_bytes",
+                f.file_path
+            )));
         }
     }
     Ok(())
@@ -846,7 +852,8 @@ impl PendingChange for SnapshotProducer {
 
         let mut summary = SummaryBuilder::default();
         let new_manifests = self.write_new_manifests(io, &md, snapshot_id, &dir, codec)?;
-        for (spec_id, f) in self.added.iter().chain(&self.added_deletes) {
+        let new_deletes = self.new_deletes.as_deref().unwrap_or_default();
+        for (spec_id, f) in self.added.iter().chain(new_deletes) {
             summary.added_file(spec_id.unwrap_or(md.default_spec_id), f);
         }
         let parent_manifests = match &parent {
@@ -990,6 +997,7 @@ impl PendingChange for SnapshotProducer {
             .iter()
             .map(|m| m.manifest_path.clone())
             .chain(std::iter::once(list_path))
+            .chain(self.merged_dvs_file.clone())
             .collect();
         self.committed_snapshot = Some(snapshot);
         Ok(())
