@@ -885,9 +885,22 @@ impl PendingChange for SnapshotProducer {
             )?
         };
 
+        // Java's merging producers drop manifests without live files unless this snapshot
+        // wrote them (`MergingSnapshotProducer.apply`): a manifest left with only DELETED
+        // entries is kept by the snapshot that deleted them and dropped by the next one
+        let merging = !matches!(
+            self.kind,
+            SnapshotKind::FastAppend | SnapshotKind::RewriteManifests
+        );
         let (data, deletes): (Vec<ManifestFile>, Vec<ManifestFile>) = new_manifests
             .into_iter()
             .chain(filtered)
+            .filter(|m| {
+                !merging
+                    || m.has_added_files()
+                    || m.has_existing_files()
+                    || m.added_snapshot_id == snapshot_id
+            })
             .partition(|m| m.content == ManifestContent::Data);
         let mut merge_replaced = 0;
         let manifests = if matches!(
