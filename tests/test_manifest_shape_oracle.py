@@ -184,3 +184,38 @@ def test_manifests_without_live_files_dropped_as_java(spark, twins, min_merge):
     if min_merge == "100":   # nothing merged: the dead manifests stay visible until dropped
         assert dead["fast append h"] == 1 and dead["row delta replaces x by y"] == 1
         assert dead["row delta adds z"] == 0
+
+
+@pytest.mark.parametrize("target", ["1", "3000"])
+def test_new_manifests_roll_at_the_target_size_as_java(spark, twins, target):
+    """``commit.manifest.target-size-bytes``: new data and delete manifests roll as Java's
+    ``RollingManifestWriter`` rolls them (size checked every 250 entries).
+
+    The targets are below the size of a manifest header (Java's is ~7 KB, icefloe's ~3 KB):
+    between the two, icefloe's smaller manifests roll later than Java's."""
+    cat, jcat = twins
+    props = {"commit.manifest.target-size-bytes": target}
+    ours = cat.create_table("db.ours", SCHEMA, partition_spec=[("cat", "identity")], format_version=2,
+                            properties=props)
+    ib = spark._jvm.org.apache.iceberg
+    schema = ib.SchemaParser.fromJson(ours.schema().to_json())
+    spec = ib.PartitionSpecParser.fromJson(schema, ours.metadata.spec().to_json())
+    jprops = spark._jvm.java.util.HashMap()
+    jprops.put("format-version", "2")
+    jprops.put("commit.manifest.target-size-bytes", target)
+    java = _Java(spark, jcat.createTable(jident(spark, "db.java"), schema, spec, jprops))
+
+    files = [{"path": f"file:///d/part-{i:05d}-{'x' * 40}.parquet", "records": i + 1, "partition": {"cat": "x"}}
+             for i in range(1300)]
+    ours.append_files(data_files(ours, files))
+    java.append(files)
+    got = _our_shape(cat.load_table("db.ours"))
+    assert got == _java_shape(java.t)
+    assert len(got) > 1
+
+    deletes = [_delete_row(f"del-{i:04d}") for i in range(600)]
+    ours.row_delta(add_delete_files=pa.Table.from_pylist(deletes, schema=_delete_schema(ours)))
+    java.row_delta(add_deletes=deletes)
+    got = _our_shape(cat.load_table("db.ours"))
+    assert got == _java_shape(java.t)
+    assert sum(1 for m in got if m[0] == 1) > 1

@@ -10,8 +10,8 @@ use super::test_catalog::MemoryCatalog;
 use super::transaction::{create_table, Transaction};
 use crate::catalog::{Catalog, TableIdent, TableState};
 use crate::error::Error;
-use crate::io::FileIO;
 use crate::expr::{Datum, Expression, Operation as ExprOp};
+use crate::io::FileIO;
 use crate::manifest::{
     read_manifest_for, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestContent,
     ManifestReadOptions, ManifestStatus,
@@ -755,4 +755,44 @@ fn two_new_dvs_for_one_data_file_are_merged_into_one() {
     p.add_delete_file(None, other);
     let e = commit(&catalog, p).unwrap_err();
     assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+}
+
+fn manifest_counts(catalog: &Arc<MemoryCatalog>, snap: &Snapshot) -> Vec<(ManifestContent, i32)> {
+    read_manifest_list(catalog.io.as_ref(), snap.manifest_list.as_ref().unwrap())
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m.content,
+                m.added_files_count.unwrap_or(0) + m.existing_files_count.unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn new_manifests_roll_every_250_entries_past_the_target_size() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 2);
+    let mut tx = Transaction::load(catalog.clone(), ident()).unwrap();
+    tx.set_properties(vec![(
+        "commit.manifest.target-size-bytes".to_string(),
+        "1".to_string(),
+    )]);
+    tx.commit().unwrap();
+    let files: Vec<DataFile> = (0..600).map(|i| data(&format!("f{i}"), 1, 1)).collect();
+    let s = append(&catalog, files);
+    let snap = s.metadata.current_snapshot().unwrap().clone();
+    let data_m = ManifestContent::Data;
+    assert_eq!(
+        manifest_counts(&catalog, &snap),
+        vec![(data_m, 250), (data_m, 250), (data_m, 100)]
+    );
+    // rewrite_manifests rolls on every entry once the target is reached (Java's
+    // BaseRewriteManifests writer): one file per manifest at a 1-byte target
+    let s = commit(&catalog, SnapshotProducer::rewrite_manifests()).unwrap();
+    let snap = s.metadata.current_snapshot().unwrap().clone();
+    let counts = manifest_counts(&catalog, &snap);
+    assert_eq!(counts.len(), 600);
+    assert!(counts.iter().all(|c| *c == (data_m, 1)));
 }

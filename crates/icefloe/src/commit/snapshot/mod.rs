@@ -342,14 +342,27 @@ impl SnapshotProducer {
                 None => groups.push((content, id, vec![f.clone()])),
             }
         }
+        let target = manifest_target_size(md);
         let mut out = Vec::new();
         for (content, spec_id, files) in groups {
             let spec = md.spec_by_id(spec_id).ok_or_else(|| {
                 Error::invalid_argument(format!("the table has no partition spec {spec_id}"))
             })?;
-            let mut w =
-                ManifestWriter::new(md.format_version, content, schema, spec, snapshot_id, codec)?;
+            let new_writer = || {
+                ManifestWriter::new(md.format_version, content, schema, spec, snapshot_id, codec)
+            };
+            let mut w = new_writer()?;
+            let mut rows = 0u64;
             for f in files {
+                // Java's RollingManifestWriter: every ROWS_DIVISOR entries, a new manifest
+                // once the current one reached the target size
+                if rows > 0 && rows % ROLL_ROWS_DIVISOR == 0 && w.length() >= target {
+                    let path = self.next_manifest_path(dir);
+                    self.written.push(path.clone());
+                    out.push(std::mem::replace(&mut w, new_writer()?).finish(io, &path)?);
+                    rows = 0;
+                }
+                rows += 1;
                 match (content, self.data_sequence_number) {
                     (ManifestContent::Data, Some(seq)) => w.add_entry(ManifestEntry {
                         status: ManifestStatus::Added,
@@ -623,6 +636,7 @@ impl SnapshotProducer {
                 clusters.entry(key).or_default().push(e);
             }
         }
+        let target = manifest_target_size(md);
         let mut out = Vec::new();
         for ((spec_id, _), group) in clusters {
             let spec = md.spec_by_id(spec_id).ok_or_else(|| {
@@ -641,7 +655,24 @@ impl SnapshotProducer {
                 snapshot_id,
                 codec,
             )?;
+            let mut entries_in_w = 0usize;
             for e in group {
+                // Java's RewriteManifests writer rolls as soon as the target size is reached
+                if entries_in_w > 0 && w.length() >= target {
+                    let fresh = ManifestWriter::new(
+                        md.format_version,
+                        ManifestContent::Data,
+                        schema,
+                        spec,
+                        snapshot_id,
+                        codec,
+                    )?;
+                    let path = self.next_manifest_path(dir);
+                    self.written.push(path.clone());
+                    out.push(std::mem::replace(&mut w, fresh).finish(io, &path)?);
+                    entries_in_w = 0;
+                }
+                entries_in_w += 1;
                 let sid = e.snapshot_id.unwrap_or(snapshot_id);
                 let seq = e.sequence_number.unwrap_or(0);
                 w.existing(e.data_file, sid, seq, e.file_sequence_number)?;
@@ -782,6 +813,18 @@ fn check_new_deletes(format_version: i32, deletes: &[(Option<i32>, DataFile)]) -
         }
     }
     Ok(())
+}
+
+/// Java's `RollingManifestWriter.ROWS_DIVISOR`: how often the size is checked.
+const ROLL_ROWS_DIVISOR: u64 = 250;
+
+/// `commit.manifest.target-size-bytes`, the size at which new manifests roll.
+fn manifest_target_size(md: &TableMetadata) -> u64 {
+    property_or(
+        md,
+        properties::MANIFEST_TARGET_SIZE_BYTES,
+        properties::MANIFEST_TARGET_SIZE_BYTES_DEFAULT,
+    )
 }
 
 fn current_schema(md: &TableMetadata) -> Result<&crate::spec::schema::Schema> {
