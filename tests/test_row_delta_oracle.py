@@ -620,3 +620,55 @@ def test_rewrite_manifests_read_by_java(env):
     assert all(m.existingFilesCount() == 2 and m.addedFilesCount() == 0 for m in data_manifests)
     assert _java_deletes(jtable) == before_files == _our_deletes(t)
     assert _spark_ids(spark, name) == before_ids
+
+
+@pytest.mark.parametrize("limit", ["10", "1"])
+def test_partition_summaries_match_java(env, limit):
+    """``write.summary.partition-limit``: ``partition-summaries-included`` and one
+    ``partitions.<path>`` entry per changed partition (path URL-encoded) when at most
+    ``limit`` partitions changed, as Java's ``SnapshotSummary.Builder``."""
+    spark, name, cat, jcat = env
+    t = cat.create_table("db.t", SCHEMA, partition_spec=[("cat", "identity")], format_version=2,
+                         properties={"write.summary.partition-limit": limit})
+    jtable = jcat.loadTable(jident(spark, "db.t"))
+    jvm = spark._jvm
+    files = [{"content": 0, "file_path": f"file:///nowhere/{i}.parquet", "file_format": "PARQUET",
+              "partition": {"cat": c}, "record_count": i + 1, "file_size_in_bytes": 100 + i}
+             for i, c in enumerate(["a b", "x=y/z", "a b"])]
+
+    def java_data(r):
+        return (jvm.org.apache.iceberg.DataFiles.builder(jtable.spec()).withPath(r["file_path"]).withFormat("PARQUET")
+                .withFileSizeInBytes(r["file_size_in_bytes"]).withRecordCount(r["record_count"])
+                .withPartition(_jpartition(jvm, jtable, r["partition"]["cat"])).build())
+
+    jtable.refresh()
+    app = jtable.newFastAppend()
+    for r in files:
+        app = app.appendFile(java_data(r))
+    java = app.apply()
+    t.append_files(pa.Table.from_pylist(files, schema=_schema(t)))
+    t = cat.load_table("db.t")
+    got, want = _summary(t.current_snapshot().summary), _summary(java.summary())
+    assert got == want
+    assert ("partition-summaries-included" in got) == (limit == "10")
+
+    # a delete of one file and a row delta in one partition
+    jtable.refresh()
+    java = jtable.newDelete().deleteFile(_java_live_data(jtable, files[1]["file_path"])).apply()
+    t.delete_files([files[1]["file_path"]])
+    t = cat.load_table("db.t")
+    assert _summary(t.current_snapshot().summary) == _summary(java.summary())
+    pos = {"content": 1, "file_path": "file:///nowhere/d.parquet", "file_format": "PARQUET",
+           "partition": {"cat": "a b"}, "record_count": 2, "file_size_in_bytes": 50}
+    java = _java_row_delta(spark, jtable, add_deletes=[pos], add_data=[])
+    t.row_delta(add_delete_files=pa.Table.from_pylist([pos], schema=_schema(t)))
+    t = cat.load_table("db.t")
+    got = _summary(t.current_snapshot().summary)
+    assert got == _summary(java.summary())
+    assert "partitions.cat=a+b" in got
+
+
+def _jpartition(jvm, jtable, value):
+    data = jvm.org.apache.iceberg.data.GenericRecord.create(jtable.spec().partitionType())
+    data.set(0, value)
+    return data

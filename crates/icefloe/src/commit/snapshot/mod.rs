@@ -893,7 +893,7 @@ impl PendingChange for SnapshotProducer {
             )?;
         }
 
-        let mut summary = SummaryBuilder::default();
+        let mut summary = SummaryBuilder::for_table(&md);
         let new_manifests = self.write_new_manifests(io, &md, snapshot_id, &dir, codec)?;
         let new_deletes = self.new_deletes.as_deref().unwrap_or_default();
         for (spec_id, f) in self.added.iter().chain(new_deletes) {
