@@ -2,8 +2,8 @@
 //! most one): merged into one new DV, as Java 1.11's `MergingSnapshotProducer.mergeDVs`
 //! and `DVUtil.mergeAndWriteDVsIfRequired` do. The DVs of a data file must share their
 //! partition spec and partition; their positions are unioned and written, one blob per
-//! data file, to one new Puffin file `merged-dvs-<snapshot id>-<n>.puffin` in the table's
-//! data location. A data file with a single new DV keeps it unchanged.
+//! data file, to one new Puffin file `merged-dvs-<snapshot id>-<n>.puffin` where the table's
+//! location provider puts data files. A data file with a single new DV keeps it unchanged.
 
 use crate::error::{Error, Result};
 use crate::io::FileIO;
@@ -11,6 +11,7 @@ use crate::manifest::{DataContentType, DataFile, FileFormat};
 use crate::puffin::dv::deletion_vector_blob;
 use crate::puffin::{read_deletion_vector, DeletionVector, PuffinWriter};
 use crate::spec::table_metadata::TableMetadata;
+use crate::write::location::LocationProvider;
 
 use super::validate::is_dv;
 
@@ -22,17 +23,6 @@ type NewDelete = (Option<i32>, DataFile);
 pub(super) struct Merged {
     pub files: Vec<NewDelete>,
     pub written: Option<String>,
-}
-
-/// The data location Java's default `LocationProvider` puts data files under
-/// (`write.data.path`, the legacy `write.folder-storage.path`, else `<location>/data`).
-pub(super) fn data_location(md: &TableMetadata) -> String {
-    let p = md
-        .property("write.data.path")
-        .or_else(|| md.property("write.folder-storage.path"))
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("{}/data", md.location.trim_end_matches('/')));
-    p.trim_end_matches('/').to_string()
 }
 
 /// Merges the new DVs that share a referenced data file; `n` numbers the merged Puffin file
@@ -71,7 +61,9 @@ pub(super) fn merge_new_dvs(
             written: None,
         });
     }
-    let location = format!("{}/merged-dvs-{snapshot_id}-{n}.puffin", data_location(md));
+    // Java: the table's LocationProvider.newDataLocation(file name)
+    let location = LocationProvider::new(&md.location, &md.properties, None)?
+        .new_data_location("", &format!("merged-dvs-{snapshot_id}-{n}.puffin"));
     let mut writer = PuffinWriter::new();
     let mut blobs = Vec::new();
     for (target, dvs) in &to_merge {
