@@ -14,6 +14,8 @@ same kind of error.
 
 from __future__ import annotations
 
+import re
+
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.parquet as pq
@@ -244,6 +246,44 @@ def test_v3_dvs_read_by_spark_and_java_and_replaced(env):
     assert _java_kind(java_error.value) == "IllegalArgumentException"
     with pytest.raises(errors.InvalidArgumentError):
         t.row_delta(add_delete_files=pa.Table.from_pylist([bad], schema=added.schema))
+
+
+def test_two_new_dvs_for_one_data_file_merged_as_java(env):
+    """Two new DVs for one data file in one row delta become one DV, as Java 1.11 merges
+    them (``DVUtil.mergeAndWriteDVsIfRequired``); a data file with one new DV keeps it."""
+    spark, name, cat, jcat = env
+    t = _make(cat, 3)
+    a, b = _data_file(t, "a"), _data_file(t, "b")
+    ids_a, ids_b = _ids(a["file_path"]), _ids(b["file_path"])
+    jtable = jcat.loadTable(jident(spark, "db.t"))
+    first, _ = write_position_deletes(t.metadata, {a["file_path"]: [0, 3], b["file_path"]: [2]})
+    second, _ = write_position_deletes(t.metadata, {a["file_path"]: [3, 8]})
+    both = pa.concat_tables([first, second])
+    java = _java_row_delta(spark, jtable, add_deletes=_rows(both))
+    it = java.addedDeleteFiles(jtable.io()).iterator()
+    java_dvs = {}
+    while it.hasNext():
+        d = it.next()
+        java_dvs[d.referencedDataFile()] = (d.location(), d.recordCount(), d.fileSizeInBytes())
+    t.row_delta(add_delete_files=both)
+    t = cat.load_table("db.t")
+    snap = t.current_snapshot()
+    ours = {e["referenced_data_file"]: e for e in _live(t, 1)}
+    assert sorted(ours) == sorted(java_dvs) == sorted([a["file_path"], b["file_path"]])
+    for target, (_, count, _) in java_dvs.items():
+        assert ours[target]["record_count"] == count
+    assert ours[b["file_path"]]["file_path"] == _rows(first)[0]["file_path"] == java_dvs[b["file_path"]][0]
+    merged = ours[a["file_path"]]
+    assert merged["file_path"].endswith(f"/data/merged-dvs-{snap.snapshot_id}-1.puffin")
+    # the Puffin files differ in their writer's footer, not in the DV blob (DV sizes in the
+    # summary are blob sizes)
+    assert merged["file_size_in_bytes"] == len(open(merged["file_path"].removeprefix("file://"), "rb").read())
+    assert snap.operation == java.operation() == "delete"
+    assert _summary(snap.summary) == _summary(java.summary())
+    gone = {ids_a[0], ids_a[3], ids_a[8], ids_b[2]}
+    assert _spark_ids(spark, name) == sorted(set(range(20)) - gone)
+    assert _java_deletes(jtable) == _our_deletes(t)
+    assert all(len(v) == 1 for v in _java_deletes(jtable).values())
 
 
 # -- v2: position delete files and equality deletes ---------------------------------------------
@@ -582,3 +622,85 @@ def test_rewrite_manifests_read_by_java(env):
     assert all(m.existingFilesCount() == 2 and m.addedFilesCount() == 0 for m in data_manifests)
     assert _java_deletes(jtable) == before_files == _our_deletes(t)
     assert _spark_ids(spark, name) == before_ids
+
+
+@pytest.mark.parametrize("limit", ["10", "1"])
+def test_partition_summaries_match_java(env, limit):
+    """``write.summary.partition-limit``: ``partition-summaries-included`` and one
+    ``partitions.<path>`` entry per changed partition (path URL-encoded) when at most
+    ``limit`` partitions changed, as Java's ``SnapshotSummary.Builder``."""
+    spark, name, cat, jcat = env
+    t = cat.create_table("db.t", SCHEMA, partition_spec=[("cat", "identity")], format_version=2,
+                         properties={"write.summary.partition-limit": limit})
+    jtable = jcat.loadTable(jident(spark, "db.t"))
+    jvm = spark._jvm
+    files = [{"content": 0, "file_path": f"file:///nowhere/{i}.parquet", "file_format": "PARQUET",
+              "partition": {"cat": c}, "record_count": i + 1, "file_size_in_bytes": 100 + i}
+             for i, c in enumerate(["a b", "x=y/z", "a b"])]
+
+    def java_data(r):
+        return (jvm.org.apache.iceberg.DataFiles.builder(jtable.spec()).withPath(r["file_path"]).withFormat("PARQUET")
+                .withFileSizeInBytes(r["file_size_in_bytes"]).withRecordCount(r["record_count"])
+                .withPartition(_jpartition(jvm, jtable, r["partition"]["cat"])).build())
+
+    jtable.refresh()
+    app = jtable.newFastAppend()
+    for r in files:
+        app = app.appendFile(java_data(r))
+    java = app.apply()
+    t.append_files(pa.Table.from_pylist(files, schema=_schema(t)))
+    t = cat.load_table("db.t")
+    got, want = _summary(t.current_snapshot().summary), _summary(java.summary())
+    assert got == want
+    assert ("partition-summaries-included" in got) == (limit == "10")
+
+    # a delete of one file and a row delta in one partition
+    jtable.refresh()
+    java = jtable.newDelete().deleteFile(_java_live_data(jtable, files[1]["file_path"])).apply()
+    t.delete_files([files[1]["file_path"]])
+    t = cat.load_table("db.t")
+    assert _summary(t.current_snapshot().summary) == _summary(java.summary())
+    pos = {"content": 1, "file_path": "file:///nowhere/d.parquet", "file_format": "PARQUET",
+           "partition": {"cat": "a b"}, "record_count": 2, "file_size_in_bytes": 50}
+    java = _java_row_delta(spark, jtable, add_deletes=[pos], add_data=[])
+    t.row_delta(add_delete_files=pa.Table.from_pylist([pos], schema=_schema(t)))
+    t = cat.load_table("db.t")
+    got = _summary(t.current_snapshot().summary)
+    assert got == _summary(java.summary())
+    assert "partitions.cat=a+b" in got
+
+
+def _jpartition(jvm, jtable, value):
+    data = jvm.org.apache.iceberg.data.GenericRecord.create(jtable.spec().partitionType())
+    data.set(0, value)
+    return data
+
+
+@pytest.mark.parametrize("extra", [{}, {"write.object-storage.partitioned-paths": "false"},
+                                   {"write.data.path": "OUTSIDE"}])
+@pytest.mark.parametrize("partitioned", [True, False])
+def test_object_storage_locations_match_java(env, tmp_path, extra, partitioned):
+    """``write.object-storage.enabled``: icefloe's writer puts each data file where Java's
+    ``ObjectStoreLocationProvider`` puts a file of that name, and Spark reads the rows."""
+    spark, name, cat, jcat = env
+    props = {"write.object-storage.enabled": "true"}
+    props.update({k: (tmp_path / "elsewhere").as_uri() if v == "OUTSIDE" else v for k, v in extra.items()})
+    t = cat.create_table("db.t", SCHEMA, partition_spec=[("cat", "identity")] if partitioned else [],
+                         format_version=2, properties=props)
+    # plain partition values: pyarrow decodes %-escapes in file: URIs, Hadoop does not (a
+    # writer issue of every location provider, not of this one)
+    rows = pa.table({"id": pa.array(range(6), pa.int64()), "cat": ["a", "b", "c", "a", "g", "g"]})
+    t.append(rows)
+    t = cat.load_table("db.t")
+    jtable = jcat.loadTable(jident(spark, "db.t"))
+    provider = jtable.locationProvider()
+    data = _live(t, 0)
+    assert len(data) == (4 if partitioned else 1)
+    for f in data:
+        # Java's OutputFileFactory name (without partitioned paths it follows the hash after "-")
+        file_name = re.search(r"\d{5}-\d+-[0-9a-f-]{36}-\d{5}\.parquet$", f["file_path"]).group(0)
+        want = (provider.newDataLocation(jtable.spec(), _jpartition(spark._jvm, jtable, f["partition"]["cat"]),
+                                         file_name)
+                if partitioned else provider.newDataLocation(file_name))
+        assert f["file_path"] == want
+    assert _spark_ids(spark, name) == list(range(6))

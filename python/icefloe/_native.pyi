@@ -404,6 +404,13 @@ def write_manifest_batch(
     compression: str,
 ) -> pa.RecordBatch: ...
 def data_file_arrow_schema(schema: Schema) -> pa.Schema: ...
+def new_data_location(
+    table_location: str,
+    properties: list[tuple[str, str]],
+    partition_path: str,
+    file_name: str,
+    data_location: str | None = None,
+) -> str: ...
 def partition_batch(
     batch: pa.RecordBatch, schema: Schema, spec: PartitionSpec
 ) -> tuple[pa.RecordBatch, pa.UInt32Array, list[int]]: ...

@@ -78,7 +78,8 @@ def write_data_files(
 
     ``table_metadata`` is an ``icefloe.TableMetadata`` or its JSON text. Files go under
     ``location_prefix`` when given, else ``write.data.path``, else ``<location>/data``,
-    then the partition path, named ``<partition_id>-<task_id>-<operation_id>-<n>.parquet``
+    then the partition path (with ``write.object-storage.enabled``: hash-derived
+    directories first, as Java's ``ObjectStoreLocationProvider``), named ``<partition_id>-<task_id>-<operation_id>-<n>.parquet``
     as Java names them (``operation_id`` defaults to a random UUID). ``properties``
     override the table's properties for this write. Rows are written for the table's
     current schema and default partition spec; the spec id is in the returned table's
@@ -97,10 +98,8 @@ def write_data_files(
         props.update({str(k): str(v) for k, v in properties.items()})
     sort_order = md.sort_order()
     arrow_schema = _native.data_file_arrow_schema(schema)
-    data_location = (
-        location_prefix or props.get(DATA_PATH) or props.get(LEGACY_DATA_PATH) or f"{md.location.rstrip('/')}/data"
-    ).rstrip("/")
-    files = _FileFactory(data_location, partition_id, task_id, operation_id or str(uuid.uuid4()))
+    files = _FileFactory(md.location, sorted(props.items()), location_prefix, partition_id, task_id,
+                         operation_id or str(uuid.uuid4()))
     options = _WriteOptions(props)
     context = _FileContext(schema, spec, sorted(props.items()), sort_order, sort_order_id)
 
@@ -197,17 +196,19 @@ def _int_prop(props: dict[str, str], key: str, default: int) -> int:
 class _FileFactory:
     """Java's ``OutputFileFactory`` names: ``%05d-%d-%s-%05d.parquet``."""
 
-    def __init__(self, data_location: str, partition_id: int, task_id: int, operation_id: str):
-        self.data_location = data_location
+    def __init__(self, table_location: str, props: list[tuple[str, str]], location_prefix: str | None,
+                 partition_id: int, task_id: int, operation_id: str):
+        self.table_location, self.props, self.location_prefix = table_location, props, location_prefix
         self.prefix = f"{partition_id:05d}-{task_id}-{operation_id}"
         self.count = 0
 
     def new_path(self, partition_path: str) -> str:
+        """The table's location provider places the file (``write.object-storage.enabled``:
+        under hash-derived directories, as Java's ``ObjectStoreLocationProvider``)."""
         self.count += 1
         name = f"{self.prefix}-{self.count:05d}.parquet"
-        if partition_path:
-            return f"{self.data_location}/{partition_path}/{name}"
-        return f"{self.data_location}/{name}"
+        return _native.new_data_location(self.table_location, self.props, partition_path, name,
+                                         self.location_prefix)
 
 
 class _FileContext:

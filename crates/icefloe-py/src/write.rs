@@ -124,7 +124,26 @@ fn data_file_batch(
     Ok(row.to_pyarrow(py)?.unbind())
 }
 
+/// Where a new data file named `file_name` goes in the partition at `partition_path` (empty
+/// when unpartitioned): Java's location providers, including `write.object-storage.enabled`.
+#[pyfunction]
+#[pyo3(signature = (table_location, properties, partition_path, file_name, data_location=None))]
+fn new_data_location(
+    py: Python<'_>,
+    table_location: &str,
+    properties: Vec<(String, String)>,
+    partition_path: &str,
+    file_name: &str,
+    data_location: Option<&str>,
+) -> PyResult<String> {
+    let provider =
+        icefloe::write::location::LocationProvider::new(table_location, &properties, data_location)
+            .py(py)?;
+    Ok(provider.new_data_location(partition_path, file_name))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(new_data_location, m)?)?;
     m.add_function(wrap_pyfunction!(data_file_arrow_schema, m)?)?;
     m.add_function(wrap_pyfunction!(partition_batch, m)?)?;
     m.add_function(wrap_pyfunction!(data_file_batch, m)?)?;

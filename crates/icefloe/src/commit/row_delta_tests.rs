@@ -11,6 +11,7 @@ use super::transaction::{create_table, Transaction};
 use crate::catalog::{Catalog, TableIdent, TableState};
 use crate::error::Error;
 use crate::expr::{Datum, Expression, Operation as ExprOp};
+use crate::io::FileIO;
 use crate::manifest::{
     read_manifest_for, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestContent,
     ManifestReadOptions, ManifestStatus,
@@ -254,11 +255,6 @@ fn format_versions_decide_which_deletes_may_be_added() {
     p.add_delete_file(None, pos_deletes("a", 1, 1));
     let e = commit(&catalog, p).unwrap_err();
     assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
-    // two DVs for one data file in one commit
-    let mut p = SnapshotProducer::row_delta();
-    p.add_delete_file(None, dv("d1", "a", 1, 4, 1));
-    p.add_delete_file(None, dv("d2", "a", 1, 4, 1));
-    assert!(commit(&catalog, p).is_err());
 
     let catalog = MemoryCatalog::new();
     create(&catalog, 2);
@@ -668,4 +664,135 @@ fn rewrite_manifests_clusters_by_partition() {
         .collect();
     let was: Vec<_> = old.into_iter().map(|r| (r.1, r.4)).collect();
     assert_eq!(now, was);
+}
+
+/// A real DV in its own Puffin file for `target` deleting `positions`.
+fn written_dv(
+    catalog: &Arc<MemoryCatalog>,
+    puffin: &str,
+    target: &str,
+    positions: &[i64],
+) -> DataFile {
+    let dvec = crate::puffin::DeletionVector::from_positions(positions.iter().copied()).unwrap();
+    let path = format!("mem://data/{puffin}.puffin");
+    let target_path = format!("mem://data/{target}.parquet");
+    let r = crate::puffin::write_deletion_vectors(
+        catalog.io.as_ref(),
+        &path,
+        [(target_path.as_str(), &dvec)],
+    )
+    .unwrap();
+    let mut f = dv(
+        puffin,
+        target,
+        1,
+        r[0].offset as i64,
+        positions.len() as i64,
+    );
+    f.content_size_in_bytes = Some(r[0].length as i64);
+    f
+}
+
+#[test]
+fn two_new_dvs_for_one_data_file_are_merged_into_one() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 3);
+    append(&catalog, vec![data("a", 1, 10), data("b", 1, 10)]);
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, written_dv(&catalog, "d1", "a", &[0, 3]));
+    p.add_delete_file(None, written_dv(&catalog, "d2", "b", &[1]));
+    p.add_delete_file(None, written_dv(&catalog, "d3", "a", &[3, 7]));
+    let s = commit(&catalog, p).unwrap();
+    let snap = s.metadata.current_snapshot().unwrap().clone();
+    let sum = summary(&snap);
+    assert_eq!(sum["added-delete-files"], "2");
+    assert_eq!(sum["added-dvs"], "2");
+    assert_eq!(sum["added-position-deletes"], "4");
+    let io = catalog.io.as_ref();
+    let mut dvs = Vec::new();
+    for mf in read_manifest_list(io, snap.manifest_list.as_ref().unwrap()).unwrap() {
+        if mf.content == ManifestContent::Deletes {
+            dvs.extend(
+                read_manifest_for(io, &mf, &ManifestReadOptions::all())
+                    .unwrap()
+                    .entries,
+            );
+        }
+    }
+    assert_eq!(dvs.len(), 2);
+    // b's DV is kept as it is; a's two are one new DV in the merged Puffin file
+    assert_eq!(dvs[0].data_file.file_path, "mem://data/d2.puffin");
+    let merged = &dvs[1].data_file;
+    let expected = format!("/data/merged-dvs-{}-1.puffin", snap.snapshot_id);
+    assert!(
+        merged.file_path.ends_with(&expected),
+        "{}",
+        merged.file_path
+    );
+    assert_eq!(
+        merged.referenced_data_file.as_deref(),
+        Some("mem://data/a.parquet")
+    );
+    assert_eq!(merged.record_count, 3);
+    assert_eq!(
+        merged.file_size_in_bytes as u64,
+        io.file_size(&merged.file_path).unwrap()
+    );
+    let read = crate::puffin::read_deletion_vector(
+        io,
+        &merged.file_path,
+        merged.content_offset.unwrap() as u64,
+        merged.content_size_in_bytes.unwrap() as u64,
+    )
+    .unwrap();
+    assert_eq!(read.iter().collect::<Vec<_>>(), vec![0, 3, 7]);
+
+    // DVs of one data file in two partitions cannot be merged, as in Java
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, written_dv(&catalog, "e1", "c", &[2]));
+    let mut other = written_dv(&catalog, "e2", "c", &[4]);
+    other.partition = vec![Some(Literal::Int(2))];
+    p.add_delete_file(None, other);
+    let e = commit(&catalog, p).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+}
+
+fn manifest_counts(catalog: &Arc<MemoryCatalog>, snap: &Snapshot) -> Vec<(ManifestContent, i32)> {
+    read_manifest_list(catalog.io.as_ref(), snap.manifest_list.as_ref().unwrap())
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m.content,
+                m.added_files_count.unwrap_or(0) + m.existing_files_count.unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn new_manifests_roll_every_250_entries_past_the_target_size() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 2);
+    let mut tx = Transaction::load(catalog.clone(), ident()).unwrap();
+    tx.set_properties(vec![(
+        "commit.manifest.target-size-bytes".to_string(),
+        "1".to_string(),
+    )]);
+    tx.commit().unwrap();
+    let files: Vec<DataFile> = (0..600).map(|i| data(&format!("f{i}"), 1, 1)).collect();
+    let s = append(&catalog, files);
+    let snap = s.metadata.current_snapshot().unwrap().clone();
+    let data_m = ManifestContent::Data;
+    assert_eq!(
+        manifest_counts(&catalog, &snap),
+        vec![(data_m, 250), (data_m, 250), (data_m, 100)]
+    );
+    // rewrite_manifests rolls on every entry once the target is reached (Java's
+    // BaseRewriteManifests writer): one file per manifest at a 1-byte target
+    let s = commit(&catalog, SnapshotProducer::rewrite_manifests()).unwrap();
+    let snap = s.metadata.current_snapshot().unwrap().clone();
+    let counts = manifest_counts(&catalog, &snap);
+    assert_eq!(counts.len(), 600);
+    assert!(counts.iter().all(|c| *c == (data_m, 1)));
 }

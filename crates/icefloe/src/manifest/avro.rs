@@ -985,6 +985,12 @@ impl ContainerWriter {
         }
     }
 
+    /// Bytes written so far: the header and the finished blocks (what Java's Avro appender
+    /// reports as its length; the open block is not counted).
+    pub fn written_len(&self) -> u64 {
+        self.out.len() as u64
+    }
+
     pub fn end_object(&mut self) -> Result<()> {
         self.count += 1;
         if self.block.len() >= BLOCK_TARGET {

@@ -542,6 +542,13 @@ impl ManifestWriter {
 
     /// Adds a new file: status ADDED, this writer's snapshot id, sequence numbers
     /// inherited at commit.
+    /// The manifest's length so far as Java's `ManifestWriter.length()` reports it: the
+    /// header and finished Avro blocks, which is what rolling writers compare with
+    /// `commit.manifest.target-size-bytes`.
+    pub fn length(&self) -> u64 {
+        self.container.written_len()
+    }
+
     pub fn add(&mut self, data_file: DataFile) -> Result<()> {
         self.add_entry(ManifestEntry {
             status: ManifestStatus::Added,

@@ -8,6 +8,7 @@
 
 pub mod arrow_schema;
 pub mod human;
+pub mod location;
 pub mod metrics;
 pub mod metrics_config;
 pub mod partition;

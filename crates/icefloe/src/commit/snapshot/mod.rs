@@ -14,6 +14,7 @@
 //! (`snap-<id>-<attempt>-<uuid>.avro`) and rewritten manifests are made per attempt. Files
 //! an attempt wrote that the committed snapshot does not use are deleted after the commit.
 
+mod dv_merge;
 mod merge;
 mod row_filter;
 pub mod summary;
@@ -91,6 +92,10 @@ pub struct SnapshotProducer {
     new_manifests: Option<Vec<ManifestFile>>,
     /// Merged manifests by the paths of the manifests they merge, reused across attempts.
     merged: HashMap<Vec<String>, ManifestFile>,
+    /// The new delete files with the DVs of one data file merged (made with the new
+    /// manifests, once), and the Puffin file of the merged DVs.
+    new_deletes: Option<Vec<(Option<i32>, DataFile)>>,
+    merged_dvs_file: Option<String>,
     written: Vec<String>,
     used: HashSet<String>,
     committed_snapshot: Option<Snapshot>,
@@ -116,6 +121,8 @@ impl SnapshotProducer {
             manifest_count: 0,
             new_manifests: None,
             merged: HashMap::new(),
+            new_deletes: None,
+            merged_dvs_file: None,
             written: Vec::new(),
             used: HashSet::new(),
             committed_snapshot: None,
@@ -308,13 +315,23 @@ impl SnapshotProducer {
             return Ok(m.clone());
         }
         let schema = current_schema(md)?;
+        let merged = dv_merge::merge_new_dvs(io, md, snapshot_id, 1, &self.added_deletes)?;
+        if let Some(p) = &merged.written {
+            self.written.push(p.clone());
+        }
+        self.merged_dvs_file = merged.written;
+        // delete manifests by spec id in Java's order (a hash map of small integers)
+        let mut deletes = merged.files;
+        deletes.sort_by_key(|(s, _)| s.unwrap_or(md.default_spec_id));
+        self.new_deletes = Some(deletes);
         // one manifest per content and spec, in the order the specs first appear
         let mut groups: Vec<(ManifestContent, i32, Vec<DataFile>)> = Vec::new();
-        let files = self.added.iter().map(|f| (ManifestContent::Data, f)).chain(
-            self.added_deletes
-                .iter()
-                .map(|f| (ManifestContent::Deletes, f)),
-        );
+        let new_deletes = self.new_deletes.as_deref().unwrap_or_default();
+        let files = self
+            .added
+            .iter()
+            .map(|f| (ManifestContent::Data, f))
+            .chain(new_deletes.iter().map(|f| (ManifestContent::Deletes, f)));
         for (content, (spec_id, f)) in files {
             let id = spec_id.unwrap_or(md.default_spec_id);
             match groups
@@ -325,14 +342,27 @@ impl SnapshotProducer {
                 None => groups.push((content, id, vec![f.clone()])),
             }
         }
+        let target = manifest_target_size(md);
         let mut out = Vec::new();
         for (content, spec_id, files) in groups {
             let spec = md.spec_by_id(spec_id).ok_or_else(|| {
                 Error::invalid_argument(format!("the table has no partition spec {spec_id}"))
             })?;
-            let mut w =
-                ManifestWriter::new(md.format_version, content, schema, spec, snapshot_id, codec)?;
+            let new_writer = || {
+                ManifestWriter::new(md.format_version, content, schema, spec, snapshot_id, codec)
+            };
+            let mut w = new_writer()?;
+            let mut rows = 0u64;
             for f in files {
+                // Java's RollingManifestWriter: every ROWS_DIVISOR entries, a new manifest
+                // once the current one reached the target size
+                if rows > 0 && rows % ROLL_ROWS_DIVISOR == 0 && w.length() >= target {
+                    let path = self.next_manifest_path(dir);
+                    self.written.push(path.clone());
+                    out.push(std::mem::replace(&mut w, new_writer()?).finish(io, &path)?);
+                    rows = 0;
+                }
+                rows += 1;
                 match (content, self.data_sequence_number) {
                     (ManifestContent::Data, Some(seq)) => w.add_entry(ManifestEntry {
                         status: ManifestStatus::Added,
@@ -606,6 +636,7 @@ impl SnapshotProducer {
                 clusters.entry(key).or_default().push(e);
             }
         }
+        let target = manifest_target_size(md);
         let mut out = Vec::new();
         for ((spec_id, _), group) in clusters {
             let spec = md.spec_by_id(spec_id).ok_or_else(|| {
@@ -624,7 +655,24 @@ impl SnapshotProducer {
                 snapshot_id,
                 codec,
             )?;
+            let mut entries_in_w = 0usize;
             for e in group {
+                // Java's RewriteManifests writer rolls as soon as the target size is reached
+                if entries_in_w > 0 && w.length() >= target {
+                    let fresh = ManifestWriter::new(
+                        md.format_version,
+                        ManifestContent::Data,
+                        schema,
+                        spec,
+                        snapshot_id,
+                        codec,
+                    )?;
+                    let path = self.next_manifest_path(dir);
+                    self.written.push(path.clone());
+                    out.push(std::mem::replace(&mut w, fresh).finish(io, &path)?);
+                    entries_in_w = 0;
+                }
+                entries_in_w += 1;
                 let sid = e.snapshot_id.unwrap_or(snapshot_id);
                 let seq = e.sequence_number.unwrap_or(0);
                 w.existing(e.data_file, sid, seq, e.file_sequence_number)?;
@@ -713,10 +761,9 @@ fn live_files(
 }
 
 /// Java's `MergingSnapshotProducer.validateNewDeleteFile`: no deletes in v1, no DVs in v2,
-/// only DVs for position deletes in v3; and (the spec's DV rule) at most one new DV per
-/// data file.
+/// only DVs for position deletes in v3 (several new DVs of one data file are merged later,
+/// see [`dv_merge`]).
 fn check_new_deletes(format_version: i32, deletes: &[(Option<i32>, DataFile)]) -> Result<()> {
-    let mut targets = HashSet::new();
     for (_, f) in deletes {
         let dv = validate::is_dv(f);
         match f.content {
@@ -754,28 +801,30 @@ fn check_new_deletes(format_version: i32, deletes: &[(Option<i32>, DataFile)]) -
             }
             _ => {}
         }
-        if dv {
-            let target = match (
-                &f.referenced_data_file,
-                f.content_offset,
-                f.content_size_in_bytes,
-            ) {
-                (Some(t), Some(_), Some(_)) => t,
-                _ => {
-                    return Err(Error::invalid_argument(format!(
-                    "{}: a DV needs referenced_data_file, content_offset and content_size_in_bytes",
-                    f.file_path
-                )))
-                }
-            };
-            if !targets.insert(target.as_str()) {
-                return Err(Error::invalid_argument(format!(
-                    "two new DVs for data file {target}: merge them into one"
-                )));
-            }
+        if dv
+            && (f.referenced_data_file.is_none()
+                || f.content_offset.is_none()
+                || f.content_size_in_bytes.is_none())
+        {
+            return Err(Error::invalid_argument(format!(
+                "{}: a DV needs referenced_data_file, content_offset and content_size_in_bytes",
+                f.file_path
+            )));
         }
     }
     Ok(())
+}
+
+/// Java's `RollingManifestWriter.ROWS_DIVISOR`: how often the size is checked.
+const ROLL_ROWS_DIVISOR: u64 = 250;
+
+/// `commit.manifest.target-size-bytes`, the size at which new manifests roll.
+fn manifest_target_size(md: &TableMetadata) -> u64 {
+    property_or(
+        md,
+        properties::MANIFEST_TARGET_SIZE_BYTES,
+        properties::MANIFEST_TARGET_SIZE_BYTES_DEFAULT,
+    )
 }
 
 fn current_schema(md: &TableMetadata) -> Result<&crate::spec::schema::Schema> {
@@ -844,9 +893,10 @@ impl PendingChange for SnapshotProducer {
             )?;
         }
 
-        let mut summary = SummaryBuilder::default();
+        let mut summary = SummaryBuilder::for_table(&md);
         let new_manifests = self.write_new_manifests(io, &md, snapshot_id, &dir, codec)?;
-        for (spec_id, f) in self.added.iter().chain(&self.added_deletes) {
+        let new_deletes = self.new_deletes.as_deref().unwrap_or_default();
+        for (spec_id, f) in self.added.iter().chain(new_deletes) {
             summary.added_file(spec_id.unwrap_or(md.default_spec_id), f);
         }
         let parent_manifests = match &parent {
@@ -878,9 +928,22 @@ impl PendingChange for SnapshotProducer {
             )?
         };
 
+        // Java's merging producers drop manifests without live files unless this snapshot
+        // wrote them (`MergingSnapshotProducer.apply`): a manifest left with only DELETED
+        // entries is kept by the snapshot that deleted them and dropped by the next one
+        let merging = !matches!(
+            self.kind,
+            SnapshotKind::FastAppend | SnapshotKind::RewriteManifests
+        );
         let (data, deletes): (Vec<ManifestFile>, Vec<ManifestFile>) = new_manifests
             .into_iter()
             .chain(filtered)
+            .filter(|m| {
+                !merging
+                    || m.has_added_files()
+                    || m.has_existing_files()
+                    || m.added_snapshot_id == snapshot_id
+            })
             .partition(|m| m.content == ManifestContent::Data);
         let mut merge_replaced = 0;
         let manifests = if matches!(
@@ -990,6 +1053,7 @@ impl PendingChange for SnapshotProducer {
             .iter()
             .map(|m| m.manifest_path.clone())
             .chain(std::iter::once(list_path))
+            .chain(self.merged_dvs_file.clone())
             .collect();
         self.committed_snapshot = Some(snapshot);
         Ok(())

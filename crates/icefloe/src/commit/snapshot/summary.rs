@@ -3,14 +3,22 @@
 //! only where non-zero, the number of changed partitions, and running totals carried
 //! from the branch's previous snapshot.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use crate::manifest::{DataContentType, DataFile};
+use crate::spec::partition::PartitionSpec;
 use crate::spec::snapshot::{Operation, Snapshot, Summary};
+use crate::spec::table_metadata::TableMetadata;
+use crate::spec::PrimitiveType;
+use crate::write::human::partition_to_path;
 
-/// What one snapshot changed, accumulated file by file.
+/// Java's `write.summary.partition-limit` (default 0: no per-partition summaries).
+pub const PARTITION_SUMMARY_LIMIT: &str = "write.summary.partition-limit";
+
+/// What a snapshot changed (or changed in one partition), accumulated file by file (Java's
+/// `SnapshotSummary.UpdateMetrics`).
 #[derive(Debug, Clone, Default)]
-pub struct SummaryBuilder {
+struct Metrics {
     added_size: i64,
     removed_size: i64,
     added_files: i64,
@@ -29,7 +37,19 @@ pub struct SummaryBuilder {
     removed_pos_deletes: i64,
     added_eq_deletes: i64,
     removed_eq_deletes: i64,
-    partitions: HashSet<String>,
+}
+
+/// What one snapshot changed, accumulated file by file.
+#[derive(Debug, Clone, Default)]
+pub struct SummaryBuilder {
+    metrics: Metrics,
+    /// Metrics by partition path (Java keys partitions by `PartitionSpec.partitionToPath`).
+    partitions: HashMap<String, Metrics>,
+    /// Partition specs by id with their partition field types, to name partitions.
+    specs: HashMap<i32, (PartitionSpec, Vec<PrimitiveType>)>,
+    /// `write.summary.partition-limit`: per-partition summaries when at most this many
+    /// partitions changed.
+    partition_limit: i64,
     /// Entries set by the operation (manifest counts, user properties), in order.
     properties: Vec<(String, String)>,
 }
@@ -47,9 +67,8 @@ fn content_size(f: &DataFile) -> i64 {
     }
 }
 
-impl SummaryBuilder {
-    pub fn added_file(&mut self, spec_id: i32, f: &DataFile) {
-        self.partitions.insert(partition_key(spec_id, f));
+impl Metrics {
+    fn added_file(&mut self, f: &DataFile) {
         self.added_size += content_size(f);
         match f.content {
             DataContentType::Data => {
@@ -73,8 +92,7 @@ impl SummaryBuilder {
         }
     }
 
-    pub fn removed_file(&mut self, spec_id: i32, f: &DataFile) {
-        self.partitions.insert(partition_key(spec_id, f));
+    fn removed_file(&mut self, f: &DataFile) {
         self.removed_size += content_size(f);
         match f.content {
             DataContentType::Data => {
@@ -98,18 +116,8 @@ impl SummaryBuilder {
         }
     }
 
-    pub fn set(&mut self, key: &str, value: impl ToString) {
-        let value = value.to_string();
-        match self.properties.iter_mut().find(|(k, _)| k == key) {
-            Some(e) => e.1 = value,
-            None => self.properties.push((key.to_string(), value)),
-        }
-    }
-
-    /// The summary of a snapshot of `operation` whose branch's previous snapshot is
-    /// `previous` (`None`: the branch is new, totals start at 0).
-    pub fn build(&self, operation: Operation, previous: Option<&Snapshot>) -> Summary {
-        let mut out: Vec<(String, String)> = self.properties.clone();
+    /// The non-zero counts, in Java's order.
+    fn add_to(&self, out: &mut Vec<(String, String)>) {
         let mut put_if = |cond: bool, key: &str, v: i64| {
             if cond {
                 out.push((key.to_string(), v.to_string()));
@@ -185,11 +193,89 @@ impl SummaryBuilder {
             "removed-equality-deletes",
             self.removed_eq_deletes,
         );
-        put_if(
-            true,
-            "changed-partition-count",
-            self.partitions.len() as i64,
-        );
+    }
+}
+
+impl SummaryBuilder {
+    /// A builder naming partitions by `md`'s partition specs and limiting per-partition
+    /// summaries by its `write.summary.partition-limit`.
+    pub fn for_table(md: &TableMetadata) -> SummaryBuilder {
+        let mut specs = HashMap::new();
+        if let Some(schema) = md.current_schema() {
+            for spec in &md.partition_specs {
+                let types = spec
+                    .partition_type(schema)
+                    .map(|t| {
+                        t.fields
+                            .iter()
+                            .filter_map(|f| f.field_type.as_primitive().cloned())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                specs.insert(spec.spec_id, (spec.clone(), types));
+            }
+        }
+        SummaryBuilder {
+            specs,
+            partition_limit: md
+                .property(PARTITION_SUMMARY_LIMIT)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0),
+            ..Default::default()
+        }
+    }
+
+    fn partition(&mut self, spec_id: i32, f: &DataFile) -> &mut Metrics {
+        let path = match self.specs.get(&spec_id) {
+            Some((spec, types)) => partition_to_path(spec, types, &f.partition),
+            None => format!("{:?}", f.partition),
+        };
+        self.partitions.entry(path).or_default()
+    }
+
+    pub fn added_file(&mut self, spec_id: i32, f: &DataFile) {
+        self.metrics.added_file(f);
+        self.partition(spec_id, f).added_file(f);
+    }
+
+    pub fn removed_file(&mut self, spec_id: i32, f: &DataFile) {
+        self.metrics.removed_file(f);
+        self.partition(spec_id, f).removed_file(f);
+    }
+
+    pub fn set(&mut self, key: &str, value: impl ToString) {
+        let value = value.to_string();
+        match self.properties.iter_mut().find(|(k, _)| k == key) {
+            Some(e) => e.1 = value,
+            None => self.properties.push((key.to_string(), value)),
+        }
+    }
+
+    /// The summary of a snapshot of `operation` whose branch's previous snapshot is
+    /// `previous` (`None`: the branch is new, totals start at 0).
+    pub fn build(&self, operation: Operation, previous: Option<&Snapshot>) -> Summary {
+        let mut out: Vec<(String, String)> = self.properties.clone();
+        self.metrics.add_to(&mut out);
+        out.push((
+            "changed-partition-count".to_string(),
+            self.partitions.len().to_string(),
+        ));
+        // Java's per-partition summaries: `partitions.<path>` (not for the unpartitioned
+        // path "") with the partition's counts as `key=value` pairs joined by commas
+        if !self.partitions.is_empty() && self.partitions.len() as i64 <= self.partition_limit {
+            out.push((
+                "partition-summaries-included".to_string(),
+                "true".to_string(),
+            ));
+            let mut paths: Vec<&String> = self.partitions.keys().collect();
+            paths.sort();
+            for path in paths.into_iter().filter(|p| !p.is_empty()) {
+                let mut kv = Vec::new();
+                self.partitions[path].add_to(&mut kv);
+                let text: Vec<String> = kv.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                out.push((format!("partitions.{path}"), text.join(",")));
+            }
+        }
 
         // running totals: previous total + added - removed; dropped when the previous
         // snapshot has no (valid) total or the result would be negative, as Java
@@ -249,10 +335,4 @@ impl SummaryBuilder {
             properties: out,
         }
     }
-}
-
-fn partition_key(spec_id: i32, f: &DataFile) -> String {
-    // Java keys by the partition path, which does not name the spec
-    let _ = spec_id;
-    format!("{:?}", f.partition)
 }
