@@ -42,7 +42,9 @@ class PositionDeletes(NamedTuple):
 
 
 def _fs(path: str) -> tuple[pafs.FileSystem, str]:
-    return pafs.FileSystem.from_uri(path) if "://" in path else (pafs.LocalFileSystem(), path)
+    from .writer import filesystem_for
+
+    return filesystem_for(path)
 
 
 def _positions(values: Any) -> pa.Array:

@@ -278,12 +278,24 @@ class _RollingWriter:
         return done
 
 
+def filesystem_for(location: str) -> tuple[pafs.FileSystem, str]:
+    """The pyarrow file system and path of a file location. ``file:`` URIs and plain paths
+    are local files named without percent-decoding: Java (Hadoop) writes the ``%3D`` of an
+    escaped partition value literally, and the location recorded in the manifest must be
+    where the file is (pyarrow's ``from_uri`` would decode it)."""
+    if location.startswith("file:") or "://" not in location:
+        from .reader import local_path
+
+        return pafs.LocalFileSystem(), local_path(location)
+    return pafs.FileSystem.from_uri(location)
+
+
 class _OpenFile:
     def __init__(self, path, arrow_schema, options, partition, context):
         self.path = path
         self.partition = partition
         self.context = context
-        fs, fs_path = pafs.FileSystem.from_uri(path) if "://" in path else (pafs.LocalFileSystem(), path)
+        fs, fs_path = filesystem_for(path)
         parent = fs_path.rsplit("/", 1)[0]
         if parent:
             fs.create_dir(parent, recursive=True)

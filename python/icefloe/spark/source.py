@@ -152,8 +152,13 @@ class _ScanInfo:
                 continue
             transforms = {pf.field_id: pf.transform for pf in spec.fields}
             for f in fields:
+                transform = transforms.get(f.id)
+                # a field a later spec turned into void (v1 tables drop fields that way) keeps
+                # the type of its real transform, as the plan's partition struct does
+                if transform == "void" and f.id in out:
+                    continue
                 # Java's day transform results in a date (the spec says int, days from 1970)
-                out[f.id] = "date" if transforms.get(f.id) == "day" else json.loads(f.type_json())
+                out[f.id] = "date" if transform == "day" else json.loads(f.type_json())
         return out
 
     def spark_schema(self) -> Any:
