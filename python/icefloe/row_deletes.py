@@ -98,6 +98,42 @@ def _remove_files(paths: set[str]) -> None:
             pass
 
 
+def commit_row_changes(table: Any, snapshot_id: int, isolation_level: str, *, added_deletes: pa.Table | None,
+                       removed_deletes: pa.Table | None = None, added_data: pa.Table | None = None,
+                       removed_data: Sequence[str] = (), branch: str | None = None, conflict_filter: Any = None
+                       ) -> None:
+    """Commits row-level changes read from ``snapshot_id`` as one row delta, validated as
+    Java's Spark merge-on-read operations (the referenced data files still exist, nothing
+    read was removed, no conflicting delete files; under ``serializable`` no conflicting data
+    files either, limited to ``conflict_filter`` when given). When the commit fails, the new
+    delete and data files are removed."""
+    new_files: set[str] = set()
+    referenced: list[str] = []
+    for t in (added_deletes, added_data):
+        if t is not None:
+            new_files |= set(t.column("file_path").to_pylist())
+    if added_deletes is not None and "referenced_data_file" in added_deletes.column_names:
+        referenced = sorted(set(added_deletes.column("referenced_data_file").to_pylist()) - {None})
+    try:
+        table.row_delta(
+            add_data_files=added_data if added_data is not None else (),
+            add_delete_files=added_deletes if added_deletes is not None else (),
+            remove_delete_files=removed_deletes if removed_deletes is not None and removed_deletes.num_rows else (),
+            remove_data_files=list(removed_data),
+            branch=branch,
+            validate_from_snapshot=snapshot_id,
+            conflict_detection_filter=conflict_filter,
+            validate_data_files_exist=referenced,
+            validate_deleted_files=True,
+            validate_no_conflicting_delete_files=True,
+            validate_no_conflicting_data_files=isolation_level == "serializable",
+            isolation_level=isolation_level,
+        )
+    except BaseException:
+        _remove_files(new_files)
+        raise
+
+
 def delete_rows(table: Any, where: Any, *, branch: str | None = None, isolation_level: str = "serializable",
                 groups: int = 1,
                 map_groups: Callable[[Callable[[Group], GroupResult], Sequence[Group]], list[GroupResult]]
@@ -146,27 +182,8 @@ def delete_rows(table: Any, where: Any, *, branch: str | None = None, isolation_
         return DeleteResult(None, 0, 0, 0, 0, 0)
     added_t = pa.concat_tables(added, promote_options="default") if added else None
     removed_t = pa.concat_tables(removed, promote_options="default") if removed else None
-    new_files = set(added_t.column("file_path").to_pylist()) if added_t is not None else set()
-    referenced = []
-    if added_t is not None and "referenced_data_file" in added_t.column_names:
-        referenced = sorted(set(added_t.column("referenced_data_file").to_pylist()) - {None})
-    try:
-        table.row_delta(
-            add_delete_files=added_t if added_t is not None else (),
-            remove_delete_files=removed_t if removed_t is not None and removed_t.num_rows else (),
-            remove_data_files=whole,
-            branch=branch,
-            validate_from_snapshot=snapshot_id,
-            conflict_detection_filter=where,
-            validate_data_files_exist=referenced,
-            validate_deleted_files=True,
-            validate_no_conflicting_delete_files=True,
-            validate_no_conflicting_data_files=isolation_level == "serializable",
-            isolation_level=isolation_level,
-        )
-    except BaseException:
-        _remove_files(new_files)
-        raise
+    commit_row_changes(table, snapshot_id, isolation_level, added_deletes=added_t, removed_deletes=removed_t,
+                       removed_data=whole, branch=branch, conflict_filter=where)
     head = dict(table.metadata.refs).get(branch or "main")
     return DeleteResult(
         snapshot_id=None if head is None else head.snapshot_id,

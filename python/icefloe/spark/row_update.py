@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..row_deletes import _remove_files
+from ..row_deletes import commit_row_changes
 from ..writer import data_files_from_ipc, data_files_to_ipc
 
 __all__ = ["UpdateResult", "update"]
@@ -138,26 +138,8 @@ def update(spark: Any, table: Any, where: str, assignments: Mapping[str, str], *
     removed_t = pa.concat_tables(removed, promote_options="default") if removed else None
     files = [data_files_from_ipc(r["files"]) for r in written]
     files_t = pa.concat_tables(files, promote_options="default") if files else None
-    new_paths = set(added.column("file_path").to_pylist())
-    if files_t is not None:
-        new_paths |= set(files_t.column("file_path").to_pylist())
-    referenced = sorted(set(added.column("referenced_data_file").to_pylist()) - {None}) \
-        if "referenced_data_file" in added.column_names else []
-    try:
-        table.row_delta(
-            add_data_files=files_t if files_t is not None else (),
-            add_delete_files=added,
-            remove_delete_files=removed_t if removed_t is not None and removed_t.num_rows else (),
-            validate_from_snapshot=current.snapshot_id,
-            validate_data_files_exist=referenced,
-            validate_deleted_files=True,
-            validate_no_conflicting_delete_files=True,
-            validate_no_conflicting_data_files=isolation_level == "serializable",
-            isolation_level=isolation_level,
-        )
-    except BaseException:
-        _remove_files(new_paths)
-        raise
+    commit_row_changes(table, current.snapshot_id, isolation_level, added_deletes=added, removed_deletes=removed_t,
+                       added_data=files_t)
     head = table.current_snapshot()
     return UpdateResult(
         snapshot_id=None if head is None else head.snapshot_id,
