@@ -125,3 +125,24 @@ def test_bad_requests(spark, paths):  # noqa: F811
     with pytest.raises(ValueError, match="from a catalog"):
         delete(spark, icefloe.Table.from_metadata(t1.metadata_location), "id = 1")
     assert os.path.exists(t1.metadata_location.removeprefix("file:"))
+
+
+def test_spark_overwrite_drops_the_delete_files_too(spark, paths):  # noqa: F811
+    """A full overwrite through the data source is Java's overwriteByRowFilter(true): the
+    data files and the delete files (here DVs) of the table go."""
+    import icefloe.spark
+
+    db, wh, _ = paths
+    sc = spark_catalog(spark, db, wh)
+    cat = icefloe.load_catalog(sc, uri=f"sqlite:///{db}", warehouse=wh)
+    t = _table(cat, "db.ow", 3)
+    delete(spark, t, "id < 10")
+    assert spark.sql(f"SELECT * FROM {sc}.db.ow.delete_files").count() > 0
+    icefloe.spark.register(spark)
+    df = spark.createDataFrame([(1, "z", 0.5), (2, "z", 1.5)], "id long, category string, v double")
+    df.write.format("icefloe").option("catalog", sc).option("uri", f"sqlite:///{db}").option("warehouse", wh) \
+        .mode("overwrite").save("db.ow")
+    assert sorted((r.id, r.category) for r in spark.table(f"{sc}.db.ow").collect()) == [(1, "z"), (2, "z")]
+    assert spark.sql(f"SELECT * FROM {sc}.db.ow.delete_files").count() == 0
+    snap = spark.sql(f"SELECT operation FROM {sc}.db.ow.snapshots ORDER BY committed_at DESC LIMIT 1").collect()
+    assert snap[0].operation == "overwrite"

@@ -20,7 +20,7 @@ table's metadata and a write id; each task writes Parquet data files with
 ``icefloe.writer.write_data_files`` (file names ``<partition>-<task attempt>-<write
 id>-<n>.parquet``, as Java names them) and returns their data-file rows as Arrow IPC in
 its commit message; ``commit()`` on the driver commits them once (a fast append, or for
-``overwrite`` the table's live data files replaced by the new ones), recording the write
+``overwrite`` the table's live files replaced by the new ones, as Java's overwriteByRowFilter(true)), recording the write
 id in the snapshot summary (``icefloe.write-id``); ``abort()`` deletes every file of the
 write id, unless the table has a snapshot with that write id (a commit whose outcome was
 unknown to Spark did land).
@@ -327,8 +327,11 @@ class IcefloeWriter(DataSourceArrowWriter):
             live = _live_data_files(table, branch)
             if not live and not files:
                 return
+            # Java's static overwrite: overwriteByRowFilter(alwaysTrue) re-applied to each
+            # attempt's base, so a file appended meanwhile and the table's delete files go too
             with table.transaction() as tx:
-                tx.overwrite_files(live, files, spec_id=spec_id, branch=branch, snapshot_properties=summary)
+                tx.overwrite_where(E.AlwaysTrue(), files, spec_id=spec_id, branch=branch,
+                                   snapshot_properties=summary)
         elif files:
             with table.transaction() as tx:
                 tx.append_files(files, spec_id=spec_id, branch=branch, snapshot_properties=summary)
