@@ -131,10 +131,19 @@ def test_tables(cat, tmp_path):
         cat.load_table("t")
 
 
-def test_views(cat):
+def test_views(cat, tmp_path, monkeypatch):
     cat.create_namespace("db")
-    md = icefloe.ViewMetadata.from_json((FIXTURES / "view" / "spec-example-create.json").read_text())
+    text = (FIXTURES / "view" / "spec-example-create.json").read_text()
+    # The spec's example lives at s3n://, which the local file IO refuses rather than
+    # writing it as a relative folder named "s3n:" under the working directory.
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(errors.UnsupportedError, match="s3n"):
+        cat._commit_view("db.v", None, icefloe.ViewMetadata.from_json(text))
+    assert not (tmp_path / "s3n:").exists() and cat.list_views("db") == []
+    location = (tmp_path / "views" / "common_view").as_uri()
+    md = icefloe.ViewMetadata.from_json(text.replace("s3n://my_company/my/warehouse/anorwood.db/common_view", location))
     v = cat._commit_view("db.v", None, md)
+    assert v.metadata_location.startswith(location + "/metadata/")
     assert "/00000-" in v.metadata_location
     assert cat.list_views("db") == [("db", "v")] and cat.list_tables("db") == []
     assert cat.view_exists("db.v") and not cat.table_exists("db.v")

@@ -65,9 +65,36 @@ pub fn local_path(location: &str) -> &str {
     }
 }
 
+/// The local path of `location`, or an error when it names another scheme (`s3://`,
+/// `s3n://`, `hdfs:`...): without this check such a location would be taken as a
+/// relative path and written under the working directory.
+fn checked_local_path(location: &str) -> Result<&str> {
+    let path = local_path(location);
+    let scheme_end = path
+        .find(':')
+        .filter(|&i| {
+            let scheme = &path[..i];
+            scheme.len() > 1
+                && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        });
+    match scheme_end {
+        Some(i) => Err(Error::Unsupported {
+            message: format!(
+                "location {location}: scheme '{}' is not supported by the local file IO \
+                 (plain paths and file: URIs only)",
+                &path[..i]
+            ),
+        }),
+        None => Ok(path),
+    }
+}
+
 impl FileIO for LocalFileIO {
     fn read(&self, location: &str) -> Result<Vec<u8>> {
-        let path = local_path(location);
+        let path = checked_local_path(location)?;
         let mut f = std::fs::File::open(path).map_err(|e| Error::io(location, e))?;
         let mut buf = Vec::new();
         f.read_to_end(&mut buf)
@@ -77,7 +104,7 @@ impl FileIO for LocalFileIO {
 
     fn write_new(&self, location: &str, bytes: &[u8]) -> Result<()> {
         use std::io::Write;
-        let path = local_path(location);
+        let path = checked_local_path(location)?;
         if let Some(parent) = std::path::Path::new(path).parent() {
             std::fs::create_dir_all(parent).map_err(|e| Error::io(location, e))?;
         }
@@ -91,12 +118,12 @@ impl FileIO for LocalFileIO {
     }
 
     fn exists(&self, location: &str) -> Result<bool> {
-        Ok(std::path::Path::new(local_path(location)).exists())
+        Ok(std::path::Path::new(checked_local_path(location)?).exists())
     }
 
     fn read_range(&self, location: &str, offset: u64, len: u64) -> Result<Vec<u8>> {
-        let mut f =
-            std::fs::File::open(local_path(location)).map_err(|e| Error::io(location, e))?;
+        let mut f = std::fs::File::open(checked_local_path(location)?)
+            .map_err(|e| Error::io(location, e))?;
         let size = f.metadata().map_err(|e| Error::io(location, e))?.len();
         match offset.checked_add(len) {
             Some(end) if end <= size => {}
@@ -111,20 +138,21 @@ impl FileIO for LocalFileIO {
     }
 
     fn file_size(&self, location: &str) -> Result<u64> {
-        std::fs::metadata(local_path(location))
+        std::fs::metadata(checked_local_path(location)?)
             .map(|m| m.len())
             .map_err(|e| Error::io(location, e))
     }
 
     fn delete(&self, location: &str) -> Result<()> {
-        match std::fs::remove_file(local_path(location)) {
+        match std::fs::remove_file(checked_local_path(location)?) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(location, e)),
             _ => Ok(()),
         }
     }
 
     fn list(&self, location: &str) -> Result<Vec<String>> {
-        let rd = std::fs::read_dir(local_path(location)).map_err(|e| Error::io(location, e))?;
+        let rd = std::fs::read_dir(checked_local_path(location)?)
+            .map_err(|e| Error::io(location, e))?;
         let mut names = Vec::new();
         for entry in rd {
             let entry = entry.map_err(|e| Error::io(location, e))?;
@@ -218,6 +246,24 @@ mod tests {
         io.delete("t/data/a.parquet").unwrap();
         io.delete("t/data/a.parquet").unwrap();
         assert!(!io.exists("t/data/a.parquet").unwrap());
+    }
+
+    #[test]
+    fn local_file_io_refuses_other_schemes() {
+        for loc in ["s3n://bucket/t/metadata/v1.json", "hdfs:/t/v1.json", "file:s3://b/x"] {
+            let err = LocalFileIO.write_new(loc, b"x").unwrap_err();
+            assert!(matches!(err, Error::Unsupported { .. }), "{loc}: {err}");
+            assert!(err.to_string().contains(loc), "{err}");
+            assert!(LocalFileIO.exists(loc).is_err());
+            assert!(LocalFileIO.read(loc).is_err());
+        }
+        assert!(!std::path::Path::new("s3n:").exists());
+        // Colons later in a path are not schemes.
+        let dir = std::env::temp_dir().join(format!("icefloe-io-colon-{}", std::process::id()));
+        let loc = format!("{}/a:b/c.json", dir.display());
+        LocalFileIO.write_new(&loc, b"x").unwrap();
+        assert_eq!(LocalFileIO.read(&format!("file://{loc}")).unwrap(), b"x");
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
