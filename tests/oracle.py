@@ -39,7 +39,7 @@ def missing_jars() -> list[Path]:
     return [p for p in (RUNTIME_JAR, ORACLE_JAR, SQLITE_JDBC_JAR) if not p.is_file()]
 
 
-def start_spark(warehouse: Path, view_warehouse: Path):
+def start_spark(warehouse: Path, view_warehouse: Path, driver_memory: str = "1g"):
     """A small local SparkSession with two Iceberg catalogs.
 
     ``java``: Hadoop catalog (tables only) whose warehouse is ``warehouse``.
@@ -58,7 +58,7 @@ def start_spark(warehouse: Path, view_warehouse: Path):
     builder = (
         SparkSession.builder.master("local[2]")
         .appName("icefloe-oracle")
-        .config("spark.driver.memory", "1g")
+        .config("spark.driver.memory", driver_memory)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "2")

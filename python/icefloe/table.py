@@ -321,7 +321,9 @@ class CombinedScanTask:
 
     @staticmethod
     def from_bytes(data: bytes) -> CombinedScanTask:
-        return CombinedScanTask(pa.ipc.open_stream(data).read_all())
+        """Reads ``to_bytes()`` or a payload of ``TableScan.plan_task_payloads()`` (the same
+        IPC stream compressed as an LZ4 frame)."""
+        return CombinedScanTask(pa.ipc.open_stream(_native.task_group_ipc(data)).read_all())
 
 
 @dataclass(frozen=True)
@@ -449,7 +451,13 @@ class TableScan:
 
     def _plan(self, packed: bool, target_split_size: int | None = None, threads: int | None = None) -> ScanPlan:
         schema, batches, counts = _native.plan_scan(
-            self.table.metadata,
+            self.table.metadata, **self._plan_kwargs(), packed=packed,
+            target_split_size=target_split_size, threads=threads)
+        return ScanPlan(pa.Table.from_batches(batches, schema=schema), dict(counts))
+
+    def _plan_kwargs(self) -> dict:
+        """The scan's settings as ``_native.plan_scan`` takes them."""
+        return dict(
             filter_json=self._filter_json,
             filter=self._filter if self._filter_json is None else None,
             selected=self._selected,
@@ -457,13 +465,9 @@ class TableScan:
             ref_name=self._ref,
             as_of_ms=self._as_of_ms,
             case_sensitive=self._case_sensitive,
-            packed=packed,
-            target_split_size=target_split_size,
-            threads=threads,
             appends_after=self._appends_after,
             incremental=self._incremental,
         )
-        return ScanPlan(pa.Table.from_batches(batches, schema=schema), dict(counts))
 
     def plan_arrow(self, packed: bool = False, threads: int | None = None) -> pa.Table:
         """The plan as a pyarrow Table (see the module documentation for the columns)."""
@@ -475,20 +479,7 @@ class TableScan:
         settings (snapshot, filter binding) are raised here, planning errors while
         iterating."""
         stream = _native.plan_scan_stream(
-            self.table.metadata,
-            filter_json=self._filter_json,
-            filter=self._filter if self._filter_json is None else None,
-            selected=self._selected,
-            snapshot_id=self._snapshot_id,
-            ref_name=self._ref,
-            as_of_ms=self._as_of_ms,
-            case_sensitive=self._case_sensitive,
-            batch_rows=batch_rows,
-            threads=threads,
-            appends_after=self._appends_after,
-            incremental=self._incremental,
-            queue=queue,
-        )
+            self.table.metadata, **self._plan_kwargs(), batch_rows=batch_rows, threads=threads, queue=queue)
         return PlanBatches(stream)
 
     def plan(self, packed: bool = False, threads: int | None = None) -> ScanPlan:
@@ -532,6 +523,18 @@ class TableScan:
         # nothing but the rows themselves is needed: read with an empty projection
         plan = _without_projection(plan)
         return sum(b.num_rows for b in reader.read_tasks(plan))
+
+    def plan_task_payloads(self, target_split_size: int | None = None) -> list[tuple[bytes, int]]:
+        """The groups of ``plan_tasks()`` ready to ship to readers: for each, a
+        self-contained payload (the group's Arrow IPC stream, LZ4-compressed, built in
+        Rust) and its number of tasks. ``read_tasks`` and ``CombinedScanTask.from_bytes``
+        take the payload. This is what the Spark data source's partitions carry: for a
+        plan of a million files it avoids a million-row Python loop and keeps the bytes
+        sent to Spark small."""
+        _, payloads, _ = _native.plan_scan(
+            self.table.metadata, **self._plan_kwargs(), packed=True,
+            target_split_size=target_split_size, payloads=True)
+        return payloads
 
     def plan_tasks(self, target_split_size: int | None = None) -> list[CombinedScanTask]:
         """Files split at row-group offsets and bin-packed into groups for readers."""

@@ -4,7 +4,10 @@
 use std::sync::{Arc, Mutex};
 
 use arrow::pyarrow::ToPyArrow;
-use icefloe::arrow::plan::{plan_stream, plan_to_batches, tasks_to_batches, PlanStream};
+use icefloe::arrow::plan::{
+    plan_stream, plan_to_batches, task_group_from_payload, task_group_payloads, tasks_to_batches,
+    PlanStream,
+};
 use icefloe::expr::Expression;
 use icefloe::io::LocalFileIO;
 use icefloe::scan::split::{plan_tasks, SplitOptions};
@@ -13,7 +16,7 @@ use icefloe::spec::table_metadata::TableMetadata;
 use icefloe::Error;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyBytes, PyList};
 
 use crate::error::IntoPyResult;
 use crate::expr::PyExpression;
@@ -27,9 +30,11 @@ type PlannedScan = (Py<PyAny>, Py<PyAny>, Vec<(String, usize)>);
 /// `snapshot_id`, `ref_name` and `as_of_ms` may be given.
 /// With `packed`, files are split and bin-packed into groups (`group` column) using the
 /// table's `read.split.*` properties unless `target_split_size` is given. Returns the
-/// pyarrow schema, the record batches and the planning counts.
+/// pyarrow schema, the record batches and the planning counts; with `packed` and
+/// `payloads`, the schema is None and the list holds each group as `(payload bytes,
+/// number of tasks)` (`icefloe::arrow::plan::task_group_payloads`).
 #[pyfunction]
-#[pyo3(signature = (metadata, filter_json = None, filter = None, selected = None, snapshot_id = None, ref_name = None, as_of_ms = None, case_sensitive = true, packed = false, target_split_size = None, batch_rows = 65536, threads = None, appends_after = None, incremental = false))]
+#[pyo3(signature = (metadata, filter_json = None, filter = None, selected = None, snapshot_id = None, ref_name = None, as_of_ms = None, case_sensitive = true, packed = false, target_split_size = None, batch_rows = 65536, threads = None, appends_after = None, incremental = false, payloads = false))]
 #[allow(clippy::too_many_arguments)]
 fn plan_scan(
     py: Python<'_>,
@@ -47,6 +52,7 @@ fn plan_scan(
     threads: Option<usize>,
     appends_after: Option<i64>,
     incremental: bool,
+    payloads: bool,
 ) -> PyResult<PlannedScan> {
     let md = metadata.inner.clone();
     // the expression itself, not its JSON form: JSON loses the kind of some literals (a
@@ -64,16 +70,22 @@ fn plan_scan(
         appends_after,
         incremental,
     };
-    let (schema, batches, counts) = py
+    let (output, counts) = py
         .detach(|| {
             let scan = options.build(&md)?;
             let (plan, schema, batches) = if packed {
-                let plan = scan.plan_files()?;
+                let mut plan = scan.plan_files()?;
                 let mut options = SplitOptions::from_table(&md)?;
                 if let Some(size) = target_split_size {
                     options.target_size = size;
                 }
-                let groups = plan_tasks(plan.tasks.clone(), &options)?;
+                // the groups own the tasks from here on (the Arrow conversion reads the
+                // plan's schemas and specs, not its tasks)
+                let groups = plan_tasks(std::mem::take(&mut plan.tasks), &options)?;
+                if payloads {
+                    let payloads = task_group_payloads(&plan, &groups)?;
+                    return Ok((Output::Payloads(payloads), counts_of(&plan.metrics)));
+                }
                 let rows: Vec<_> = groups
                     .iter()
                     .enumerate()
@@ -87,15 +99,39 @@ fn plan_scan(
             } else {
                 plan_to_batches(&scan, batch_rows)?
             };
-            Ok((schema, batches, counts_of(&plan.metrics)))
+            Ok((Output::Batches(schema, batches), counts_of(&plan.metrics)))
         })
         .py(py)?;
-    let py_schema = schema.as_ref().to_pyarrow(py)?.unbind();
     let list = PyList::empty(py);
-    for b in batches {
-        list.append(b.to_pyarrow(py)?)?;
-    }
+    let py_schema = match output {
+        Output::Batches(schema, batches) => {
+            for b in batches {
+                list.append(b.to_pyarrow(py)?)?;
+            }
+            schema.as_ref().to_pyarrow(py)?.unbind()
+        }
+        Output::Payloads(payloads) => {
+            for (bytes, tasks) in payloads {
+                list.append((PyBytes::new(py, &bytes), tasks))?;
+            }
+            py.None()
+        }
+    };
     Ok((py_schema, list.into_any().unbind(), counts))
+}
+
+/// What `plan_scan` returns besides the counts.
+enum Output {
+    Batches(Arc<arrow::datatypes::Schema>, Vec<arrow::record_batch::RecordBatch>),
+    Payloads(Vec<(Vec<u8>, usize)>),
+}
+
+/// The Arrow IPC stream bytes of a task group payload (`plan_scan(..., payloads=True)`);
+/// other bytes are returned unchanged.
+#[pyfunction]
+fn task_group_ipc<'py>(py: Python<'py>, payload: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    let ipc = py.detach(|| task_group_from_payload(payload).map(|b| b.into_owned())).py(py)?;
+    Ok(PyBytes::new(py, &ipc))
 }
 
 /// The scan settings that `plan_scan` and `plan_scan_stream` share.
@@ -295,5 +331,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPlanStream>()?;
     m.add_function(wrap_pyfunction!(plan_scan_stream, m)?)?;
     m.add_function(wrap_pyfunction!(plan_scan, m)?)?;
+    m.add_function(wrap_pyfunction!(task_group_ipc, m)?)?;
     Ok(())
 }

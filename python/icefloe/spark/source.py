@@ -10,7 +10,7 @@ Reading: ``schema()`` pins the table's metadata file (later commits do not chang
 the query reads) and gives the Spark schema of the scan's projected schema;
 ``pushFilters()`` keeps the filters it can take over exactly (see ``filters``);
 ``partitions()`` plans the scan on the pinned metadata with those filters and returns one
-partition per bin-packed task group (``plan_tasks``), carried as Arrow IPC bytes;
+partition per bin-packed task group (``plan_task_payloads``: LZ4-compressed Arrow IPC);
 ``read()`` reads a group with ``icefloe.reader.read_tasks`` (deletes and the residual
 applied), converts it to Spark's Arrow types and applies the pushed filters with Spark's
 semantics.
@@ -186,8 +186,9 @@ def _scan(table: Any, options: ReadOptions, row_filter: Any) -> Any:
 
 
 class TaskGroup(InputPartition):
-    """One Spark partition: a bin-packed group of file scan tasks as Arrow IPC bytes
-    (``CombinedScanTask.to_bytes``), which carry the schemas and residuals they need."""
+    """One Spark partition: a bin-packed group of file scan tasks as a payload of
+    ``TableScan.plan_task_payloads`` (LZ4-compressed Arrow IPC), which carries the schemas
+    and residuals it needs."""
 
     def __init__(self, payload: bytes, files: int):
         self.payload = payload
@@ -230,8 +231,9 @@ class IcefloeScanReader(DataSourceReader):
         from ..table import Table
 
         table = Table.from_metadata(self.metadata_location)
-        groups = _scan(table, self.options, self.row_filter()).plan_tasks(target_split_size=self.options.split_size)
-        return [TaskGroup(g.to_bytes(), g.table.num_rows) for g in groups]
+        payloads = _scan(table, self.options, self.row_filter()).plan_task_payloads(
+            target_split_size=self.options.split_size)
+        return [TaskGroup(payload, tasks) for payload, tasks in payloads]
 
     def read(self, partition: Any) -> Iterator[pa.RecordBatch]:
         if partition is None:  # an empty plan: Spark still runs one task
