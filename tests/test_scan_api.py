@@ -255,6 +255,30 @@ def test_combined_task_bytes_round_trip(table):
             assert all(t.residual == {"type": "gt", "term": "id", "value": 20} for t in back.tasks)
 
 
+def test_task_payloads_equal_plan_tasks(table):
+    from icefloe import _native
+    from icefloe.reader import read_tasks
+
+    for flt, target in ((None, None), ("cat in ('a', 'b') and id > 20", 4096), ("id > 20", 1024)):
+        groups = table.scan(flt).plan_tasks(target_split_size=target)
+        payloads = table.scan(flt).plan_task_payloads(target_split_size=target)
+        assert [n for _, n in payloads] == [g.table.num_rows for g in groups]
+        for (payload, _), group in zip(payloads, groups, strict=True):
+            assert payload[:4] == b"\x04\x22\x4d\x18"  # an LZ4 frame
+            back = icefloe.CombinedScanTask.from_bytes(payload)
+            assert back.table.equals(group.table)
+            assert back.table.schema.metadata == group.table.schema.metadata
+            assert pa.Table.from_batches(list(read_tasks(payload))).equals(
+                pa.Table.from_batches(list(read_tasks(group))))
+        # uncompressed IPC bytes pass through unchanged
+        assert _native.task_group_ipc(groups[0].to_bytes()) == groups[0].to_bytes()
+    assert table.scan(False).plan_task_payloads() == []
+    corrupt = bytearray(table.scan().plan_task_payloads()[0][0])
+    corrupt[20:40] = b"\xff" * 20
+    with pytest.raises(errors.InvalidArgumentError, match="LZ4"):
+        icefloe.CombinedScanTask.from_bytes(bytes(corrupt))
+
+
 def test_plan_tasks_of_empty_plan(table):
     assert table.scan(False).plan_tasks() == []
     assert table.scan("cat = 'zzz'").plan_tasks() == []

@@ -122,7 +122,10 @@ fn plan_scan(
 
 /// What `plan_scan` returns besides the counts.
 enum Output {
-    Batches(Arc<arrow::datatypes::Schema>, Vec<arrow::record_batch::RecordBatch>),
+    Batches(
+        Arc<arrow::datatypes::Schema>,
+        Vec<arrow::record_batch::RecordBatch>,
+    ),
     Payloads(Vec<(Vec<u8>, usize)>),
 }
 
@@ -130,7 +133,9 @@ enum Output {
 /// other bytes are returned unchanged.
 #[pyfunction]
 fn task_group_ipc<'py>(py: Python<'py>, payload: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-    let ipc = py.detach(|| task_group_from_payload(payload).map(|b| b.into_owned())).py(py)?;
+    let ipc = py
+        .detach(|| task_group_from_payload(payload).map(|b| b.into_owned()))
+        .py(py)?;
     Ok(PyBytes::new(py, &ipc))
 }
 

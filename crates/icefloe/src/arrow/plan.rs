@@ -219,7 +219,8 @@ pub fn tasks_to_batches(
 ) -> Result<(Arc<ArrowSchema>, Vec<RecordBatch>)> {
     let batch_rows = batch_rows.max(1);
     let full = tasks.len() / batch_rows;
-    let lens = std::iter::repeat_n(batch_rows, full)
+    let lens = std::iter::repeat(batch_rows)
+        .take(full)
         .chain((tasks.len() % batch_rows != 0).then_some(tasks.len() % batch_rows));
     tasks_to_chunks(plan, tasks, lens)
 }
@@ -301,8 +302,8 @@ pub fn task_group_payloads(
         .iter()
         .map(|batch| {
             ipc.clear();
-            let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut ipc, &schema)
-                .map_err(arrow_err)?;
+            let mut w =
+                arrow_ipc::writer::StreamWriter::try_new(&mut ipc, &schema).map_err(arrow_err)?;
             w.write(batch).map_err(arrow_err)?;
             w.finish().map_err(arrow_err)?;
             drop(w);
@@ -313,7 +314,10 @@ pub fn task_group_payloads(
 
 fn lz4_frame(bytes: &[u8]) -> Result<Vec<u8>> {
     use std::io::Write;
-    let mut enc = lz4_flex::frame::FrameEncoder::new(Vec::with_capacity(bytes.len() / 3));
+    // with a content checksum, so that a damaged payload is an error, not garbage rows
+    let info = lz4_flex::frame::FrameInfo::new().content_checksum(true);
+    let mut enc =
+        lz4_flex::frame::FrameEncoder::with_frame_info(info, Vec::with_capacity(bytes.len() / 3));
     enc.write_all(bytes)
         .map_err(|e| Error::invalid_argument(format!("cannot compress a task group: {e}")))?;
     enc.finish()
@@ -332,7 +336,9 @@ pub fn task_group_from_payload(payload: &[u8]) -> Result<std::borrow::Cow<'_, [u
     lz4_flex::frame::FrameDecoder::new(payload)
         .read_to_end(&mut out)
         .map_err(|e| {
-            Error::invalid_argument(format!("a task group payload is not a valid LZ4 frame: {e}"))
+            Error::invalid_argument(format!(
+                "a task group payload is not a valid LZ4 frame: {e}"
+            ))
         })?;
     Ok(std::borrow::Cow::Owned(out))
 }

@@ -70,16 +70,14 @@ pub fn local_path(location: &str) -> &str {
 /// relative path and written under the working directory.
 fn checked_local_path(location: &str) -> Result<&str> {
     let path = local_path(location);
-    let scheme_end = path
-        .find(':')
-        .filter(|&i| {
-            let scheme = &path[..i];
-            scheme.len() > 1
-                && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-        });
+    let scheme_end = path.find(':').filter(|&i| {
+        let scheme = &path[..i];
+        scheme.len() > 1
+            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    });
     match scheme_end {
         Some(i) => Err(Error::Unsupported {
             message: format!(
@@ -151,8 +149,8 @@ impl FileIO for LocalFileIO {
     }
 
     fn list(&self, location: &str) -> Result<Vec<String>> {
-        let rd = std::fs::read_dir(checked_local_path(location)?)
-            .map_err(|e| Error::io(location, e))?;
+        let rd =
+            std::fs::read_dir(checked_local_path(location)?).map_err(|e| Error::io(location, e))?;
         let mut names = Vec::new();
         for entry in rd {
             let entry = entry.map_err(|e| Error::io(location, e))?;
@@ -250,7 +248,11 @@ mod tests {
 
     #[test]
     fn local_file_io_refuses_other_schemes() {
-        for loc in ["s3n://bucket/t/metadata/v1.json", "hdfs:/t/v1.json", "file:s3://b/x"] {
+        for loc in [
+            "s3n://bucket/t/metadata/v1.json",
+            "hdfs:/t/v1.json",
+            "file:s3://b/x",
+        ] {
             let err = LocalFileIO.write_new(loc, b"x").unwrap_err();
             assert!(matches!(err, Error::Unsupported { .. }), "{loc}: {err}");
             assert!(err.to_string().contains(loc), "{err}");
