@@ -83,7 +83,10 @@ fn plan_scan(
                 // plan's schemas and specs, not its tasks)
                 let groups = plan_tasks(std::mem::take(&mut plan.tasks), &options)?;
                 if payloads {
-                    let payloads = task_group_payloads(&plan, &groups)?;
+                    let threads = threads.unwrap_or_else(|| {
+                        std::thread::available_parallelism().map_or(1, |n| n.get())
+                    });
+                    let payloads = task_group_payloads(&plan, &groups, threads)?;
                     return Ok((Output::Payloads(payloads), counts_of(&plan.metrics)));
                 }
                 let rows: Vec<_> = groups

@@ -232,61 +232,94 @@ fn tasks_to_chunks(
     tasks: &[(Option<i32>, &FileScanTask)],
     chunk_lens: impl Iterator<Item = usize>,
 ) -> Result<(Arc<ArrowSchema>, Vec<RecordBatch>)> {
-    let partition = unified_partition(plan)?;
-    // distinct residuals, by identity first (tasks share Arcs) and then by value
-    let mut residuals: Vec<Arc<BoundExpression>> = Vec::new();
-    let mut residual_index: Vec<i32> = Vec::with_capacity(tasks.len());
-    for (_, t) in tasks {
-        let i = match residuals
-            .iter()
-            .rposition(|r| Arc::ptr_eq(r, &t.residual) || **r == *t.residual)
-        {
-            Some(i) => i,
-            None => {
-                residuals.push(t.residual.clone());
-                residuals.len() - 1
-            }
-        };
-        residual_index.push(i32::try_from(i).unwrap_or(i32::MAX));
-    }
-    let schema = Arc::new(plan_schema(plan, &partition, &residuals)?);
-    // where each spec's partition fields go in the unified struct
-    let mut slots: HashMap<i32, Vec<Option<usize>>> = HashMap::new();
-    for (spec_id, t) in &plan.partition_types {
-        slots.insert(
-            *spec_id,
-            partition
-                .iter()
-                .map(|u| t.fields.iter().position(|f| f.id == u.field_id))
-                .collect(),
-        );
-    }
+    let chunker = Chunker::new(plan, tasks)?;
     let mut batches = Vec::new();
     let mut start = 0;
     for len in chunk_lens {
+        batches.push(chunker.batch(start, len)?);
+        start += len;
+    }
+    Ok((chunker.schema, batches))
+}
+
+/// What every chunk of a list of tasks shares: one schema (with the distinct residuals of
+/// all the tasks), the unified partition struct and each task's residual index.
+struct Chunker<'a> {
+    schema: Arc<ArrowSchema>,
+    partition: Vec<UnifiedField>,
+    /// where each spec's partition fields go in the unified struct
+    slots: HashMap<i32, Vec<Option<usize>>>,
+    residual_index: Vec<i32>,
+    tasks: &'a [(Option<i32>, &'a FileScanTask)],
+}
+
+impl<'a> Chunker<'a> {
+    fn new(plan: &ScanPlan, tasks: &'a [(Option<i32>, &'a FileScanTask)]) -> Result<Self> {
+        let partition = unified_partition(plan)?;
+        // distinct residuals, by identity first (tasks share Arcs) and then by value
+        let mut residuals: Vec<Arc<BoundExpression>> = Vec::new();
+        let mut residual_index: Vec<i32> = Vec::with_capacity(tasks.len());
+        for (_, t) in tasks {
+            let i = match residuals
+                .iter()
+                .rposition(|r| Arc::ptr_eq(r, &t.residual) || **r == *t.residual)
+            {
+                Some(i) => i,
+                None => {
+                    residuals.push(t.residual.clone());
+                    residuals.len() - 1
+                }
+            };
+            residual_index.push(i32::try_from(i).unwrap_or(i32::MAX));
+        }
+        let schema = Arc::new(plan_schema(plan, &partition, &residuals)?);
+        let slots = plan
+            .partition_types
+            .iter()
+            .map(|(spec_id, t)| {
+                let slots = partition
+                    .iter()
+                    .map(|u| t.fields.iter().position(|f| f.id == u.field_id))
+                    .collect();
+                (*spec_id, slots)
+            })
+            .collect();
+        Ok(Chunker {
+            schema,
+            partition,
+            slots,
+            residual_index,
+            tasks,
+        })
+    }
+
+    /// The `len` tasks from `start` as one record batch.
+    fn batch(&self, start: usize, len: usize) -> Result<RecordBatch> {
         let end = start + len;
-        let (Some(chunk), Some(idx)) = (tasks.get(start..end), residual_index.get(start..end))
-        else {
+        let (Some(chunk), Some(idx)) = (
+            self.tasks.get(start..end),
+            self.residual_index.get(start..end),
+        ) else {
             return Err(Error::invalid_argument(format!(
                 "a chunk of {len} tasks at {start} is past the {} tasks",
-                tasks.len()
+                self.tasks.len()
             )));
         };
-        batches.push(chunk_to_batch(&schema, &partition, &slots, chunk, idx)?);
-        start = end;
+        chunk_to_batch(&self.schema, &self.partition, &self.slots, chunk, idx)
     }
-    Ok((schema, batches))
 }
 
 /// Each task group of a packed plan as one self-contained payload: the Arrow IPC stream
 /// of the group's rows (the plan's schema and metadata included, so a reader needs
 /// nothing else), compressed as an LZ4 frame, with the group's number of tasks. This is
 /// how a Spark partition ships a group: file paths share long prefixes, and LZ4 takes a
-/// 1,000,000-file plan's payloads from about 290 MB to a fraction of that at a small
-/// cost (see docs/benchmarks.md). [`task_group_from_payload`] reads one back.
+/// 1,000,000-file plan's payloads from about 290 MB to about 80 MB (see
+/// docs/benchmarks.md). Groups are encoded on up to `threads` threads (at least one).
+/// [`task_group_from_payload`] reads one back.
 pub fn task_group_payloads(
     plan: &ScanPlan,
     groups: &[CombinedScanTask],
+    threads: usize,
 ) -> Result<Vec<(Vec<u8>, usize)>> {
     let rows: Vec<(Option<i32>, &FileScanTask)> = groups
         .iter()
@@ -296,20 +329,46 @@ pub fn task_group_payloads(
             c.tasks.iter().map(move |t| (Some(g), t))
         })
         .collect();
-    let (schema, batches) = tasks_to_chunks(plan, &rows, groups.iter().map(|g| g.tasks.len()))?;
-    let mut ipc = Vec::new();
-    batches
-        .iter()
-        .map(|batch| {
-            ipc.clear();
-            let mut w =
-                arrow_ipc::writer::StreamWriter::try_new(&mut ipc, &schema).map_err(arrow_err)?;
-            w.write(batch).map_err(arrow_err)?;
-            w.finish().map_err(arrow_err)?;
-            drop(w);
-            Ok((lz4_frame(&ipc)?, batch.num_rows()))
-        })
-        .collect()
+    let chunker = Chunker::new(plan, &rows)?;
+    // (first row, number of rows) of each group
+    let mut spans = Vec::with_capacity(groups.len());
+    let mut start = 0;
+    for g in groups {
+        spans.push((start, g.tasks.len()));
+        start += g.tasks.len();
+    }
+    let encode = |spans: &[(usize, usize)]| -> Result<Vec<(Vec<u8>, usize)>> {
+        let mut ipc = Vec::new();
+        spans
+            .iter()
+            .map(|&(start, len)| {
+                let batch = chunker.batch(start, len)?;
+                ipc.clear();
+                let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut ipc, &chunker.schema)
+                    .map_err(arrow_err)?;
+                w.write(&batch).map_err(arrow_err)?;
+                w.finish().map_err(arrow_err)?;
+                drop(w);
+                Ok((lz4_frame(&ipc)?, len))
+            })
+            .collect()
+    };
+    // contiguous runs of groups per thread, results joined in group order
+    let per_thread = spans.len().div_ceil(threads.max(1)).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = spans
+            .chunks(per_thread)
+            .map(|run| scope.spawn(move || encode(run)))
+            .collect();
+        let mut out = Vec::with_capacity(spans.len());
+        for h in handles {
+            let part = h
+                .join()
+                .map_err(|_| Error::invalid_argument("a thread encoding task groups panicked"))??;
+            out.extend(part);
+        }
+        Ok(out)
+    })
 }
 
 fn lz4_frame(bytes: &[u8]) -> Result<Vec<u8>> {
