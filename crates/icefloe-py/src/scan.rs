@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex};
 
 use arrow::pyarrow::ToPyArrow;
 use icefloe::arrow::plan::{
-    plan_stream, plan_to_batches, task_group_from_payload, task_group_payloads, tasks_to_batches,
-    PlanStream,
+    group_rows, plan_stream, plan_to_batches, task_group_from_payload, task_group_payloads,
+    tasks_to_batches, PlanStream,
 };
 use icefloe::expr::Expression;
 use icefloe::io::LocalFileIO;
@@ -89,15 +89,7 @@ fn plan_scan(
                     let payloads = task_group_payloads(&plan, &groups, threads)?;
                     return Ok((Output::Payloads(payloads), counts_of(&plan.metrics)));
                 }
-                let rows: Vec<_> = groups
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(g, c)| {
-                        let g = i32::try_from(g).unwrap_or(i32::MAX);
-                        c.tasks.iter().map(move |t| (Some(g), t))
-                    })
-                    .collect();
-                let (schema, batches) = tasks_to_batches(&plan, &rows, batch_rows)?;
+                let (schema, batches) = tasks_to_batches(&plan, &group_rows(&groups), batch_rows)?;
                 (plan, schema, batches)
             } else {
                 plan_to_batches(&scan, batch_rows)?

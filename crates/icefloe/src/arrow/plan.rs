@@ -309,6 +309,19 @@ impl<'a> Chunker<'a> {
     }
 }
 
+/// The tasks of packed groups in order, each with its group number: the rows of
+/// [`tasks_to_batches`] for a packed plan.
+pub fn group_rows(groups: &[CombinedScanTask]) -> Vec<(Option<i32>, &FileScanTask)> {
+    groups
+        .iter()
+        .enumerate()
+        .flat_map(|(g, c)| {
+            let g = i32::try_from(g).unwrap_or(i32::MAX);
+            c.tasks.iter().map(move |t| (Some(g), t))
+        })
+        .collect()
+}
+
 /// Each task group of a packed plan as one self-contained payload: the Arrow IPC stream
 /// of the group's rows (the plan's schema and metadata included, so a reader needs
 /// nothing else), compressed as an LZ4 frame, with the group's number of tasks. This is
@@ -321,14 +334,7 @@ pub fn task_group_payloads(
     groups: &[CombinedScanTask],
     threads: usize,
 ) -> Result<Vec<(Vec<u8>, usize)>> {
-    let rows: Vec<(Option<i32>, &FileScanTask)> = groups
-        .iter()
-        .enumerate()
-        .flat_map(|(g, c)| {
-            let g = i32::try_from(g).unwrap_or(i32::MAX);
-            c.tasks.iter().map(move |t| (Some(g), t))
-        })
-        .collect();
+    let rows = group_rows(groups);
     let chunker = Chunker::new(plan, &rows)?;
     // (first row, number of rows) of each group
     let mut spans = Vec::with_capacity(groups.len());
