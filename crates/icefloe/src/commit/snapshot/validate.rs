@@ -196,6 +196,36 @@ pub(super) fn history_entries(
     Ok(out)
 }
 
+/// Java's `validateAddedDataFiles`: no data file that may hold rows matching `filter` was
+/// appended or overwritten in by the history's snapshots.
+fn no_new_data_files(
+    io: &dyn FileIO,
+    md: &TableMetadata,
+    snapshots: &[&Snapshot],
+    filter: &mut ConflictFilter,
+) -> Result<()> {
+    let mut conflicts = Vec::new();
+    for (spec_id, e) in history_entries(
+        io,
+        snapshots,
+        &[Operation::Append, Operation::Overwrite],
+        ManifestContent::Data,
+        ManifestStatus::Added,
+    )? {
+        if filter.matches(md, spec_id, &e.data_file)? {
+            conflicts.push(e.data_file.file_path);
+        }
+    }
+    if !conflicts.is_empty() {
+        return Err(Error::validation_failed(format!(
+            "Found conflicting files that can contain records matching {}: {}",
+            filter.text(),
+            short_list(conflicts)
+        )));
+    }
+    Ok(())
+}
+
 /// Everything an attempt validates, given what the change does.
 pub(super) struct Change<'a> {
     pub removed_data_files: &'a [String],
@@ -281,25 +311,7 @@ pub(super) fn validate_row_delta(
     }
 
     if v.no_conflicting_data_files {
-        let mut conflicts = Vec::new();
-        for (spec_id, e) in history_entries(
-            io,
-            &snapshots,
-            &[Operation::Append, Operation::Overwrite],
-            ManifestContent::Data,
-            ManifestStatus::Added,
-        )? {
-            if filter.matches(md, spec_id, &e.data_file)? {
-                conflicts.push(e.data_file.file_path);
-            }
-        }
-        if !conflicts.is_empty() {
-            return Err(Error::validation_failed(format!(
-                "Found conflicting files that can contain records matching {}: {}",
-                filter.text(),
-                short_list(conflicts)
-            )));
-        }
+        no_new_data_files(io, md, &snapshots, &mut filter)?;
     }
 
     let new_deletes = || {
@@ -489,25 +501,7 @@ pub(super) fn validate_overwrite(
             _ => None,
         };
         let mut filter = ConflictFilter::new(md, data_filter)?;
-        let mut conflicts = Vec::new();
-        for (spec_id, e) in history_entries(
-            io,
-            &snapshots,
-            &[Operation::Append, Operation::Overwrite],
-            ManifestContent::Data,
-            ManifestStatus::Added,
-        )? {
-            if filter.matches(md, spec_id, &e.data_file)? {
-                conflicts.push(e.data_file.file_path);
-            }
-        }
-        if !conflicts.is_empty() {
-            return Err(Error::validation_failed(format!(
-                "Found conflicting files that can contain records matching {}: {}",
-                filter.text(),
-                short_list(conflicts)
-            )));
-        }
+        no_new_data_files(io, md, &snapshots, &mut filter)?;
     }
     if v.no_conflicting_delete_files {
         if let Some(row_filter) = o.row_filter {
