@@ -8,7 +8,8 @@
 
 use std::collections::HashMap;
 
-use crate::error::{Error, Result};
+use super::{current_schema, manifest_spec};
+use crate::error::Result;
 use crate::io::FileIO;
 use crate::manifest::{
     read_manifest_for, Codec, ManifestContent, ManifestEntry, ManifestFile, ManifestReadOptions,
@@ -112,15 +113,8 @@ fn merge_bin(
         ctx.replaced += replaced;
         return Ok(m.clone());
     }
-    let schema = ctx.md.current_schema().ok_or_else(|| {
-        Error::invalid_metadata("current-schema-id", "the table has no current schema")
-    })?;
-    let spec = ctx.md.spec_by_id(spec_id).ok_or_else(|| {
-        Error::invalid_metadata(
-            "partition-specs",
-            format!("a manifest uses partition spec {spec_id}, which the table does not have"),
-        )
-    })?;
+    let schema = current_schema(ctx.md)?;
+    let spec = manifest_spec(ctx.md, spec_id)?;
     let content = bin.first().map_or(ManifestContent::Data, |m| m.content);
     let mut w = ManifestWriter::new(
         ctx.md.format_version,

@@ -639,14 +639,7 @@ impl SnapshotProducer {
         let target = manifest_target_size(md);
         let mut out = Vec::new();
         for ((spec_id, _), group) in clusters {
-            let spec = md.spec_by_id(spec_id).ok_or_else(|| {
-                Error::invalid_metadata(
-                    "partition-specs",
-                    format!(
-                        "a manifest uses partition spec {spec_id}, which the table does not have"
-                    ),
-                )
-            })?;
+            let spec = manifest_spec(md, spec_id)?;
             let mut w = ManifestWriter::new(
                 md.format_version,
                 ManifestContent::Data,
@@ -827,9 +820,23 @@ fn manifest_target_size(md: &TableMetadata) -> u64 {
     )
 }
 
-fn current_schema(md: &TableMetadata) -> Result<&crate::spec::schema::Schema> {
+/// The table's current schema, or an error naming the field.
+pub(super) fn current_schema(md: &TableMetadata) -> Result<&crate::spec::schema::Schema> {
     md.current_schema().ok_or_else(|| {
         Error::invalid_metadata("current-schema-id", "the table has no current schema")
+    })
+}
+
+/// The partition spec a manifest names, or an error when the table does not have it.
+pub(super) fn manifest_spec(
+    md: &TableMetadata,
+    spec_id: i32,
+) -> Result<&crate::spec::partition::PartitionSpec> {
+    md.spec_by_id(spec_id).ok_or_else(|| {
+        Error::invalid_metadata(
+            "partition-specs",
+            format!("a manifest uses partition spec {spec_id}, which the table does not have"),
+        )
     })
 }
 

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use super::{current_schema, manifest_spec};
 use crate::error::{Error, Result};
 use crate::expr::{
     evaluate_tuple, inclusive_projection, strict_projection, BoundExpression, Expression,
@@ -41,9 +42,7 @@ pub(super) enum Decision {
 
 impl RowFilter {
     pub fn new(md: &TableMetadata, filter: &Expression) -> Result<RowFilter> {
-        let schema = md.current_schema().ok_or_else(|| {
-            Error::invalid_metadata("current-schema-id", "the table has no current schema")
-        })?;
+        let schema = current_schema(md)?;
         let bound = filter.bind(schema, true)?;
         Ok(RowFilter {
             text: filter.to_string(),
@@ -60,17 +59,8 @@ impl RowFilter {
 
     fn spec(&mut self, md: &TableMetadata, spec_id: i32) -> Result<&SpecFilters> {
         if !self.specs.contains_key(&spec_id) {
-            let spec = md.spec_by_id(spec_id).ok_or_else(|| {
-                Error::invalid_metadata(
-                    "partition-specs",
-                    format!(
-                        "a manifest uses partition spec {spec_id}, which the table does not have"
-                    ),
-                )
-            })?;
-            let schema = md.current_schema().ok_or_else(|| {
-                Error::invalid_metadata("current-schema-id", "the table has no current schema")
-            })?;
+            let spec = manifest_spec(md, spec_id)?;
+            let schema = current_schema(md)?;
             let ptype = spec.partition_type(schema)?;
             let filters = SpecFilters {
                 inclusive: inclusive_projection(&self.bound, spec)?.bind_struct(&ptype, true)?,

@@ -9,6 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::{current_schema, manifest_spec};
 use crate::error::{Error, Result};
 use crate::expr::{
     evaluate_tuple, inclusive_projection, BoundExpression, Expression, InclusiveMetricsEvaluator,
@@ -89,9 +90,7 @@ impl ConflictFilter {
                 partitions: HashMap::new(),
             });
         };
-        let schema = md.current_schema().ok_or_else(|| {
-            Error::invalid_metadata("current-schema-id", "the table has no current schema")
-        })?;
+        let schema = current_schema(md)?;
         let bound = filter.bind(schema, true)?;
         Ok(ConflictFilter {
             text: filter.to_string(),
@@ -107,17 +106,8 @@ impl ConflictFilter {
             return Ok(true);
         };
         if let std::collections::hash_map::Entry::Vacant(slot) = self.partitions.entry(spec_id) {
-            let spec = md.spec_by_id(spec_id).ok_or_else(|| {
-                Error::invalid_metadata(
-                    "partition-specs",
-                    format!(
-                        "a manifest uses partition spec {spec_id}, which the table does not have"
-                    ),
-                )
-            })?;
-            let schema = md.current_schema().ok_or_else(|| {
-                Error::invalid_metadata("current-schema-id", "the table has no current schema")
-            })?;
+            let spec = manifest_spec(md, spec_id)?;
+            let schema = current_schema(md)?;
             let ptype = spec.partition_type(schema)?;
             let projected = inclusive_projection(bound, spec)?.bind_struct(&ptype, true)?;
             slot.insert(projected);
