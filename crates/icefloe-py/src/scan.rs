@@ -4,13 +4,11 @@
 use std::sync::{Arc, Mutex};
 
 use arrow::pyarrow::ToPyArrow;
-use icefloe::arrow::plan::{
-    group_rows, plan_stream, plan_to_batches, task_group_from_payload, task_group_payloads,
-    tasks_to_batches, PlanStream,
-};
+use icefloe::arrow::packed::{plan_packed, task_group_from_payload};
+use icefloe::arrow::plan::{plan_stream, plan_to_batches, PlanStream};
 use icefloe::expr::Expression;
 use icefloe::io::LocalFileIO;
-use icefloe::scan::split::{plan_tasks, SplitOptions};
+use icefloe::scan::split::SplitOptions;
 use icefloe::scan::{ScanMetrics, SnapshotSelection, TableScan};
 use icefloe::spec::table_metadata::TableMetadata;
 use icefloe::Error;
@@ -32,7 +30,7 @@ type PlannedScan = (Py<PyAny>, Py<PyAny>, Vec<(String, usize)>);
 /// table's `read.split.*` properties unless `target_split_size` is given. Returns the
 /// pyarrow schema, the record batches and the planning counts; with `packed` and
 /// `payloads`, the schema is None and the list holds each group as `(payload bytes,
-/// number of tasks)` (`icefloe::arrow::plan::task_group_payloads`).
+/// number of tasks)` (`icefloe::arrow::packed::PackedPlan::payloads`).
 #[pyfunction]
 #[pyo3(signature = (metadata, filter_json = None, filter = None, selected = None, snapshot_id = None, ref_name = None, as_of_ms = None, case_sensitive = true, packed = false, target_split_size = None, batch_rows = 65536, threads = None, appends_after = None, incremental = false, payloads = false))]
 #[allow(clippy::too_many_arguments)]
@@ -74,23 +72,21 @@ fn plan_scan(
         .detach(|| {
             let scan = options.build(&md)?;
             let (plan, schema, batches) = if packed {
-                let mut plan = scan.plan_files()?;
                 let mut options = SplitOptions::from_table(&md)?;
                 if let Some(size) = target_split_size {
                     options.target_size = size;
                 }
-                // the groups own the tasks from here on (the Arrow conversion reads the
-                // plan's schemas and specs, not its tasks)
-                let groups = plan_tasks(std::mem::take(&mut plan.tasks), &options)?;
+                let packed = plan_packed(&scan, &options)?;
                 if payloads {
                     let threads = threads.unwrap_or_else(|| {
                         std::thread::available_parallelism().map_or(1, |n| n.get())
                     });
-                    let payloads = task_group_payloads(&plan, &groups, threads)?;
-                    return Ok((Output::Payloads(payloads), counts_of(&plan.metrics)));
+                    let payloads = packed.payloads(threads)?;
+                    return Ok((Output::Payloads(payloads), counts_of(&packed.plan.metrics)));
                 }
-                let (schema, batches) = tasks_to_batches(&plan, &group_rows(&groups), batch_rows)?;
-                (plan, schema, batches)
+                let batches = packed.to_batches(batch_rows)?;
+                let schema = packed.schema().clone();
+                (packed.plan, schema, batches)
             } else {
                 plan_to_batches(&scan, batch_rows)?
             };

@@ -5,6 +5,7 @@
 //! so both paths give the same results by construction; tests compare them anyway.
 
 pub mod manifest;
+pub mod packed;
 pub mod plan;
 pub mod schema_from_arrow;
 

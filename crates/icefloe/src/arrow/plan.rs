@@ -25,7 +25,7 @@ use arrow_schema::{DataType, Field, Fields, Schema as ArrowSchema};
 use super::{iceberg_to_arrow_type, literals_to_array};
 use crate::error::{Error, Result};
 use crate::expr::BoundExpression;
-use crate::scan::{CombinedScanTask, FileScanTask, ScanFile, ScanMetrics, ScanPlan, TableScan};
+use crate::scan::{FileScanTask, ScanFile, ScanMetrics, ScanPlan, TableScan};
 use crate::spec::transform::Transform;
 use crate::spec::{Literal, PrimitiveType, Type};
 use crate::write::arrow_schema::PARQUET_FIELD_ID;
@@ -206,7 +206,7 @@ fn plan_schema(
     Ok(ArrowSchema::new_with_metadata(fields, metadata))
 }
 
-fn arrow_err(e: arrow_schema::ArrowError) -> Error {
+pub(super) fn arrow_err(e: arrow_schema::ArrowError) -> Error {
     Error::invalid_argument(format!("cannot build an Arrow array: {e}"))
 }
 
@@ -307,105 +307,6 @@ impl<'a> Chunker<'a> {
         };
         chunk_to_batch(&self.schema, &self.partition, &self.slots, chunk, idx)
     }
-}
-
-/// The tasks of packed groups in order, each with its group number: the rows of
-/// [`tasks_to_batches`] for a packed plan.
-pub fn group_rows(groups: &[CombinedScanTask]) -> Vec<(Option<i32>, &FileScanTask)> {
-    groups
-        .iter()
-        .enumerate()
-        .flat_map(|(g, c)| {
-            let g = i32::try_from(g).unwrap_or(i32::MAX);
-            c.tasks.iter().map(move |t| (Some(g), t))
-        })
-        .collect()
-}
-
-/// Each task group of a packed plan as one self-contained payload: the Arrow IPC stream
-/// of the group's rows (the plan's schema and metadata included, so a reader needs
-/// nothing else), compressed as an LZ4 frame, with the group's number of tasks. This is
-/// how a Spark partition ships a group: file paths share long prefixes, and LZ4 takes a
-/// 1,000,000-file plan's payloads from about 290 MB to about 80 MB (see
-/// docs/benchmarks.md). Groups are encoded on up to `threads` threads (at least one).
-/// [`task_group_from_payload`] reads one back.
-pub fn task_group_payloads(
-    plan: &ScanPlan,
-    groups: &[CombinedScanTask],
-    threads: usize,
-) -> Result<Vec<(Vec<u8>, usize)>> {
-    let rows = group_rows(groups);
-    let chunker = Chunker::new(plan, &rows)?;
-    // (first row, number of rows) of each group
-    let mut spans = Vec::with_capacity(groups.len());
-    let mut start = 0;
-    for g in groups {
-        spans.push((start, g.tasks.len()));
-        start += g.tasks.len();
-    }
-    let encode = |spans: &[(usize, usize)]| -> Result<Vec<(Vec<u8>, usize)>> {
-        let mut ipc = Vec::new();
-        spans
-            .iter()
-            .map(|&(start, len)| {
-                let batch = chunker.batch(start, len)?;
-                ipc.clear();
-                let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut ipc, &chunker.schema)
-                    .map_err(arrow_err)?;
-                w.write(&batch).map_err(arrow_err)?;
-                w.finish().map_err(arrow_err)?;
-                drop(w);
-                Ok((lz4_frame(&ipc)?, len))
-            })
-            .collect()
-    };
-    // contiguous runs of groups per thread, results joined in group order
-    let per_thread = spans.len().div_ceil(threads.max(1)).max(1);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = spans
-            .chunks(per_thread)
-            .map(|run| scope.spawn(move || encode(run)))
-            .collect();
-        let mut out = Vec::with_capacity(spans.len());
-        for h in handles {
-            let part = h
-                .join()
-                .map_err(|_| Error::invalid_argument("a thread encoding task groups panicked"))??;
-            out.extend(part);
-        }
-        Ok(out)
-    })
-}
-
-fn lz4_frame(bytes: &[u8]) -> Result<Vec<u8>> {
-    use std::io::Write;
-    // with a content checksum, so that a damaged payload is an error, not garbage rows
-    let info = lz4_flex::frame::FrameInfo::new().content_checksum(true);
-    let mut enc =
-        lz4_flex::frame::FrameEncoder::with_frame_info(info, Vec::with_capacity(bytes.len() / 3));
-    enc.write_all(bytes)
-        .map_err(|e| Error::invalid_argument(format!("cannot compress a task group: {e}")))?;
-    enc.finish()
-        .map_err(|e| Error::invalid_argument(format!("cannot compress a task group: {e}")))
-}
-
-/// The Arrow IPC stream bytes of a payload of [`task_group_payloads`]; bytes that are not
-/// an LZ4 frame are returned as they are (an uncompressed IPC stream).
-pub fn task_group_from_payload(payload: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>> {
-    use std::io::Read;
-    const LZ4_FRAME_MAGIC: [u8; 4] = [0x04, 0x22, 0x4D, 0x18];
-    if !payload.starts_with(&LZ4_FRAME_MAGIC) {
-        return Ok(std::borrow::Cow::Borrowed(payload));
-    }
-    let mut out = Vec::with_capacity(payload.len() * 4);
-    lz4_flex::frame::FrameDecoder::new(payload)
-        .read_to_end(&mut out)
-        .map_err(|e| {
-            Error::invalid_argument(format!(
-                "a task group payload is not a valid LZ4 frame: {e}"
-            ))
-        })?;
-    Ok(std::borrow::Cow::Owned(out))
 }
 
 fn chunk_to_batch(
@@ -580,7 +481,7 @@ fn merge_parts(
 
 /// The schema of a plan's batches, with the given residual list in its metadata (the
 /// empty list when `None`).
-fn stream_schema(
+pub(super) fn stream_schema(
     plan: &ScanPlan,
     residuals: Option<&[serde_json::Value]>,
 ) -> Result<Arc<ArrowSchema>> {
@@ -596,15 +497,15 @@ fn stream_schema(
 
 /// One list of the distinct residuals of several parts of a plan.
 #[derive(Default)]
-struct ResidualMerger {
-    residuals: Vec<serde_json::Value>,
+pub(super) struct ResidualMerger {
+    pub(super) residuals: Vec<serde_json::Value>,
     index: HashMap<String, i32>,
 }
 
 impl ResidualMerger {
     /// Adds the residuals of a part (from its schema metadata) and returns where each of
     /// its residual indexes goes in the merged list.
-    fn mapping(&mut self, part_schema: &ArrowSchema) -> Result<Vec<i32>> {
+    pub(super) fn mapping(&mut self, part_schema: &ArrowSchema) -> Result<Vec<i32>> {
         let local: Vec<serde_json::Value> = part_schema
             .metadata()
             .get(RESIDUALS_KEY)
@@ -628,7 +529,7 @@ impl ResidualMerger {
 
 /// The batch `b` with the merged `schema` and its `residual` column renumbered by
 /// `mapping`.
-fn remap_residuals(
+pub(super) fn remap_residuals(
     schema: &Arc<ArrowSchema>,
     mapping: &[i32],
     b: &RecordBatch,

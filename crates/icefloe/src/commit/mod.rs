@@ -42,7 +42,7 @@ mod builder_tests;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]
-mod test_catalog;
+pub(crate) mod test_catalog;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]

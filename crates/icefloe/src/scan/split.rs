@@ -353,6 +353,35 @@ fn split_into(
     target_size: i64,
     emit: &mut dyn FnMut(FileScanTask),
 ) -> Result<()> {
+    let mut ranges = Vec::new();
+    split_ranges(&task, target_size, &mut ranges)?;
+    let Some((&last, rest)) = ranges.split_last() else {
+        return Ok(());
+    };
+    for &(start, length) in rest {
+        emit(FileScanTask {
+            start,
+            length,
+            ..task.clone()
+        });
+    }
+    emit(FileScanTask {
+        start: last.0,
+        length: last.1,
+        ..task
+    });
+    Ok(())
+}
+
+/// The `(start, length)` of each range [`split_file`] cuts a whole-file task into, in
+/// `ranges` (cleared first; the target size must already be checked). A task that is
+/// already a range of its file is an error, as in Java.
+pub(crate) fn split_ranges(
+    task: &FileScanTask,
+    target_size: i64,
+    ranges: &mut Vec<(i64, i64)>,
+) -> Result<()> {
+    ranges.clear();
     let file = &task.file.file;
     let file_size = file.file_size_in_bytes;
     if task.start != 0 || task.length != file_size {
@@ -362,11 +391,9 @@ fn split_into(
         )));
     }
     if !is_splittable(&file.file_format) {
-        emit(task);
+        ranges.push((task.start, task.length));
         return Ok(());
     }
-    // (start, length) of every range, computed before the task is moved
-    let mut ranges: Vec<(i64, i64)> = Vec::new();
     if let Some(offsets) = usable_split_offsets(file) {
         // OffsetsAwareSplitScanTaskIterator: one range per offset, target size ignored
         ranges.reserve(offsets.len());
@@ -385,21 +412,6 @@ fn split_into(
             remaining -= length;
         }
     }
-    let Some((&last, rest)) = ranges.split_last() else {
-        return Ok(());
-    };
-    for &(start, length) in rest {
-        emit(FileScanTask {
-            start,
-            length,
-            ..task.clone()
-        });
-    }
-    emit(FileScanTask {
-        start: last.0,
-        length: last.1,
-        ..task
-    });
     Ok(())
 }
 
@@ -423,7 +435,7 @@ pub fn content_size_in_bytes(file: &DataFile) -> Result<i64> {
 }
 
 /// What a task's deletes add to its weight: their total content size and their number.
-fn delete_weight(deletes: &[Arc<ScanFile>]) -> Result<(i64, i64)> {
+pub(crate) fn delete_weight(deletes: &[Arc<ScanFile>]) -> Result<(i64, i64)> {
     let mut size = 0i64;
     for delete in deletes {
         size = size.wrapping_add(content_size_in_bytes(&delete.file)?);
@@ -431,7 +443,12 @@ fn delete_weight(deletes: &[Arc<ScanFile>]) -> Result<(i64, i64)> {
     Ok((size, deletes.len() as i64))
 }
 
-fn weight_of(length: i64, (delete_size, delete_count): (i64, i64), open_file_cost: i64) -> i64 {
+/// The packing weight of a range of `length` bytes with deletes of `delete_weight`.
+pub(crate) fn weight_of(
+    length: i64,
+    (delete_size, delete_count): (i64, i64),
+    open_file_cost: i64,
+) -> i64 {
     let bytes = length.wrapping_add(delete_size);
     let files = delete_count.wrapping_add(1).wrapping_mul(open_file_cost);
     bytes.max(files)
@@ -513,7 +530,8 @@ fn combined(tasks: Vec<FileScanTask>) -> CombinedScanTask {
     CombinedScanTask { tasks: out }
 }
 
-fn new_packer<T>(options: &SplitOptions) -> Result<BinPacker<T>> {
+/// The packer `planTasks` uses: largest bin first, with the options' target and lookback.
+pub(crate) fn new_packer<T>(options: &SplitOptions) -> Result<BinPacker<T>> {
     let lookback = usize::try_from(options.lookback).map_err(|_| {
         Error::invalid_argument(format!(
             "split planning lookback must be > 0: {}",
