@@ -610,7 +610,7 @@ def test_rewrite_manifests_read_by_java(env):
     before_files = _java_deletes(jtable)
     before_ids = _spark_ids(spark, name)
 
-    t.rewrite_manifests()
+    t.rewrite_manifests(cluster_by_partition=True)
     jtable.refresh()
     js = jtable.currentSnapshot()
     assert js.operation() == "replace"

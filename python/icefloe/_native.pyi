@@ -552,7 +552,9 @@ class Transaction:
         branch: str | None = None,
         summary: list[tuple[str, str]] = ...,
     ) -> None: ...
-    def rewrite_manifests(self, branch: str | None = None, summary: list[tuple[str, str]] = ...) -> None: ...
+    def rewrite_manifests(self, spec_id: int | None = None, sort_by: list[str] | None = None,
+                          cluster_by_partition: bool = False, branch: str | None = None,
+                          summary: list[tuple[str, str]] = ...) -> None: ...
     def rewrite_files(
         self,
         delete_paths: list[str],
@@ -609,6 +611,8 @@ def create_table(
     replace: bool = False,
 ) -> tuple[str, TableMetadata]: ...
 def schema_from_arrow(schema: pa.Schema) -> Schema: ...
+def manifests_to_rewrite(metadata: TableMetadata, spec_id: int | None = None,
+                         sort_by: list[str] | None = None) -> int: ...
 
 def manage_snapshots(
     catalog: Catalog,

@@ -501,12 +501,26 @@ class Transaction:
         files = write_data_files(self._table.metadata, data)
         return self.overwrite_where(overwrite_filter, files, **options)
 
-    def rewrite_manifests(self, *, branch: str | None = None,
+    def rewrite_manifests(self, *, spec_id: int | None = None, sort_by: Sequence[str] | None = None,
+                          cluster_by_partition: bool = False, branch: str | None = None,
                           snapshot_properties: Mapping[str, str] | None = None) -> Transaction:
-        """Rewrites the data manifests one per partition spec and partition (Java's
-        ``RewriteManifests`` clustered by partition), in a ``replace`` snapshot that changes
-        no file; delete manifests are kept."""
-        self._native.rewrite_manifests(branch, list((snapshot_properties or {}).items()))
+        """Rewrites manifests in a ``replace`` snapshot that changes no file (entries kept as
+        EXISTING with their snapshot ids and sequence numbers).
+
+        By default as Java's Spark action and procedure ``rewrite_manifests``: the data
+        manifests of partition spec ``spec_id`` (the table's default spec), then its delete
+        manifests, become ``ceil(total bytes / commit.manifest.target-size-bytes)``
+        manifests, entries sorted by partition (or by the partition fields named in
+        ``sort_by``) so that each manifest covers a narrow range of partitions. A content
+        with a single manifest that fits the target is left alone.
+        :meth:`icefloe.Table.rewrite_manifests` commits nothing when nothing would change.
+
+        With ``cluster_by_partition``: every data manifest is rewritten into one manifest per
+        spec and partition (Java's ``RewriteManifests.clusterBy``); delete manifests are
+        kept."""
+        self._native.rewrite_manifests(spec_id, None if sort_by is None else list(sort_by),
+                                       cluster_by_partition, branch,
+                                       list((snapshot_properties or {}).items()))
         return self
 
     def rewrite_files(self, delete_paths: Sequence[str], data_files: Any = (), *, remove_delete_files: Any = (),

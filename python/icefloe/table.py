@@ -195,7 +195,12 @@ class Table:
         return self
 
     def rewrite_manifests(self, **options: Any) -> Table:
-        """See :meth:`icefloe.commit.Transaction.rewrite_manifests`."""
+        """See :meth:`icefloe.commit.Transaction.rewrite_manifests`. Like Java's action,
+        commits nothing when no manifest would be rewritten."""
+        if not options.get("cluster_by_partition") and _native.manifests_to_rewrite(
+                self.metadata, options.get("spec_id"),
+                None if options.get("sort_by") is None else list(options["sort_by"])) == 0:
+            return self
         with self.transaction() as tx:
             tx.rewrite_manifests(**options)
         return self

@@ -10,12 +10,14 @@ use icefloe::arrow::schema_from_arrow::arrow_to_schema;
 use icefloe::catalog::{Catalog, TableIdent, TableState};
 use icefloe::commit::data_files::data_files_from_batch;
 use icefloe::commit::snapshot::validate::IsolationLevel;
-use icefloe::commit::{NewTable, SnapshotProducer, Transaction};
+use icefloe::commit::{ManifestLayout, NewTable, SnapshotProducer, Transaction};
+use icefloe::io::LocalFileIO;
 use icefloe::spec::json::parse_text;
 use icefloe::spec::partition::PartitionSpec;
 use icefloe::spec::sort::SortOrder;
 use icefloe::spec::table_metadata::TableMetadata;
 use icefloe::Error;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::schema_update::PyUpdateSchema;
@@ -351,16 +353,32 @@ impl PyTransaction {
         .py(py)
     }
 
-    /// Rewrites the data manifests one per spec and partition (Java's `RewriteManifests`
-    /// clustered by partition).
-    #[pyo3(signature = (branch = None, summary = vec![]))]
+    /// Rewrites manifests: by default as Java's Spark action `rewrite_manifests` (the
+    /// manifests of `spec_id`, default the table's spec, sorted by partition or by the
+    /// `sort_by` partition fields into target-sized manifests); with
+    /// `cluster_by_partition`, one manifest per spec and partition (Java's
+    /// `RewriteManifests.clusterBy`). See `icefloe::commit::ManifestLayout`.
+    #[pyo3(signature = (spec_id = None, sort_by = None, cluster_by_partition = false, branch = None, summary = vec![]))]
     fn rewrite_manifests(
         &self,
         py: Python<'_>,
+        spec_id: Option<i32>,
+        sort_by: Option<Vec<String>>,
+        cluster_by_partition: bool,
         branch: Option<String>,
         summary: Vec<(String, String)>,
     ) -> PyResult<()> {
         let mut p = SnapshotProducer::rewrite_manifests();
+        if cluster_by_partition {
+            if spec_id.is_some() || sort_by.is_some() {
+                return Err(PyValueError::new_err(
+                    "spec_id and sort_by do not apply when clustering by partition",
+                ));
+            }
+            p.manifest_layout(ManifestLayout::ByPartition);
+        } else {
+            p.manifest_layout(ManifestLayout::Compact { spec_id, sort_by });
+        }
         if let Some(b) = branch {
             p = p.to_branch(b);
         }
@@ -532,8 +550,26 @@ fn delete_file_keys(batch: &RecordBatch) -> icefloe::Result<Vec<(String, Option<
         .collect())
 }
 
+/// How many of the table's current manifests `rewrite_manifests` (the default layout)
+/// would rewrite with these settings; 0 when there is nothing to do.
+#[pyfunction]
+#[pyo3(signature = (metadata, spec_id = None, sort_by = None))]
+fn manifests_to_rewrite(
+    py: Python<'_>,
+    metadata: &PyTableMetadata,
+    spec_id: Option<i32>,
+    sort_by: Option<Vec<String>>,
+) -> PyResult<usize> {
+    let md = metadata.inner.clone();
+    py.detach(|| {
+        icefloe::commit::manifests_to_rewrite(&LocalFileIO, &md, spec_id, sort_by.as_deref())
+    })
+    .py(py)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTransaction>()?;
+    m.add_function(wrap_pyfunction!(manifests_to_rewrite, m)?)?;
     m.add_function(wrap_pyfunction!(create_table, m)?)?;
     m.add_function(wrap_pyfunction!(schema_from_arrow, m)?)?;
     Ok(())

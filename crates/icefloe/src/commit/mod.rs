@@ -30,7 +30,7 @@ pub mod view;
 pub use builder::MetadataBuilder;
 pub use expire::{ExpireResult, ExpireSnapshots};
 pub use manage_snapshots::{ManageSnapshots, SnapshotOp};
-pub use snapshot::{SnapshotKind, SnapshotProducer};
+pub use snapshot::{manifests_to_rewrite, ManifestLayout, SnapshotKind, SnapshotProducer};
 pub use transaction::{
     create_or_replace_table, create_table, MetadataChange, NewTable, PendingChange, Transaction,
 };

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::snapshot::validate::IsolationLevel;
-use super::snapshot::SnapshotProducer;
+use super::snapshot::{ManifestLayout, SnapshotProducer};
 use super::test_catalog::MemoryCatalog;
 use super::transaction::{create_table, Transaction};
 use crate::catalog::{Catalog, TableIdent, TableState};
@@ -616,6 +616,12 @@ fn rewrite_files_keeps_the_data_sequence_number_and_validates() {
     ));
 }
 
+fn by_partition() -> SnapshotProducer {
+    let mut p = SnapshotProducer::rewrite_manifests();
+    p.manifest_layout(ManifestLayout::ByPartition);
+    p
+}
+
 #[test]
 fn rewrite_manifests_clusters_by_partition() {
     let catalog = MemoryCatalog::new();
@@ -628,7 +634,7 @@ fn rewrite_manifests_clusters_by_partition() {
     commit(&catalog, p).unwrap();
     let old = rows(&catalog, before.metadata.current_snapshot().unwrap());
 
-    let s = commit(&catalog, SnapshotProducer::rewrite_manifests()).unwrap();
+    let s = commit(&catalog, by_partition()).unwrap();
     let snap = s.metadata.current_snapshot().unwrap().clone();
     assert_eq!(snap.operation(), Some(Operation::Replace));
     let sum = summary(&snap);
@@ -790,9 +796,167 @@ fn new_manifests_roll_every_250_entries_past_the_target_size() {
     );
     // rewrite_manifests rolls on every entry once the target is reached (Java's
     // BaseRewriteManifests writer): one file per manifest at a 1-byte target
-    let s = commit(&catalog, SnapshotProducer::rewrite_manifests()).unwrap();
+    let s = commit(&catalog, by_partition()).unwrap();
     let snap = s.metadata.current_snapshot().unwrap().clone();
     let counts = manifest_counts(&catalog, &snap);
     assert_eq!(counts.len(), 600);
     assert!(counts.iter().all(|c| *c == (data_m, 1)));
+}
+
+/// The `cat` partition value of each entry of each data manifest, in manifest order.
+fn data_manifest_partitions(catalog: &Arc<MemoryCatalog>, snap: &Snapshot) -> Vec<Vec<i32>> {
+    let io = catalog.io();
+    read_manifest_list(io.as_ref(), snap.manifest_list.as_deref().unwrap())
+        .unwrap()
+        .iter()
+        .filter(|mf| mf.content == ManifestContent::Data)
+        .map(|mf| {
+            let m = read_manifest_for(io.as_ref(), mf, &ManifestReadOptions::all()).unwrap();
+            assert!(m
+                .entries
+                .iter()
+                .all(|e| e.status == ManifestStatus::Existing));
+            m.entries
+                .iter()
+                .map(|e| match e.data_file.partition[0] {
+                    Some(Literal::Int(v)) => v,
+                    ref other => panic!("partition {other:?}"),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn set_property(catalog: &Arc<MemoryCatalog>, key: &str, value: String) {
+    let mut tx = Transaction::load(catalog.clone(), ident()).unwrap();
+    tx.set_properties(vec![(key.to_string(), value)]);
+    tx.commit().unwrap();
+}
+
+#[test]
+fn compacting_manifests_sorts_entries_by_partition_into_target_sized_runs() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 3);
+    // 12 appends of one file in each of 4 partitions, in rotating order
+    for i in 0..12 {
+        let files = (0..4)
+            .map(|k| data(&format!("f{i}-{k}"), (k + i) % 4, 10))
+            .collect();
+        append(&catalog, files);
+    }
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, dv("d1", "f0-0", 0, 4, 1));
+    let before = commit(&catalog, p).unwrap();
+    let before_snap = before.metadata.current_snapshot().unwrap().clone();
+    let io = catalog.io();
+    let list = before_snap.manifest_list.as_deref().unwrap();
+    let total: i64 = read_manifest_list(io.as_ref(), list)
+        .unwrap()
+        .iter()
+        .filter(|m| m.content == ManifestContent::Data)
+        .map(|m| m.manifest_length)
+        .sum();
+    // two manifests' worth of bytes: the 48 entries go into 2 runs of 2 partitions
+    set_property(
+        &catalog,
+        "commit.manifest.target-size-bytes",
+        (total / 2 + 1).to_string(),
+    );
+    let md = catalog.load_table(&ident()).unwrap().metadata;
+    assert_eq!(
+        super::manifests_to_rewrite(io.as_ref(), &md, None, None).unwrap(),
+        12,
+        "the 12 data manifests; the one small delete manifest is left alone"
+    );
+
+    let s = commit(&catalog, SnapshotProducer::rewrite_manifests()).unwrap();
+    let snap = s.metadata.current_snapshot().unwrap().clone();
+    assert_eq!(snap.operation(), Some(Operation::Replace));
+    let sum = summary(&snap);
+    assert_eq!(sum["manifests-created"], "2");
+    assert_eq!(sum["manifests-replaced"], "12");
+    assert_eq!(sum["manifests-kept"], "1");
+    assert_eq!(sum["entries-processed"], "0");
+    assert_eq!(
+        data_manifest_partitions(&catalog, &snap),
+        vec![
+            [vec![0; 12], vec![1; 12]].concat(),
+            [vec![2; 12], vec![3; 12]].concat()
+        ]
+    );
+    let files = |snap: &Snapshot| -> Vec<_> {
+        rows(&catalog, snap)
+            .into_iter()
+            .map(|r| (r.0, r.1, r.2, r.4))
+            .collect()
+    };
+    assert_eq!(files(&snap), files(&before_snap));
+    assert_eq!(
+        live_deletes(&catalog, &snap),
+        live_deletes(&catalog, &before_snap)
+    );
+
+    // the two new manifests fit in one: a second compaction merges them, a third has
+    // nothing to do
+    let md = catalog.load_table(&ident()).unwrap().metadata;
+    set_property(
+        &catalog,
+        "commit.manifest.target-size-bytes",
+        total.to_string(),
+    );
+    let md2 = catalog.load_table(&ident()).unwrap().metadata;
+    assert_eq!(
+        super::manifests_to_rewrite(io.as_ref(), &md, None, None).unwrap(),
+        2
+    );
+    assert_eq!(
+        super::manifests_to_rewrite(io.as_ref(), &md2, None, None).unwrap(),
+        2
+    );
+    let s = commit(&catalog, SnapshotProducer::rewrite_manifests()).unwrap();
+    let snap = s.metadata.current_snapshot().unwrap().clone();
+    let merged = data_manifest_partitions(&catalog, &snap);
+    assert_eq!(merged.len(), 1);
+    assert!(merged[0].windows(2).all(|w| w[0] <= w[1]), "sorted");
+    assert_eq!(
+        super::manifests_to_rewrite(io.as_ref(), &s.metadata, None, None).unwrap(),
+        0
+    );
+}
+
+#[test]
+fn compaction_settings_are_checked_and_sort_by_picks_the_key() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 2);
+    append(&catalog, vec![data("a", 2, 1), data("b", 1, 1)]);
+    let s = append(&catalog, vec![data("c", 1, 1)]);
+    let io = catalog.io();
+    let md = s.metadata;
+    let count = |spec: Option<i32>, sort: Option<&[String]>| {
+        super::manifests_to_rewrite(io.as_ref(), &md, spec, sort)
+    };
+    assert_eq!(count(None, None).unwrap(), 2);
+    assert_eq!(count(Some(0), Some(&["cat".to_string()])).unwrap(), 2);
+    let e = count(Some(7), None).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+    let e = count(None, Some(&["nope".to_string()])).unwrap_err();
+    assert!(e.to_string().contains("nope"), "{e}");
+
+    let mut p = SnapshotProducer::rewrite_manifests();
+    p.manifest_layout(ManifestLayout::Compact {
+        spec_id: None,
+        sort_by: Some(vec!["cat".to_string()]),
+    });
+    let s = commit(&catalog, p).unwrap();
+    let snap = s.metadata.current_snapshot().unwrap().clone();
+    assert_eq!(
+        data_manifest_partitions(&catalog, &snap),
+        vec![vec![1, 1, 2]]
+    );
+    let mut p = SnapshotProducer::rewrite_manifests();
+    p.manifest_layout(ManifestLayout::Compact {
+        spec_id: Some(3),
+        sort_by: None,
+    });
+    assert!(commit(&catalog, p).is_err());
 }

@@ -16,6 +16,7 @@
 
 mod dv_merge;
 mod merge;
+mod rewrite_manifests;
 mod row_filter;
 pub mod summary;
 pub mod validate;
@@ -35,6 +36,8 @@ use crate::manifest::{
 };
 use crate::spec::snapshot::{Operation, Snapshot, MAIN_BRANCH};
 use crate::spec::table_metadata::TableMetadata;
+use rewrite_manifests::ROLL_ROWS_DIVISOR;
+pub use rewrite_manifests::{manifests_to_rewrite, ManifestLayout};
 use summary::SummaryBuilder;
 
 /// A new snapshot id as Java makes one: the two halves of a random UUID xor-ed, made
@@ -57,8 +60,7 @@ pub enum SnapshotKind {
     RowDelta,
     /// Replaces live files by others holding the same rows (Java's `RewriteFiles`).
     Rewrite,
-    /// Rewrites the data manifests clustered by spec and partition (Java's
-    /// `RewriteManifests` with `clusterBy` partition); files do not change.
+    /// Rewrites manifests with a [`ManifestLayout`]; files do not change.
     RewriteManifests,
 }
 
@@ -83,6 +85,8 @@ pub struct SnapshotProducer {
     /// The data sequence number new data files of a rewrite keep (Java's
     /// `RewriteFiles.dataSequenceNumber`).
     data_sequence_number: Option<i64>,
+    /// How a rewrite of manifests regroups entries.
+    layout: ManifestLayout,
     summary_properties: Vec<(String, String)>,
     commit_uuid: String,
     snapshot_id: Option<i64>,
@@ -114,6 +118,7 @@ impl SnapshotProducer {
             delete_filter: None,
             validate_added_files_match: false,
             data_sequence_number: None,
+            layout: ManifestLayout::default(),
             summary_properties: Vec::new(),
             commit_uuid: uuid::Uuid::new_v4().to_string(),
             snapshot_id: None,
@@ -153,11 +158,18 @@ impl SnapshotProducer {
         Self::new(SnapshotKind::Rewrite)
     }
 
-    /// Java's `RewriteManifests` clustering the data files by partition: one manifest per
-    /// spec and partition (in spec id, then partition order), entries kept as EXISTING
-    /// with their snapshot ids and sequence numbers; delete manifests are kept.
+    /// A rewrite of manifests (a `replace` snapshot) with the default layout: the
+    /// compaction of Java's Spark action `rewrite_manifests` ([`ManifestLayout`]; see
+    /// [`SnapshotProducer::manifest_layout`]). Entries are kept as EXISTING with their
+    /// snapshot ids and sequence numbers.
     pub fn rewrite_manifests() -> SnapshotProducer {
         Self::new(SnapshotKind::RewriteManifests)
+    }
+
+    /// How a rewrite of manifests regroups the entries.
+    pub fn manifest_layout(&mut self, layout: ManifestLayout) -> &mut Self {
+        self.layout = layout;
+        self
     }
 
     /// The data sequence number the new data files of a rewrite keep (usually the
@@ -604,80 +616,6 @@ impl SnapshotProducer {
         )
     }
 
-    /// The parent's data manifests rewritten one per spec and partition (the rewritten
-    /// manifests first, then the kept delete manifests). Returns them, how many manifests
-    /// were replaced and how many entries were processed.
-    fn cluster_manifests(
-        &mut self,
-        io: &dyn FileIO,
-        md: &TableMetadata,
-        parent_manifests: Vec<ManifestFile>,
-        snapshot_id: i64,
-        dir: &str,
-        codec: Codec,
-    ) -> Result<(Vec<ManifestFile>, usize, usize)> {
-        let schema = current_schema(md)?;
-        let mut kept = Vec::new();
-        let mut replaced = 0;
-        let mut clusters: std::collections::BTreeMap<(i32, String), Vec<ManifestEntry>> =
-            std::collections::BTreeMap::new();
-        let mut entries = 0;
-        for mf in parent_manifests {
-            if mf.content != ManifestContent::Data {
-                kept.push(mf);
-                continue;
-            }
-            replaced += 1;
-            let m = read_manifest_for(io, &mf, &ManifestReadOptions::all())?;
-            for mut e in m.entries.into_iter().filter(ManifestEntry::is_live) {
-                entries += 1;
-                e.snapshot_id = e.snapshot_id.or(Some(mf.added_snapshot_id));
-                let key = (mf.partition_spec_id, format!("{:?}", e.data_file.partition));
-                clusters.entry(key).or_default().push(e);
-            }
-        }
-        let target = manifest_target_size(md);
-        let mut out = Vec::new();
-        for ((spec_id, _), group) in clusters {
-            let spec = manifest_spec(md, spec_id)?;
-            let mut w = ManifestWriter::new(
-                md.format_version,
-                ManifestContent::Data,
-                schema,
-                spec,
-                snapshot_id,
-                codec,
-            )?;
-            let mut entries_in_w = 0usize;
-            for e in group {
-                // Java's RewriteManifests writer rolls as soon as the target size is reached
-                if entries_in_w > 0 && w.length() >= target {
-                    let fresh = ManifestWriter::new(
-                        md.format_version,
-                        ManifestContent::Data,
-                        schema,
-                        spec,
-                        snapshot_id,
-                        codec,
-                    )?;
-                    let path = self.next_manifest_path(dir);
-                    self.written.push(path.clone());
-                    out.push(std::mem::replace(&mut w, fresh).finish(io, &path)?);
-                    entries_in_w = 0;
-                }
-                entries_in_w += 1;
-                let sid = e.snapshot_id.unwrap_or(snapshot_id);
-                let seq = e.sequence_number.unwrap_or(0);
-                w.existing(e.data_file, sid, seq, e.file_sequence_number)?;
-            }
-            let path = self.next_manifest_path(dir);
-            self.written.push(path.clone());
-            out.push(w.finish(io, &path)?);
-        }
-        out.extend(kept);
-        Ok((out, replaced, entries))
-    }
-
     /// Rewrites manifest `mf` (read as `m`) with the live entries `drop` selects marked
     /// DELETED; earlier deletes are history and left out. Returns the new manifest and the
     /// dropped entries.
@@ -808,9 +746,6 @@ fn check_new_deletes(format_version: i32, deletes: &[(Option<i32>, DataFile)]) -
     Ok(())
 }
 
-/// Java's `RollingManifestWriter.ROWS_DIVISOR`: how often the size is checked.
-const ROLL_ROWS_DIVISOR: u64 = 250;
-
 /// `commit.manifest.target-size-bytes`, the size at which new manifests roll.
 fn manifest_target_size(md: &TableMetadata) -> u64 {
     property_or(
@@ -919,10 +854,10 @@ impl PendingChange for SnapshotProducer {
             },
         };
         let (filtered, filter_replaced) = if self.kind == SnapshotKind::RewriteManifests {
-            let (out, replaced, entries) =
-                self.cluster_manifests(io, &md, parent_manifests, snapshot_id, &dir, codec)?;
-            summary.set("entries-processed", entries);
-            (out, replaced)
+            let r =
+                self.rewrite_manifests_of(io, &md, parent_manifests, snapshot_id, &dir, codec)?;
+            summary.set("entries-processed", r.entries_processed);
+            (r.manifests, r.replaced)
         } else {
             self.filter_manifests(
                 io,
