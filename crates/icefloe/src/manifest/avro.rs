@@ -18,8 +18,9 @@ use super::Codec;
 use crate::error::{Error, Result};
 
 pub(crate) const MAGIC: &[u8; 4] = b"Obj\x01";
-/// Uncompressed block size at which the writer starts a new block (Java's Avro default).
-const BLOCK_TARGET: usize = 64 * 1024;
+/// Uncompressed block size at which the writer starts a new block: Avro Java's
+/// `DataFileConstants.DEFAULT_SYNC_INTERVAL` (16 * 4000), which Iceberg does not change.
+const BLOCK_TARGET: usize = 64_000;
 
 fn corrupt(message: impl Into<String>) -> Error {
     Error::invalid_metadata("", message)
