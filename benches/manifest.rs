@@ -3,12 +3,14 @@
 //! written by our own writer (deflate, Java's default): all fields, then only the scan
 //! fields (bounds of one filtered column); then the same with `read_manifest_visit`,
 //! which decodes every entry into one reused slot (what the scan planner does: no
-//! allocation per entry, nothing kept).
+//! allocation per entry, nothing kept); and every field straight into Arrow columns
+//! (`manifest_bytes_to_batch`, Python's `read_manifest`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use icefloe::arrow::manifest::manifest_bytes_to_batch;
 use icefloe::manifest::{
     read_manifest_bytes, read_manifest_visit, Codec, DataContentType, DataFile, FileFormat,
     ManifestContent, ManifestReadOptions, ManifestWriter,
@@ -87,6 +89,11 @@ fn bench(c: &mut Criterion) {
         });
         g.bench_function(format!("decode_scan_{codec:?}"), |b| {
             b.iter(|| black_box(read_manifest_bytes(&bytes, &scan).unwrap()))
+        });
+        // every field, decoded into one slot and appended to Arrow columns (Python's
+        // read_manifest): no entry is materialised
+        g.bench_function(format!("arrow_all_{codec:?}"), |b| {
+            b.iter(|| black_box(manifest_bytes_to_batch(&bytes, &all, None).unwrap()))
         });
         for (name, options) in [("all", &all), ("scan", &scan)] {
             g.bench_function(format!("visit_{name}_{codec:?}"), |b| {

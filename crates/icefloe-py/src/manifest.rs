@@ -5,9 +5,9 @@ use arrow::pyarrow::{FromPyArrow, PyArrowType, ToPyArrow};
 use arrow::record_batch::RecordBatch;
 use icefloe::arrow::manifest::{
     batch_to_entries, batch_to_manifest_files, entries_schema, entries_to_batch,
-    manifest_files_schema, manifest_files_to_batch, with_decoded_bounds,
+    manifest_bytes_to_batch, manifest_files_schema, manifest_files_to_batch, with_decoded_bounds,
 };
-use icefloe::io::LocalFileIO;
+use icefloe::io::{FileIO, LocalFileIO};
 use icefloe::manifest::{
     read_key_value_metadata, read_manifest_for, read_manifest_list, read_manifest_with,
     write_manifest_list, Codec, ManifestContent, ManifestReadOptions, ManifestWriter,
@@ -76,6 +76,13 @@ fn read_manifest_batch(
                 split_offsets: stats,
                 bounds_for,
             };
+            let Some(columns) = decode_bounds else {
+                // straight into Arrow, no entry materialised
+                let bytes = LocalFileIO.read(path)?;
+                return manifest_bytes_to_batch(&bytes, &options, row.as_ref())
+                    .map(|(_, batch)| batch)
+                    .map_err(|e| e.in_file(path));
+            };
             let manifest = match &row {
                 Some(f) => read_manifest_for(&LocalFileIO, f, &options)?,
                 None => read_manifest_with(&LocalFileIO, path, &options)?,
@@ -83,12 +90,7 @@ fn read_manifest_batch(
             let md = &manifest.metadata;
             let partition_type = md.partition_spec.partition_type(&md.schema)?;
             let batch = entries_to_batch(&manifest.entries, &partition_type)?;
-            match decode_bounds {
-                None => Ok(batch),
-                Some(columns) => {
-                    with_decoded_bounds(batch, &manifest.entries, &md.schema, &columns)
-                }
-            }
+            with_decoded_bounds(batch, &manifest.entries, &md.schema, &columns)
         })
         .py(py)?;
     to_py(py, batch)

@@ -977,3 +977,53 @@ fn mutated_corpus_files_never_panic() {
         }
     }
 }
+
+/// Decoding straight into Arrow (`manifest_bytes_to_batch`, what Python's `read_manifest`
+/// uses) gives the batch of the materialised entries, with and without scan options and
+/// inheritance from a manifest list row.
+#[test]
+fn arrow_decode_equals_the_materialised_entries() {
+    use icefloe::arrow::manifest::{entries_to_batch, manifest_bytes_to_batch};
+    let files = corpus();
+    let rows: Vec<ManifestFile> = files
+        .iter()
+        .filter(|f| f.kind() == "manifest_list")
+        .flat_map(|f| read_manifest_list_bytes(&f.bytes).unwrap())
+        .filter(|m| m.first_row_id.is_some())
+        .take(1)
+        .chain(std::iter::once(
+            read_manifest_list_bytes(
+                &files
+                    .iter()
+                    .find(|f| f.kind() == "manifest_list")
+                    .unwrap()
+                    .bytes,
+            )
+            .unwrap()
+            .remove(0),
+        ))
+        .collect();
+    assert_eq!(rows.len(), 2, "a v3 row with first_row_id and another row");
+    let mut n = 0;
+    for file in files.iter().filter(|f| f.kind() == "manifest") {
+        for options in [
+            ManifestReadOptions::all(),
+            ManifestReadOptions::scan(vec![1, 2]),
+        ] {
+            for row in std::iter::once(None).chain(rows.iter().map(Some)) {
+                let mut m = read_manifest_bytes(&file.bytes, &options).unwrap();
+                if let Some(r) = row {
+                    m.inherit(r);
+                }
+                let md = &m.metadata;
+                let ptype = md.partition_spec.partition_type(&md.schema).unwrap();
+                let want = entries_to_batch(&m.entries, &ptype).unwrap();
+                let (got_md, got) = manifest_bytes_to_batch(&file.bytes, &options, row).unwrap();
+                assert_eq!(&got_md, md, "{}", file.name);
+                assert_eq!(got, want, "{} {options:?} {row:?}", file.name);
+                n += got.num_rows();
+            }
+        }
+    }
+    assert!(n > 50, "only {n} rows compared");
+}

@@ -256,6 +256,12 @@ pub fn read_manifest_visit(
     Ok(metadata)
 }
 
+/// The metadata of a manifest (its schema, partition spec, format version and content)
+/// from its bytes, without decoding entries.
+pub fn read_manifest_metadata(bytes: &[u8]) -> Result<ManifestMetadata> {
+    read_metadata(&Container::open(bytes)?)
+}
+
 /// An entry with every optional field null and nothing allocated.
 fn blank_entry() -> ManifestEntry {
     ManifestEntry {
