@@ -23,7 +23,7 @@ use arrow_schema::Schema as ArrowSchema;
 
 use super::plan::{arrow_err, remap_residuals, stream_schema, tasks_to_batches, ResidualMerger};
 use crate::error::{Error, Result};
-use crate::scan::split::{delete_weight, new_packer, split_ranges, weight_of};
+use crate::scan::split::{delete_weight, merge_adjacent, new_packer, split_ranges, weight_of};
 use crate::scan::{ScanPlan, SplitOptions, TableScan};
 
 /// A byte range of one planned file: the file is row `row` of part `part`.
@@ -125,21 +125,12 @@ pub fn plan_packed(scan: &TableScan, options: &SplitOptions) -> Result<PackedPla
 /// `TableScanUtil.mergeTasks`; see `crate::scan::split`): same file, both not empty, and
 /// the second starts where the first ends.
 fn merged(bin: Vec<Range>) -> Vec<Range> {
-    let mut out: Vec<Range> = Vec::with_capacity(bin.len());
-    for r in bin {
-        if let Some(last) = out.last_mut() {
-            if (last.part, last.row) == (r.part, r.row)
-                && last.length > 0
-                && r.length > 0
-                && last.start.wrapping_add(last.length) == r.start
-            {
-                last.length = last.length.wrapping_add(r.length);
-                continue;
-            }
-        }
-        out.push(r);
-    }
-    out
+    merge_adjacent(
+        bin,
+        |a, b| (a.part, a.row) == (b.part, b.row),
+        |r| (r.start, r.length),
+        |r, more| r.length = r.length.wrapping_add(more),
+    )
 }
 
 impl PackedPlan {

@@ -11,16 +11,11 @@ use super::*;
 use crate::arrow::plan::RESIDUALS_KEY;
 use crate::catalog::{Catalog, TableIdent, TableState};
 use crate::commit::snapshot::SnapshotProducer;
-use crate::commit::test_catalog::MemoryCatalog;
-use crate::commit::transaction::{create_table, Transaction};
+use crate::commit::test_catalog::{create_id_cat_table, MemoryCatalog};
+use crate::commit::transaction::Transaction;
 use crate::expr::{Datum, Expression, Operation};
 use crate::manifest::{DataContentType, DataFile, FileFormat};
 use crate::scan::{plan_tasks, FileScanTask};
-use crate::spec::partition::{PartitionField, PartitionSpec};
-use crate::spec::schema::Schema;
-use crate::spec::sort::SortOrder;
-use crate::spec::transform::Transform;
-use crate::spec::types::{NestedField, PrimitiveType, Type};
 use crate::spec::Literal;
 
 /// A v3 table partitioned by `cat`, written in four appends (four data manifests) of files
@@ -29,31 +24,7 @@ use crate::spec::Literal;
 fn table() -> (Arc<MemoryCatalog>, TableState) {
     let catalog = MemoryCatalog::new();
     let ident = TableIdent::parse("db.packed").unwrap();
-    let schema = Schema::new(
-        0,
-        vec![
-            NestedField::required(1, "id", Type::Primitive(PrimitiveType::Long)),
-            NestedField::optional(2, "cat", Type::Primitive(PrimitiveType::Int)),
-        ],
-        vec![],
-    )
-    .unwrap();
-    let spec = PartitionSpec::new(
-        0,
-        vec![PartitionField::new(2, 1000, "cat", Transform::Identity)],
-    );
-    let sort = SortOrder::unsorted();
-    create_table(
-        catalog.clone(),
-        &ident,
-        &schema,
-        &spec,
-        &sort,
-        None,
-        &[],
-        Some(3),
-    )
-    .unwrap();
+    create_id_cat_table(&catalog, &ident, 3);
     let file = |content, name: String, format, cat: i32, size: i64| {
         DataFile::new(
             content,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::snapshot::validate::IsolationLevel;
 use super::snapshot::{ManifestLayout, SnapshotProducer};
 use super::test_catalog::MemoryCatalog;
-use super::transaction::{create_table, Transaction};
+use super::transaction::Transaction;
 use crate::catalog::{Catalog, TableIdent, TableState};
 use crate::error::Error;
 use crate::expr::{Datum, Expression, Operation as ExprOp};
@@ -16,12 +16,7 @@ use crate::manifest::{
     read_manifest_for, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestContent,
     ManifestReadOptions, ManifestStatus,
 };
-use crate::spec::partition::{PartitionField, PartitionSpec};
-use crate::spec::schema::Schema;
 use crate::spec::snapshot::{Operation, Snapshot};
-use crate::spec::sort::SortOrder;
-use crate::spec::transform::Transform;
-use crate::spec::types::{NestedField, PrimitiveType, Type};
 use crate::spec::Literal;
 
 fn ident() -> TableIdent {
@@ -29,30 +24,7 @@ fn ident() -> TableIdent {
 }
 
 fn create(catalog: &Arc<MemoryCatalog>, v: i32) -> TableState {
-    let schema = Schema::new(
-        0,
-        vec![
-            NestedField::required(1, "id", Type::Primitive(PrimitiveType::Long)),
-            NestedField::optional(2, "cat", Type::Primitive(PrimitiveType::Int)),
-        ],
-        vec![],
-    )
-    .unwrap();
-    let spec = PartitionSpec::new(
-        0,
-        vec![PartitionField::new(2, 1000, "cat", Transform::Identity)],
-    );
-    create_table(
-        catalog.clone(),
-        &ident(),
-        &schema,
-        &spec,
-        &SortOrder::unsorted(),
-        None,
-        &[],
-        Some(v),
-    )
-    .unwrap()
+    super::test_catalog::create_id_cat_table(catalog, &ident(), v)
 }
 
 fn data(name: &str, cat: i32, rows: i64) -> DataFile {

@@ -261,3 +261,42 @@ impl Catalog for MemoryCatalog {
         unsupported()
     }
 }
+
+/// Creates `ident` in `catalog`: `id` long (required) and `cat` int, partitioned by
+/// identity(`cat`), in format `version`. The table most commit tests start from.
+pub fn create_id_cat_table(
+    catalog: &Arc<MemoryCatalog>,
+    ident: &TableIdent,
+    version: i32,
+) -> TableState {
+    use crate::spec::partition::{PartitionField, PartitionSpec};
+    use crate::spec::schema::Schema;
+    use crate::spec::sort::SortOrder;
+    use crate::spec::transform::Transform;
+    use crate::spec::types::{NestedField, PrimitiveType, Type};
+    let schema = Schema::new(
+        0,
+        vec![
+            NestedField::required(1, "id", Type::Primitive(PrimitiveType::Long)),
+            NestedField::optional(2, "cat", Type::Primitive(PrimitiveType::Int)),
+        ],
+        vec![],
+    )
+    .unwrap();
+    let spec = PartitionSpec::new(
+        0,
+        vec![PartitionField::new(2, 1000, "cat", Transform::Identity)],
+    );
+    let sort = SortOrder::unsorted();
+    super::transaction::create_table(
+        catalog.clone(),
+        ident,
+        &schema,
+        &spec,
+        &sort,
+        None,
+        &[],
+        Some(version),
+    )
+    .unwrap()
+}

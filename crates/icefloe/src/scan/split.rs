@@ -513,21 +513,40 @@ pub fn plan_tasks(
 /// file objects); ranges are never empty, which keeps whole-file tasks of empty files
 /// apart, as Java's whole-file tasks are not mergeable.
 fn combined(tasks: Vec<FileScanTask>) -> CombinedScanTask {
-    let mut out: Vec<FileScanTask> = Vec::with_capacity(tasks.len());
-    for task in tasks {
+    let tasks = merge_adjacent(
+        tasks,
+        |a, b| Arc::ptr_eq(&a.file, &b.file),
+        |t| (t.start, t.length),
+        |t, more| t.length = t.length.wrapping_add(more),
+    );
+    CombinedScanTask { tasks }
+}
+
+/// Java's `mergeTasks` on a bin of ranges: a range joins the one before it when both are
+/// ranges of the same file (`same_file`), neither is empty, and it starts where that one
+/// ends (`span` gives start and length; `grow` adds to a range's length).
+pub(crate) fn merge_adjacent<T>(
+    bin: Vec<T>,
+    same_file: impl Fn(&T, &T) -> bool,
+    span: impl Fn(&T) -> (i64, i64),
+    grow: impl Fn(&mut T, i64),
+) -> Vec<T> {
+    let mut out: Vec<T> = Vec::with_capacity(bin.len());
+    for item in bin {
         if let Some(last) = out.last_mut() {
-            if Arc::ptr_eq(&last.file, &task.file)
-                && last.length > 0
-                && task.length > 0
-                && last.start.wrapping_add(last.length) == task.start
+            let ((start, length), (next_start, next_length)) = (span(last), span(&item));
+            if same_file(last, &item)
+                && length > 0
+                && next_length > 0
+                && start.wrapping_add(length) == next_start
             {
-                last.length = last.length.wrapping_add(task.length);
+                grow(last, next_length);
                 continue;
             }
         }
-        out.push(task);
+        out.push(item);
     }
-    CombinedScanTask { tasks: out }
+    out
 }
 
 /// The packer `planTasks` uses: largest bin first, with the options' target and lookback.

@@ -854,8 +854,14 @@ impl PendingChange for SnapshotProducer {
             },
         };
         let (filtered, filter_replaced) = if self.kind == SnapshotKind::RewriteManifests {
-            let r =
-                self.rewrite_manifests_of(io, &md, parent_manifests, snapshot_id, &dir, codec)?;
+            let ctx = rewrite_manifests::RewriteContext {
+                io,
+                md: &md,
+                snapshot_id,
+                dir: &dir,
+                codec,
+            };
+            let r = self.rewrite_manifests_of(&ctx, parent_manifests)?;
             summary.set("entries-processed", r.entries_processed);
             (r.manifests, r.replaced)
         } else {

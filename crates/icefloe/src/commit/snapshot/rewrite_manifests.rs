@@ -210,90 +210,94 @@ fn runs(n: usize, count: u64, same: impl Fn(usize) -> bool) -> Vec<std::ops::Ran
     out
 }
 
+/// Where a rewrite reads and writes: the table, the new snapshot, the metadata folder and
+/// the codec of new manifests.
+pub(super) struct RewriteContext<'a> {
+    pub io: &'a dyn FileIO,
+    pub md: &'a TableMetadata,
+    pub snapshot_id: i64,
+    pub dir: &'a str,
+    pub codec: Codec,
+}
+
+/// When a rolling writer starts a new manifest.
+#[derive(Clone, Copy)]
+struct Roll {
+    max_size: u64,
+    check_every: u64,
+}
+
 impl SnapshotProducer {
     /// Rewrites the parent's manifests with this producer's layout.
     pub(super) fn rewrite_manifests_of(
         &mut self,
-        io: &dyn FileIO,
-        md: &TableMetadata,
+        ctx: &RewriteContext<'_>,
         parent_manifests: Vec<ManifestFile>,
-        snapshot_id: i64,
-        dir: &str,
-        codec: Codec,
     ) -> Result<Rewritten> {
         match self.layout.clone() {
-            ManifestLayout::ByPartition => {
-                self.cluster_by_partition(io, md, parent_manifests, snapshot_id, dir, codec)
-            }
+            ManifestLayout::ByPartition => self.cluster_by_partition(ctx, parent_manifests),
             ManifestLayout::Compact { spec_id, sort_by } => {
-                let (spec, keys) = compact_spec(md, spec_id, sort_by.as_deref())?;
-                let selections = select(md, spec, &parent_manifests)?;
-                let max_size = (1.2 * manifest_target_size(md) as f64) as u64;
-                let mut out = Vec::new();
-                let mut rewritten = HashSet::new();
-                for s in selections {
-                    let mut entries = Vec::new();
-                    for mf in &s.manifests {
-                        rewritten.insert(mf.manifest_path.clone());
-                        entries.extend(live_entries(io, mf)?);
-                    }
-                    if !spec.is_unpartitioned() {
-                        // stable: entries of one partition keep their manifest order
-                        entries.sort_by(|a, b| {
-                            compare_keys(&a.data_file.partition, &b.data_file.partition, &keys)
-                        });
-                    }
-                    let same = |i: usize| {
-                        !spec.is_unpartitioned()
-                            && compare_keys(
-                                &entries[i - 1].data_file.partition,
-                                &entries[i].data_file.partition,
-                                &keys,
-                            ) == Ordering::Equal
-                    };
-                    let cuts = runs(entries.len(), s.target_count, same);
-                    let mut entries = entries.into_iter();
-                    for run in cuts {
-                        let run_entries = entries.by_ref().take(run.len());
-                        let target = Roll {
-                            max_size,
-                            check_every: ROLL_ROWS_DIVISOR,
-                        };
-                        let files = Target {
-                            content: s.content,
-                            spec,
-                            snapshot_id,
-                            dir,
-                            codec,
-                        };
-                        out.extend(self.write_rolling(io, md, &files, target, run_entries)?);
-                    }
-                }
-                let replaced = rewritten.len();
-                out.extend(
-                    parent_manifests
-                        .into_iter()
-                        .filter(|m| !rewritten.contains(&m.manifest_path)),
-                );
-                Ok(Rewritten {
-                    manifests: out,
-                    replaced,
-                    entries_processed: 0,
-                })
+                self.compact(ctx, parent_manifests, spec_id, sort_by.as_deref())
             }
         }
+    }
+
+    /// Java's Spark action: the manifests of one spec sorted into target-sized runs.
+    fn compact(
+        &mut self,
+        ctx: &RewriteContext<'_>,
+        parent_manifests: Vec<ManifestFile>,
+        spec_id: Option<i32>,
+        sort_by: Option<&[String]>,
+    ) -> Result<Rewritten> {
+        let (spec, keys) = compact_spec(ctx.md, spec_id, sort_by)?;
+        let partitioned = !spec.is_unpartitioned();
+        let roll = Roll {
+            max_size: (1.2 * manifest_target_size(ctx.md) as f64) as u64,
+            check_every: ROLL_ROWS_DIVISOR,
+        };
+        let mut out = Vec::new();
+        let mut rewritten = HashSet::new();
+        for s in select(ctx.md, spec, &parent_manifests)? {
+            let mut entries = Vec::new();
+            for mf in &s.manifests {
+                rewritten.insert(mf.manifest_path.clone());
+                entries.extend(live_entries(ctx.io, mf)?);
+            }
+            let order = |a: &ManifestEntry, b: &ManifestEntry| {
+                compare_keys(&a.data_file.partition, &b.data_file.partition, &keys)
+            };
+            if partitioned {
+                // stable: entries of one partition keep their manifest order
+                entries.sort_by(order);
+            }
+            let same = |i: usize| partitioned && order(&entries[i - 1], &entries[i]).is_eq();
+            let cuts = runs(entries.len(), s.target_count, same);
+            let mut entries = entries.into_iter();
+            for run in cuts {
+                let run_entries = entries.by_ref().take(run.len());
+                out.extend(self.write_rolling(ctx, s.content, spec, roll, run_entries)?);
+            }
+        }
+        let replaced = rewritten.len();
+        out.extend(
+            parent_manifests
+                .into_iter()
+                .filter(|m| !rewritten.contains(&m.manifest_path)),
+        );
+        Ok(Rewritten {
+            manifests: out,
+            replaced,
+            entries_processed: 0,
+        })
     }
 
     /// The parent's data manifests rewritten one per spec and partition (the rewritten
     /// manifests first, then the kept delete manifests).
     fn cluster_by_partition(
         &mut self,
-        io: &dyn FileIO,
-        md: &TableMetadata,
+        ctx: &RewriteContext<'_>,
         parent_manifests: Vec<ManifestFile>,
-        snapshot_id: i64,
-        dir: &str,
-        codec: Codec,
     ) -> Result<Rewritten> {
         let mut kept = Vec::new();
         let mut replaced = 0;
@@ -305,7 +309,7 @@ impl SnapshotProducer {
                 continue;
             }
             replaced += 1;
-            for e in live_entries(io, &mf)? {
+            for e in live_entries(ctx.io, &mf)? {
                 entries += 1;
                 let key = (mf.partition_spec_id, format!("{:?}", e.data_file.partition));
                 clusters.entry(key).or_default().push(e);
@@ -313,19 +317,14 @@ impl SnapshotProducer {
         }
         // Java's RewriteManifests writer rolls as soon as the target size is reached
         let roll = Roll {
-            max_size: manifest_target_size(md),
+            max_size: manifest_target_size(ctx.md),
             check_every: 1,
         };
         let mut out = Vec::new();
         for ((spec_id, _), group) in clusters {
-            let files = Target {
-                content: ManifestContent::Data,
-                spec: manifest_spec(md, spec_id)?,
-                snapshot_id,
-                dir,
-                codec,
-            };
-            out.extend(self.write_rolling(io, md, &files, roll, group.into_iter())?);
+            let spec = manifest_spec(ctx.md, spec_id)?;
+            let data = ManifestContent::Data;
+            out.extend(self.write_rolling(ctx, data, spec, roll, group.into_iter())?);
         }
         out.extend(kept);
         Ok(Rewritten {
@@ -335,66 +334,43 @@ impl SnapshotProducer {
         })
     }
 
-    /// Writes `entries` as EXISTING entries into new manifests of `files`, starting a new
-    /// manifest when the current one has reached `roll.max_size` (checked before every
-    /// `roll.check_every`-th entry).
+    /// Writes `entries` as EXISTING entries into new `content` manifests of `spec`,
+    /// starting a new manifest when the current one has reached `roll.max_size` (checked
+    /// before every `roll.check_every`-th entry).
     fn write_rolling(
         &mut self,
-        io: &dyn FileIO,
-        md: &TableMetadata,
-        files: &Target<'_>,
+        ctx: &RewriteContext<'_>,
+        content: ManifestContent,
+        spec: &PartitionSpec,
         roll: Roll,
         entries: impl Iterator<Item = ManifestEntry>,
     ) -> Result<Vec<ManifestFile>> {
-        let schema = current_schema(md)?;
-        let new_writer = || {
-            ManifestWriter::new(
-                md.format_version,
-                files.content,
-                schema,
-                files.spec,
-                files.snapshot_id,
-                files.codec,
-            )
-        };
+        let schema = current_schema(ctx.md)?;
+        let fv = ctx.md.format_version;
+        let new_writer =
+            || ManifestWriter::new(fv, content, schema, spec, ctx.snapshot_id, ctx.codec);
         let mut out = Vec::new();
         let mut w = new_writer()?;
         let mut rows = 0u64;
         for e in entries {
             if rows > 0 && rows % roll.check_every == 0 && w.length() >= roll.max_size {
-                let path = self.next_manifest_path(files.dir);
+                let path = self.next_manifest_path(ctx.dir);
                 self.written.push(path.clone());
-                out.push(std::mem::replace(&mut w, new_writer()?).finish(io, &path)?);
+                out.push(std::mem::replace(&mut w, new_writer()?).finish(ctx.io, &path)?);
                 rows = 0;
             }
             rows += 1;
-            let sid = e.snapshot_id.unwrap_or(files.snapshot_id);
+            let sid = e.snapshot_id.unwrap_or(ctx.snapshot_id);
             let seq = e.sequence_number.unwrap_or(0);
             w.existing(e.data_file, sid, seq, e.file_sequence_number)?;
         }
         if rows > 0 {
-            let path = self.next_manifest_path(files.dir);
+            let path = self.next_manifest_path(ctx.dir);
             self.written.push(path.clone());
-            out.push(w.finish(io, &path)?);
+            out.push(w.finish(ctx.io, &path)?);
         }
         Ok(out)
     }
-}
-
-/// Where rewritten entries go.
-struct Target<'a> {
-    content: ManifestContent,
-    spec: &'a PartitionSpec,
-    snapshot_id: i64,
-    dir: &'a str,
-    codec: Codec,
-}
-
-/// When a rolling writer starts a new manifest.
-#[derive(Clone, Copy)]
-struct Roll {
-    max_size: u64,
-    check_every: u64,
 }
 
 /// Java's `RollingManifestWriter.ROWS_DIVISOR`: how often the size is checked.
