@@ -128,3 +128,12 @@ def test_rewrite_manifests_settings_are_checked(env):
         t.rewrite_manifests(cluster_by_partition=True, spec_id=0)
     t = t.rewrite_manifests(sort_by=["cat"])
     assert [[e[0] for e in entries] for _, entries in _layout(t)] == [[(("cat", "a"),), (("cat", "b"),)]]
+    # one manifest that fits: nothing to do on main; a rewrite on a branch is committed there
+    head = t.metadata.current_snapshot_id
+    assert t.rewrite_manifests().metadata.current_snapshot_id == head
+    t.manage_snapshots().create_branch(head, "dev").commit()
+    t = cat.load_table("db.t")
+    t.rewrite_manifests(branch="dev")
+    t = cat.load_table("db.t")
+    assert t.metadata.current_snapshot_id == head
+    assert t.metadata.refs["dev"].snapshot_id != head

@@ -196,8 +196,10 @@ class Table:
 
     def rewrite_manifests(self, **options: Any) -> Table:
         """See :meth:`icefloe.commit.Transaction.rewrite_manifests`. Like Java's action,
-        commits nothing when no manifest would be rewritten."""
-        if not options.get("cluster_by_partition") and _native.manifests_to_rewrite(
+        commits nothing when no manifest of the current snapshot would be rewritten (a
+        rewrite on another ``branch`` is always committed)."""
+        compacts_main = not options.get("cluster_by_partition") and options.get("branch") in (None, "main")
+        if compacts_main and _native.manifests_to_rewrite(
                 self.metadata, options.get("spec_id"),
                 None if options.get("sort_by") is None else list(options["sort_by"])) == 0:
             return self
