@@ -218,27 +218,11 @@ pub fn tasks_to_batches(
     batch_rows: usize,
 ) -> Result<(Arc<ArrowSchema>, Vec<RecordBatch>)> {
     let batch_rows = batch_rows.max(1);
-    let full = tasks.len() / batch_rows;
-    let lens = std::iter::repeat(batch_rows)
-        .take(full)
-        .chain((tasks.len() % batch_rows != 0).then_some(tasks.len() % batch_rows));
-    tasks_to_chunks(plan, tasks, lens)
-}
-
-/// The tasks as record batches of `chunk_lens` rows each (in order; they must add up to
-/// the number of tasks), all with one schema.
-fn tasks_to_chunks(
-    plan: &ScanPlan,
-    tasks: &[(Option<i32>, &FileScanTask)],
-    chunk_lens: impl Iterator<Item = usize>,
-) -> Result<(Arc<ArrowSchema>, Vec<RecordBatch>)> {
     let chunker = Chunker::new(plan, tasks)?;
-    let mut batches = Vec::new();
-    let mut start = 0;
-    for len in chunk_lens {
-        batches.push(chunker.batch(start, len)?);
-        start += len;
-    }
+    let batches = (0..tasks.len())
+        .step_by(batch_rows)
+        .map(|start| chunker.batch(start, batch_rows.min(tasks.len() - start)))
+        .collect::<Result<Vec<_>>>()?;
     Ok((chunker.schema, batches))
 }
 

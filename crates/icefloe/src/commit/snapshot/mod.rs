@@ -17,6 +17,7 @@
 mod dv_merge;
 mod merge;
 mod rewrite_manifests;
+mod rolling;
 mod row_filter;
 pub mod summary;
 pub mod validate;
@@ -36,8 +37,8 @@ use crate::manifest::{
 };
 use crate::spec::snapshot::{Operation, Snapshot, MAIN_BRANCH};
 use crate::spec::table_metadata::TableMetadata;
-use rewrite_manifests::ROLL_ROWS_DIVISOR;
 pub use rewrite_manifests::{manifests_to_rewrite, ManifestLayout};
+use rolling::{Roll, WriteContext, ROLL_ROWS_DIVISOR};
 use summary::SummaryBuilder;
 
 /// A new snapshot id as Java makes one: the two halves of a random UUID xor-ed, made
@@ -326,7 +327,8 @@ impl SnapshotProducer {
         if let Some(m) = &self.new_manifests {
             return Ok(m.clone());
         }
-        let schema = current_schema(md)?;
+        // a table without a current schema fails here, before any file is written
+        current_schema(md)?;
         let merged = dv_merge::merge_new_dvs(io, md, snapshot_id, 1, &self.added_deletes)?;
         if let Some(p) = &merged.written {
             self.written.push(p.clone());
@@ -354,41 +356,34 @@ impl SnapshotProducer {
                 None => groups.push((content, id, vec![f.clone()])),
             }
         }
-        let target = manifest_target_size(md);
+        let ctx = WriteContext {
+            io,
+            md,
+            snapshot_id,
+            dir,
+            codec,
+        };
+        let roll = Roll {
+            max_size: manifest_target_size(md),
+            check_every: ROLL_ROWS_DIVISOR,
+        };
+        let own_sequence_number = self.data_sequence_number;
         let mut out = Vec::new();
         for (content, spec_id, files) in groups {
             let spec = md.spec_by_id(spec_id).ok_or_else(|| {
                 Error::invalid_argument(format!("the table has no partition spec {spec_id}"))
             })?;
-            let new_writer = || {
-                ManifestWriter::new(md.format_version, content, schema, spec, snapshot_id, codec)
+            let add = |w: &mut ManifestWriter, f: DataFile| match (content, own_sequence_number) {
+                (ManifestContent::Data, Some(seq)) => w.add_entry(ManifestEntry {
+                    status: ManifestStatus::Added,
+                    snapshot_id: Some(snapshot_id),
+                    sequence_number: Some(seq),
+                    file_sequence_number: None,
+                    data_file: f,
+                }),
+                _ => w.add(f),
             };
-            let mut w = new_writer()?;
-            let mut rows = 0u64;
-            for f in files {
-                // Java's RollingManifestWriter: every ROWS_DIVISOR entries, a new manifest
-                // once the current one reached the target size
-                if rows > 0 && rows % ROLL_ROWS_DIVISOR == 0 && w.length() >= target {
-                    let path = self.next_manifest_path(dir);
-                    self.written.push(path.clone());
-                    out.push(std::mem::replace(&mut w, new_writer()?).finish(io, &path)?);
-                    rows = 0;
-                }
-                rows += 1;
-                match (content, self.data_sequence_number) {
-                    (ManifestContent::Data, Some(seq)) => w.add_entry(ManifestEntry {
-                        status: ManifestStatus::Added,
-                        snapshot_id: Some(snapshot_id),
-                        sequence_number: Some(seq),
-                        file_sequence_number: None,
-                        data_file: f,
-                    })?,
-                    _ => w.add(f)?,
-                }
-            }
-            let path = self.next_manifest_path(dir);
-            self.written.push(path.clone());
-            out.push(w.finish(io, &path)?);
+            out.extend(self.write_rolling(&ctx, content, spec, roll, files, add)?);
         }
         self.new_manifests = Some(out.clone());
         Ok(out)
@@ -854,7 +849,7 @@ impl PendingChange for SnapshotProducer {
             },
         };
         let (filtered, filter_replaced) = if self.kind == SnapshotKind::RewriteManifests {
-            let ctx = rewrite_manifests::RewriteContext {
+            let ctx = WriteContext {
                 io,
                 md: &md,
                 snapshot_id,

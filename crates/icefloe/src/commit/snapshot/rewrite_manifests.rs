@@ -27,11 +27,12 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashSet};
 
-use super::{current_schema, manifest_spec, manifest_target_size, SnapshotProducer};
+use super::rolling::{Roll, WriteContext, ROLL_ROWS_DIVISOR};
+use super::{manifest_spec, manifest_target_size, SnapshotProducer};
 use crate::error::{Error, Result};
 use crate::io::FileIO;
 use crate::manifest::{
-    read_manifest_for, Codec, ManifestContent, ManifestEntry, ManifestFile, ManifestReadOptions,
+    read_manifest_for, ManifestContent, ManifestEntry, ManifestFile, ManifestReadOptions,
     ManifestWriter,
 };
 use crate::spec::partition::PartitionSpec;
@@ -210,28 +211,11 @@ fn runs(n: usize, count: u64, same: impl Fn(usize) -> bool) -> Vec<std::ops::Ran
     out
 }
 
-/// Where a rewrite reads and writes: the table, the new snapshot, the metadata folder and
-/// the codec of new manifests.
-pub(super) struct RewriteContext<'a> {
-    pub io: &'a dyn FileIO,
-    pub md: &'a TableMetadata,
-    pub snapshot_id: i64,
-    pub dir: &'a str,
-    pub codec: Codec,
-}
-
-/// When a rolling writer starts a new manifest.
-#[derive(Clone, Copy)]
-struct Roll {
-    max_size: u64,
-    check_every: u64,
-}
-
 impl SnapshotProducer {
     /// Rewrites the parent's manifests with this producer's layout.
     pub(super) fn rewrite_manifests_of(
         &mut self,
-        ctx: &RewriteContext<'_>,
+        ctx: &WriteContext<'_>,
         parent_manifests: Vec<ManifestFile>,
     ) -> Result<Rewritten> {
         match self.layout.clone() {
@@ -245,7 +229,7 @@ impl SnapshotProducer {
     /// Java's Spark action: the manifests of one spec sorted into target-sized runs.
     fn compact(
         &mut self,
-        ctx: &RewriteContext<'_>,
+        ctx: &WriteContext<'_>,
         parent_manifests: Vec<ManifestFile>,
         spec_id: Option<i32>,
         sort_by: Option<&[String]>,
@@ -276,7 +260,14 @@ impl SnapshotProducer {
             let mut entries = entries.into_iter();
             for run in cuts {
                 let run_entries = entries.by_ref().take(run.len());
-                out.extend(self.write_rolling(ctx, s.content, spec, roll, run_entries)?);
+                out.extend(self.write_rolling(
+                    ctx,
+                    s.content,
+                    spec,
+                    roll,
+                    run_entries,
+                    existing(ctx.snapshot_id),
+                )?);
             }
         }
         let replaced = rewritten.len();
@@ -296,7 +287,7 @@ impl SnapshotProducer {
     /// manifests first, then the kept delete manifests).
     fn cluster_by_partition(
         &mut self,
-        ctx: &RewriteContext<'_>,
+        ctx: &WriteContext<'_>,
         parent_manifests: Vec<ManifestFile>,
     ) -> Result<Rewritten> {
         let mut kept = Vec::new();
@@ -324,7 +315,14 @@ impl SnapshotProducer {
         for ((spec_id, _), group) in clusters {
             let spec = manifest_spec(ctx.md, spec_id)?;
             let data = ManifestContent::Data;
-            out.extend(self.write_rolling(ctx, data, spec, roll, group.into_iter())?);
+            out.extend(self.write_rolling(
+                ctx,
+                data,
+                spec,
+                roll,
+                group,
+                existing(ctx.snapshot_id),
+            )?);
         }
         out.extend(kept);
         Ok(Rewritten {
@@ -333,48 +331,17 @@ impl SnapshotProducer {
             entries_processed: entries,
         })
     }
-
-    /// Writes `entries` as EXISTING entries into new `content` manifests of `spec`,
-    /// starting a new manifest when the current one has reached `roll.max_size` (checked
-    /// before every `roll.check_every`-th entry).
-    fn write_rolling(
-        &mut self,
-        ctx: &RewriteContext<'_>,
-        content: ManifestContent,
-        spec: &PartitionSpec,
-        roll: Roll,
-        entries: impl Iterator<Item = ManifestEntry>,
-    ) -> Result<Vec<ManifestFile>> {
-        let schema = current_schema(ctx.md)?;
-        let fv = ctx.md.format_version;
-        let new_writer =
-            || ManifestWriter::new(fv, content, schema, spec, ctx.snapshot_id, ctx.codec);
-        let mut out = Vec::new();
-        let mut w = new_writer()?;
-        let mut rows = 0u64;
-        for e in entries {
-            if rows > 0 && rows % roll.check_every == 0 && w.length() >= roll.max_size {
-                let path = self.next_manifest_path(ctx.dir);
-                self.written.push(path.clone());
-                out.push(std::mem::replace(&mut w, new_writer()?).finish(ctx.io, &path)?);
-                rows = 0;
-            }
-            rows += 1;
-            let sid = e.snapshot_id.unwrap_or(ctx.snapshot_id);
-            let seq = e.sequence_number.unwrap_or(0);
-            w.existing(e.data_file, sid, seq, e.file_sequence_number)?;
-        }
-        if rows > 0 {
-            let path = self.next_manifest_path(ctx.dir);
-            self.written.push(path.clone());
-            out.push(w.finish(ctx.io, &path)?);
-        }
-        Ok(out)
-    }
 }
 
-/// Java's `RollingManifestWriter.ROWS_DIVISOR`: how often the size is checked.
-pub(super) const ROLL_ROWS_DIVISOR: u64 = 250;
+/// Adds rewritten entries as EXISTING, with the snapshot ids and sequence numbers they had
+/// (`snapshot_id` for an entry without one).
+fn existing(snapshot_id: i64) -> impl FnMut(&mut ManifestWriter, ManifestEntry) -> Result<()> {
+    move |w, e| {
+        let sid = e.snapshot_id.unwrap_or(snapshot_id);
+        let seq = e.sequence_number.unwrap_or(0);
+        w.existing(e.data_file, sid, seq, e.file_sequence_number)
+    }
+}
 
 /// The live entries of a manifest, with the snapshot id the manifest gives them when they
 /// have none.
