@@ -1055,7 +1055,7 @@ mod tests {
         let blocks: Vec<Vec<u8>> = vec![
             b"tiny".to_vec(),   // fixed Huffman (the small-block fast path)
             vec![0u8; 300_000], // expands about 1000:1: the buffer must grow past its guess
-            text.clone(),       // dynamic Huffman, over a MB
+            text,               // dynamic Huffman, over a MB
             (0..=255u8).cycle().take(70_000).collect(),
             Vec::new(),
         ];
