@@ -1212,3 +1212,111 @@ fn visiting_in_one_slot_gives_the_same_entries() {
         }
     }
 }
+
+/// A writer schema for a v2 data manifest with only the required data file fields and
+/// the partition record as `partition` (the JSON of its type).
+fn bare_manifest_schema(partition: &str) -> String {
+    format!(
+        r#"{{"type":"record","name":"manifest_entry","fields":[
+ {{"name":"status","type":"int","field-id":0}},
+ {{"name":"data_file","field-id":2,"type":{{"type":"record","name":"r2","fields":[
+  {{"name":"file_path","type":"string","field-id":100}},
+  {{"name":"file_format","type":"string","field-id":101}},
+  {{"name":"partition","field-id":102,"type":{partition}}},
+  {{"name":"record_count","type":"long","field-id":103}},
+  {{"name":"file_size_in_bytes","type":"long","field-id":104}}]}}}}]}}"#
+    )
+}
+
+/// Writes entries of the bare schema with apache-avro (another writer than ours) under a
+/// spec of two identity fields, `a` (1000) and `b` (1001), both ints; `partition` builds
+/// the Avro value of the tuple of entry `i`.
+fn bare_manifest(
+    partition_schema: &str,
+    partition: impl Fn(usize) -> apache_avro::types::Value,
+    n: usize,
+) -> Vec<u8> {
+    use apache_avro::types::Value as V;
+    let schema = apache_avro::Schema::parse_str(&bare_manifest_schema(partition_schema)).unwrap();
+    let mut w = apache_avro::Writer::new(&schema, Vec::new());
+    let table_schema = r#"{"type":"struct","schema-id":0,"fields":[
+ {"id":1,"name":"a","required":false,"type":"int"},
+ {"id":2,"name":"b","required":false,"type":"int"}]}"#;
+    let spec = r#"[{"name":"a","transform":"identity","source-id":1,"field-id":1000},
+ {"name":"b","transform":"identity","source-id":2,"field-id":1001}]"#;
+    w.add_user_metadata("schema".into(), table_schema).unwrap();
+    w.add_user_metadata("partition-spec".into(), spec).unwrap();
+    w.add_user_metadata("format-version".into(), "2").unwrap();
+    w.add_user_metadata("content".into(), "data").unwrap();
+    for i in 0..n {
+        let file = V::Record(vec![
+            ("file_path".into(), V::String(format!("f{i}.parquet"))),
+            ("file_format".into(), V::String("PARQUET".into())),
+            ("partition".into(), partition(i)),
+            ("record_count".into(), V::Long(1)),
+            ("file_size_in_bytes".into(), V::Long(10)),
+        ]);
+        w.append(V::Record(vec![
+            ("status".into(), V::Int(1)),
+            ("data_file".into(), file),
+        ]))
+        .unwrap();
+    }
+    w.into_inner().unwrap()
+}
+
+/// The reused slot keeps no partition value of an earlier entry (nor one a callback left
+/// in it): not when the tuple of the next entry is null, nor for a spec field that the
+/// file's partition record lacks.
+#[test]
+fn visiting_resets_partition_values_that_an_entry_does_not_write() {
+    use apache_avro::types::Value as V;
+    let visit_all = |bytes: &[u8]| {
+        let mut got = Vec::new();
+        read_manifest_visit(bytes, &ManifestReadOptions::all(), None, |e| {
+            got.push(e.data_file.partition.clone());
+            // a careless caller writes into the tuple
+            for v in e.data_file.partition.iter_mut() {
+                *v = Some(Literal::Int(-7));
+            }
+            Ok(())
+        })
+        .unwrap();
+        got
+    };
+    // a partition record that may be null, in a union
+    let nullable = r#"["null",{"type":"record","name":"r102","fields":[
+ {"name":"a","type":["null","int"],"field-id":1000},
+ {"name":"b","type":["null","int"],"field-id":1001}]}]"#;
+    let bytes = bare_manifest(
+        nullable,
+        |i| match i {
+            1 => V::Union(0, Box::new(V::Null)),
+            _ => V::Union(
+                1,
+                Box::new(V::Record(vec![
+                    ("a".into(), V::Union(1, Box::new(V::Int(i as i32)))),
+                    ("b".into(), V::Union(0, Box::new(V::Null))),
+                ])),
+            ),
+        },
+        3,
+    );
+    let int = |v: i32| Some(Literal::Int(v));
+    assert_eq!(
+        visit_all(&bytes),
+        vec![vec![int(0), None], vec![None, None], vec![int(2), None]]
+    );
+    // a partition record without the spec's field `b`
+    let without_b = r#"{"type":"record","name":"r102","fields":[
+ {"name":"a","type":["null","int"],"field-id":1000}]}"#;
+    let bytes = bare_manifest(
+        without_b,
+        |i| V::Record(vec![("a".into(), V::Union(1, Box::new(V::Int(i as i32))))]),
+        2,
+    );
+    assert_eq!(
+        visit_all(&bytes),
+        vec![vec![int(0), None], vec![int(1), None]]
+    );
+}
