@@ -651,33 +651,8 @@ impl Cursor<'_> {
         }
     }
 
-    /// Skips one value by its plan (see [`SkipPlan`]). The plans of Iceberg's optional
-    /// fields (a varint, a byte string, an optional count map or list) are handled here,
-    /// inline in the caller's loop; the others in [`Cursor::skip_by_plan`].
-    #[inline]
+    /// Skips one value by its plan (see [`SkipPlan`]).
     pub fn skip_by(&mut self, plan: &SkipPlan) -> Result<()> {
-        match plan {
-            SkipPlan::Longs(1) => {
-                self.long()?;
-            }
-            SkipPlan::Bytes => {
-                self.bytes()?;
-            }
-            SkipPlan::OptLongArray { null, items } => {
-                let i = self.long()?;
-                if i == 1 - *null {
-                    self.skip_long_array(*items)?;
-                } else if i != *null {
-                    return Err(corrupt(format!("union branch {i} does not exist")));
-                }
-            }
-            _ => self.skip_by_plan(plan)?,
-        }
-        Ok(())
-    }
-
-    #[inline(never)]
-    fn skip_by_plan(&mut self, plan: &SkipPlan) -> Result<()> {
         match plan {
             SkipPlan::Nothing => {}
             SkipPlan::Longs(1) => {

@@ -1116,7 +1116,7 @@ impl<'s> EntryPlan<'s> {
         if let AvroSchema::Union(b) = schema {
             if matches!(cur.branch(b)?, AvroSchema::Null) {
                 // `reset` may have left the previous entry's values
-                out.iter_mut().for_each(|v| *v = None);
+                clear_tuple(out);
                 return Ok(());
             }
         }
@@ -1134,6 +1134,14 @@ impl<'s> EntryPlan<'s> {
         Ok(())
     }
 }
+/// Sets every value of a partition tuple to null; out of line, as a null tuple is rare
+/// and the drop of each literal would weigh on the per-entry loop.
+#[cold]
+#[inline(never)]
+fn clear_tuple(out: &mut [Option<Literal>]) {
+    out.iter_mut().for_each(|v| *v = None);
+}
+
 fn to_i32(v: i64) -> Result<i32> {
     i32::try_from(v).map_err(|_| Error::invalid_metadata("", format!("{v} is out of int range")))
 }
