@@ -1134,6 +1134,7 @@ impl<'s> EntryPlan<'s> {
         Ok(())
     }
 }
+
 /// Sets every value of a partition tuple to null; out of line, as a null tuple is rare
 /// and the drop of each literal would weigh on the per-entry loop.
 #[cold]
