@@ -242,35 +242,45 @@ impl<'a> Cursor<'a> {
                 let v = u64::from(b);
                 Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
             }
-            _ => self.long_multi(),
+            _ => match self.long_word() {
+                Some(v) => Ok(v),
+                None => self.long_multi(),
+            },
         }
     }
 
-    /// The general case of [`Cursor::long`]: up to 10 bytes.
+    /// A value of up to 8 bytes with 8 bytes at hand, decoded without a loop; `None`
+    /// otherwise. Returning an `Option` (two registers) rather than a `Result` (through
+    /// memory) keeps the common multi-byte case cheap at every call site.
+    #[inline(never)]
+    fn long_word(&mut self) -> Option<i64> {
+        let w = self.buf.get(self.pos..self.pos.saturating_add(8))?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(w);
+        let w = u64::from_le_bytes(a);
+        let ends = !w & 0x8080_8080_8080_8080;
+        if ends == 0 {
+            return None;
+        }
+        let len = (ends.trailing_zeros() / 8 + 1) as usize;
+        let keep = if len == 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * len)) - 1
+        };
+        // gather the 7-bit groups: pairs, then quads, then the two halves
+        let x = w & keep & 0x7f7f_7f7f_7f7f_7f7f;
+        let x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
+        let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
+        let v = (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4);
+        self.pos += len;
+        Some(((v >> 1) as i64) ^ -((v & 1) as i64))
+    }
+
+    /// The rest of [`Cursor::long`], after [`Cursor::long_word`]: values of 9 or 10
+    /// bytes, values near the end of the data, and the errors.
     #[inline(never)]
     fn long_multi(&mut self) -> Result<i64> {
-        // with 8 bytes at hand, a value of up to 8 bytes is decoded without a loop
-        if let Some(w) = self.buf.get(self.pos..self.pos.saturating_add(8)) {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(w);
-            let w = u64::from_le_bytes(a);
-            let ends = !w & 0x8080_8080_8080_8080;
-            if ends != 0 {
-                let len = (ends.trailing_zeros() / 8 + 1) as usize;
-                let keep = if len == 8 {
-                    u64::MAX
-                } else {
-                    (1u64 << (8 * len)) - 1
-                };
-                // gather the 7-bit groups: pairs, then quads, then the two halves
-                let x = w & keep & 0x7f7f_7f7f_7f7f_7f7f;
-                let x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
-                let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
-                let v = (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4);
-                self.pos += len;
-                return Ok(((v >> 1) as i64) ^ -((v & 1) as i64));
-            }
-        }
         if let Some(w) = self.buf.get(self.pos..self.pos.saturating_add(10)) {
             let mut v: u64 = 0;
             for (i, &b) in w.iter().enumerate() {

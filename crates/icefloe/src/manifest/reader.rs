@@ -717,11 +717,31 @@ impl<'s, T: Copy> FieldPlan<'s, T> {
             if n == 0 {
                 break;
             }
-            for _ in 0..n {
-                let k = cur.int()?;
-                let v = cur.bytes()?;
-                if only.map_or(true, |ids| ids.contains(&k)) {
-                    put(k, v);
+            match only {
+                None => {
+                    for _ in 0..n {
+                        let k = cur.int()?;
+                        put(k, cur.bytes()?);
+                    }
+                }
+                // a scan filtering on one column: a compare per key instead of a search
+                Some(&[id]) => {
+                    for _ in 0..n {
+                        let k = cur.int()?;
+                        let v = cur.bytes()?;
+                        if k == id {
+                            put(k, v);
+                        }
+                    }
+                }
+                Some(ids) => {
+                    for _ in 0..n {
+                        let k = cur.int()?;
+                        let v = cur.bytes()?;
+                        if ids.contains(&k) {
+                            put(k, v);
+                        }
+                    }
                 }
             }
         }

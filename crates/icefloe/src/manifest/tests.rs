@@ -534,6 +534,11 @@ fn read_for_a_list_row_applies_inheritance_and_projection() {
     assert_eq!(df.first_row_id, Some(0));
     let none = read_manifest_for(&io, &mf, &ManifestReadOptions::scan(vec![])).unwrap();
     assert_eq!(none.entries[0].data_file.lower_bounds, None);
+    // several filtered columns (a search, not the one-column compare): column 1 is dropped
+    let two = read_manifest_for(&io, &mf, &ManifestReadOptions::scan(vec![7, 11])).unwrap();
+    let tf = &two.entries[0].data_file;
+    assert_eq!(tf.lower_bounds, Some(vec![(11, b"aaa".to_vec())]));
+    assert_eq!(tf.upper_bounds, Some(vec![(11, b"zzz".to_vec())]));
     assert_eq!(
         df.lower_bound(11, &P::String).unwrap(),
         Some(Literal::String("aaa".into()))
