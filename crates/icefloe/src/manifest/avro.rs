@@ -421,7 +421,7 @@ impl<'a> Cursor<'a> {
 
     #[inline]
     pub fn string(&mut self) -> Result<&'a str> {
-        std::str::from_utf8(self.bytes()?).map_err(|_| corrupt("a string is not valid UTF-8"))
+        utf8(self.bytes()?)
     }
 
     pub fn boolean(&mut self) -> Result<bool> {
@@ -570,6 +570,11 @@ impl<'a> Cursor<'a> {
         }
         Ok(())
     }
+}
+
+/// An Avro string's bytes as text.
+pub(crate) fn utf8(b: &[u8]) -> Result<&str> {
+    std::str::from_utf8(b).map_err(|_| corrupt("a string is not valid UTF-8"))
 }
 
 /// How to skip one value of a schema, worked out once per file so that skipping does not

@@ -3,7 +3,7 @@
 //! matched by Iceberg field id, or by name where a writer left ids out). Fields that the
 //! caller did not ask for are skipped without being materialised (DESIGN principle 4).
 
-use super::avro::{AvroSchema, Container, Cursor, Record, SkipPlan};
+use super::avro::{utf8, AvroSchema, Container, Cursor, Record, SkipPlan};
 use super::{
     DataContentType, DataFile, FileFormat, ManifestContent, ManifestEntry, ManifestFile,
     ManifestMetadata, ManifestStatus, UNASSIGNED_SEQUENCE_NUMBER,
@@ -1074,7 +1074,17 @@ impl<'s> EntryPlan<'s> {
                 df.file_path.clear();
                 df.file_path.push_str(path);
             }
-            FileTarget::FileFormat => df.file_format = FileFormat::parse(req(f.str(cur), "")?),
+            FileTarget::FileFormat => {
+                df.file_format = if f.fast.is_some() {
+                    // the upper-case name writers use needs no UTF-8 check
+                    match req(f.bytes(cur), "")? {
+                        b"PARQUET" => FileFormat::Parquet,
+                        b => FileFormat::parse(utf8(b)?),
+                    }
+                } else {
+                    FileFormat::parse(req(f.str(cur), "")?)
+                }
+            }
             FileTarget::Partition => self.decode_partition(cur, f.schema, &mut df.partition)?,
             FileTarget::RecordCount => df.record_count = req(f.long(cur), "")?,
             FileTarget::FileSize => df.file_size_in_bytes = req(f.long(cur), "")?,

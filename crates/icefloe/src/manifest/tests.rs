@@ -1220,13 +1220,13 @@ fn visiting_in_one_slot_gives_the_same_entries() {
 
 /// A writer schema for a v2 data manifest with only the required data file fields and
 /// the partition record as `partition` (the JSON of its type).
-fn bare_manifest_schema(partition: &str) -> String {
+fn bare_manifest_schema(partition: &str, file_format: &str) -> String {
     format!(
         r#"{{"type":"record","name":"manifest_entry","fields":[
  {{"name":"status","type":"int","field-id":0}},
  {{"name":"data_file","field-id":2,"type":{{"type":"record","name":"r2","fields":[
   {{"name":"file_path","type":"string","field-id":100}},
-  {{"name":"file_format","type":"string","field-id":101}},
+  {{"name":"file_format","type":{file_format},"field-id":101}},
   {{"name":"partition","field-id":102,"type":{partition}}},
   {{"name":"record_count","type":"long","field-id":103}},
   {{"name":"file_size_in_bytes","type":"long","field-id":104}}]}}}}]}}"#
@@ -1242,7 +1242,28 @@ fn bare_manifest(
     n: usize,
 ) -> Vec<u8> {
     use apache_avro::types::Value as V;
-    let schema = apache_avro::Schema::parse_str(&bare_manifest_schema(partition_schema)).unwrap();
+    bare_manifest_with(
+        partition_schema,
+        partition,
+        r#""string""#,
+        |_| V::String("PARQUET".into()),
+        n,
+    )
+}
+
+/// [`bare_manifest`] with `file_format` of Avro type `format_schema`, its value for entry
+/// `i` built by `format`.
+fn bare_manifest_with(
+    partition_schema: &str,
+    partition: impl Fn(usize) -> apache_avro::types::Value,
+    format_schema: &str,
+    format: impl Fn(usize) -> apache_avro::types::Value,
+    n: usize,
+) -> Vec<u8> {
+    use apache_avro::types::Value as V;
+    let schema =
+        apache_avro::Schema::parse_str(&bare_manifest_schema(partition_schema, format_schema))
+            .unwrap();
     let mut w = apache_avro::Writer::new(&schema, Vec::new());
     let table_schema = r#"{"type":"struct","schema-id":0,"fields":[
  {"id":1,"name":"a","required":false,"type":"int"},
@@ -1256,7 +1277,7 @@ fn bare_manifest(
     for i in 0..n {
         let file = V::Record(vec![
             ("file_path".into(), V::String(format!("f{i}.parquet"))),
-            ("file_format".into(), V::String("PARQUET".into())),
+            ("file_format".into(), format(i)),
             ("partition".into(), partition(i)),
             ("record_count".into(), V::Long(1)),
             ("file_size_in_bytes".into(), V::Long(10)),
@@ -1323,5 +1344,65 @@ fn visiting_resets_partition_values_that_an_entry_does_not_write() {
     assert_eq!(
         visit_all(&bytes),
         vec![vec![int(0), None], vec![int(1), None]]
+    );
+}
+
+/// `file_format` as writers spell it, as Avro string or bytes: the upper-case names
+/// without a UTF-8 check, any other case through the same parse; bytes that are not UTF-8
+/// are an error naming the field.
+#[test]
+fn file_formats_of_every_spelling_and_invalid_utf8() {
+    use apache_avro::types::Value as V;
+    let record = r#"{"type":"record","name":"r102","fields":[]}"#;
+    let names = ["PARQUET", "avro", "ORC", "Parquet", "puffin"];
+    let read = |bytes: &[u8]| -> Result<Vec<FileFormat>> {
+        let mut got = Vec::new();
+        read_manifest_visit(bytes, &ManifestReadOptions::minimal(), None, |e| {
+            got.push(e.data_file.file_format.clone());
+            Ok(())
+        })?;
+        let m = read_manifest_bytes(bytes, &ManifestReadOptions::all())?;
+        let all: Vec<FileFormat> = m
+            .entries
+            .iter()
+            .map(|e| e.data_file.file_format.clone())
+            .collect();
+        assert_eq!(got, all);
+        Ok(got)
+    };
+    use FileFormat::*;
+    let want = vec![Parquet, Avro, Orc, Parquet, Puffin];
+    for (schema, value) in [
+        (
+            r#""string""#,
+            &(|i: usize| V::String(names[i].into())) as &dyn Fn(usize) -> V,
+        ),
+        (r#""bytes""#, &|i: usize| {
+            V::Bytes(names[i].as_bytes().to_vec())
+        }),
+        (r#"["null","string"]"#, &|i: usize| {
+            V::Union(1, Box::new(V::String(names[i].into())))
+        }),
+    ] {
+        let bytes = bare_manifest_with(record, |_| V::Record(vec![]), schema, value, names.len());
+        assert_eq!(read(&bytes).unwrap(), want, "{schema}");
+    }
+    let bytes = bare_manifest_with(
+        record,
+        |_| V::Record(vec![]),
+        r#""bytes""#,
+        |i| {
+            V::Bytes(if i == 1 {
+                vec![b'P', 0xff]
+            } else {
+                b"PARQUET".to_vec()
+            })
+        },
+        2,
+    );
+    let err = read(&bytes).unwrap_err().to_string();
+    assert!(
+        err.contains("file_format") && err.contains("UTF-8"),
+        "{err}"
     );
 }
