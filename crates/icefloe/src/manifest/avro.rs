@@ -240,7 +240,7 @@ impl<'a> Cursor<'a> {
             Some(&b) if b < 0x80 => {
                 self.pos += 1;
                 let v = u64::from(b);
-                Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
+                Ok(unzigzag(v))
             }
             _ => match self.long_word() {
                 Some(v) => Ok(v),
@@ -274,7 +274,7 @@ impl<'a> Cursor<'a> {
         let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
         let v = (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4);
         self.pos += len;
-        Some(((v >> 1) as i64) ^ -((v & 1) as i64))
+        Some(unzigzag(v))
     }
 
     /// The rest of [`Cursor::long`], after [`Cursor::long_word`]: values of 9 or 10
@@ -287,7 +287,7 @@ impl<'a> Cursor<'a> {
                 v |= u64::from(b & 0x7f) << (7 * i);
                 if b & 0x80 == 0 {
                     self.pos += i + 1;
-                    return Ok(((v >> 1) as i64) ^ -((v & 1) as i64));
+                    return Ok(unzigzag(v));
                 }
             }
             return Err(corrupt("a variable-length integer is longer than 10 bytes"));
@@ -298,7 +298,7 @@ impl<'a> Cursor<'a> {
             v |= u64::from(b & 0x7f) << (7 * i);
             if b & 0x80 == 0 {
                 self.pos += i + 1;
-                return Ok(((v >> 1) as i64) ^ -((v & 1) as i64));
+                return Ok(unzigzag(v));
             }
         }
         if rest.len() < 10 {
@@ -570,6 +570,12 @@ impl<'a> Cursor<'a> {
         }
         Ok(())
     }
+}
+
+/// The value of a zigzag-encoded long.
+#[inline(always)]
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
 /// An Avro string's bytes as text.

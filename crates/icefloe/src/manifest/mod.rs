@@ -131,13 +131,8 @@ pub enum FileFormat {
 
 impl FileFormat {
     pub fn parse(s: &str) -> FileFormat {
-        // the upper-case names writers use, before the case-insensitive matches
-        match s {
-            "PARQUET" => return FileFormat::Parquet,
-            "AVRO" => return FileFormat::Avro,
-            "ORC" => return FileFormat::Orc,
-            "PUFFIN" => return FileFormat::Puffin,
-            _ => {}
+        if let Some(f) = FileFormat::from_upper_case(s.as_bytes()) {
+            return f;
         }
         if s.eq_ignore_ascii_case("parquet") {
             FileFormat::Parquet
@@ -149,6 +144,19 @@ impl FileFormat {
             FileFormat::Puffin
         } else {
             FileFormat::Unknown(s.to_string())
+        }
+    }
+
+    /// The format of an upper-case name as writers spell it, before the case-insensitive
+    /// matches of [`FileFormat::parse`]; from bytes, so that a manifest reader need not
+    /// check them as UTF-8 first.
+    pub fn from_upper_case(b: &[u8]) -> Option<FileFormat> {
+        match b {
+            b"PARQUET" => Some(FileFormat::Parquet),
+            b"AVRO" => Some(FileFormat::Avro),
+            b"ORC" => Some(FileFormat::Orc),
+            b"PUFFIN" => Some(FileFormat::Puffin),
+            _ => None,
         }
     }
 

@@ -714,24 +714,8 @@ impl<'s, T: Copy> FieldPlan<'s, T> {
                     }
                 }
                 // a scan filtering on one column: a compare per key instead of a search
-                Some(&[id]) => {
-                    for _ in 0..n {
-                        let k = cur.int()?;
-                        let v = cur.bytes()?;
-                        if k == id {
-                            put_bound_call(out, &mut len, k, v);
-                        }
-                    }
-                }
-                Some(ids) => {
-                    for _ in 0..n {
-                        let k = cur.int()?;
-                        let v = cur.bytes()?;
-                        if ids.contains(&k) {
-                            put_bound_call(out, &mut len, k, v);
-                        }
-                    }
-                }
+                Some(&[id]) => put_bounds_where(cur, n, out, &mut len, |k| k == id)?,
+                Some(ids) => put_bounds_where(cur, n, out, &mut len, |k| ids.contains(&k))?,
             }
         }
         out.truncate(len);
@@ -780,8 +764,26 @@ fn put_bound(out: &mut BoundsMap, len: &mut usize, k: i32, v: &[u8]) {
     *len += 1;
 }
 
-/// [`put_bound`] as a call, for the filtered loops: most of their keys are dropped, and
-/// the loop without the copy inlined measured faster.
+/// Reads `n` bounds and writes those whose key `keep` accepts. Most keys are dropped
+/// here, so the write is a call: the loop without the copy inlined measured faster.
+#[inline(always)]
+fn put_bounds_where(
+    cur: &mut Cursor<'_>,
+    n: usize,
+    out: &mut BoundsMap,
+    len: &mut usize,
+    keep: impl Fn(i32) -> bool,
+) -> Result<()> {
+    for _ in 0..n {
+        let k = cur.int()?;
+        let v = cur.bytes()?;
+        if keep(k) {
+            put_bound_call(out, len, k, v);
+        }
+    }
+    Ok(())
+}
+
 #[inline(never)]
 fn put_bound_call(out: &mut BoundsMap, len: &mut usize, k: i32, v: &[u8]) {
     put_bound(out, len, k, v)
@@ -1088,10 +1090,11 @@ impl<'s> EntryPlan<'s> {
             }
             FileTarget::FileFormat => {
                 df.file_format = if f.fast.is_some() {
-                    // the upper-case name writers use needs no UTF-8 check
-                    match req(f.bytes(cur), "")? {
-                        b"PARQUET" => FileFormat::Parquet,
-                        b => FileFormat::parse(utf8(b)?),
+                    // the upper-case names writers use need no UTF-8 check
+                    let b = req(f.bytes(cur), "")?;
+                    match FileFormat::from_upper_case(b) {
+                        Some(format) => format,
+                        None => FileFormat::parse(utf8(b)?),
                     }
                 } else {
                     FileFormat::parse(req(f.str(cur), "")?)
