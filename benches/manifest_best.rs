@@ -4,7 +4,8 @@
 //! being measured, the fastest of many runs is steadier than criterion's mean; the cases
 //! alternate within each round so that a slow spell touches all of them.
 //!
-//! `cargo bench -p icefloe --bench manifest_best -- [--rounds R] [--iters N]`
+//! `cargo bench -p icefloe --bench manifest_best -- [--rounds R] [--iters N] [--only TEXT]`
+//! (`--only` keeps the cases whose name contains TEXT, e.g. `named_Null` for a profile)
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::hint::black_box;
@@ -16,12 +17,16 @@ use icefloe::manifest::{read_manifest_visit, Codec, ManifestReadOptions};
 mod fixture;
 use fixture::{manifest, named_options, ENTRIES};
 
-/// The value after `flag` on the command line, if any (cargo adds `--bench`, ignored).
-fn arg(flag: &str, default: usize) -> usize {
+/// The text after `flag` on the command line, if any (cargo adds `--bench`, ignored).
+fn text_arg(flag: &str) -> Option<String> {
     let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == flag)
-        .and_then(|i| args.get(i + 1))
+    let i = args.iter().position(|a| a == flag)?;
+    args.get(i + 1).cloned()
+}
+
+/// The number after `flag` on the command line, or `default`.
+fn arg(flag: &str, default: usize) -> usize {
+    text_arg(flag)
         .map(|v| {
             v.parse()
                 .unwrap_or_else(|_| panic!("{flag} takes a number, not '{v}'"))
@@ -59,6 +64,7 @@ fn main() {
             [("all", &all), ("named", &named)]
                 .map(|(name, o)| (format!("visit_{name}_{codec:?}"), bytes.clone(), o))
         })
+        .filter(|(name, _, _)| text_arg("--only").map_or(true, |o| name.contains(&o)))
         .collect();
     println!("best of {iters} decodes of {ENTRIES} entries, {rounds} rounds");
     let mut results: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
