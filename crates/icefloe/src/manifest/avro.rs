@@ -218,6 +218,7 @@ fn primitive(s: &str) -> Option<AvroSchema> {
 // ---------------------------------------------------------------------------------------
 
 /// A position in a byte slice; every read checks bounds.
+#[derive(Clone)]
 pub(crate) struct Cursor<'a> {
     buf: &'a [u8],
     pos: usize,
@@ -254,6 +255,11 @@ impl<'a> Cursor<'a> {
     /// memory) keeps the common multi-byte case cheap at every call site.
     #[inline(never)]
     fn long_word(&mut self) -> Option<i64> {
+        self.long_word_inline()
+    }
+
+    #[inline(always)]
+    fn long_word_inline(&mut self) -> Option<i64> {
         let w = self.buf.get(self.pos..self.pos.saturating_add(8))?;
         let mut a = [0u8; 8];
         a.copy_from_slice(w);
@@ -308,73 +314,37 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// Skips `n` variable-length integers, eight bytes at a time: the bytes without the
-    /// continuation bit end a value. Values longer than 10 bytes are errors, as in
-    /// [`Cursor::long`].
+    /// Skips `n` variable-length integers (see [`Cursor::try_skip_longs`]); values
+    /// longer than 10 bytes are errors, as in [`Cursor::long`].
     #[inline]
     pub fn skip_longs(&mut self, n: usize) -> Result<()> {
-        const HIGH: u64 = 0x8080_8080_8080_8080;
-        let too_long = || corrupt("a variable-length integer is longer than 10 bytes");
-        let mut left = n;
-        // continuation bytes of the value being skipped, before `pos`
-        let mut run = 0usize;
-        let mut pos = self.pos;
-        while left > 0 {
-            let Some(word) = self.buf.get(pos..pos.saturating_add(8)) else {
-                break;
-            };
-            let mut a = [0u8; 8];
-            a.copy_from_slice(word);
-            let ends = !u64::from_le_bytes(a) & HIGH;
-            if ends == 0 {
-                run += 8;
-                if run >= 10 {
-                    return Err(too_long());
-                }
-                pos += 8;
-                continue;
-            }
-            if run + (ends.trailing_zeros() / 8) as usize >= 10 {
-                return Err(too_long());
-            }
-            // byte i of `prefix`: how many of bytes 0..=i end a value (a multiply sums
-            // the one-bit flags; no popcnt on baseline x86-64)
-            let prefix = (ends >> 7).wrapping_mul(0x0101_0101_0101_0101);
-            let count = (prefix >> 56) as usize;
-            if count < left {
-                left -= count;
-                run = (ends.leading_zeros() / 8) as usize;
-                pos += 8;
-                continue;
-            }
-            // the first byte whose prefix count reaches `left` (at most 8 here): prefix
-            // bytes are at most 8, so `(p | 0x80) - left` keeps its high bit iff p >= left
-            let reached = (prefix | HIGH)
-                .wrapping_sub(0x0101_0101_0101_0101u64.wrapping_mul(left as u64))
-                & HIGH;
-            self.pos = pos + (reached.trailing_zeros() / 8) as usize + 1;
+        let start = self.pos;
+        if self.try_skip_longs(n).is_some() {
             return Ok(());
         }
-        // fewer than 8 bytes left: one at a time
-        for &b in self.buf.get(pos..).unwrap_or_default() {
-            if left == 0 {
-                break;
-            }
-            pos += 1;
-            if b & 0x80 == 0 {
-                left -= 1;
-                run = 0;
-            } else {
-                run += 1;
-                if run == 10 {
-                    return Err(too_long());
+        self.pos = start;
+        self.skip_longs_slow(n)
+    }
+
+    /// [`Cursor::skip_longs`] one byte at a time, for the cases the word-wise loop leaves:
+    /// the errors, and multi-byte values at the end of the data.
+    #[cold]
+    #[inline(never)]
+    fn skip_longs_slow(&mut self, n: usize) -> Result<()> {
+        for _ in 0..n {
+            let mut len = 0usize;
+            loop {
+                let b = *self.buf.get(self.pos).ok_or_else(eof)?;
+                self.pos += 1;
+                len += 1;
+                if b & 0x80 == 0 {
+                    break;
+                }
+                if len == 10 {
+                    return Err(corrupt("a variable-length integer is longer than 10 bytes"));
                 }
             }
         }
-        if left > 0 {
-            return Err(eof());
-        }
-        self.pos = pos;
         Ok(())
     }
 
@@ -570,6 +540,125 @@ impl<'a> Cursor<'a> {
         }
         Ok(())
     }
+}
+
+/// Reads that give up instead of failing: each returns `None` on anything other than the
+/// common encodings (a positive block count, a string that is all there), including
+/// every error. They serve
+/// the entry decoder's fast path, which then decodes the entry again with the reads
+/// above, so that the errors (and the rare encodings) have one implementation. The
+/// `Option` results live in registers, where a `Result` with its error goes through
+/// memory.
+impl<'a> Cursor<'a> {
+    #[inline(always)]
+    pub fn try_long(&mut self) -> Option<i64> {
+        match self.buf.get(self.pos) {
+            Some(&b) if b < 0x80 => {
+                self.pos += 1;
+                Some(unzigzag(u64::from(b)))
+            }
+            _ => match self.long_word_inline() {
+                Some(v) => Some(v),
+                None => {
+                    let (v, len) = long_by_bytes(self.buf, self.pos)?;
+                    self.pos += len;
+                    Some(v)
+                }
+            },
+        }
+    }
+
+    #[inline(always)]
+    pub fn try_int(&mut self) -> Option<i32> {
+        i32::try_from(self.try_long()?).ok()
+    }
+
+    #[inline(always)]
+    pub fn try_bytes(&mut self) -> Option<&'a [u8]> {
+        let n = usize::try_from(self.try_long()?).ok()?;
+        let s = self.buf.get(self.pos..self.pos.checked_add(n)?)?;
+        self.pos += n;
+        Some(s)
+    }
+
+    /// A block count of an array or map, 0 at the end; gives up on the negative counts
+    /// that carry a byte size, and on counts that [`Cursor::block_count`] rejects.
+    #[inline(always)]
+    pub fn try_block_count(&mut self) -> Option<usize> {
+        let n = usize::try_from(self.try_long()?).ok()?;
+        (n <= self.remaining()).then_some(n)
+    }
+
+    /// Skips `n` varints eight bytes at a time: the bytes without the continuation bit
+    /// end a value. Gives up on a value longer than 10 bytes (an error).
+    #[inline(always)]
+    pub fn try_skip_longs(&mut self, n: usize) -> Option<()> {
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let mut left = n;
+        // continuation bytes of the value being skipped, before `pos`
+        let mut run = 0usize;
+        let mut pos = self.pos;
+        while left > 0 {
+            let Some(word) = self.buf.get(pos..pos.saturating_add(8)) else {
+                // the last bytes, one value at a time (a value begun before them is
+                // read from its start)
+                self.pos = pos.checked_sub(run)?;
+                for _ in 0..left {
+                    self.try_long()?;
+                }
+                return Some(());
+            };
+            let mut a = [0u8; 8];
+            a.copy_from_slice(word);
+            let ends = !u64::from_le_bytes(a) & HIGH;
+            if ends == 0 {
+                run += 8;
+                if run >= 10 {
+                    return None;
+                }
+                pos += 8;
+                continue;
+            }
+            if run + (ends.trailing_zeros() / 8) as usize >= 10 {
+                return None;
+            }
+            // byte i of `prefix`: how many of bytes 0..=i end a value (a multiply sums
+            // the one-bit flags; no popcnt on baseline x86-64)
+            let prefix = (ends >> 7).wrapping_mul(0x0101_0101_0101_0101);
+            let count = (prefix >> 56) as usize;
+            if count < left {
+                left -= count;
+                run = (ends.leading_zeros() / 8) as usize;
+                pos += 8;
+                continue;
+            }
+            // the first byte whose prefix count reaches `left` (at most 8 here): prefix
+            // bytes are at most 8, so `(p | 0x80) - left` keeps its high bit iff p >= left
+            let reached = (prefix | HIGH)
+                .wrapping_sub(0x0101_0101_0101_0101u64.wrapping_mul(left as u64))
+                & HIGH;
+            self.pos = pos + (reached.trailing_zeros() / 8) as usize + 1;
+            return Some(());
+        }
+        self.pos = pos;
+        Some(())
+    }
+}
+
+/// The varint at `pos` and its length, for the values that [`Cursor::long_word`] leaves:
+/// those of 9 or 10 bytes (Java's random snapshot ids) and those with fewer than 8 bytes
+/// after them. `None` on any error. Out of line, and by value, so that the fast path's
+/// cursor stays in registers.
+#[inline(never)]
+fn long_by_bytes(buf: &[u8], pos: usize) -> Option<(i64, usize)> {
+    let mut v: u64 = 0;
+    for (i, &b) in buf.get(pos..)?.iter().take(10).enumerate() {
+        v |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return Some((unzigzag(v), i + 1));
+        }
+    }
+    None
 }
 
 /// The value of a zigzag-encoded long.

@@ -14,6 +14,8 @@ use crate::spec::partition::PartitionSpec;
 use crate::spec::{Literal, PrimitiveType, Schema, Type};
 use crate::MAX_FORMAT_VERSION;
 
+mod fast;
+
 /// Which optional parts of each data file to decode. The scan fields (path, format,
 /// partition, record count, file size, content, sequence numbers, key metadata, equality
 /// ids, referenced data file and deletion vector offsets) are always decoded.
@@ -217,8 +219,33 @@ pub fn read_manifest_visit(
     bytes: &[u8],
     options: &ManifestReadOptions,
     manifest_file: Option<&ManifestFile>,
-    mut f: impl FnMut(&mut ManifestEntry) -> Result<()>,
+    f: impl FnMut(&mut ManifestEntry) -> Result<()>,
 ) -> Result<ManifestMetadata> {
+    visit_entries(bytes, options, manifest_file, true, f).map(|(metadata, _)| metadata)
+}
+
+/// [`read_manifest_visit`] without the entry decoder's fast path: every entry is decoded
+/// by the plan that gives the errors. Only for tests, which check that the fast path
+/// decodes what this decodes and gives up wherever this fails.
+#[doc(hidden)]
+pub fn read_manifest_visit_without_fast_path(
+    bytes: &[u8],
+    options: &ManifestReadOptions,
+    manifest_file: Option<&ManifestFile>,
+    f: impl FnMut(&mut ManifestEntry) -> Result<()>,
+) -> Result<ManifestMetadata> {
+    visit_entries(bytes, options, manifest_file, false, f).map(|(metadata, _)| metadata)
+}
+
+/// [`read_manifest_visit`], with or without the fast path (`fast::FastPlan`); also gives
+/// how many entries the fast path decoded.
+pub(crate) fn visit_entries(
+    bytes: &[u8],
+    options: &ManifestReadOptions,
+    manifest_file: Option<&ManifestFile>,
+    use_fast: bool,
+    mut f: impl FnMut(&mut ManifestEntry) -> Result<()>,
+) -> Result<(ManifestMetadata, usize)> {
     let container = Container::open(bytes)?;
     let metadata = read_metadata(&container)?;
     let partition_type = partition_primitive_types(&metadata)?;
@@ -227,15 +254,28 @@ pub fn read_manifest_visit(
         _ => return Err(not_a_manifest("the Avro schema is not a record")),
     };
     let plan = EntryPlan::compile(top, &partition_type, options)?;
+    let fast = use_fast.then(|| fast::FastPlan::new(&plan)).flatten();
+    let n = partition_type.len();
     let mut inheritance = manifest_file.map(|mf| Inheritance::new(&metadata, mf));
     let mut i = 0usize;
+    let mut decoded_fast = 0usize;
     let mut e = blank_entry();
     container.for_each_block(|count, block| {
         let mut cur = Cursor::new(block);
         for _ in 0..count {
-            plan.reset(&mut e, partition_type.len());
-            plan.decode_into(&mut cur, &mut e)
-                .map_err(|err| err.under(&format!("entries[{i}]")))?;
+            plan.reset(&mut e, n);
+            // the fast path gives up on anything unusual, errors included: then the entry
+            // is decoded again from its start, with the errors
+            if fast
+                .as_ref()
+                .is_some_and(|fast| fast.decode(&mut cur, &mut e))
+            {
+                decoded_fast += 1;
+            } else {
+                plan.reset(&mut e, n);
+                plan.decode_into(&mut cur, &mut e)
+                    .map_err(|err| err.under(&format!("entries[{i}]")))?;
+            }
             i += 1;
             if let Some(inh) = inheritance.as_mut() {
                 inh.apply(&mut e);
@@ -253,7 +293,7 @@ pub fn read_manifest_visit(
         }
         Ok(())
     })?;
-    Ok(metadata)
+    Ok((metadata, decoded_fast))
 }
 
 /// The metadata of a manifest (its schema, partition spec, format version and content)
@@ -531,6 +571,24 @@ impl Opt {
             }
             s if suits(class, s) => Some(Opt { union: None }),
             _ => None,
+        }
+    }
+
+    /// [`Opt::present`] for the fast path: `None` on a branch that does not exist.
+    #[inline(always)]
+    fn try_present(self, cur: &mut Cursor<'_>) -> Option<bool> {
+        match self.union {
+            None => Some(true),
+            Some((null, value)) => {
+                let i = cur.try_long()?;
+                if i == value {
+                    Some(true)
+                } else if i == null {
+                    Some(false)
+                } else {
+                    None
+                }
+            }
         }
     }
 
@@ -1486,18 +1544,7 @@ fn partition_value(
         },
         AvroSchema::Int | AvroSchema::Long => {
             let v = cur.long()?;
-            let int = || to_i32(v);
-            match ty {
-                P::Int => Literal::Int(int()?),
-                P::Date => Literal::Date(int()?),
-                P::Long => Literal::Long(v),
-                P::Time => Literal::Time(v),
-                P::Timestamp => Literal::Timestamp(v),
-                P::Timestamptz => Literal::Timestamptz(v),
-                P::TimestampNs => Literal::TimestampNs(v),
-                P::TimestamptzNs => Literal::TimestamptzNs(v),
-                _ => return Err(bad(s)),
-            }
+            long_literal(ty, v).ok_or_else(|| bad(s))??
         }
         AvroSchema::Float => match ty {
             P::Float => Literal::Float(cur.float()?),
@@ -1527,6 +1574,25 @@ fn partition_value(
         }
         other => return Err(bad(other)),
     }))
+}
+
+/// A partition value of `ty` stored as an Avro int or long; `None` when `ty` is not
+/// stored so.
+#[inline]
+fn long_literal(ty: &PrimitiveType, v: i64) -> Option<Result<Literal>> {
+    use PrimitiveType as P;
+    let int = || to_i32(v);
+    Some(match ty {
+        P::Int => int().map(Literal::Int),
+        P::Date => int().map(Literal::Date),
+        P::Long => Ok(Literal::Long(v)),
+        P::Time => Ok(Literal::Time(v)),
+        P::Timestamp => Ok(Literal::Timestamp(v)),
+        P::Timestamptz => Ok(Literal::Timestamptz(v)),
+        P::TimestampNs => Ok(Literal::TimestampNs(v)),
+        P::TimestamptzNs => Ok(Literal::TimestamptzNs(v)),
+        _ => return None,
+    })
 }
 
 /// A big-endian two's complement integer of 1 to 16 bytes.

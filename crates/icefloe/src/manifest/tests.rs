@@ -905,8 +905,12 @@ fn random_mutations_never_panic() {
                     _ => b[i] = 0xff,
                 }
             }
-            let _ = read_manifest_bytes(&b, &ManifestReadOptions::all());
-            let _ = read_manifest_bytes(&b, &ManifestReadOptions::scan(vec![1]));
+            for options in [
+                ManifestReadOptions::all(),
+                ManifestReadOptions::scan(vec![1]),
+            ] {
+                let _ = fast_and_plan_agree(&b, &options);
+            }
             let _ = list::read_manifest_list_bytes(&b);
         }
     }
@@ -1180,6 +1184,11 @@ fn visiting_in_one_slot_gives_the_same_entries() {
                     ManifestReadOptions::scan(vec![2]),
                 ] {
                     let mut expected = read_manifest_bytes(&bytes, &options).unwrap();
+                    let (plan_entries, fast) = fast_and_plan_agree(&bytes, &options).unwrap();
+                    // the partition of every type goes through the plan's field decoder,
+                    // from the fast path
+                    assert_eq!(fast, entries.len());
+                    assert_eq!(plan_entries.len(), entries.len());
                     expected.inherit(&mf);
                     let mut got = Vec::new();
                     let mut n = 0;
@@ -1405,4 +1414,268 @@ fn file_formats_of_every_spelling_and_invalid_utf8() {
         err.contains("file_format") && err.contains("UTF-8"),
         "{err}"
     );
+}
+
+/// Reads `bytes` with `options` through the fast path and without it, every entry decoded
+/// into the one reused slot, and checks that the two agree: the same entries, or the same
+/// error. Gives the entries and how many of them the fast path decoded.
+fn fast_and_plan_agree(
+    bytes: &[u8],
+    options: &ManifestReadOptions,
+) -> Result<(Vec<ManifestEntry>, usize)> {
+    let visit = |use_fast: bool| {
+        let mut got = Vec::new();
+        let r = reader::visit_entries(bytes, options, None, use_fast, |e| {
+            got.push(e.clone());
+            Ok(())
+        });
+        r.map(|(_, fast)| (got, fast))
+    };
+    let (with_fast, plan_only) = (visit(true), visit(false));
+    match (&with_fast, &plan_only) {
+        // Debug form: NaN partition values compare equal
+        (Ok((a, _)), Ok((b, _))) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "{options:?}"),
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{options:?}"),
+        (a, b) => panic!("fast path {a:?}, plan alone {b:?} ({options:?})"),
+    }
+    assert_eq!(plan_only.map(|(_, fast)| fast).unwrap_or(0), 0);
+    with_fast
+}
+
+fn all_options() -> [ManifestReadOptions; 5] {
+    [
+        ManifestReadOptions::all(),
+        ManifestReadOptions::minimal(),
+        ManifestReadOptions::scan(vec![1]),
+        ManifestReadOptions::scan(vec![1, 11]),
+        ManifestReadOptions {
+            bounds_for: Some(vec![11]),
+            counts_for: vec![2],
+            ..ManifestReadOptions::minimal()
+        },
+    ]
+}
+
+/// The fast path decodes the entries of the usual shapes, values of every length included
+/// (Java's random snapshot ids take 9 or 10 bytes), into the reused slot.
+#[test]
+fn fast_path_decodes_values_of_every_length() {
+    let p = |id, name: &str, t| NestedField::optional(id, name, Type::Primitive(t));
+    let schema = Schema::new(
+        0,
+        vec![p(1, "ts", P::Timestamptz), p(11, "s", P::String)],
+        vec![],
+    )
+    .unwrap();
+    let spec = PartitionSpec::new(
+        0,
+        vec![PartitionField::new(1, 1000, "ts_day", Transform::Day)],
+    );
+    for format_version in 1..=3 {
+        for codec in [Codec::Null, Codec::Deflate] {
+            let mut w = ManifestWriter::new(
+                format_version,
+                ManifestContent::Data,
+                &schema,
+                &spec,
+                7_283_401_928_117_604_331,
+                codec,
+            )
+            .unwrap();
+            let mut written = Vec::new();
+            for k in 0..8i64 {
+                let mut df = full_file(DataContentType::Data, k, format_version);
+                df.partition = vec![(k != 5).then_some(Literal::Int(19_000 + k as i32))];
+                match k {
+                    1 => df.file_size_in_bytes = i64::MAX,
+                    3 => df.column_sizes = Some(vec![(1, i64::MIN), (11, 5)]),
+                    4 => df.lower_bounds = Some(vec![(1, vec![7; 200])]),
+                    6 => df.split_offsets = Some(vec![4, 1 << 62]),
+                    7 => df.record_count = -(1 << 40),
+                    _ => {}
+                }
+                written.push(df.clone());
+                w.add(df).unwrap();
+            }
+            let bytes = w.finish_to_bytes("x").unwrap().0;
+            for options in all_options() {
+                let (got, fast) = fast_and_plan_agree(&bytes, &options).unwrap();
+                let ctx = format!("v{format_version} {codec:?} {options:?}");
+                assert_eq!(fast, written.len(), "{ctx}");
+                for (e, df) in got.iter().zip(&written) {
+                    assert_eq!(e.snapshot_id, Some(7_283_401_928_117_604_331), "{ctx}");
+                    assert_eq!(e.data_file.file_path, df.file_path, "{ctx}");
+                    assert_eq!(e.data_file.partition, df.partition, "{ctx}");
+                    assert_eq!(
+                        e.data_file.file_size_in_bytes, df.file_size_in_bytes,
+                        "{ctx}"
+                    );
+                    assert_eq!(e.data_file.record_count, df.record_count, "{ctx}");
+                    if options.stats {
+                        assert_eq!(e.data_file.column_sizes, df.column_sizes, "{ctx}");
+                        assert_eq!(e.data_file.lower_bounds, df.lower_bounds, "{ctx}");
+                    }
+                    if options.stats || options.split_offsets {
+                        assert_eq!(e.data_file.split_offsets, df.split_offsets, "{ctx}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// An entry the fast path gives up on without an error (arrays in blocks of a negative
+/// count, followed by their byte size: valid Avro that Iceberg writers do not write) is
+/// decoded by the plan, in the same reused slot, between entries that the fast path
+/// decodes.
+#[test]
+fn fast_path_gives_up_on_blocks_with_byte_sizes_and_the_plan_decodes_them() {
+    use avro::{put_bytes, put_int, put_long, ContainerWriter};
+    let schema = r#"{"type":"record","name":"manifest_entry","fields":[
+ {"name":"status","type":"int","field-id":0},
+ {"name":"data_file","field-id":2,"type":{"type":"record","name":"r2","fields":[
+  {"name":"file_path","type":"string","field-id":100},
+  {"name":"file_format","type":"string","field-id":101},
+  {"name":"partition","field-id":102,"type":{"type":"record","name":"r102","fields":[]}},
+  {"name":"record_count","type":"long","field-id":103},
+  {"name":"file_size_in_bytes","type":"long","field-id":104},
+  {"name":"column_sizes","field-id":108,"type":["null",{"type":"array","items":{
+   "type":"record","name":"k117_v118","fields":[{"name":"key","type":"int","field-id":117},
+   {"name":"value","type":"long","field-id":118}]}}]},
+  {"name":"lower_bounds","field-id":125,"type":["null",{"type":"array","items":{
+   "type":"record","name":"k126_v127","fields":[{"name":"key","type":"int","field-id":126},
+   {"name":"value","type":"bytes","field-id":127}]}}]},
+  {"name":"split_offsets","field-id":132,"type":["null",{"type":"array","items":"long"}]}
+ ]}}]}"#;
+    let table_schema = r#"{"type":"struct","schema-id":0,"fields":[
+ {"id":1,"name":"a","required":false,"type":"int"}]}"#;
+    let metadata = [
+        ("schema", table_schema.to_string()),
+        ("partition-spec", "[]".to_string()),
+        ("format-version", "2".to_string()),
+        ("content", "data".to_string()),
+    ];
+    // an array block: its count, negated with the byte size after it when `sized`
+    let block = |out: &mut Vec<u8>, n: i64, items: &[u8], sized: bool| {
+        if sized {
+            put_long(out, -n);
+            put_long(out, items.len() as i64);
+        } else {
+            put_long(out, n);
+        }
+        out.extend_from_slice(items);
+    };
+    for codec in [Codec::Null, Codec::Deflate] {
+        let mut w = ContainerWriter::new(schema, &metadata, codec);
+        for k in 0..5i64 {
+            let sized = k == 2 || k == 3;
+            let b = &mut w.block;
+            put_int(b, 1);
+            put_bytes(b, format!("f{k}.parquet").as_bytes());
+            put_bytes(b, b"PARQUET");
+            put_long(b, 10 + k);
+            put_long(b, 1000 + k);
+            let mut items = Vec::new();
+            put_int(&mut items, 1);
+            put_long(&mut items, 300 + k);
+            put_long(b, 1); // column_sizes: the array branch
+            block(b, 1, &items, sized && k == 2);
+            put_long(b, 0);
+            let mut items = Vec::new();
+            put_int(&mut items, 1);
+            put_bytes(&mut items, &[k as u8; 3]);
+            put_long(b, 1);
+            block(b, 1, &items, sized);
+            put_long(b, 0);
+            let mut items = Vec::new();
+            put_long(&mut items, 4);
+            put_long(&mut items, 4096 * k);
+            put_long(b, 1);
+            block(b, 2, &items, sized);
+            put_long(b, 0);
+            w.end_object().unwrap();
+        }
+        let bytes = w.finish().unwrap();
+        for options in all_options() {
+            let ctx = format!("{codec:?} {options:?}");
+            let (got, fast) = fast_and_plan_agree(&bytes, &options).unwrap();
+            assert_eq!(fast, 3, "entries 2 and 3 by the plan: {ctx}");
+            for (k, e) in got.iter().enumerate() {
+                let k = k as i64;
+                assert_eq!(e.data_file.file_path, format!("f{k}.parquet"), "{ctx}");
+                assert_eq!(e.data_file.record_count, 10 + k, "{ctx}");
+                assert_eq!(e.data_file.file_size_in_bytes, 1000 + k, "{ctx}");
+                // bounds of other columns only: an empty list; none wanted: null
+                let want_bounds = match &options.bounds_for {
+                    Some(ids) if ids.is_empty() => None,
+                    Some(ids) if !ids.contains(&1) => Some(vec![]),
+                    _ => Some(vec![(1, vec![k as u8; 3])]),
+                };
+                assert_eq!(e.data_file.lower_bounds, want_bounds, "{ctx}");
+                let want_sizes = options.stats.then(|| vec![(1, 300 + k)]);
+                assert_eq!(e.data_file.column_sizes, want_sizes, "{ctx}");
+                let want_offsets =
+                    (options.stats || options.split_offsets).then(|| vec![4, 4096 * k]);
+                assert_eq!(e.data_file.split_offsets, want_offsets, "{ctx}");
+            }
+        }
+    }
+}
+
+/// Where the plan fails, the fast path gives up and the error is the plan's: a partition
+/// value out of its type's range, a union branch that does not exist, a status or content
+/// that is not known.
+#[test]
+fn fast_path_leaves_every_error_to_the_plan() {
+    use apache_avro::types::Value as V;
+    let long_partition = r#"{"type":"record","name":"r102","fields":[
+ {"name":"a","type":["null","long"],"field-id":1000},
+ {"name":"b","type":["null","long"],"field-id":1001}]}"#;
+    let tuple = |a: i64| {
+        V::Record(vec![
+            ("a".into(), V::Union(1, Box::new(V::Long(a)))),
+            ("b".into(), V::Union(0, Box::new(V::Null))),
+        ])
+    };
+    // a and b are int columns: a long partition value must fit in an int
+    let ok = bare_manifest(long_partition, |i| tuple(i as i64), 3);
+    let (got, fast) = fast_and_plan_agree(&ok, &ManifestReadOptions::all()).unwrap();
+    assert_eq!(fast, 3);
+    assert_eq!(
+        got[2].data_file.partition,
+        vec![Some(Literal::Int(2)), None]
+    );
+    let bad = bare_manifest(
+        long_partition,
+        |i| tuple(if i == 1 { 1 << 40 } else { 0 }),
+        3,
+    );
+    let err = fast_and_plan_agree(&bad, &ManifestReadOptions::all()).unwrap_err();
+    assert!(err.to_string().contains("out of int range"), "{err}");
+    assert!(err.to_string().contains("entries[1]"), "{err}");
+
+    // the bytes of an entry changed in place: status 1 -> 7, then the partition's union
+    // branch 1 -> 5 (both are one-byte varints, 2 -> 14 and 2 -> 10)
+    let i = find_entry_start(&ok, 1);
+    let mut bad_status = ok.clone();
+    bad_status[i] = 14;
+    let err = fast_and_plan_agree(&bad_status, &ManifestReadOptions::all()).unwrap_err();
+    assert!(err.to_string().contains("unknown status 7"), "{err}");
+    let mut bad_branch = ok.clone();
+    let j = i + 1 + 1 + "f1.parquet".len() + 1 + "PARQUET".len();
+    assert_eq!(bad_branch[j], 2, "the union branch of partition field a");
+    bad_branch[j] = 10;
+    let err = fast_and_plan_agree(&bad_branch, &ManifestReadOptions::all()).unwrap_err();
+    assert!(err.to_string().contains("union branch 5"), "{err}");
+}
+
+/// Where entry `n` of the bare manifest (status 1, then the path `f{n}.parquet`) starts.
+fn find_entry_start(bytes: &[u8], n: usize) -> usize {
+    let path = format!("f{n}.parquet");
+    let mut needle = vec![2u8, (path.len() * 2) as u8];
+    needle.extend_from_slice(path.as_bytes());
+    bytes
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .unwrap()
 }
