@@ -62,7 +62,43 @@ enum Step<'p> {
     ContentSize(Opt),
     /// A field of `data_file` decoded by `EntryPlan::decode_file_field`: its index.
     FileField(usize),
+    /// Fields not wanted: this many varints in a row.
+    SkipLongs(usize),
+    SkipBytes,
+    /// `count` optional arrays in a row whose items are `items` varints each (unwanted
+    /// count maps and lists): one step for all of them.
+    SkipLongArrays {
+        null: i64,
+        items: usize,
+        count: usize,
+    },
+    /// Any other field not wanted, skipped by the plan's reader.
     Skip(&'p SkipPlan),
+}
+
+/// Adds the step that skips a field by `plan`, merged into the step before where both
+/// skip varints or optional arrays of the same shape.
+fn push_skip<'p>(steps: &mut Vec<Step<'p>>, plan: &'p SkipPlan) {
+    match (plan, steps.last_mut()) {
+        (SkipPlan::Nothing, _) => {}
+        (SkipPlan::Longs(n), Some(Step::SkipLongs(m))) => *m += n,
+        (SkipPlan::Longs(n), _) => steps.push(Step::SkipLongs(*n)),
+        (SkipPlan::Bytes, _) => steps.push(Step::SkipBytes),
+        (
+            SkipPlan::OptLongArray { null, items },
+            Some(Step::SkipLongArrays {
+                null: n,
+                items: i,
+                count,
+            }),
+        ) if null == n && items == i => *count += 1,
+        (&SkipPlan::OptLongArray { null, items }, _) => steps.push(Step::SkipLongArrays {
+            null,
+            items,
+            count: 1,
+        }),
+        (plan, _) => steps.push(Step::Skip(plan)),
+    }
 }
 
 /// An [`EntryPlan`] as one list of steps (see the module's notes).
@@ -78,7 +114,10 @@ impl<'p, 's> FastPlan<'p, 's> {
         let mut steps = Vec::with_capacity(plan.fields.len() + plan.file.len());
         for f in &plan.fields {
             steps.push(match (f.target, f.fast) {
-                (EntryTarget::Skip, _) => Step::Skip(&f.skip),
+                (EntryTarget::Skip, _) => {
+                    push_skip(&mut steps, &f.skip);
+                    continue;
+                }
                 (EntryTarget::DataFile, _) => {
                     match f.schema {
                         AvroSchema::Record(_) => {}
@@ -95,7 +134,7 @@ impl<'p, 's> FastPlan<'p, 's> {
                     }
                     for (i, f) in plan.file.iter().enumerate() {
                         match f.target {
-                            FileTarget::Skip => steps.push(Step::Skip(&f.skip)),
+                            FileTarget::Skip => push_skip(&mut steps, &f.skip),
                             FileTarget::Partition => match partition_steps(plan, f.schema) {
                                 Some(p) => steps.extend(p),
                                 None => steps.push(Step::FileField(i)),
@@ -248,7 +287,31 @@ impl<'p, 's> FastPlan<'p, 's> {
                     self.plan.decode_file_field(&mut c2, f, df).ok()?;
                     *c = c2;
                 }
-                Step::Skip(plan) => skip(c, plan)?,
+                Step::SkipLongs(n) => c.try_skip_longs(n)?,
+                Step::SkipBytes => {
+                    c.try_bytes()?;
+                }
+                Step::SkipLongArrays { null, items, count } => {
+                    for _ in 0..count {
+                        let i = c.try_long()?;
+                        if i == 1 - null {
+                            loop {
+                                let n = c.try_block_count()?;
+                                if n == 0 {
+                                    break;
+                                }
+                                c.try_skip_longs(n.checked_mul(items)?)?;
+                            }
+                        } else if i != null {
+                            return None;
+                        }
+                    }
+                }
+                Step::Skip(plan) => {
+                    let mut c2 = c.clone();
+                    c2.skip_by(plan).ok()?;
+                    *c = c2;
+                }
             }
         }
         Some(())
@@ -328,7 +391,11 @@ fn partition_steps<'p>(plan: &'p EntryPlan<'_>, schema: &AvroSchema) -> Option<V
                 long_literal(ty, 0)?.ok()?; // a type stored as an int or long
                 Some(Step::PartitionLong(*i, o, ty))
             }
-            None => Some(Step::Skip(skip)),
+            None => Some(match skip {
+                SkipPlan::Longs(n) => Step::SkipLongs(*n),
+                SkipPlan::Bytes => Step::SkipBytes,
+                plan => Step::Skip(plan),
+            }),
         })
         .collect()
 }
@@ -395,38 +462,6 @@ fn bounds(
         }
     }
     out.truncate(len);
-    Some(())
-}
-
-/// Skips a field by its plan; the shapes of skipped Iceberg fields inline.
-#[inline(always)]
-fn skip(c: &mut Cursor<'_>, plan: &SkipPlan) -> Option<()> {
-    match *plan {
-        SkipPlan::Nothing => {}
-        SkipPlan::Longs(n) => c.try_skip_longs(n)?,
-        SkipPlan::Bytes => {
-            c.try_bytes()?;
-        }
-        SkipPlan::OptLongArray { null, items } => {
-            let i = c.try_long()?;
-            if i == 1 - null {
-                loop {
-                    let n = c.try_block_count()?;
-                    if n == 0 {
-                        break;
-                    }
-                    c.try_skip_longs(n.checked_mul(items)?)?;
-                }
-            } else if i != null {
-                return None;
-            }
-        }
-        _ => {
-            let mut c2 = c.clone();
-            c2.skip_by(plan).ok()?;
-            *c = c2;
-        }
-    }
     Some(())
 }
 
