@@ -26,6 +26,10 @@ impl FileIO for OneFile {
     fn list(&self, _location: &str) -> Result<Vec<String>> {
         Ok(Vec::new())
     }
+
+    fn delete(&self, location: &str) -> Result<()> {
+        Err(Error::invalid_argument(format!("read-only: {location}")))
+    }
 }
 
 fuzz_target!(|data: &[u8]| {
