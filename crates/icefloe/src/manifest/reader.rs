@@ -592,25 +592,20 @@ impl Opt {
         }
     }
 
-    /// Reads the union branch, if any: whether the value follows.
+    /// Reads the union branch, if any: whether the value follows. [`Opt::try_present`]
+    /// with its errors: the branch index's own, or a branch that does not exist.
     #[inline(always)]
     fn present(self, cur: &mut Cursor<'_>) -> Result<bool> {
-        match self.union {
-            None => Ok(true),
-            Some((null, value)) => {
-                let i = cur.long()?;
-                if i == value {
-                    Ok(true)
-                } else if i == null {
-                    Ok(false)
-                } else {
-                    Err(Error::invalid_metadata(
-                        "",
-                        format!("union branch {i} does not exist"),
-                    ))
-                }
-            }
+        let start = cur.clone();
+        if let Some(present) = self.try_present(cur) {
+            return Ok(present);
         }
+        *cur = start;
+        let i = cur.long()?;
+        Err(Error::invalid_metadata(
+            "",
+            format!("union branch {i} does not exist"),
+        ))
     }
 }
 
