@@ -326,8 +326,8 @@ impl<'a> Cursor<'a> {
         self.skip_longs_slow(n)
     }
 
-    /// [`Cursor::skip_longs`] one byte at a time, for the cases the word-wise loop leaves:
-    /// the errors, and multi-byte values at the end of the data.
+    /// [`Cursor::skip_longs`] one byte at a time, for the errors that the word-wise loop
+    /// gives up on.
     #[cold]
     #[inline(never)]
     fn skip_longs_slow(&mut self, n: usize) -> Result<()> {
@@ -542,13 +542,12 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// Reads that give up instead of failing: each returns `None` on anything other than the
-/// common encodings (a positive block count, a string that is all there), including
-/// every error. They serve
-/// the entry decoder's fast path, which then decodes the entry again with the reads
-/// above, so that the errors (and the rare encodings) have one implementation. The
-/// `Option` results live in registers, where a `Result` with its error goes through
-/// memory.
+/// Reads that give up instead of failing: each returns `None` on anything but the common
+/// encodings (a block count without a byte size, a string that is all there), including
+/// every error. They serve the entry decoder's fast path, which then decodes the entry
+/// again with the reads above, so that the errors (and the rare encodings) have one
+/// implementation. The `Option` results live in registers, where a `Result` with its
+/// error goes through memory.
 impl<'a> Cursor<'a> {
     #[inline(always)]
     pub fn try_long(&mut self) -> Option<i64> {

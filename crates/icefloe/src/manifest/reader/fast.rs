@@ -4,14 +4,15 @@
 //! use, read with the [`Cursor`] reads that give up (`try_*`) instead of failing.
 //!
 //! It never reports an error: on anything unusual (an error, a null where a value is
-//! required, a 9-byte varint, a negative block count) it gives up, leaves the cursor
+//! required, a block count with a byte size) it gives up, leaves the cursor
 //! where the entry starts, and the caller decodes the entry again with the `EntryPlan`,
 //! which gives the exact error or the rare encoding's value. So the fast path holds no
 //! error logic, and on the entries it decodes it must write what the `EntryPlan` writes:
 //! the tests compare the two on every manifest they read.
 //!
-//! Fields without a fast layout (`partition`, `equality_ids`, a field of an unusual
-//! shape) are decoded by the `EntryPlan`'s own field decoder from the fast path.
+//! Fields without a fast layout (`equality_ids` that are not null, a partition with values
+//! other than ints and longs, a field of an unusual shape) are decoded by the
+//! `EntryPlan`'s own field decoder from the fast path.
 
 use super::{
     long_literal, put_bound, put_bound_call, BoundsMap, Class, EntryPlan, EntryTarget, FileTarget,
