@@ -258,16 +258,15 @@ impl<'p, 's> FastPlan<'p, 's> {
                     false => df.split_offsets = None,
                 },
                 Step::EqualityIds(i, o) => {
-                    let mut c2 = c.clone();
-                    if o.try_present(&mut c2)? {
-                        // the plan's decoder reads the union branch again
-                        c2 = c.clone();
+                    let mut after_branch = c.clone();
+                    if o.try_present(&mut after_branch)? {
+                        // the plan's decoder reads the union branch itself
                         let f = self.plan.file.get(i)?;
-                        self.plan.decode_file_field(&mut c2, f, df).ok()?;
+                        by_plan(c, |c| self.plan.decode_file_field(c, f, df))?;
                     } else {
                         df.equality_ids = None;
+                        *c = after_branch;
                     }
-                    *c = c2;
                 }
                 Step::SortOrderId(o) => df.sort_order_id = opt_int(o, c)?,
                 Step::FirstRowId(o) => df.first_row_id = opt_long(o, c)?,
@@ -284,9 +283,7 @@ impl<'p, 's> FastPlan<'p, 's> {
                 Step::ContentSize(o) => df.content_size_in_bytes = opt_long(o, c)?,
                 Step::FileField(i) => {
                     let f = self.plan.file.get(i)?;
-                    let mut c2 = c.clone();
-                    self.plan.decode_file_field(&mut c2, f, df).ok()?;
-                    *c = c2;
+                    by_plan(c, |c| self.plan.decode_file_field(c, f, df))?;
                 }
                 Step::SkipLongs(n) => c.try_skip_longs(n)?,
                 Step::SkipBytes => {
@@ -308,11 +305,7 @@ impl<'p, 's> FastPlan<'p, 's> {
                         }
                     }
                 }
-                Step::Skip(plan) => {
-                    let mut c2 = c.clone();
-                    c2.skip_by(plan).ok()?;
-                    *c = c2;
-                }
+                Step::Skip(plan) => by_plan(c, |c| c.skip_by(plan))?,
             }
         }
         Some(())
@@ -352,6 +345,20 @@ fn file_step<'p>(t: FileTarget, i: usize, o: Opt) -> Step<'p> {
         F::ContentSize => Step::ContentSize(o),
         F::Partition | F::Skip => Step::FileField(i),
     }
+}
+
+/// Reads a field with the plan's `Result` reader; `None` on its error. The reader gets a
+/// copy of the cursor, taken back on success, so that the fast path's cursor is never
+/// lent out of line and can stay in registers.
+#[inline(always)]
+fn by_plan<'a>(
+    c: &mut Cursor<'a>,
+    read: impl FnOnce(&mut Cursor<'a>) -> crate::error::Result<()>,
+) -> Option<()> {
+    let mut copy = c.clone();
+    read(&mut copy).ok()?;
+    *c = copy;
+    Some(())
 }
 
 /// The cursor after the union branch of a required field; `None` when it is null.
