@@ -647,7 +647,9 @@ impl<'a> Cursor<'a> {
 /// The varint at `pos` and its length, for the values that [`Cursor::long_word`] leaves:
 /// those of 9 or 10 bytes (Java's random snapshot ids) and those with fewer than 8 bytes
 /// after them. `None` on any error. Out of line, and by value, so that the fast path's
-/// cursor stays in registers.
+/// cursor stays in registers; cold, so that the compiler keeps the registers it would
+/// save around the call off the common path (1.1 times as fast on the bench manifest).
+#[cold]
 #[inline(never)]
 fn long_by_bytes(buf: &[u8], pos: usize) -> Option<(i64, usize)> {
     let mut v: u64 = 0;

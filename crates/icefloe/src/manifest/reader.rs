@@ -3,7 +3,7 @@
 //! matched by Iceberg field id, or by name where a writer left ids out). Fields that the
 //! caller did not ask for are skipped without being materialised (DESIGN principle 4).
 
-use super::avro::{utf8, AvroSchema, Container, Cursor, Record, SkipPlan};
+use super::avro::{utf8, AvroField, AvroSchema, Container, Cursor, Record, SkipPlan};
 use super::{
     DataContentType, DataFile, FileFormat, ManifestContent, ManifestEntry, ManifestFile,
     ManifestMetadata, ManifestStatus, UNASSIGNED_SEQUENCE_NUMBER,
@@ -470,6 +470,18 @@ const FILE_FIELDS: &[(i32, &str, FileTarget)] = &[
     (145, "content_size_in_bytes", FileTarget::ContentSize),
 ];
 
+/// The `data_file` field that `f` is, by field id or, without one, by name; `Skip` for
+/// fields this reader does not know.
+fn file_target(f: &AvroField) -> FileTarget {
+    FILE_FIELDS
+        .iter()
+        .find(|(id, name, _)| match f.field_id {
+            Some(fid) => fid == *id,
+            None => f.name == *name,
+        })
+        .map_or(FileTarget::Skip, |(_, _, t)| *t)
+}
+
 fn file_field_name(t: FileTarget) -> &'static str {
     FILE_FIELDS
         .iter()
@@ -910,14 +922,7 @@ impl<'s> EntryPlan<'s> {
         let mut file = Vec::with_capacity(data_file.fields.len());
         let mut partition = Vec::new();
         for f in &data_file.fields {
-            let t = FILE_FIELDS
-                .iter()
-                .find(|(id, name, _)| match f.field_id {
-                    Some(fid) => fid == *id,
-                    None => f.name == *name,
-                })
-                .map_or(FileTarget::Skip, |(_, _, t)| *t);
-            let t = match t {
+            let t = match file_target(f) {
                 FileTarget::ColumnSizes if !options.stats => FileTarget::Skip,
                 FileTarget::ValueCounts
                 | FileTarget::NullValueCounts
@@ -1242,7 +1247,11 @@ fn clear_tuple(out: &mut [Option<Literal>]) {
 }
 
 fn to_i32(v: i64) -> Result<i32> {
-    i32::try_from(v).map_err(|_| Error::invalid_metadata("", format!("{v} is out of int range")))
+    i32::try_from(v).map_err(|_| out_of_int_range(v))
+}
+
+fn out_of_int_range(v: i64) -> Error {
+    Error::invalid_metadata("", format!("{v} is out of int range"))
 }
 
 fn mismatch(s: &AvroSchema, expected: &str) -> Error {
@@ -1539,7 +1548,10 @@ fn partition_value(
         },
         AvroSchema::Int | AvroSchema::Long => {
             let v = cur.long()?;
-            long_literal(ty, v).ok_or_else(|| bad(s))??
+            match long_literal(ty, v).ok_or_else(|| bad(s))? {
+                Some(literal) => literal,
+                None => return Err(out_of_int_range(v)),
+            }
         }
         AvroSchema::Float => match ty {
             P::Float => Literal::Float(cur.float()?),
@@ -1571,21 +1583,22 @@ fn partition_value(
     }))
 }
 
-/// A partition value of `ty` stored as an Avro int or long; `None` when `ty` is not
-/// stored so.
-#[inline]
-fn long_literal(ty: &PrimitiveType, v: i64) -> Option<Result<Literal>> {
+/// A partition value of `ty` stored as the Avro int or long `v`: `None` when `ty` is not
+/// stored so, `Some(None)` when `v` is out of the type's range. Inlined: the fast path
+/// builds the literal in registers.
+#[inline(always)]
+fn long_literal(ty: &PrimitiveType, v: i64) -> Option<Option<Literal>> {
     use PrimitiveType as P;
-    let int = || to_i32(v);
+    let int = || i32::try_from(v).ok();
     Some(match ty {
         P::Int => int().map(Literal::Int),
         P::Date => int().map(Literal::Date),
-        P::Long => Ok(Literal::Long(v)),
-        P::Time => Ok(Literal::Time(v)),
-        P::Timestamp => Ok(Literal::Timestamp(v)),
-        P::Timestamptz => Ok(Literal::Timestamptz(v)),
-        P::TimestampNs => Ok(Literal::TimestampNs(v)),
-        P::TimestamptzNs => Ok(Literal::TimestamptzNs(v)),
+        P::Long => Some(Literal::Long(v)),
+        P::Time => Some(Literal::Time(v)),
+        P::Timestamp => Some(Literal::Timestamp(v)),
+        P::Timestamptz => Some(Literal::Timestamptz(v)),
+        P::TimestampNs => Some(Literal::TimestampNs(v)),
+        P::TimestamptzNs => Some(Literal::TimestamptzNs(v)),
         _ => return None,
     })
 }

@@ -1547,14 +1547,7 @@ fn fast_path_gives_up_on_blocks_with_byte_sizes_and_the_plan_decodes_them() {
    {"name":"value","type":"bytes","field-id":127}]}}]},
   {"name":"split_offsets","field-id":132,"type":["null",{"type":"array","items":"long"}]}
  ]}}]}"#;
-    let table_schema = r#"{"type":"struct","schema-id":0,"fields":[
- {"id":1,"name":"a","required":false,"type":"int"}]}"#;
-    let metadata = [
-        ("schema", table_schema.to_string()),
-        ("partition-spec", "[]".to_string()),
-        ("format-version", "2".to_string()),
-        ("content", "data".to_string()),
-    ];
+    let metadata = unpartitioned_v2_metadata();
     // an array block: its count, negated with the byte size after it when `sized`
     let block = |out: &mut Vec<u8>, n: i64, items: &[u8], sized: bool| {
         if sized {
@@ -1678,4 +1671,125 @@ fn find_entry_start(bytes: &[u8], n: usize) -> usize {
         .windows(needle.len())
         .position(|w| w == needle)
         .unwrap()
+}
+
+/// The key-value metadata of a v2 data manifest of a table with one int column `a`,
+/// unpartitioned, for containers written by hand.
+fn unpartitioned_v2_metadata() -> [(&'static str, String); 4] {
+    let table_schema = r#"{"type":"struct","schema-id":0,"fields":[
+ {"id":1,"name":"a","required":false,"type":"int"}]}"#;
+    [
+        ("schema", table_schema.to_string()),
+        ("partition-spec", "[]".to_string()),
+        ("format-version", "2".to_string()),
+        ("content", "data".to_string()),
+    ]
+}
+
+/// Files whose fields are not laid out as the spec lists them (another order, a field
+/// this reader does not know, a union with null second) have no fast path: the plan
+/// decodes every entry, with the same values as in the usual layout.
+#[test]
+fn files_of_an_unusual_layout_are_decoded_by_the_plan() {
+    use avro::{put_bytes, put_int, put_long, ContainerWriter};
+    let field = |name: &str, id: i32, ty: &str| {
+        format!(r#"{{"name":"{name}","type":{ty},"field-id":{id}}}"#)
+    };
+    let count = field("record_count", 103, r#""long""#);
+    let size = field("file_size_in_bytes", 104, r#""long""#);
+    let key_null_first = field("key_metadata", 131, r#"["null","bytes"]"#);
+    let key_null_second = field("key_metadata", 131, r#"["bytes","null"]"#);
+    let unknown = field("x_writer_note", 9000, r#""int""#);
+    /// The fields after the partition, the union branch of a present key_metadata, an
+    /// unknown int between the count and the size, the size first, and whether the fast
+    /// path decodes the file.
+    struct Layout<'a> {
+        fields: Vec<&'a String>,
+        key_branch: i64,
+        with_unknown: bool,
+        size_first: bool,
+        usual: bool,
+    }
+    let layout = |fields, key_branch, with_unknown, size_first, usual| Layout {
+        fields,
+        key_branch,
+        with_unknown,
+        size_first,
+        usual,
+    };
+    let layouts = [
+        layout(vec![&count, &size, &key_null_first], 1, false, false, true),
+        layout(vec![&size, &count, &key_null_first], 1, false, true, false),
+        layout(
+            vec![&count, &unknown, &size, &key_null_first],
+            1,
+            true,
+            false,
+            false,
+        ),
+        layout(
+            vec![&count, &size, &key_null_second],
+            0,
+            false,
+            false,
+            false,
+        ),
+    ];
+    let metadata = unpartitioned_v2_metadata();
+    for Layout {
+        fields,
+        key_branch,
+        with_unknown,
+        size_first,
+        usual,
+    } in layouts
+    {
+        let schema = format!(
+            r#"{{"type":"record","name":"manifest_entry","fields":[
+ {{"name":"status","type":"int","field-id":0}},
+ {{"name":"data_file","field-id":2,"type":{{"type":"record","name":"r2","fields":[
+  {{"name":"file_path","type":"string","field-id":100}},
+  {{"name":"file_format","type":"string","field-id":101}},
+  {{"name":"partition","field-id":102,"type":{{"type":"record","name":"r102","fields":[]}}}},
+  {}]}}}}]}}"#,
+            fields
+                .iter()
+                .map(|f| f.as_str())
+                .collect::<Vec<_>>()
+                .join(","),
+        );
+        let mut w = ContainerWriter::new(&schema, &metadata, Codec::Null);
+        for k in 0..3i64 {
+            let b = &mut w.block;
+            put_int(b, 1);
+            put_bytes(b, format!("f{k}.parquet").as_bytes());
+            put_bytes(b, b"PARQUET");
+            let (first, second) = if size_first {
+                (1000 + k, 10 + k)
+            } else {
+                (10 + k, 1000 + k)
+            };
+            put_long(b, first);
+            if with_unknown {
+                put_int(b, 77);
+            }
+            put_long(b, second);
+            put_long(b, key_branch);
+            put_bytes(b, &[k as u8; 2]);
+            w.end_object().unwrap();
+        }
+        let bytes = w.finish().unwrap();
+        for options in all_options() {
+            let ctx = format!("{fields:?} {options:?}");
+            let (got, fast) = fast_and_plan_agree(&bytes, &options).unwrap();
+            assert_eq!(fast, if usual { 3 } else { 0 }, "{ctx}");
+            for (k, e) in got.iter().enumerate() {
+                let k = k as i64;
+                assert_eq!(e.data_file.file_path, format!("f{k}.parquet"), "{ctx}");
+                assert_eq!(e.data_file.record_count, 10 + k, "{ctx}");
+                assert_eq!(e.data_file.file_size_in_bytes, 1000 + k, "{ctx}");
+                assert_eq!(e.data_file.key_metadata, Some(vec![k as u8; 2]), "{ctx}");
+            }
+        }
+    }
 }
