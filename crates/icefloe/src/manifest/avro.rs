@@ -255,32 +255,10 @@ impl<'a> Cursor<'a> {
     /// memory) keeps the common multi-byte case cheap at every call site.
     #[inline(never)]
     fn long_word(&mut self) -> Option<i64> {
-        self.long_word_inline()
-    }
-
-    #[inline(always)]
-    fn long_word_inline(&mut self) -> Option<i64> {
-        let w = self.buf.get(self.pos..self.pos.saturating_add(8))?;
-        let mut a = [0u8; 8];
-        a.copy_from_slice(w);
-        let w = u64::from_le_bytes(a);
-        let ends = !w & 0x8080_8080_8080_8080;
-        if ends == 0 {
-            return None;
-        }
-        let len = (ends.trailing_zeros() / 8 + 1) as usize;
-        let keep = if len == 8 {
-            u64::MAX
-        } else {
-            (1u64 << (8 * len)) - 1
-        };
-        // gather the 7-bit groups: pairs, then quads, then the two halves
-        let x = w & keep & 0x7f7f_7f7f_7f7f_7f7f;
-        let x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
-        let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
-        let v = (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4);
+        let w = self.buf.get(self.pos..)?.first_chunk::<8>()?;
+        let (v, len) = word_varint(u64::from_le_bytes(*w))?;
         self.pos += len;
-        Some(unzigzag(v))
+        Some(v)
     }
 
     /// The rest of [`Cursor::long`], after [`Cursor::long_word`]: values of 9 or 10
@@ -547,24 +525,73 @@ impl<'a> Cursor<'a> {
 /// every error. They serve the entry decoder's fast path, which then decodes the entry
 /// again with the reads above, so that the errors (and the rare encodings) have one
 /// implementation. The `Option` results live in registers, where a `Result` with its
-/// error goes through memory.
+/// error goes through memory. They are [`Rest`]'s reads, on the bytes after the position.
 impl<'a> Cursor<'a> {
     #[inline(always)]
     pub fn try_long(&mut self) -> Option<i64> {
-        match self.buf.get(self.pos) {
-            Some(&b) if b < 0x80 => {
-                self.pos += 1;
-                Some(unzigzag(u64::from(b)))
-            }
-            _ => match self.long_word_inline() {
-                Some(v) => Some(v),
-                None => {
-                    let (v, len) = long_by_bytes(self.buf, self.pos)?;
-                    self.pos += len;
-                    Some(v)
-                }
+        let mut rest = self.rest();
+        let v = rest.try_long()?;
+        self.set_rest(rest);
+        Some(v)
+    }
+
+    #[inline(always)]
+    pub fn try_skip_longs(&mut self, n: usize) -> Option<()> {
+        let mut rest = self.rest();
+        rest.try_skip_longs(n)?;
+        self.set_rest(rest);
+        Some(())
+    }
+
+    /// The bytes after the position.
+    #[inline(always)]
+    pub fn rest(&self) -> Rest<'a> {
+        Rest(self.buf.get(self.pos..).unwrap_or_default())
+    }
+
+    /// Moves the position to where `rest` starts (a rest taken from this cursor).
+    #[inline(always)]
+    pub fn set_rest(&mut self, rest: Rest<'a>) {
+        self.pos = self.buf.len() - rest.0.len();
+    }
+}
+
+/// The fast path's cursor: the bytes not read yet, as a slice that shrinks. Two values,
+/// where a [`Cursor`] has three (the buffer, its length and the position), so that the
+/// position stays in a register through the entry decoder's fast path: with a `Cursor`,
+/// the compiler kept it on the stack between varints in the bounds loops
+/// (docs/benchmarks.md).
+#[derive(Clone, Copy)]
+pub(crate) struct Rest<'a>(&'a [u8]);
+
+impl<'a> Rest<'a> {
+    /// Reads with a [`Cursor`] over the rest (the plan's `Result` readers); `None` on its
+    /// error. The reader gets a cursor of its own, taken back on success, so that the rest
+    /// is never lent out of line and can stay in registers.
+    #[inline(always)]
+    pub fn by_cursor(&mut self, read: impl FnOnce(&mut Cursor<'a>) -> Result<()>) -> Option<()> {
+        let mut c = Cursor::new(self.0);
+        read(&mut c).ok()?;
+        *self = c.rest();
+        Some(())
+    }
+
+    /// A long: one byte inline, up to 8 from one word, longer values and the last bytes
+    /// out of line.
+    #[inline(always)]
+    pub fn try_long(&mut self) -> Option<i64> {
+        let (v, len) = match self.0 {
+            [b, ..] if *b < 0x80 => (unzigzag(u64::from(*b)), 1),
+            _ => match self.0.first_chunk::<8>() {
+                Some(w) => match word_varint(u64::from_le_bytes(*w)) {
+                    Some(r) => r,
+                    None => long_by_bytes(self.0, 0)?,
+                },
+                None => long_by_bytes(self.0, 0)?,
             },
-        }
+        };
+        self.0 = self.0.get(len..)?;
+        Some(v)
     }
 
     #[inline(always)]
@@ -575,8 +602,11 @@ impl<'a> Cursor<'a> {
     #[inline(always)]
     pub fn try_bytes(&mut self) -> Option<&'a [u8]> {
         let n = usize::try_from(self.try_long()?).ok()?;
-        let s = self.buf.get(self.pos..self.pos.checked_add(n)?)?;
-        self.pos += n;
+        if n > self.0.len() {
+            return None;
+        }
+        let (s, rest) = self.0.split_at(n);
+        self.0 = rest;
         Some(s)
     }
 
@@ -585,7 +615,7 @@ impl<'a> Cursor<'a> {
     #[inline(always)]
     pub fn try_block_count(&mut self) -> Option<usize> {
         let n = usize::try_from(self.try_long()?).ok()?;
-        (n <= self.remaining()).then_some(n)
+        (n <= self.0.len()).then_some(n)
     }
 
     /// Skips `n` varints eight bytes at a time: the bytes without the continuation bit
@@ -593,23 +623,22 @@ impl<'a> Cursor<'a> {
     #[inline(always)]
     pub fn try_skip_longs(&mut self, n: usize) -> Option<()> {
         const HIGH: u64 = 0x8080_8080_8080_8080;
+        let buf = self.0;
         let mut left = n;
         // continuation bytes of the value being skipped, before `pos`
         let mut run = 0usize;
-        let mut pos = self.pos;
+        let mut pos = 0usize;
         while left > 0 {
-            let Some(word) = self.buf.get(pos..pos.saturating_add(8)) else {
+            let Some(word) = buf.get(pos..).and_then(<[u8]>::first_chunk::<8>) else {
                 // the last bytes, one value at a time (a value begun before them is
                 // read from its start)
-                self.pos = pos.checked_sub(run)?;
+                self.0 = buf.get(pos.checked_sub(run)?..)?;
                 for _ in 0..left {
                     self.try_long()?;
                 }
                 return Some(());
             };
-            let mut a = [0u8; 8];
-            a.copy_from_slice(word);
-            let ends = !u64::from_le_bytes(a) & HIGH;
+            let ends = !u64::from_le_bytes(*word) & HIGH;
             if ends == 0 {
                 run += 8;
                 if run >= 10 {
@@ -636,12 +665,34 @@ impl<'a> Cursor<'a> {
             let reached = (prefix | HIGH)
                 .wrapping_sub(0x0101_0101_0101_0101u64.wrapping_mul(left as u64))
                 & HIGH;
-            self.pos = pos + (reached.trailing_zeros() / 8) as usize + 1;
-            return Some(());
+            pos += (reached.trailing_zeros() / 8) as usize + 1;
+            break;
         }
-        self.pos = pos;
+        self.0 = buf.get(pos..)?;
         Some(())
     }
+}
+
+/// A varint of up to 8 bytes at the start of the little-endian word `w`, and its length;
+/// `None` when the word holds no end of a value. Without a loop: the 7-bit groups are
+/// gathered in pairs, then quads, then the two halves.
+#[inline(always)]
+fn word_varint(w: u64) -> Option<(i64, usize)> {
+    let ends = !w & 0x8080_8080_8080_8080;
+    if ends == 0 {
+        return None;
+    }
+    let len = (ends.trailing_zeros() / 8 + 1) as usize;
+    let keep = if len == 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * len)) - 1
+    };
+    let x = w & keep & 0x7f7f_7f7f_7f7f_7f7f;
+    let x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
+    let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
+    let v = (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4);
+    Some((unzigzag(v), len))
 }
 
 /// The varint at `pos` and its length, for the values that [`Cursor::long_word`] leaves:

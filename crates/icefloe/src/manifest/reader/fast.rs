@@ -3,7 +3,8 @@
 //! is for the files whose fields are laid out as the spec lists them, which is how Java,
 //! PyIceberg and this crate write manifests: it decodes an entry in one straight pass
 //! over that layout, where each field is a flag test (is it in the file, is it wanted)
-//! and a read with the [`Cursor`] reads that give up (`try_*`) instead of failing.
+//! and a read that gives up (`try_*`) instead of failing, on a [`Rest`]: the bytes not
+//! read yet, as a slice that shrinks, so that the position stays in a register.
 //! Straight code has no dispatch and every branch is predictable: on the bench manifest it
 //! runs a fifth fewer instructions than the design before it, a list of steps
 //! interpreted through a `match`, and takes 13 % less time (docs/benchmarks.md).
@@ -25,7 +26,7 @@ use super::{
     file_class, file_target, long_literal, put_bound, put_bound_call, BoundsMap, Class, EntryPlan,
     EntryTarget, FileTarget, Opt,
 };
-use crate::manifest::avro::{AvroField, AvroSchema, Cursor, SkipPlan};
+use crate::manifest::avro::{AvroField, AvroSchema, Cursor, Rest, SkipPlan};
 use crate::manifest::{DataContentType, FileFormat, ManifestEntry, ManifestStatus};
 use crate::spec::PrimitiveType;
 
@@ -53,7 +54,7 @@ impl Stored {
     /// Reads the union branch, if any: whether a value follows. `None` on a branch that
     /// does not exist, and for an absent field (callers test for that first).
     #[inline(always)]
-    fn present(self, c: &mut Cursor<'_>) -> Option<bool> {
+    fn present(self, c: &mut Rest<'_>) -> Option<bool> {
         match self {
             Stored::Nullable => match c.try_long()? {
                 0 => Some(false),
@@ -271,9 +272,9 @@ impl<'p, 's> FastPlan<'p, 's> {
     /// moves the cursor past it; `false`, with the cursor unmoved and `e` partly written,
     /// when it gives up.
     pub(super) fn decode(&self, cur: &mut Cursor<'_>, e: &mut ManifestEntry) -> bool {
-        let mut c = cur.clone();
+        let mut c = cur.rest();
         if self.decode_at(&mut c, e).is_some() {
-            *cur = c;
+            cur.set_rest(c);
             true
         } else {
             false
@@ -284,7 +285,7 @@ impl<'p, 's> FastPlan<'p, 's> {
     /// `None` where that gives an error or null for a required field. Fields that the
     /// plan does not decode are left as `EntryPlan::reset` set them.
     #[inline(always)]
-    fn decode_at(&self, c: &mut Cursor<'_>, e: &mut ManifestEntry) -> Option<()> {
+    fn decode_at(&self, c: &mut Rest<'_>, e: &mut ManifestEntry) -> Option<()> {
         e.status = ManifestStatus::from_id(c.try_int()?)?;
         if self.snapshot_id != Stored::Absent {
             e.snapshot_id = opt_long(self.snapshot_id, c)?;
@@ -325,13 +326,13 @@ impl<'p, 's> FastPlan<'p, 's> {
                             };
                             *df.partition.get_mut(i)? = v;
                         }
-                        PartitionStep::Skip(plan) => by_plan(c, |c| c.skip_by(plan))?,
+                        PartitionStep::Skip(plan) => c.by_cursor(|c| c.skip_by(plan))?,
                     }
                 }
             }
             Partition::ByPlan(i) => {
                 let f = self.plan.file.get(*i)?;
-                by_plan(c, |c| self.plan.decode_file_field(c, f, df))?;
+                c.by_cursor(|c| self.plan.decode_file_field(c, f, df))?;
             }
         }
         df.record_count = required(l.record_count, c)?.try_long()?;
@@ -380,11 +381,11 @@ impl<'p, 's> FastPlan<'p, 's> {
         }
         let (stored, i) = l.equality_ids;
         if stored != Stored::Absent {
-            let mut after_branch = c.clone();
+            let mut after_branch = *c;
             if stored.present(&mut after_branch)? {
                 // the plan's decoder reads the union branch itself
                 let f = self.plan.file.get(i)?;
-                by_plan(c, |c| self.plan.decode_file_field(c, f, df))?;
+                c.by_cursor(|c| self.plan.decode_file_field(c, f, df))?;
             } else {
                 df.equality_ids = None;
                 *c = after_branch;
@@ -420,28 +421,14 @@ impl<'p, 's> FastPlan<'p, 's> {
     }
 }
 
-/// Reads a field with the plan's `Result` reader; `None` on its error. The reader gets a
-/// copy of the cursor, taken back on success, so that the fast path's cursor is never
-/// lent out of line and can stay in registers.
-#[inline(always)]
-fn by_plan<'a>(
-    c: &mut Cursor<'a>,
-    read: impl FnOnce(&mut Cursor<'a>) -> crate::error::Result<()>,
-) -> Option<()> {
-    let mut copy = c.clone();
-    read(&mut copy).ok()?;
-    *c = copy;
-    Some(())
-}
-
 /// The cursor after the union branch of a required field; `None` when it is null.
 #[inline(always)]
-fn required<'c, 'a>(stored: Stored, c: &'c mut Cursor<'a>) -> Option<&'c mut Cursor<'a>> {
+fn required<'c, 'a>(stored: Stored, c: &'c mut Rest<'a>) -> Option<&'c mut Rest<'a>> {
     stored.present(c)?.then_some(c)
 }
 
 #[inline(always)]
-fn opt_long(stored: Stored, c: &mut Cursor<'_>) -> Option<Option<i64>> {
+fn opt_long(stored: Stored, c: &mut Rest<'_>) -> Option<Option<i64>> {
     match stored.present(c)? {
         true => c.try_long().map(Some),
         false => Some(None),
@@ -474,7 +461,7 @@ fn partition_steps<'p>(
 /// Skips an array stored as `stored` whose items are `items` varints each (a count map,
 /// a list of offsets or ids).
 #[inline(always)]
-fn skip_long_array(stored: Stored, c: &mut Cursor<'_>, items: usize) -> Option<()> {
+fn skip_long_array(stored: Stored, c: &mut Rest<'_>, items: usize) -> Option<()> {
     if stored.present(c)? {
         loop {
             let n = c.try_block_count()?;
@@ -491,7 +478,7 @@ fn skip_long_array(stored: Stored, c: &mut Cursor<'_>, items: usize) -> Option<(
 #[inline(always)]
 fn counts(
     field: Wanted,
-    c: &mut Cursor<'_>,
+    c: &mut Rest<'_>,
     slot: &mut Option<Vec<(i32, i64)>>,
     only: Option<&[i32]>,
 ) -> Option<()> {
@@ -526,7 +513,7 @@ fn counts(
 #[inline(always)]
 fn bounds(
     field: Wanted,
-    c: &mut Cursor<'_>,
+    c: &mut Rest<'_>,
     slot: &mut Option<BoundsMap>,
     only: Option<&[i32]>,
 ) -> Option<()> {
