@@ -822,7 +822,12 @@ fn put_bound(out: &mut BoundsMap, len: &mut usize, k: i32, v: &[u8]) {
         Some((key, value)) => {
             *key = k;
             value.clear();
-            value.extend_from_slice(v);
+            // a copy of a known length is inlined, any other is a call to memcpy: 8 bytes
+            // are the bounds of longs, doubles and timestamps
+            match v.first_chunk::<8>() {
+                Some(w) if v.len() == 8 => value.extend_from_slice(w),
+                _ => value.extend_from_slice(v),
+            }
         }
         None => out.push((k, v.to_vec())),
     }

@@ -28,7 +28,7 @@ use super::{
 };
 use crate::manifest::avro::{AvroField, AvroSchema, Cursor, Rest, SkipPlan};
 use crate::manifest::{DataContentType, FileFormat, ManifestEntry, ManifestStatus};
-use crate::spec::PrimitiveType;
+use crate::spec::{Literal, PrimitiveType};
 
 /// How a field of the usual layout is stored in the file.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -56,11 +56,7 @@ impl Stored {
     #[inline(always)]
     fn present(self, c: &mut Rest<'_>) -> Option<bool> {
         match self {
-            Stored::Nullable => match c.try_long()? {
-                0 => Some(false),
-                1 => Some(true),
-                _ => None,
-            },
+            Stored::Nullable => c.try_branch(),
             Stored::Value => Some(true),
             Stored::Absent => None,
         }
@@ -310,21 +306,28 @@ impl<'p, 's> FastPlan<'p, 's> {
         df.file_path.clear();
         df.file_path.push_str(path);
         let b = required(l.file_format, c)?.try_bytes()?;
-        df.file_format = match FileFormat::from_upper_case(b) {
-            Some(format) => format,
-            None => FileFormat::parse(std::str::from_utf8(b).ok()?),
-        };
+        match b {
+            // nothing to drop and write when the slot holds Parquet already (`reset` put
+            // it there)
+            b"PARQUET" if matches!(df.file_format, FileFormat::Parquet) => {}
+            _ => {
+                df.file_format = match FileFormat::from_upper_case(b) {
+                    Some(format) => format,
+                    None => FileFormat::parse(std::str::from_utf8(b).ok()?),
+                }
+            }
+        }
         match &self.partition {
             Partition::Absent => {}
             Partition::Longs(steps) => {
                 for step in steps {
                     match *step {
                         PartitionStep::Long(i, stored, ty) => {
-                            let v = match stored.present(c)? {
-                                true => Some(long_literal(ty, c.try_long()?)??),
-                                false => None,
-                            };
-                            *df.partition.get_mut(i)? = v;
+                            let slot = df.partition.get_mut(i)?;
+                            match stored.present(c)? {
+                                true => set_long_literal(slot, ty, c.try_long()?)?,
+                                false => *slot = None,
+                            }
                         }
                         PartitionStep::Skip(plan) => c.by_cursor(|c| c.skip_by(plan))?,
                     }
@@ -341,13 +344,13 @@ impl<'p, 's> FastPlan<'p, 's> {
             required(l.block_size, c)?.try_long()?;
         }
         let only = self.plan.counts_for.as_deref();
-        counts(l.counts[0], c, &mut df.column_sizes, None)?;
-        counts(l.counts[1], c, &mut df.value_counts, only)?;
-        counts(l.counts[2], c, &mut df.null_value_counts, only)?;
-        counts(l.counts[3], c, &mut df.nan_value_counts, only)?;
+        *c = counts(l.counts[0], *c, &mut df.column_sizes, None)?;
+        *c = counts(l.counts[1], *c, &mut df.value_counts, only)?;
+        *c = counts(l.counts[2], *c, &mut df.null_value_counts, only)?;
+        *c = counts(l.counts[3], *c, &mut df.nan_value_counts, only)?;
         let only = self.plan.bounds_for.as_deref();
-        bounds(l.bounds[0], c, &mut df.lower_bounds, only)?;
-        bounds(l.bounds[1], c, &mut df.upper_bounds, only)?;
+        *c = bounds(l.bounds[0], *c, &mut df.lower_bounds, only)?;
+        *c = bounds(l.bounds[1], *c, &mut df.upper_bounds, only)?;
         if l.key_metadata != Stored::Absent {
             match l.key_metadata.present(c)? {
                 true => {
@@ -435,6 +438,27 @@ fn opt_long(stored: Stored, c: &mut Rest<'_>) -> Option<Option<i64>> {
     }
 }
 
+/// Writes the literal of `ty` for the Avro int or long `v` into `slot`; in place when the
+/// slot holds a literal of that type already (the entry before wrote it), so that no
+/// literal is dropped.
+#[inline(always)]
+fn set_long_literal(slot: &mut Option<Literal>, ty: &PrimitiveType, v: i64) -> Option<()> {
+    use PrimitiveType as P;
+    match (ty, slot.as_mut()) {
+        (P::Date, Some(Literal::Date(x))) | (P::Int, Some(Literal::Int(x))) => {
+            *x = i32::try_from(v).ok()?
+        }
+        (P::Long, Some(Literal::Long(x)))
+        | (P::Time, Some(Literal::Time(x)))
+        | (P::Timestamp, Some(Literal::Timestamp(x)))
+        | (P::Timestamptz, Some(Literal::Timestamptz(x)))
+        | (P::TimestampNs, Some(Literal::TimestampNs(x)))
+        | (P::TimestamptzNs, Some(Literal::TimestamptzNs(x))) => *x = v,
+        _ => *slot = Some(long_literal(ty, v)??),
+    }
+    Some(())
+}
+
 /// The steps of a partition record whose values are all stored as Avro ints or longs;
 /// `None` for other partitions, which go through `EntryPlan::decode_file_field`.
 fn partition_steps<'p>(
@@ -474,9 +498,23 @@ fn skip_long_array(stored: Stored, c: &mut Rest<'_>, items: usize) -> Option<()>
     Some(())
 }
 
-/// A count map: skipped, or decoded as `FieldPlan::int_long_map_into` does.
+/// A count map: skipped, or decoded as `FieldPlan::int_long_map_into` does. Out of line,
+/// with the rest passed and returned by value (in registers): inside the entry decoder,
+/// the compiler kept the rest on the stack through these loops, a store and a load on
+/// the chain from one varint to the next (docs/benchmarks.md).
+#[inline(never)]
+fn counts<'a>(
+    field: Wanted,
+    mut r: Rest<'a>,
+    slot: &mut Option<Vec<(i32, i64)>>,
+    only: Option<&[i32]>,
+) -> Option<Rest<'a>> {
+    counts_at(field, &mut r, slot, only)?;
+    Some(r)
+}
+
 #[inline(always)]
-fn counts(
+fn counts_at(
     field: Wanted,
     c: &mut Rest<'_>,
     slot: &mut Option<Vec<(i32, i64)>>,
@@ -500,7 +538,7 @@ fn counts(
             return Some(());
         }
         for _ in 0..n {
-            let k = c.try_int()?;
+            let k = c.try_key()?;
             let v = c.try_long()?;
             if only.map_or(true, |ids| ids.contains(&k)) {
                 out.push((k, v));
@@ -509,9 +547,21 @@ fn counts(
     }
 }
 
-/// A bounds map: skipped, or decoded as `FieldPlan::int_bytes_map_into` does.
+/// A bounds map: skipped, or decoded as `FieldPlan::int_bytes_map_into` does. Out of
+/// line for the reason [`counts`] is.
+#[inline(never)]
+fn bounds<'a>(
+    field: Wanted,
+    mut r: Rest<'a>,
+    slot: &mut Option<BoundsMap>,
+    only: Option<&[i32]>,
+) -> Option<Rest<'a>> {
+    bounds_at(field, &mut r, slot, only)?;
+    Some(r)
+}
+
 #[inline(always)]
-fn bounds(
+fn bounds_at(
     field: Wanted,
     c: &mut Rest<'_>,
     slot: &mut Option<BoundsMap>,
@@ -529,8 +579,7 @@ fn bounds(
                     break;
                 }
                 for _ in 0..n {
-                    c.try_long()?;
-                    c.try_bytes()?;
+                    c.try_key_bytes()?;
                 }
             }
         }
@@ -548,8 +597,7 @@ fn bounds(
             break;
         }
         for _ in 0..n {
-            let k = c.try_int()?;
-            let v = c.try_bytes()?;
+            let (k, v) = c.try_key_bytes()?;
             match only {
                 None => put_bound(out, &mut len, k, v),
                 Some(&[id]) if k == id => put_bound_call(out, &mut len, k, v),
