@@ -7,7 +7,9 @@
 //! read yet, as a slice that shrinks, so that the position stays in a register.
 //! Straight code has no dispatch and every branch is predictable: on the bench manifest it
 //! runs a fifth fewer instructions than the design before it, a list of steps
-//! interpreted through a `match`, and takes 13 % less time (docs/benchmarks.md).
+//! interpreted through a `match`, and takes 13 % less time (docs/benchmarks.md). The
+//! count and bound maps, whose loops hold the most values, are decoded out of line with
+//! the rest passed by value, so that it stays in registers there too.
 //!
 //! It never reports an error: on anything unusual (an error, a null where a value is
 //! required, a block count with a byte size) it gives up, leaves the cursor where the
