@@ -195,7 +195,8 @@ fn main() {
         .unwrap(),
     );
     let mut tx = Transaction::load(sql.clone(), ident.clone()).unwrap();
-    tx.set_properties(vec![("write.metadata.path".into(), out_dir.clone())]);
+    tx.set_properties(vec![("write.metadata.path".into(), out_dir.clone())])
+        .unwrap();
     tx.commit().unwrap();
     let times = appends(sql, &ident, n, spec_fields);
     report("SQLite catalog", &times, None);

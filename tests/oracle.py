@@ -511,8 +511,9 @@ def create_manifest_tables(spark) -> dict[str, Path]:
     """Tables for the manifest tests, in the ``java`` catalog's namespace ``mdb``; returns
     name -> latest metadata file.
 
-    ``api_v1``/``api_v2``/``api_v3``/``api_upgraded``: built through the Java API (manifests only
-    reference data files, see ``IcefloeManifestOracle.buildApiTables``).
+    ``api_v1``/``api_v2``/``api_v3``/``api_upgraded`` (v2 to v3)/``api_v1_to_v2``/``api_v1_to_v3``:
+    built through the Java API (manifests only reference data files, see
+    ``IcefloeManifestOracle.buildApiTables``).
     ``mor_v2``/``mor_v3``: Spark SQL merge-on-read DELETE/UPDATE, which write position delete
     files (v2) and deletion vectors in Puffin files (v3).
     """

@@ -1,7 +1,7 @@
 """icefloe's manifests, manifest lists and deletion vectors against Java Iceberg (and PyIceberg).
 
-Tables (see ``oracle.create_manifest_tables``): v1/v2/v3 tables and a v2 table upgraded to v3,
-built through Java's API (fast and merge appends, overwrite, delete, row deltas with position,
+Tables (see ``oracle.create_manifest_tables``): v1/v2/v3 tables, a v2 table upgraded to v3 and
+v1 tables upgraded to v2 and to v3 (v1 manifests in newer tables), built through Java's API (fast and merge appends, overwrite, delete, row deltas with position,
 equality and DV deletes, partition evolution, full metrics, key metadata, split offsets), plus
 Spark SQL merge-on-read DELETE/UPDATE on v2 (position delete files) and v3 (DVs in Puffin files).
 
@@ -277,6 +277,16 @@ def test_java_side_tables_cover_the_cases(java_views):
     assert {("api_v1", 1), ("api_v2", 1), ("api_v3", 1)} <= facts["specs"]
     upgraded = java_views["api_upgraded"][1]["snapshots"]
     assert upgraded[0]["first_row_id"] is None and upgraded[-1]["first_row_id"] is not None
+    # tables upgraded from v1: after the upgrade, snapshots list manifests written in v1
+    # (sequence number 0) next to newer ones
+    for name, version in (("api_v1_to_v2", 2), ("api_v1_to_v3", 3)):
+        view = java_views[name][1]
+        assert view["format_version"] == version, name
+        mixed = [
+            s for s in view["snapshots"]
+            if s["sequence_number"] > 0 and any(m["sequence_number"] == 0 for m in s["manifests"])
+        ]
+        assert mixed, f"{name}: no snapshot after the upgrade lists a v1 manifest"
 
 
 @pytest.mark.java
@@ -390,7 +400,7 @@ def test_manifest_metadata_matches_java(java_views, manifest_oracle):
         for key in ("schema", "schema-id", "partition-spec", "partition-spec-id", "format-version", "content"):
             assert meta.get(key) == raw.get(key), f"{what}: {key}"
         assert int(meta["format-version"]) <= version, what
-        if version >= 2:
+        if int(meta["format-version"]) >= 2:  # (a v1 manifest in an upgraded table has no content key)
             assert meta["content"] == ("deletes" if mf["content"] == 1 else "data"), what
         # (The spec lists "schema-id" as required from v2 on, but Java 1.11's manifest writer does
         # not write it; readers must not depend on it.)

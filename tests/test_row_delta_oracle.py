@@ -336,6 +336,47 @@ def test_v2_position_and_equality_deletes(env, tmp_path):
         t.row_delta(add_delete_files=pa.Table.from_pylist([dv], schema=added.schema))
 
 
+def test_position_deletes_fold_into_the_first_dv_after_an_upgrade_to_v3(env):
+    """A v2 table with a position delete file, upgraded to v3 by icefloe: the first DV for
+    that data file also holds the positions of the position delete file scoped to it, which
+    the same row delta removes (v3 writers must merge them); Java sees the upgrade, its
+    ``RowDelta`` of the same change gives the same summary, Spark reads the same rows and
+    Java attaches the DV alone."""
+    spark, name, cat, jcat = env
+    t = _make(cat, 2)
+    a = _data_file(t, "a")
+    ids_a = _ids(a["file_path"])
+    jtable = jcat.loadTable(jident(spark, "db.t"))
+    added, _ = write_position_deletes(t.metadata, {a["file_path"]: [1, 3]})
+    t.row_delta(add_delete_files=added)
+    (pos_file,) = _rows(added)
+    assert pos_file["file_format"] == "PARQUET" and pos_file["referenced_data_file"] == a["file_path"]
+
+    with t.transaction() as tx:
+        tx.upgrade_table_version(3)
+    t = cat.load_table("db.t")
+    assert t.metadata.format_version == 3 and "format-version" not in t.metadata.properties
+    jtable.refresh()
+    assert jtable.operations().current().formatVersion() == 3
+    with pytest.raises(errors.IcefloeError, match="downgrade"):
+        with t.transaction() as tx:
+            tx.upgrade_table_version(2)
+
+    added, removed = write_position_deletes(t.metadata, {a["file_path"]: [5]})
+    assert [r["file_path"] for r in _rows(removed)] == [pos_file["file_path"]]
+    (dv,) = _rows(added)
+    assert dv["file_format"] == "PUFFIN" and dv["record_count"] == 3
+    start = t.current_snapshot().snapshot_id
+    java = _java_row_delta(spark, jtable, add_deletes=[dv], remove_deletes=_rows(removed), from_snapshot=start)
+    t.row_delta(add_delete_files=added, remove_delete_files=removed, validate_from_snapshot=start)
+    snap = t.current_snapshot()
+    assert snap.operation == java.operation() == "delete"
+    assert _summary(snap.summary) == _summary(java.summary())
+    assert _spark_ids(spark, name) == sorted(set(range(20)) - {ids_a[1], ids_a[3], ids_a[5]})
+    assert _java_deletes(jtable) == _our_deletes(t)
+    assert _java_deletes(jtable)[a["file_path"]] == [(dv["file_path"], dv["content_offset"])]
+
+
 # -- validation on concurrent histories ---------------------------------------------------------
 
 def _schema(t):

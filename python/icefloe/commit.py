@@ -434,6 +434,12 @@ class Transaction:
         self._native.set_properties([(k, str(v)) for k, v in updates.items()])
         return self
 
+    def upgrade_table_version(self, format_version: int) -> Transaction:
+        """Upgrades the table to ``format_version`` (PyIceberg's name for it); the same as
+        setting the ``format-version`` property, which upgrades the table and is not
+        stored, as in Java. A lower version than the table's is an error."""
+        return self.set_properties({"format-version": str(format_version)})
+
     def remove_properties(self, *keys: str) -> Transaction:
         self._native.remove_properties(list(keys))
         return self

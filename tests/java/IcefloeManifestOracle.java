@@ -537,14 +537,21 @@ public final class IcefloeManifestOracle {
    * JSON {name: metadata file location}. Each table has several snapshots: fast appends, a merge
    * append (EXISTING entries), an overwrite and a delete (DELETED entries), row deltas with
    * position deletes (referenced_data_file) and equality deletes (v2) or deletion vectors written
-   * by {@code BaseDVFileWriter} (v3), partition evolution to a second spec, and (api_upgraded) a
-   * v2 table upgraded to v3 in place.
+   * by {@code BaseDVFileWriter} (v3), partition evolution to a second spec, and tables upgraded in
+   * place at the spec change: api_upgraded from v2 to v3, api_v1_to_v2 and api_v1_to_v3 from v1
+   * (their v1 manifests stay in the newer table, read with the permissive rules).
    */
   public static String buildApiTables(org.apache.iceberg.catalog.Catalog catalog, String namespace)
       throws IOException {
     Map<String, Object> out = new LinkedHashMap<>();
-    for (String name : new String[] {"api_v1", "api_v2", "api_v3", "api_upgraded"}) {
-      int version = name.equals("api_v1") ? 1 : name.equals("api_v3") ? 3 : 2;
+    for (String name :
+        new String[] {"api_v1", "api_v2", "api_v3", "api_upgraded", "api_v1_to_v2", "api_v1_to_v3"}) {
+      int version =
+          name.startsWith("api_v1") ? 1 : name.equals("api_v3") ? 3 : 2;
+      int upgradeTo =
+          name.equals("api_upgraded") || name.equals("api_v1_to_v3")
+              ? 3
+              : name.equals("api_v1_to_v2") ? 2 : 0;
       PartitionSpec spec0 =
           PartitionSpec.builderFor(API_SCHEMA).bucket("id", 4).day("ts").identity("price").build();
       Map<String, String> props = new LinkedHashMap<>();
@@ -558,13 +565,14 @@ public final class IcefloeManifestOracle {
               .withSortOrder(order)
               .withProperties(props)
               .create();
-      buildHistory(table, name.equals("api_upgraded"));
+      buildHistory(table, upgradeTo);
       out.put(name, ((HasTableOperations) table).operations().current().metadataFileLocation());
     }
     return json(out);
   }
 
-  private static void buildHistory(Table table, boolean upgrade) throws IOException {
+  /** {@code upgradeTo}: the format version the table is upgraded to at the spec change (0: none). */
+  private static void buildHistory(Table table, int upgradeTo) throws IOException {
     int version = ((HasTableOperations) table).operations().current().formatVersion();
     PartitionSpec spec0 = table.spec();
     String dataDir = table.location() + "/data/";
@@ -641,8 +649,8 @@ public final class IcefloeManifestOracle {
     table.newDelete().deleteFile(c).commit();
     // partition evolution: a second spec, and files written with it
     table.updateSpec().removeField("price").addField("name").addField(Expressions.truncate("blob", 2)).commit();
-    if (upgrade) {
-      table.updateProperties().set(TableProperties.FORMAT_VERSION, "3").commit();
+    if (upgradeTo > 0) {
+      table.updateProperties().set(TableProperties.FORMAT_VERSION, Integer.toString(upgradeTo)).commit();
     }
     PartitionSpec spec1 = table.spec();
     DataFile f = dataFile(table, spec1, dataDir + "f.parquet", 5, 1000, false);

@@ -109,7 +109,7 @@ impl PyTransaction {
 
     fn set_properties(&self, py: Python<'_>, updates: Vec<(String, String)>) -> PyResult<()> {
         self.with(|tx| {
-            tx.set_properties(updates);
+            tx.set_properties(updates)?;
             Ok(())
         })
         .py(py)

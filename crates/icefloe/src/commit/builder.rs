@@ -87,7 +87,7 @@ fn persisted_properties(properties: &[(String, String)]) -> Vec<(String, String)
 }
 
 /// The format version asked for by the `format-version` property, if any.
-fn format_version_property(properties: &[(String, String)]) -> Result<Option<i32>> {
+pub(crate) fn format_version_property(properties: &[(String, String)]) -> Result<Option<i32>> {
     properties
         .iter()
         .find(|(k, _)| k == "format-version")

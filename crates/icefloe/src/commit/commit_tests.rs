@@ -258,16 +258,61 @@ fn properties_set_where_manifests_go_and_how_they_are_compressed() {
     assert_eq!(codec.as_deref(), Some("null"));
 }
 
+/// The `format-version` property upgrades the table and is not stored, as Java's
+/// `UpdateProperties` does; other reserved properties are not stored either.
+#[test]
+fn the_format_version_property_upgrades_the_table() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 1, &[]);
+    append(&catalog, vec![file("a", 1)]);
+    let mut tx = Transaction::load(catalog.clone(), ident()).unwrap();
+    tx.set_properties(vec![
+        ("format-version".into(), "2".into()),
+        ("owner".into(), "etl".into()),
+        ("uuid".into(), "not-the-uuid".into()),
+    ])
+    .unwrap();
+    let s = tx.commit().unwrap();
+    let md = &s.metadata;
+    assert_eq!(md.format_version, 2);
+    assert_eq!(md.property("owner"), Some("etl"));
+    assert_eq!(md.property("format-version"), None);
+    assert_eq!(md.property("uuid"), None);
+    assert_ne!(md.table_uuid.as_deref(), Some("not-the-uuid"));
+    // the next append is a v2 snapshot (sequence numbers), the old one stays as it was
+    let s = append(&catalog, vec![file("b", 1)]);
+    assert_eq!(s.metadata.last_sequence_number, 1);
+    // the same version again changes nothing; a lower one fails and leaves the table as is
+    let mut tx = Transaction::load(catalog.clone(), ident()).unwrap();
+    tx.set_properties(vec![("format-version".into(), "2".into())])
+        .unwrap();
+    assert_eq!(tx.commit().unwrap().metadata.format_version, 2);
+    let mut tx = Transaction::load(catalog.clone(), ident()).unwrap();
+    tx.set_properties(vec![("format-version".into(), "1".into())])
+        .unwrap();
+    let e = tx.commit().unwrap_err();
+    assert!(e.to_string().contains("cannot downgrade"), "{e}");
+    let mut tx = Transaction::load(catalog.clone(), ident()).unwrap();
+    let e = tx
+        .set_properties(vec![("format-version".into(), "three".into())])
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("not an integer"), "{e}");
+    let md = catalog.load_table(&ident()).unwrap().metadata;
+    assert_eq!(md.format_version, 2);
+    assert_eq!(md.snapshots.len(), 2);
+}
+
 #[test]
 fn a_transaction_is_one_commit() {
     let catalog = MemoryCatalog::new();
     let created = create(&catalog, 2, &[]);
     let mut tx = Transaction::load(catalog.clone(), ident()).unwrap();
-    tx.set_properties(vec![("a".into(), "1".into())]);
+    tx.set_properties(vec![("a".into(), "1".into())]).unwrap();
     tx.append_files(vec![file("a", 1)]);
     tx.append_files(vec![file("b", 1)]);
     tx.remove_properties(vec!["a".into()]);
-    tx.set_properties(vec![("b".into(), "2".into())]);
+    tx.set_properties(vec![("b".into(), "2".into())]).unwrap();
     let s = tx.commit().unwrap();
     let md = &s.metadata;
     assert_eq!(md.metadata_log.len(), 1);
@@ -367,7 +412,8 @@ fn merge_append_merges_once_enough_manifests() {
     tx.set_properties(vec![(
         "commit.manifest-merge.enabled".into(),
         "false".into(),
-    )]);
+    )])
+    .unwrap();
     tx.commit().unwrap();
     let s = merge("d");
     let list = read_manifest_list(

@@ -756,7 +756,8 @@ fn new_manifests_roll_every_250_entries_past_the_target_size() {
     tx.set_properties(vec![(
         "commit.manifest.target-size-bytes".to_string(),
         "1".to_string(),
-    )]);
+    )])
+    .unwrap();
     tx.commit().unwrap();
     let files: Vec<DataFile> = (0..600).map(|i| data(&format!("f{i}"), 1, 1)).collect();
     let s = append(&catalog, files);
@@ -801,7 +802,7 @@ fn data_manifest_partitions(catalog: &Arc<MemoryCatalog>, snap: &Snapshot) -> Ve
 
 fn set_property(catalog: &Arc<MemoryCatalog>, key: &str, value: String) {
     let mut tx = Transaction::load(catalog.clone(), ident()).unwrap();
-    tx.set_properties(vec![(key.to_string(), value)]);
+    tx.set_properties(vec![(key.to_string(), value)]).unwrap();
     tx.commit().unwrap();
 }
 

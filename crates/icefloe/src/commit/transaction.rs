@@ -12,7 +12,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::builder::MetadataBuilder;
+use super::builder::{format_version_property, MetadataBuilder, RESERVED_PROPERTIES};
 use super::properties::RetryPolicy;
 use super::schema_change::SchemaChange;
 use super::snapshot::SnapshotProducer;
@@ -195,8 +195,21 @@ impl Transaction {
         }))
     }
 
-    pub fn set_properties(&mut self, updates: Vec<(String, String)>) -> &mut Self {
-        self.update(vec![TableUpdate::SetProperties { updates }])
+    /// Sets table properties as Java's `UpdateProperties` does: `format-version` upgrades
+    /// the table to that version (a lower one is an error when the change applies) and,
+    /// like the other reserved properties (`uuid`, `current-snapshot-id`, ...), is not
+    /// stored. An error only when `format-version` is not an integer.
+    pub fn set_properties(&mut self, updates: Vec<(String, String)>) -> Result<&mut Self> {
+        let version = format_version_property(&updates)?;
+        let stored: Vec<(String, String)> = updates
+            .into_iter()
+            .filter(|(k, _)| !RESERVED_PROPERTIES.contains(&k.as_str()))
+            .collect();
+        let mut changes = vec![TableUpdate::SetProperties { updates: stored }];
+        if let Some(format_version) = version {
+            changes.push(TableUpdate::UpgradeFormatVersion { format_version });
+        }
+        Ok(self.update(changes))
     }
 
     pub fn remove_properties(&mut self, removals: Vec<String>) -> &mut Self {
