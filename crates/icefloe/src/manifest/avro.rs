@@ -602,29 +602,35 @@ impl<'a> Rest<'a> {
         i32::try_from(self.try_long()?).ok()
     }
 
-    /// A long that is not negative, as a length or count: a value under 64 (one even
-    /// byte) without the zigzag decoding.
+    /// A value from 0 to 63, which is one even byte (its zigzag decoding a shift), read;
+    /// `None`, with nothing read, for any other value.
     #[inline(always)]
-    pub fn try_len(&mut self) -> Option<usize> {
-        if let [b, rest @ ..] = self.0 {
-            if *b & 0x81 == 0 {
+    fn try_small(&mut self) -> Option<u8> {
+        match self.0 {
+            [b, rest @ ..] if *b & 0x81 == 0 => {
                 self.0 = rest;
-                return Some(usize::from(*b >> 1));
+                Some(*b >> 1)
             }
+            _ => None,
         }
-        usize::try_from(self.try_long()?).ok()
     }
 
-    /// A map key (a field id): an int under 64 without the zigzag decoding.
+    /// A long that is not negative, as a length or count.
+    #[inline(always)]
+    pub fn try_len(&mut self) -> Option<usize> {
+        match self.try_small() {
+            Some(v) => Some(usize::from(v)),
+            None => usize::try_from(self.try_long()?).ok(),
+        }
+    }
+
+    /// A map key (a field id).
     #[inline(always)]
     pub fn try_key(&mut self) -> Option<i32> {
-        if let [b, rest @ ..] = self.0 {
-            if *b & 0x81 == 0 {
-                self.0 = rest;
-                return Some(i32::from(*b >> 1));
-            }
+        match self.try_small() {
+            Some(v) => Some(i32::from(v)),
+            None => self.try_int(),
         }
-        self.try_int()
     }
 
     /// A map item of an int key and a byte string (a bound): both lengths under 64 in
