@@ -12,7 +12,8 @@
 //! the rest passed by value, so that it stays in registers there too.
 //!
 //! It never reports an error: on anything unusual (an error, a null where a value is
-//! required, a block count with a byte size) it gives up, leaves the cursor where the
+//! required, a block count with a byte size, a union branch in a longer encoding than
+//! needed) it gives up, leaves the cursor where the
 //! entry starts, and the caller decodes the entry again with the `EntryPlan`, which gives
 //! the exact error or the rare encoding's value. So the fast path holds no error logic,
 //! and on the entries it decodes it must write what the `EntryPlan` writes: the tests
