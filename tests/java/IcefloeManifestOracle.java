@@ -544,14 +544,13 @@ public final class IcefloeManifestOracle {
   public static String buildApiTables(org.apache.iceberg.catalog.Catalog catalog, String namespace)
       throws IOException {
     Map<String, Object> out = new LinkedHashMap<>();
-    for (String name :
-        new String[] {"api_v1", "api_v2", "api_v3", "api_upgraded", "api_v1_to_v2", "api_v1_to_v3"}) {
-      int version =
-          name.startsWith("api_v1") ? 1 : name.equals("api_v3") ? 3 : 2;
-      int upgradeTo =
-          name.equals("api_upgraded") || name.equals("api_v1_to_v3")
-              ? 3
-              : name.equals("api_v1_to_v2") ? 2 : 0;
+    String[] names = {"api_v1", "api_v2", "api_v3", "api_upgraded", "api_v1_to_v2", "api_v1_to_v3"};
+    int[] versions = {1, 2, 3, 2, 1, 1};
+    int[] upgradesTo = {0, 0, 0, 3, 2, 3}; // 0: not upgraded
+    for (int t = 0; t < names.length; t++) {
+      String name = names[t];
+      int version = versions[t];
+      int upgradeTo = upgradesTo[t];
       PartitionSpec spec0 =
           PartitionSpec.builderFor(API_SCHEMA).bucket("id", 4).day("ts").identity("price").build();
       Map<String, String> props = new LinkedHashMap<>();

@@ -13,11 +13,11 @@
 //!
 //! It never reports an error: on anything unusual (an error, a null where a value is
 //! required, a block count with a byte size, a union branch in a longer encoding than
-//! needed) it gives up, leaves the cursor where the
-//! entry starts, and the caller decodes the entry again with the `EntryPlan`, which gives
-//! the exact error or the rare encoding's value. So the fast path holds no error logic,
-//! and on the entries it decodes it must write what the `EntryPlan` writes: the tests
-//! compare the two on every manifest they read.
+//! needed) it gives up, leaves the cursor where the entry starts, and the caller decodes
+//! the entry again with the `EntryPlan`, which gives the exact error or the rare
+//! encoding's value. So the fast path holds no error logic, and on the entries it decodes
+//! it must write what the `EntryPlan` writes: the tests compare the two on every manifest
+//! they read.
 //!
 //! Files laid out otherwise (fields in another order, a field this reader does not know,
 //! a union with null second) have no `FastPlan`: the `EntryPlan` decodes all their
