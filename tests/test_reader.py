@@ -18,6 +18,7 @@ import pytest
 import icefloe
 from icefloe import errors
 from icefloe.reader import read_tasks
+from icefloe.writer import write_data_files
 
 
 def _catalog(tmp_path):
@@ -152,6 +153,67 @@ def test_nested_columns_by_id(tmp_path):
     assert out.schema.field("tags").type.value_type == pa.int64()
     # a filter on a nested field
     assert sorted(t.scan(row_filter="point.y > 1").to_arrow().column("id").to_pylist()) == [1]
+
+
+def _struct_table(tmp_path):
+    cat = _catalog(tmp_path)
+    s_type = pa.struct([pa.field("a", pa.int64()), pa.field("b", pa.string()),
+                        pa.field("c", pa.struct([pa.field("d", pa.int32())]))])
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("s", s_type)])
+    t = cat.create_table("db.s", schema)
+    t.append(pa.Table.from_pylist([
+        {"id": 1, "s": {"a": 5, "b": "x", "c": {"d": 1}}},
+        {"id": 2, "s": {"a": 20, "b": "y", "c": {"d": 2}}},
+        {"id": 3, "s": None},
+    ], schema))
+    t.append(pa.Table.from_pylist([
+        {"id": 4, "s": {"a": None, "b": "z", "c": None}},
+        {"id": 5, "s": {"a": 30, "b": None, "c": {"d": None}}},
+    ], schema))
+    return t
+
+
+def test_residual_on_a_struct_field_the_projection_prunes(tmp_path):
+    t = _struct_table(tmp_path)
+    out = t.scan(row_filter="s.a > 10", selected_fields=["id", "s.b"]).to_arrow()
+    assert out.schema.names == ["id", "s"]
+    assert out.schema.field("s").type.names == ["b"]
+    assert _sorted_rows(out) == [{"id": 2, "s": {"b": "y"}}, {"id": 5, "s": {"b": None}}]
+    # deeper: a filter two levels down, another child selected
+    out = t.scan(row_filter="s.c.d = 2 or s.c.d is null", selected_fields=["id", "s.a"]).to_arrow()
+    assert _sorted_rows(out) == [{"id": 2, "s": {"a": 20}}, {"id": 3, "s": None}, {"id": 4, "s": {"a": None}},
+                                 {"id": 5, "s": {"a": 30}}]
+    # the struct not selected at all, and selected whole: as before
+    assert sorted(t.scan(row_filter="s.a > 10", selected_fields=["id"]).to_arrow().column("id").to_pylist()) == [2, 5]
+    whole = t.scan(row_filter="s.a > 10", selected_fields=["id", "s"]).to_arrow()
+    assert whole.schema.field("s").type.names == ["a", "b", "c"]
+
+
+def test_null_checks_on_struct_columns(tmp_path):
+    t = _struct_table(tmp_path)
+    for flt, ids in [("s is null", [3]), ("s is not null", [1, 2, 4, 5]), ("not (s is null)", [1, 2, 4, 5]),
+                     ("s.c is null", [3, 4]), ("s is null or s.a > 25", [3, 5])]:
+        assert sorted(t.scan(row_filter=flt, selected_fields=["id"]).to_arrow().column("id").to_pylist()) == ids, flt
+    with pytest.raises(errors.InvalidArgumentError, match="not a primitive type"):
+        t.scan(row_filter="s = 1").plan_files()
+
+
+def test_a_required_column_missing_from_a_data_file_is_an_error(tmp_path):
+    cat = _catalog(tmp_path)
+    narrow = cat.create_table("db.narrow", pa.schema([pa.field("id", pa.int64(), nullable=False)]))
+    wide = cat.create_table("db.wide", pa.schema([pa.field("id", pa.int64(), nullable=False),
+                                                  pa.field("req", pa.string(), nullable=False)]))
+    # a data file written for a schema without `req` (field ids 1 in both), committed to `wide`
+    files = write_data_files(narrow.metadata, pa.table({"id": pa.array([1, 2], pa.int64())}), task_id=1)
+    wide.append_files(files)
+    wide = cat.load_table("db.wide")
+    with pytest.raises(errors.InvalidInputError) as e:
+        wide.scan().to_arrow()
+    assert e.value.field == "req"
+    assert e.value.file == files.column("file_path")[0].as_py()
+    assert "required" in str(e.value)
+    # selecting only the columns the file has reads it
+    assert wide.scan(selected_fields=["id"]).to_arrow().column("id").to_pylist() == [1, 2]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -319,7 +381,8 @@ def test_position_deletes_and_dvs(tmp_path):
         f1: [{"content": 1, "file_path": str(pos_path)}],
         f2: [{"content": 1, "file_path": str(pos_path)},
              {"content": 1, "file_path": dv_path, "file_format": "puffin", "referenced_data_file": f2,
-              "content_offset": blob["offset"], "content_size_in_bytes": blob["length"]}],
+              "content_offset": blob["offset"], "content_size_in_bytes": blob["length"],
+              "record_count": 3, "file_size_in_bytes": os.path.getsize(dv_path)}],
     })
     deleted = {firsts[f1][0], firsts[f1][5], firsts[f2][3], firsts[f2][0], firsts[f2][7], firsts[f2][39]}
     got = pa.Table.from_batches(list(read_tasks(injected)))
@@ -448,6 +511,25 @@ def test_bad_files_give_typed_errors(tmp_path):
     with pytest.raises(errors.InvalidInputError) as e:
         list(read_tasks(bad))
     assert e.value.file == dv_path
+    # a DV whose cardinality is not its entry's record_count (Java: "Invalid cardinality"),
+    # and one whose Puffin footer names another data file than its entry
+    dv_path = str(tmp_path / "dv2.puffin")
+    blobs = icefloe.write_deletion_vectors(dv_path, {path: icefloe.DeletionVector([1, 2]),
+                                                     "file:///other.parquet": icefloe.DeletionVector([3])})
+    entry = {"content": 1, "file_path": dv_path, "file_format": "puffin", "referenced_data_file": path,
+             "content_offset": blobs[0]["offset"], "content_size_in_bytes": blobs[0]["length"],
+             "record_count": 2, "file_size_in_bytes": os.path.getsize(dv_path)}
+    assert len(list(read_tasks(_with_deletes(plan, {path: [entry]})))) > 0
+    for wrong, field, says in [
+        ({"record_count": 3}, "record_count", "invalid cardinality"),
+        ({"content_offset": blobs[1]["offset"], "content_size_in_bytes": blobs[1]["length"], "record_count": 1},
+         "referenced-data-file", "other.parquet"),
+    ]:
+        with pytest.raises(errors.InvalidInputError) as e:
+            list(read_tasks(_with_deletes(plan, {path: [dict(entry, **wrong)]})))
+        assert e.value.file == dv_path, e.value
+        assert e.value.field.endswith(field), e.value
+        assert says in str(e.value), e.value
     # an equality delete file without the equality column
     eq_path = tmp_path / "eq.parquet"
     pq.write_table(pa.table({"x": [1]}, schema=pa.schema([pa.field("x", pa.int64(), metadata={b"PARQUET:field_id": b"999"})])),

@@ -347,6 +347,25 @@ def test_push_filters_returns_what_it_cannot_take_over(env, pruned_table):
     assert r.pushed == taken
 
 
+def test_struct_null_checks_are_taken_over_and_read_as_java(env):
+    from pyspark.sql import datasource as D
+
+    t = f"{env.name}.db.structs"
+    env.spark.sql(f"CREATE TABLE {t} (id bigint, s struct<a: int, b: string>, l array<int>) USING iceberg "
+                  "TBLPROPERTIES ('format-version'='3')")
+    env.spark.sql(f"INSERT INTO {t} VALUES (1, named_struct('a', 1, 'b', 'x'), array(1)), (2, NULL, NULL)")
+    env.spark.sql(f"INSERT INTO {t} VALUES (3, NULL, array()), (4, NULL, NULL)")
+    env.spark.sql(f"INSERT INTO {t} VALUES (5, named_struct('a', CAST(NULL AS INT), 'b', 'y'), array(2))")
+    r = _reader(env, "db.structs")
+    taken = [D.IsNull(("s",)), D.Not(D.IsNull(("s",))), D.IsNotNull(("l",))]
+    left = [D.EqualTo(("s",), 1)]
+    assert [id(f) for f in r.pushFilters(taken + left)] == [id(f) for f in left]
+    for f in ["s IS NULL", "s IS NOT NULL", "NOT (s IS NULL)", "s.a IS NULL", "l IS NULL", "s IS NULL AND id > 2"]:
+        ours = rows(env.read("db.structs").where(f))
+        assert ours == rows(env.java("db.structs").where(f)), f
+        assert ours, f
+
+
 def test_pushed_filters_prune_files(env, pruned_table):
     r = _reader(env, pruned_table)
     from pyspark.sql import datasource as D

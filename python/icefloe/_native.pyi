@@ -327,6 +327,15 @@ class DeletionVector:
     @staticmethod
     def read(path: str, offset: int, length: int) -> DeletionVector: ...
     @staticmethod
+    def read_for_entry(
+        path: str,
+        offset: int,
+        length: int,
+        record_count: int,
+        referenced_data_file: str | None,
+        file_size: int | None = None,
+    ) -> DeletionVector: ...
+    @staticmethod
     def from_bytes(data: bytes) -> DeletionVector: ...
     def to_bytes(self) -> bytes: ...
     @property

@@ -410,6 +410,13 @@ class _Conformer:
             except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
                 raise InvalidInputError(f"initial-default of field {fid} does not fit {target.type}: {e}",
                                         field=target.name) from None
+        if f is not None and f.get("required"):
+            # Java's readers refuse this too ("Missing required field"): nulls would break
+            # the column's contract, and a required column without an initial-default was
+            # in the file when it was written, so the file is not what the table says
+            raise InvalidInputError(f"data file {self.path} has no column for the required field "
+                                    f"{target.name!r} (id {fid}), which has no initial-default",
+                                    file=self.path, field=target.name)
         return pa.nulls(n, target.type)
 
     def conform(self, arr: pa.Array, source: pa.Field, target: pa.Field) -> pa.Array:
@@ -603,6 +610,14 @@ class _TaskReader:
         build: dict[int, pa.Field] = {}  # top-level id -> target field
         for f in ctx.projected_arrow:
             build[_field_id(f)] = f
+        # A residual on a field of a struct that the projection prunes (`s.a > 10` with
+        # only `s.b` selected) needs the struct as the table has it; the output is then
+        # narrowed to the projected struct (see `_batch`).
+        narrow: dict[int, pa.Field] = {}
+        for fid in extra_ids:
+            if fid in build and fid not in narrow and fid in ctx.table_arrow and build[fid].type != ctx.table_arrow[fid].type:
+                narrow[fid] = build[fid]
+                build[fid] = ctx.table_arrow[fid]
         for fid in extra_ids + eq_ids:
             if fid in build:
                 continue
@@ -648,7 +663,7 @@ class _TaskReader:
                     if n == 0:
                         continue
                     out = self._batch(raw, n, pos, build, file_top, constants, conformer, deleted, eq_sets,
-                                      residual_expr, lineage_in_file, projected_ids)
+                                      residual_expr, lineage_in_file, projected_ids, narrow)
                     pos += n
                     if out is not None and out.num_rows:
                         yield out
@@ -669,8 +684,9 @@ class _TaskReader:
                     raise InvalidInputError(f"deletion vector in {d['file_path']} is for {d['referenced_data_file']}, "
                                             f"not {self.location}", file=d["file_path"])
                 try:
-                    one = _native.DeletionVector.read(local_path(d["file_path"]), d["content_offset"],
-                                                      d["content_size_in_bytes"])
+                    one = _native.DeletionVector.read_for_entry(
+                        local_path(d["file_path"]), d["content_offset"], d["content_size_in_bytes"],
+                        d["record_count"], d["referenced_data_file"], d["file_size_in_bytes"])
                 except FileNotFoundError:
                     raise IcefloeIOError(f"delete file {d['file_path']} does not exist", file=d["file_path"]) from None
             else:
@@ -680,7 +696,7 @@ class _TaskReader:
 
     def _batch(self, raw: pa.RecordBatch, n: int, pos: int, build: dict, file_top: dict, constants: dict,
                conformer: _Conformer, deleted: Any, eq_sets: list, residual_expr: Any,
-               lineage_in_file: dict, projected_ids: list) -> pa.RecordBatch | None:
+               lineage_in_file: dict, projected_ids: list, narrow: dict) -> pa.RecordBatch | None:
         ctx = self.ctx
         columns: dict[int, pa.Array] = {}
         for fid, target in build.items():
@@ -744,7 +760,8 @@ class _TaskReader:
             elif name == "_deleted":
                 meta[name] = (pa.repeat(pa.scalar(False), n) if keep is None else pc.invert(keep))
 
-        out_arrays = [columns[fid] for fid in projected_ids] + [meta[name] for name in wants]
+        out_arrays = [conformer.conform(columns[fid], build[fid], narrow[fid]) if fid in narrow else columns[fid]
+                      for fid in projected_ids] + [meta[name] for name in wants]
         if out_arrays:
             batch = pa.RecordBatch.from_arrays(out_arrays, schema=ctx.out_schema)
         else:  # no columns (counting rows): a batch of n rows all the same

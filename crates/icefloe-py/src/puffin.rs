@@ -9,7 +9,10 @@ use arrow::compute::{cast_with_options, CastOptions};
 use arrow::datatypes::{DataType, Int64Type};
 use arrow::pyarrow::{FromPyArrow, ToPyArrow};
 use icefloe::io::LocalFileIO;
-use icefloe::puffin::{read_deletion_vector, write_deletion_vectors, DeletionVector};
+use icefloe::puffin::{
+    read_deletion_vector, read_entry_deletion_vector, write_deletion_vectors, DeletionVector,
+    DvEntry,
+};
 use icefloe::Error;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -112,6 +115,34 @@ impl PyDeletionVector {
     #[staticmethod]
     fn read(py: Python<'_>, path: &str, offset: u64, length: u64) -> PyResult<Self> {
         py.detach(|| read_deletion_vector(&LocalFileIO, path, offset, length))
+            .py(py)
+            .map(Self::wrap)
+    }
+
+    /// Reads the DV of a delete file's manifest entry and checks it against the entry:
+    /// its cardinality must be `record_count`, and the Puffin footer must describe a
+    /// deletion vector at `offset` of `length` bytes for `referenced_data_file`.
+    /// `file_size` (`file_size_in_bytes`) saves a look-up.
+    #[staticmethod]
+    #[pyo3(signature = (path, offset, length, record_count, referenced_data_file, file_size = None))]
+    fn read_for_entry(
+        py: Python<'_>,
+        path: &str,
+        offset: u64,
+        length: u64,
+        record_count: i64,
+        referenced_data_file: Option<&str>,
+        file_size: Option<u64>,
+    ) -> PyResult<Self> {
+        let entry = DvEntry {
+            location: path,
+            offset,
+            length,
+            record_count,
+            referenced_data_file,
+            file_size,
+        };
+        py.detach(|| read_entry_deletion_vector(&LocalFileIO, &entry))
             .py(py)
             .map(Self::wrap)
     }

@@ -21,8 +21,10 @@ again. So a filter is taken over only when both hold:
    ``true`` keeps a row). The reader's residual has Iceberg's semantics, which differ for
    nulls in partition values, so the source applies the pushed filters itself.
 
-Everything else (``StringEndsWith``, ``StringContains``, filters on float columns or nested
-types, values that do not convert) is returned to Spark untouched.
+Null checks on a struct, list or map column are taken over too (Java's ``Binder`` binds
+them, and a struct's nullness is its own, not its children's). Everything else
+(``StringEndsWith``, ``StringContains``, other filters on float columns or nested types,
+values that do not convert) is returned to Spark untouched.
 """
 
 from __future__ import annotations
@@ -53,7 +55,8 @@ def _spark_filters():
 
 
 def _column(schema: Any, attribute: tuple[str, ...]) -> tuple[str, str] | None:
-    """The dotted name and Iceberg type string of a primitive column, or ``None``."""
+    """The dotted name and Iceberg type string of a column (``"nested"`` for a struct, list
+    or map), or ``None`` for a column that is not there."""
     if not attribute or any("." in part for part in attribute):
         return None  # a dotted name would be ambiguous for the expression's reference
     name = ".".join(attribute)
@@ -62,7 +65,8 @@ def _column(schema: Any, attribute: tuple[str, ...]) -> tuple[str, str] | None:
         return None
     type_json = field.type_json()
     if type_json.startswith("{"):
-        return None  # struct, list, map: Spark pushes no such comparison we take over
+        # a struct, list or map takes null checks only (as Java's binding)
+        return name, "nested"
     return name, type_json.strip('"')
 
 
@@ -104,7 +108,7 @@ def _translate(f: Any, schema: Any, negated: bool) -> E.Expression | None:
         return E.NotNull(name) if negated else E.IsNull(name)
     if isinstance(f, D.IsNotNull):
         return E.IsNull(name) if negated else E.NotNull(name)
-    if kind == "nulls":
+    if kind == "nulls" or iceberg_type == "nested":
         return None
 
     if isinstance(f, D.EqualNullSafe):

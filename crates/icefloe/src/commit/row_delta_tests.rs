@@ -668,6 +668,7 @@ fn written_dv(
         positions.len() as i64,
     );
     f.content_size_in_bytes = Some(r[0].length as i64);
+    f.file_size_in_bytes = catalog.io.file_size(&path).unwrap() as i64;
     f
 }
 

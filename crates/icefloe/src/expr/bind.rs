@@ -2,6 +2,8 @@
 //! rules (`UnboundPredicate.bind`):
 //! - `is null` on a required column (in required structs) is always false, `is not null`
 //!   always true;
+//! - `is null` and `is not null` take a struct, list or map column too; every other
+//!   predicate takes a primitive column only;
 //! - `is nan`/`is not nan` only on float and double columns;
 //! - `starts with` only on string columns;
 //! - a value above or below the range of the column makes the predicate always true or
@@ -63,7 +65,6 @@ impl Predicate {
     pub fn bind(&self, schema: &Schema, case_sensitive: bool) -> Result<BoundExpression> {
         let term = self.bind_term(schema, case_sensitive)?;
         let op = self.op;
-        let ty = term.field_type.clone();
         let fail = |msg: String| {
             Err(Error::invalid_argument(format!(
                 "cannot bind '{self}': {msg}"
@@ -76,17 +77,23 @@ impl Predicate {
             return Ok(match op {
                 Operation::IsNull if term.required => BoundExpression::False,
                 Operation::NotNull if term.required => BoundExpression::True,
-                Operation::IsNan | Operation::NotNan
-                    if !matches!(ty, PrimitiveType::Float | PrimitiveType::Double) =>
-                {
+                Operation::IsNan | Operation::NotNan if !term.is_floating_point() => {
                     return fail(format!(
-                        "'{}' needs a float or double column, not {ty}",
-                        op.symbol()
+                        "'{}' needs a float or double column, not {}",
+                        op.symbol(),
+                        term.field_type
                     ))
                 }
                 _ => BoundExpression::Predicate(BoundPredicate::Unary { op, term }),
             });
         }
+        // only null checks take a struct, list or map (as Java's Binder)
+        let Some(ty) = term.field_type.as_primitive().cloned() else {
+            return fail(format!(
+                "its type {} is not a primitive type, which only 'is null' and 'is not null' take",
+                term.field_type
+            ));
+        };
         if let Some(v) = self.values.iter().find(|v| v.is_nan()) {
             return fail(format!(
                 "{v} is not a value to compare with; use 'is nan' or 'is not nan'"
@@ -98,7 +105,7 @@ impl Predicate {
             return fail(format!("'{}' needs a string column, not {ty}", op.symbol()));
         }
         if op.is_set() {
-            return self.bind_set(term);
+            return self.bind_set(term, ty);
         }
         let [value] = self.values.as_slice() else {
             return fail(format!("'{}' takes exactly one value", op.symbol()));
@@ -132,15 +139,9 @@ impl Predicate {
                 self.term
             ))
         })?;
-        let field_type = match &field.field_type {
-            Type::Primitive(p) => p.clone(),
-            other => {
-                return Err(Error::invalid_argument(format!(
-                    "cannot filter on '{}': its type {other} is not a primitive type",
-                    self.term
-                )))
-            }
-        };
+        // a struct, list or map binds for null checks only (`bind` refuses it for any
+        // other predicate), as in Java's Binder
+        let field_type = field.field_type.clone();
         Ok(BoundReference {
             field_id: id,
             name: self.term.clone(),
@@ -150,8 +151,7 @@ impl Predicate {
         })
     }
 
-    fn bind_set(&self, term: BoundReference) -> Result<BoundExpression> {
-        let ty = term.field_type.clone();
+    fn bind_set(&self, term: BoundReference, ty: PrimitiveType) -> Result<BoundExpression> {
         let mut literals: Vec<Literal> = Vec::with_capacity(self.values.len());
         for v in &self.values {
             match v.to_type(&ty).map_err(|e| {

@@ -286,7 +286,7 @@ impl BoundExpression {
                 json!({"type": "or", "left": l.to_json(), "right": r.to_json()})
             }
             BoundExpression::Predicate(p) => {
-                let ty = Type::Primitive(p.term().field_type.clone());
+                let ty = p.term().field_type.clone();
                 let values = match p {
                     BoundPredicate::Unary { .. } => Vec::new(),
                     BoundPredicate::Literal { literal, .. } => vec![value_json(literal, &ty)],

@@ -26,7 +26,7 @@ use super::metrics::{truncated_cmp, Bound, IN_PREDICATE_LIMIT};
 use super::{BoundExpression, BoundPredicate, BoundReference, Operation};
 use crate::error::{Error, Result};
 use crate::manifest::{FieldSummary, ManifestFile};
-use crate::spec::{Literal, PrimitiveType};
+use crate::spec::Literal;
 
 /// Decides whether a manifest may contain data files that match a partition filter.
 #[derive(Debug, Clone)]
@@ -94,9 +94,9 @@ fn decode<'a>(bytes: &'a [u8], term: &BoundReference) -> Result<Bound<'a>> {
 
 /// Java's `allValuesAreNull`: nulls and no lower bound; for floating-point fields also
 /// known to hold no NaN (a NaN is not in the bounds either).
-fn all_values_null(s: &FieldSummary, ty: &PrimitiveType) -> bool {
+fn all_values_null(s: &FieldSummary, term: &BoundReference) -> bool {
     let all_null = s.contains_null && s.lower_bound.is_none();
-    if all_null && matches!(ty, PrimitiveType::Float | PrimitiveType::Double) {
+    if all_null && term.is_floating_point() {
         return s.contains_nan == Some(false);
     }
     all_null
@@ -108,11 +108,7 @@ fn unique_value<'a>(s: &'a FieldSummary, term: &BoundReference) -> Result<Option
     if s.contains_null {
         return Ok(None);
     }
-    if matches!(
-        term.field_type,
-        PrimitiveType::Float | PrimitiveType::Double
-    ) && s.contains_nan != Some(false)
-    {
+    if term.is_floating_point() && s.contains_nan != Some(false) {
         return Ok(None);
     }
     let (Some(lower), Some(upper)) = (s.lower_bound.as_deref(), s.upper_bound.as_deref()) else {
@@ -135,8 +131,8 @@ fn eval_predicate(p: &BoundPredicate, summaries: &[FieldSummary]) -> Result<bool
     match p {
         BoundPredicate::Unary { op, .. } => Ok(match op {
             O::IsNull => s.contains_null,
-            O::NotNull => !all_values_null(s, &term.field_type),
-            O::IsNan => !(s.contains_nan == Some(false) || all_values_null(s, &term.field_type)),
+            O::NotNull => !all_values_null(s, term),
+            O::IsNan => !(s.contains_nan == Some(false) || all_values_null(s, term)),
             // NaN, no null, and no lower bound: every value is NaN
             O::NotNan => {
                 !(s.contains_nan == Some(true) && !s.contains_null && s.lower_bound.is_none())
@@ -163,6 +159,11 @@ fn eval_predicate(p: &BoundPredicate, summaries: &[FieldSummary]) -> Result<bool
                 })
             }
             O::Gt | O::GtEq => {
+                // a NaN partition value matches `>` and `>=` (NaN is above every number,
+                // as in the metrics evaluator); the bounds leave NaN out
+                if term.is_floating_point() && s.contains_nan != Some(false) {
+                    return Ok(MIGHT);
+                }
                 let Some(upper) = s.upper_bound.as_deref() else {
                     return Ok(CANNOT);
                 };

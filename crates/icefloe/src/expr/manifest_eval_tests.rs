@@ -162,10 +162,14 @@ fn nans() {
     assert!(!read(u(O::NotNan, "all_nans")));
     assert!(read(u(O::NotNan, "both_nan_and_null")));
     assert!(read(u(O::NotNan, "no_nan_or_null")));
-    // comparisons on a field of NaNs only: no bounds, nothing can match
+    // comparisons on a field of NaNs only: no bounds; NaN is above every number (Spark's
+    // order), so only `>` and `>=` can match (Java reads none)
     assert!(!read(c(O::Lt, "all_nans", 1.0)));
-    assert!(!read(c(O::GtEq, "all_nans", 1.0)));
+    assert!(read(c(O::GtEq, "all_nans", 1.0)));
+    assert!(read(c(O::Gt, "all_nans", 1.0)));
     assert!(!read(c(O::Eq, "all_nans", 1.0)));
+    // a field known to hold no NaN is pruned by its upper bound
+    assert!(!read(c(O::Gt, "no_nan_or_null", 1e300)));
 }
 
 // testMissingColumn / testCaseSensitiveIntegerNotEqRewritten

@@ -9,9 +9,18 @@
 //! the strict evaluator claim a match — with the exceptions Java has, reproduced here:
 //! - strict: when `null_value_counts` is present but has no entry for the column, the
 //!   column is taken to have no nulls (a required column's counts are often omitted);
-//! - strict: `nan_value_counts` missing (v1 writers) means "no NaN" for comparisons;
 //! - inclusive: a NaN lower bound (ORC writes NaN bounds when the first value is NaN) is
 //!   not trusted by `<`, `<=`, `=` and `in`.
+//!
+//! One difference from Java, so that a query's answer does not depend on which file a row
+//! is in: NaN is above every number (Spark's order, which the reader's residual applies
+//! too), so a NaN row matches `>`, `>=`, `!=` and `not in` and no other comparison. Java's
+//! inclusive evaluator prunes a file for `x > v` when its (NaN-free) upper bound is at
+//! most `v`, NaN rows and all, while its row evaluator keeps NaN rows of files it reads.
+//! Here a float or double column whose NaN count is not known to be 0 is never pruned
+//! by `>` or `>=`, and, in the strict evaluator, never claims every row for `<`, `<=`,
+//! `=` or `in` (Java takes a missing NaN count as 0 there); NaN rows do not keep a file
+//! from matching `>` or `>=` entirely.
 //!
 //! Bounds are decoded only when a predicate needs them, only for its column, and without
 //! allocating: numbers decode to a [`Literal`] on the stack, strings and binary compare
@@ -145,9 +154,20 @@ impl<'a> FileStats<'a> {
         }
     }
 
-    /// Strict: NaNs are possible only when the NaN count is known and positive.
-    fn can_contain_nans(&self, id: i32) -> bool {
-        count(self.nan_counts, id).is_some_and(|n| n > 0)
+    /// Inclusive: a float or double column may hold NaN unless its NaN count is known to
+    /// be 0 (or it holds nulls only).
+    fn may_contain_nan(&self, term: &BoundReference) -> bool {
+        term.is_floating_point()
+            && count(self.nan_counts, term.field_id) != Some(0)
+            && !self.nulls_only(term.field_id)
+    }
+
+    /// Strict: a float or double column may hold NaN unless its NaN count is known to be
+    /// 0. Java takes a missing count as 0 (v1 writers kept none), which would let `<`,
+    /// `<=`, `=` and `in` claim every row of a file whose NaN rows do not match, and a
+    /// whole-file delete drop them.
+    fn can_contain_nans(&self, term: &BoundReference) -> bool {
+        term.is_floating_point() && count(self.nan_counts, term.field_id) != Some(0)
     }
 
     /// The one value of a column whose bounds are equal and that has no nulls and no NaNs
@@ -197,7 +217,7 @@ pub(crate) enum Bound<'a> {
 
 impl<'a> Bound<'a> {
     pub(crate) fn decode(bytes: &'a [u8], term: &BoundReference) -> Result<Bound<'a>> {
-        match &term.field_type {
+        match term.primitive_type()? {
             PrimitiveType::String => {
                 // Java decodes string bounds and fails on invalid UTF-8; so do we
                 std::str::from_utf8(bytes).map_err(|e| {
@@ -368,8 +388,14 @@ fn inclusive_predicate(p: &BoundPredicate, s: &FileStats<'_>) -> Result<bool> {
                 }
             }
             O::Gt | O::GtEq => {
-                if s.nulls_only(id) || s.nans_only(id) {
+                if s.nulls_only(id) {
                     return Ok(CANNOT);
+                }
+                // NaN is above every number (Spark's order, and the residual's), so a NaN
+                // row matches `>` and `>=`; bounds leave NaN out, so they decide only for
+                // a file known to hold none (Java prunes here and loses the NaN rows)
+                if s.may_contain_nan(term) {
+                    return Ok(MIGHT);
                 }
                 // a NaN upper bound is above every value (Java's order): it decides nothing
                 match s.upper(term)? {
@@ -513,7 +539,7 @@ fn strict_predicate(p: &BoundPredicate, s: &FileStats<'_>) -> Result<bool> {
                     Ok(MIGHT_NOT)
                 }
                 O::Lt | O::LtEq => {
-                    if s.can_contain_nulls(id) || s.can_contain_nans(id) {
+                    if s.can_contain_nulls(id) || s.can_contain_nans(term) {
                         return Ok(MIGHT_NOT);
                     }
                     let Some(upper) = s.upper(term)? else {
@@ -527,7 +553,9 @@ fn strict_predicate(p: &BoundPredicate, s: &FileStats<'_>) -> Result<bool> {
                     })
                 }
                 O::Gt | O::GtEq => {
-                    if s.can_contain_nulls(id) || s.can_contain_nans(id) {
+                    // NaN rows match `>` and `>=` (NaN is above every number), so only
+                    // nulls keep a file whose lower bound is above the value from matching
+                    if s.can_contain_nulls(id) {
                         return Ok(MIGHT_NOT);
                     }
                     let Some(lower) = s.lower(term)? else {
@@ -544,7 +572,7 @@ fn strict_predicate(p: &BoundPredicate, s: &FileStats<'_>) -> Result<bool> {
                     })
                 }
                 O::Eq => {
-                    if s.can_contain_nulls(id) || s.can_contain_nans(id) {
+                    if s.can_contain_nulls(id) || s.can_contain_nans(term) {
                         return Ok(MIGHT_NOT);
                     }
                     if raw_bound(s.lower, id).is_none() || raw_bound(s.upper, id).is_none() {
@@ -589,7 +617,7 @@ fn strict_predicate(p: &BoundPredicate, s: &FileStats<'_>) -> Result<bool> {
             }
             match op {
                 O::In => {
-                    if s.can_contain_nulls(id) || s.can_contain_nans(id) {
+                    if s.can_contain_nulls(id) || s.can_contain_nans(term) {
                         return Ok(MIGHT_NOT);
                     }
                     if raw_bound(s.lower, id).is_none() || raw_bound(s.upper, id).is_none() {

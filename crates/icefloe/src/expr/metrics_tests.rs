@@ -515,16 +515,19 @@ fn inclusive_nan_bounds() {
         assert!(!inc_nan(c("some_nan_correct_bounds", 1.0)));
         assert!(inc_nan(c("some_nan_correct_bounds", 10.0)));
     }
+    // NaN is above every number (Spark's order): a file that may hold NaN may match `>`
+    // and `>=` whatever its bounds (Java prunes `all_nan`, `all_nan_null_bounds` and
+    // `some_nan_correct_bounds > 30`, NaN rows and all)
     for op in [O::Gt, O::GtEq] {
         let c = |col: &str, v: f64| Expression::compare(op, col, v);
-        assert!(!inc_nan(c("all_nan", 1.0)));
+        assert!(inc_nan(c("all_nan", 1.0)));
         assert!(inc_nan(c("max_nan", 1.0)));
         assert!(inc_nan(c("max_nan", 10.0)));
         assert!(inc_nan(c("min_max_nan", 1.0)));
-        assert!(!inc_nan(c("all_nan_null_bounds", 1.0)));
+        assert!(inc_nan(c("all_nan_null_bounds", 1.0)));
         assert!(inc_nan(c("some_nan_correct_bounds", 1.0)));
         assert!(inc_nan(c("some_nan_correct_bounds", 10.0)));
-        assert!(!inc_nan(Expression::compare(
+        assert!(inc_nan(Expression::compare(
             op,
             "some_nan_correct_bounds",
             30_i32
@@ -600,7 +603,51 @@ fn negative_nan_bounds_use_java_order() {
     );
     assert!(!inc_in(&nan_schema(), eq("max_nan", 0.0), &g));
     assert!(inc_in(&nan_schema(), lt("max_nan", 0.0), &g));
-    assert!(strict_in(&nan_schema(), lt("max_nan", 0.0), &g));
+    // without NaN counts the file may hold NaN rows, which `<` does not take
+    assert!(!strict_in(&nan_schema(), lt("max_nan", 0.0), &g));
+    let g_no_nan = DataFile {
+        nan_value_counts: Some(vec![(2, 0)]),
+        ..g
+    };
+    assert!(strict_in(&nan_schema(), lt("max_nan", 0.0), &g_no_nan));
+}
+
+/// One semantics for NaN, whichever file a row is in: NaN is above every number, so a
+/// NaN row matches `>` and `>=` (as the reader's residual and Spark decide) and no file
+/// that may hold one is pruned by them; it matches no `<`, `<=`, `=` or `in`.
+#[test]
+fn nan_rows_match_greater_than_in_pruning_and_strict_evaluation() {
+    let d = |v: f64| bytes(Literal::Double(v), P::Double);
+    // values 0.5 and 1.0, and NaN: the upper bound leaves NaN out
+    let file = |nans: Option<i64>| {
+        data_file(
+            3,
+            Some(vec![(2, 3)]),
+            Some(vec![(2, 0)]),
+            nans.map(|n| vec![(2, n)]),
+            Some(vec![(2, d(0.5))]),
+            Some(vec![(2, d(1.0))]),
+        )
+    };
+    for nans in [Some(1), None] {
+        let f = file(nans);
+        assert!(inc_in(&nan_schema(), gt("max_nan", 1.0), &f), "{nans:?}");
+        assert!(inc_in(&nan_schema(), gt_eq("max_nan", 2.0), &f), "{nans:?}");
+        // NaN matches no `<` / `=`: the bounds still decide
+        assert!(!inc_in(&nan_schema(), lt("max_nan", 0.5), &f), "{nans:?}");
+        assert!(!inc_in(&nan_schema(), eq("max_nan", 2.0), &f), "{nans:?}");
+        // and so not every row is below 2.0
+        assert!(
+            !strict_in(&nan_schema(), lt("max_nan", 2.0), &f),
+            "{nans:?}"
+        );
+        // every row is above 0.1, the NaN row too
+        assert!(strict_in(&nan_schema(), gt("max_nan", 0.1), &f), "{nans:?}");
+    }
+    // known to hold no NaN: the upper bound prunes
+    let f = file(Some(0));
+    assert!(!inc_in(&nan_schema(), gt("max_nan", 1.0), &f));
+    assert!(strict_in(&nan_schema(), lt("max_nan", 2.0), &f));
 }
 
 // "missing value_counts when null counts exist": nulls-only cannot be concluded

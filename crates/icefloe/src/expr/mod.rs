@@ -34,7 +34,8 @@ pub use project::{
 };
 pub use residual::ResidualEvaluator;
 
-use crate::spec::{Literal, PrimitiveType};
+use crate::error::{Error, Result};
+use crate::spec::{Literal, PrimitiveType, Type};
 
 /// The operation of a predicate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -257,11 +258,33 @@ pub struct BoundReference {
     pub field_id: i32,
     /// The name the expression used, kept for messages and projections.
     pub name: String,
-    pub field_type: PrimitiveType,
+    /// A primitive type, except for the term of a null check on a struct, list or map
+    /// column (Java's `Binder` binds `st is null`; no other predicate takes one).
+    pub field_type: Type,
     pub required: bool,
     /// Positions of the field in each struct from the row's root down (how to reach the
     /// value in a row or partition tuple).
     pub position: Vec<u32>,
+}
+
+impl BoundReference {
+    /// The column's primitive type: that of every term but a nested column's null check.
+    pub fn primitive_type(&self) -> Result<&PrimitiveType> {
+        self.field_type.as_primitive().ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "'{}' is a {}, which only 'is null' and 'is not null' take",
+                self.name, self.field_type
+            ))
+        })
+    }
+
+    /// Whether the column is a float or a double (NaN is one of its values).
+    pub fn is_floating_point(&self) -> bool {
+        matches!(
+            self.field_type,
+            Type::Primitive(PrimitiveType::Float | PrimitiveType::Double)
+        )
+    }
 }
 
 /// A predicate whose column is resolved and whose values are of the column's type.
@@ -316,7 +339,12 @@ impl BoundPredicate {
     /// residual shipped to an executor).
     pub fn unbind(&self) -> Predicate {
         let term = self.term().name.clone();
-        let ty = &self.term().field_type;
+        // literals only come with primitive columns; Unknown is never used for them
+        let ty = self
+            .term()
+            .field_type
+            .as_primitive()
+            .unwrap_or(&PrimitiveType::Unknown);
         let values = match self {
             BoundPredicate::Unary { .. } => Vec::new(),
             BoundPredicate::Literal { literal, .. } => vec![Datum::from_literal(literal, ty)],

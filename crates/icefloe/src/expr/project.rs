@@ -122,7 +122,10 @@ pub fn project_field(
     kind: ProjectionKind,
 ) -> Result<Option<Predicate>> {
     let name = field.name.as_str();
-    let source = &pred.term().field_type;
+    // a partition source is primitive: a nested column's null check projects to nothing
+    let Some(source) = pred.term().field_type.as_primitive() else {
+        return Ok(None);
+    };
     let transform = &field.transform;
     if !matches!(
         transform,
@@ -330,8 +333,8 @@ fn truncate_value(l: &Literal, delta: i8, w: u32, pred: &BoundPredicate) -> Resu
         Literal::Long(v) => Datum::Long(truncate_i64(v.wrapping_add(i64::from(delta)), w)),
         Literal::Decimal(v) => Datum::Decimal {
             unscaled: truncate_i128(v.wrapping_add(i128::from(delta)), w),
-            scale: match &pred.term().field_type {
-                PrimitiveType::Decimal { scale, .. } => *scale,
+            scale: match pred.term().field_type.as_primitive() {
+                Some(PrimitiveType::Decimal { scale, .. }) => *scale,
                 _ => 0,
             },
         },
@@ -353,7 +356,7 @@ fn time(
     kind: ProjectionKind,
 ) -> Result<Option<Predicate>> {
     use PrimitiveType as P;
-    let source = &pred.term().field_type;
+    let source = pred.term().primitive_type()?;
     let is_date = *source == P::Date;
     if is_date && unit == TimeUnit::Hour {
         return Err(Error::invalid_argument(format!(

@@ -312,3 +312,86 @@ fn a_required_field_of_an_optional_struct_can_be_null() {
         BoundExpression::False
     );
 }
+
+/// Java's Binder binds null checks on a struct (Spark pushes `st IS NULL` into Iceberg
+/// scans); every other predicate on one is refused. A required struct's null checks fold.
+#[test]
+fn null_checks_bind_on_structs_and_nothing_else_does() {
+    let b = bind(Expression::unary(Operation::IsNull, "location"));
+    match &b {
+        BoundExpression::Predicate(BoundPredicate::Unary { op, term }) => {
+            assert_eq!(*op, Operation::IsNull);
+            assert_eq!(term.field_id, 9);
+            assert!(matches!(term.field_type, Type::Struct(_)));
+            assert!(!term.required);
+            assert!(term.primitive_type().is_err());
+        }
+        other => panic!("not a null check: {other:?}"),
+    }
+    // negated through NOT, and written back as JSON for the executor's residual
+    let b = bind(Expression::not(Expression::unary(
+        Operation::IsNull,
+        "location",
+    )));
+    assert_eq!(
+        b.to_json(),
+        serde_json::json!({"type": "not-null", "term": "location"})
+    );
+    for e in [
+        Expression::compare(Operation::Eq, "location", 1_i32),
+        Expression::unary(Operation::IsNan, "location"),
+        Expression::is_in("location", vec![Datum::Int(1), Datum::Int(2)]),
+    ] {
+        let err = e.bind(&schema(), true).unwrap_err().to_string();
+        assert!(err.contains("location"), "{err}");
+    }
+    let required = Schema::new(
+        0,
+        vec![NestedField::required(
+            1,
+            "r",
+            Type::Struct(Arc::new(StructType::new(vec![NestedField::optional(
+                2,
+                "x",
+                P::Int.into(),
+            )]))),
+        )],
+        vec![],
+    )
+    .unwrap();
+    let is_null = Expression::unary(Operation::IsNull, "r");
+    assert_eq!(
+        is_null.bind(&required, true).unwrap(),
+        BoundExpression::False
+    );
+    let not_null = Expression::unary(Operation::NotNull, "r");
+    assert_eq!(
+        not_null.bind(&required, true).unwrap(),
+        BoundExpression::True
+    );
+}
+
+/// A struct's nullness is not its children's: a struct may be null while its children
+/// have no null counted (the writer counts leaf columns only), so the metrics of its
+/// children never prune nor claim a struct's null check.
+#[test]
+fn struct_null_checks_are_not_decided_by_the_children_metrics() {
+    use crate::manifest::{DataContentType, DataFile, FileFormat};
+    let mut file = DataFile::new(
+        DataContentType::Data,
+        "f.parquet",
+        FileFormat::Parquet,
+        vec![],
+        10,
+        100,
+    );
+    file.value_counts = Some(vec![(10, 10), (11, 10)]);
+    file.null_value_counts = Some(vec![(10, 0), (11, 0)]);
+    for op in [Operation::IsNull, Operation::NotNull] {
+        let bound = bind(Expression::unary(op, "location"));
+        assert!(InclusiveMetricsEvaluator::new(bound.clone())
+            .eval(&file)
+            .unwrap());
+        assert!(!StrictMetricsEvaluator::new(bound).eval(&file).unwrap());
+    }
+}

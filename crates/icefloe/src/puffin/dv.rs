@@ -22,6 +22,7 @@ use roaring::RoaringBitmap;
 
 use crate::error::{Error, Result};
 use crate::io::FileIO;
+use crate::manifest::DataFile;
 use crate::puffin::file::{BlobMetadata, NewBlob, PuffinReader, PuffinWriter};
 
 /// The Puffin blob type of a deletion vector.
@@ -458,6 +459,15 @@ pub fn read_deletion_vector_blob(
     reader: &PuffinReader<'_>,
     blob: &BlobMetadata,
 ) -> Result<DeletionVector> {
+    read_deletion_vector_blob_checked(reader, blob, None)
+}
+
+/// [`read_deletion_vector_blob`] for a vector already read (`read`), or read here.
+fn read_deletion_vector_blob_checked(
+    reader: &PuffinReader<'_>,
+    blob: &BlobMetadata,
+    read: Option<DeletionVector>,
+) -> Result<DeletionVector> {
     let location = reader.location();
     if blob.blob_type != DELETION_VECTOR_V1 {
         return Err(Error::invalid_argument(format!(
@@ -475,7 +485,10 @@ pub fn read_deletion_vector_blob(
         )
         .in_file(location));
     }
-    let dv = read_deletion_vector(reader.io(), location, blob.offset, blob.length)?;
+    let dv = match read {
+        Some(dv) => dv,
+        None => read_deletion_vector(reader.io(), location, blob.offset, blob.length)?,
+    };
     if let Some(card) = blob.property(PROPERTY_CARDINALITY) {
         if card.parse::<u64>().ok() != Some(dv.cardinality()) {
             return Err(corrupt(
@@ -489,4 +502,107 @@ pub fn read_deletion_vector_blob(
         }
     }
     Ok(dv)
+}
+
+/// What the manifest entry of a DV says of it: where its blob is, how many positions it
+/// holds (`record_count`), and which data file it is for.
+#[derive(Debug, Clone, Copy)]
+pub struct DvEntry<'a> {
+    pub location: &'a str,
+    pub offset: u64,
+    pub length: u64,
+    pub record_count: i64,
+    pub referenced_data_file: Option<&'a str>,
+    /// The Puffin file's size (`file_size_in_bytes`), which saves a look-up.
+    pub file_size: Option<u64>,
+}
+
+impl<'a> DvEntry<'a> {
+    /// The DV entry of a delete file: a Puffin file with a blob offset and size.
+    pub fn of(f: &'a DataFile) -> Result<Self> {
+        let (Some(offset), Some(length)) = (f.content_offset, f.content_size_in_bytes) else {
+            return Err(Error::invalid_metadata(
+                "content_offset",
+                "a deletion vector's entry needs content_offset and content_size_in_bytes",
+            )
+            .in_file(&f.file_path));
+        };
+        let (Ok(offset), Ok(length)) = (u64::try_from(offset), u64::try_from(length)) else {
+            return Err(Error::invalid_metadata(
+                "content_offset",
+                format!("negative blob offset {offset} or size {length}"),
+            )
+            .in_file(&f.file_path));
+        };
+        Ok(DvEntry {
+            location: &f.file_path,
+            offset,
+            length,
+            record_count: f.record_count,
+            referenced_data_file: f.referenced_data_file.as_deref(),
+            file_size: u64::try_from(f.file_size_in_bytes).ok(),
+        })
+    }
+}
+
+/// Reads the DV of a manifest entry and checks it against the entry, so that a DV that
+/// does not say what its entry says is refused rather than applied:
+/// - the vector's cardinality is the entry's `record_count` (Java's "Invalid
+///   cardinality");
+/// - the Puffin footer describes a `deletion-vector-v1` blob at the entry's offset, of its
+///   length, uncompressed, whose `referenced-data-file` is the entry's and whose
+///   `cardinality` property (when present) is the vector's.
+pub fn read_entry_deletion_vector(io: &dyn FileIO, e: &DvEntry<'_>) -> Result<DeletionVector> {
+    let location = e.location;
+    let dv = read_deletion_vector(io, location, e.offset, e.length)?;
+    if i64::try_from(dv.cardinality()).ok() != Some(e.record_count) {
+        return Err(Error::invalid_metadata(
+            "record_count",
+            format!(
+                "invalid cardinality: the deletion vector at offset {} holds {} positions, \
+                 its manifest entry's record_count is {}",
+                e.offset,
+                dv.cardinality(),
+                e.record_count
+            ),
+        )
+        .in_file(location));
+    }
+    let reader = PuffinReader::open(io, location, e.file_size)?;
+    let Some(blob) = reader.blobs().iter().find(|b| b.offset == e.offset) else {
+        return Err(corrupt(
+            "offset",
+            format!(
+                "the footer describes no blob at offset {}, where the manifest entry puts a \
+                 deletion vector",
+                e.offset
+            ),
+        )
+        .in_file(location));
+    };
+    if blob.length != e.length {
+        return Err(corrupt(
+            "length",
+            format!(
+                "the blob at offset {} is {} bytes long, its manifest entry says {}",
+                e.offset, blob.length, e.length
+            ),
+        )
+        .in_file(location));
+    }
+    let from_footer = read_deletion_vector_blob_checked(&reader, blob, Some(dv))?;
+    let referenced = blob.property(PROPERTY_REFERENCED_DATA_FILE);
+    if referenced != e.referenced_data_file {
+        return Err(corrupt(
+            PROPERTY_REFERENCED_DATA_FILE,
+            format!(
+                "the blob at offset {} is for {}, its manifest entry for {}",
+                e.offset,
+                referenced.unwrap_or("no data file"),
+                e.referenced_data_file.unwrap_or("no data file")
+            ),
+        )
+        .in_file(location));
+    }
+    Ok(from_footer)
 }

@@ -8,7 +8,8 @@ pub mod file;
 
 pub use dv::{
     merge_position_deletes, read_deletion_vector, read_deletion_vector_blob,
-    write_deletion_vectors, DeletionVector, DvBlobRef, DELETION_VECTOR_V1,
+    read_entry_deletion_vector, write_deletion_vectors, DeletionVector, DvBlobRef, DvEntry,
+    DELETION_VECTOR_V1,
 };
 pub use file::{
     BlobMetadata, CompressionCodec, FileMetadata, NewBlob, PuffinReader, PuffinWriter,

@@ -659,3 +659,78 @@ fn local_file_round_trip() {
     assert_eq!(got, dv);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A DV read for its manifest entry is checked against the entry, as Java checks the
+/// cardinality ("Invalid cardinality"); the footer's `referenced-data-file`, length and
+/// type must agree with the entry too. Each mismatch is a typed error naming the file.
+#[test]
+fn entry_deletion_vectors_are_checked_against_their_entry() {
+    let io = MemIO::default();
+    let a = DeletionVector::from_positions([3, 4, 5]).unwrap();
+    let b = DeletionVector::from_positions([1]).unwrap();
+    let refs = write_deletion_vectors(
+        &io,
+        "dv.puffin",
+        [("data/a.parquet", &a), ("data/b.parquet", &b)],
+    )
+    .unwrap();
+    let entry = DvEntry {
+        location: "dv.puffin",
+        offset: refs[0].offset,
+        length: refs[0].length,
+        record_count: 3,
+        referenced_data_file: Some("data/a.parquet"),
+        file_size: None,
+    };
+    assert_eq!(read_entry_deletion_vector(&io, &entry).unwrap(), a);
+
+    let check = |e: DvEntry<'_>, field: &str, says: &str| {
+        let err = read_entry_deletion_vector(&io, &e).unwrap_err();
+        let at = err
+            .location()
+            .unwrap_or_else(|| panic!("no location: {err}"));
+        assert_eq!(at.file, e.location, "{err}");
+        assert!(at.field.ends_with(field), "{err}");
+        assert!(err.to_string().contains(says), "{err}");
+    };
+    check(
+        DvEntry {
+            record_count: 4,
+            ..entry
+        },
+        "record_count",
+        "invalid cardinality",
+    );
+    check(
+        DvEntry {
+            referenced_data_file: Some("data/b.parquet"),
+            ..entry
+        },
+        "referenced-data-file",
+        "is for data/a.parquet",
+    );
+    // the second blob's bytes under the first blob's entry: both cardinalities are 1
+    // and 3, so give the entry the right count and see the footer disagree on the file
+    check(
+        DvEntry {
+            offset: refs[1].offset,
+            length: refs[1].length,
+            record_count: 1,
+            ..entry
+        },
+        "referenced-data-file",
+        "is for data/b.parquet",
+    );
+    // a DV's bytes at an offset the footer does not list
+    let shifted = [vec![0_u8; 3], io.read("dv.puffin").unwrap()].concat();
+    io.write_new("shifted.puffin", &shifted).unwrap();
+    check(
+        DvEntry {
+            location: "shifted.puffin",
+            offset: refs[0].offset + 3,
+            ..entry
+        },
+        "offset",
+        "no blob at offset",
+    );
+}

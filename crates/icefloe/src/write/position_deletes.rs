@@ -20,7 +20,7 @@ use crate::manifest::{
     ManifestEntry, ManifestReadOptions,
 };
 use crate::puffin::dv::deletion_vector_blob;
-use crate::puffin::{read_deletion_vector, DeletionVector, PuffinWriter};
+use crate::puffin::{read_entry_deletion_vector, DeletionVector, DvEntry, PuffinWriter};
 use crate::spec::snapshot::Snapshot;
 use crate::spec::table_metadata::TableMetadata;
 
@@ -161,19 +161,9 @@ pub fn write_dvs(
         let path = &t.data.data_file.file_path;
         let mut dv = dv.clone();
         if let Some(old) = &t.dv {
-            let (Some(offset), Some(len)) = (old.content_offset, old.content_size_in_bytes) else {
-                return Err(Error::invalid_metadata(
-                    "content_offset",
-                    format!("the DV of {path} has no blob offset or size"),
-                )
-                .in_file(&old.file_path));
-            };
-            let existing = read_deletion_vector(
-                io,
-                &old.file_path,
-                u64::try_from(offset).unwrap_or(0),
-                u64::try_from(len).unwrap_or(0),
-            )?;
+            // checked against its entry: a DV that is not what its entry says must not be
+            // folded into the new one
+            let existing = read_entry_deletion_vector(io, &DvEntry::of(old)?)?;
             dv.merge(&existing);
             out.removed.push((t.spec_id, old.clone()));
         }

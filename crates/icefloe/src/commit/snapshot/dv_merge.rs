@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::io::FileIO;
 use crate::manifest::{DataContentType, DataFile, FileFormat};
 use crate::puffin::dv::deletion_vector_blob;
-use crate::puffin::{read_deletion_vector, DeletionVector, PuffinWriter};
+use crate::puffin::{read_entry_deletion_vector, DeletionVector, DvEntry, PuffinWriter};
 use crate::spec::table_metadata::TableMetadata;
 use crate::write::location::LocationProvider;
 
@@ -121,28 +121,8 @@ fn check_can_merge(
     Ok(())
 }
 
-/// Reads a new DV by its manifest fields; its cardinality must be its record count.
+/// Reads a new DV by its manifest fields, checked against them (its cardinality is its
+/// record count; the Puffin footer agrees on its data file).
 fn read_dv(io: &dyn FileIO, f: &DataFile) -> Result<DeletionVector> {
-    let (Some(offset), Some(size)) = (f.content_offset, f.content_size_in_bytes) else {
-        return Err(Error::invalid_argument(format!(
-            "{}: a DV needs content_offset and content_size_in_bytes",
-            f.file_path
-        )));
-    };
-    let (Ok(offset), Ok(size)) = (u64::try_from(offset), u64::try_from(size)) else {
-        return Err(Error::invalid_argument(format!(
-            "{}: negative content_offset or content_size_in_bytes",
-            f.file_path
-        )));
-    };
-    let dv = read_deletion_vector(io, &f.file_path, offset, size)?;
-    if i64::try_from(dv.cardinality()).ok() != Some(f.record_count) {
-        return Err(Error::invalid_argument(format!(
-            "{}: the DV at offset {offset} holds {} positions, its record_count is {}",
-            f.file_path,
-            dv.cardinality(),
-            f.record_count
-        )));
-    }
-    Ok(dv)
+    read_entry_deletion_vector(io, &DvEntry::of(f)?)
 }
