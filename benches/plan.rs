@@ -13,13 +13,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use icefloe::arrow::plan::{plan_stream, plan_to_batches};
 use icefloe::expr::Expression;
 use icefloe::io::{FileIO, LocalFileIO, MemoryFileIO};
 use icefloe::manifest::{
     write_manifest_list, Codec, DataContentType, DataFile, FileFormat, ManifestContent,
     ManifestWriter,
 };
+use icefloe::scan::plan_batches::{plan_stream, plan_to_batches};
 use icefloe::scan::TableScan;
 use icefloe::spec::partition::{PartitionField, PartitionSpec};
 use icefloe::spec::table_metadata::TableMetadata;

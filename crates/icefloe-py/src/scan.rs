@@ -1,14 +1,14 @@
 //! Scan planning for Python: the plan comes back as pyarrow record batches (the planning
-//! is `icefloe::scan`, the Arrow form `icefloe::arrow::plan`).
+//! is `icefloe::scan`, the Arrow form `icefloe::scan::plan_batches`).
 
 use std::sync::{Arc, Mutex};
 
 use arrow::pyarrow::ToPyArrow;
-use icefloe::arrow::packed::{plan_packed, task_group_from_payload};
-use icefloe::arrow::plan::{plan_stream, plan_to_batches, PlanStream};
 use icefloe::expr::Expression;
 use icefloe::io::LocalFileIO;
+use icefloe::scan::plan_batches::{plan_stream, plan_to_batches, PlanStream};
 use icefloe::scan::split::SplitOptions;
+use icefloe::scan::task_groups::{plan_packed, task_group_from_payload};
 use icefloe::scan::{ScanMetrics, SnapshotSelection, TableScan};
 use icefloe::spec::table_metadata::TableMetadata;
 use icefloe::Error;
@@ -30,7 +30,7 @@ type PlannedScan = (Py<PyAny>, Py<PyAny>, Vec<(String, usize)>);
 /// table's `read.split.*` properties unless `target_split_size` is given. Returns the
 /// pyarrow schema, the record batches and the planning counts; with `packed` and
 /// `payloads`, the schema is None and the list holds each group as `(payload bytes,
-/// number of tasks)` (`icefloe::arrow::packed::PackedPlan::payloads`).
+/// number of tasks)` (`icefloe::scan::task_groups::PackedPlan::payloads`).
 #[pyfunction]
 #[pyo3(signature = (metadata, filter_json = None, filter = None, selected = None, snapshot_id = None, ref_name = None, as_of_ms = None, case_sensitive = true, packed = false, target_split_size = None, batch_rows = 65536, threads = None, appends_after = None, incremental = false, payloads = false))]
 #[allow(clippy::too_many_arguments)]

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use arrow::datatypes::Schema as ArrowSchema;
 use arrow::pyarrow::FromPyArrow;
 use arrow::record_batch::RecordBatch;
-use icefloe::arrow::schema_from_arrow::arrow_to_schema;
+use icefloe::arrow::arrow_to_schema;
 use icefloe::catalog::{Catalog, TableIdent, TableState};
 use icefloe::commit::data_files::data_files_from_batch;
 use icefloe::commit::snapshot::validate::IsolationLevel;

@@ -5,7 +5,7 @@
 use arrow::array::{Array, StructArray, UInt32Array};
 use arrow::pyarrow::{FromPyArrow, PyArrowType, ToPyArrow};
 use arrow::record_batch::RecordBatch;
-use icefloe::write::arrow_schema::schema_to_arrow;
+use icefloe::arrow::schema_to_arrow;
 use icefloe::write::metrics::MetricsCollector;
 use icefloe::write::metrics_config::MetricsConfig;
 use icefloe::write::partition::partition_batch as partition_rows;

@@ -3,9 +3,11 @@
 
 pub mod delete_index;
 pub mod partition_key;
+pub mod plan_batches;
 pub mod planner;
 pub mod split;
 pub mod task;
+pub mod task_groups;
 
 #[cfg(test)]
 mod delete_index_tests;

@@ -6,7 +6,6 @@
 //! module needs only the table's schema, spec, sort order and properties, so it runs where
 //! no catalog is reachable.
 
-pub mod arrow_schema;
 pub mod human;
 pub mod location;
 pub mod metrics;

@@ -496,7 +496,7 @@ fn data_file_keeps_sizes_of_measured_columns() {
 #[test]
 fn arrow_schema_carries_field_ids() {
     let s = nested_schema();
-    let a = super::arrow_schema::schema_to_arrow(&s).unwrap();
+    let a = crate::arrow::schema_to_arrow(&s).unwrap();
     let id = |f: &Field| f.metadata().get("PARQUET:field_id").cloned().unwrap();
     assert_eq!(id(a.field(0)), "1");
     let DataType::Struct(p) = a.field(1).data_type() else {

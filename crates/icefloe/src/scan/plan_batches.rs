@@ -22,13 +22,12 @@ use arrow_array::builder::{Int32Builder, Int64Builder, ListBuilder, StringBuilde
 use arrow_array::{Array, ArrayRef, Int32Array, Int64Array, RecordBatch, StructArray};
 use arrow_schema::{DataType, Field, Fields, Schema as ArrowSchema};
 
-use super::{iceberg_to_arrow_type, literals_to_array};
+use crate::arrow::{iceberg_to_arrow_type, literals_to_array, PARQUET_FIELD_ID};
 use crate::error::{Error, Result};
 use crate::expr::BoundExpression;
 use crate::scan::{FileScanTask, ScanFile, ScanMetrics, ScanPlan, TableScan};
 use crate::spec::transform::Transform;
 use crate::spec::{Literal, PrimitiveType, Type};
-use crate::write::arrow_schema::PARQUET_FIELD_ID;
 
 /// Schema metadata keys.
 pub const SNAPSHOT_ID_KEY: &str = "icefloe.snapshot_id";

@@ -21,7 +21,9 @@ use std::sync::Arc;
 use arrow_array::{Array, ArrayRef, Int32Array, Int64Array, RecordBatch};
 use arrow_schema::Schema as ArrowSchema;
 
-use super::plan::{arrow_err, remap_residuals, stream_schema, tasks_to_batches, ResidualMerger};
+use super::plan_batches::{
+    arrow_err, remap_residuals, stream_schema, tasks_to_batches, ResidualMerger,
+};
 use crate::error::{Error, Result};
 use crate::scan::split::{delete_weight, merge_adjacent, new_packer, split_ranges, weight_of};
 use crate::scan::{ScanPlan, SplitOptions, TableScan};
@@ -291,5 +293,5 @@ pub fn task_group_from_payload(payload: &[u8]) -> Result<std::borrow::Cow<'_, [u
 }
 
 #[cfg(test)]
-#[path = "packed_tests.rs"]
+#[path = "task_groups_tests.rs"]
 mod tests;

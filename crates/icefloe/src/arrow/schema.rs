@@ -1,21 +1,78 @@
-//! An Iceberg schema from an Arrow schema (a pyarrow schema given to `create_table`).
+//! Iceberg schemas and Arrow schemas, both ways, tied by field ids kept in each Arrow
+//! field's `PARQUET:field_id` metadata (Parquet files carry Iceberg field ids there, and
+//! readers select columns by id).
 //!
-//! Fields keep the id in their `PARQUET:field_id` metadata where there is one; the others
-//! get ids after the highest one present. A new table renumbers every column anyway (as
-//! Java does), so these ids only tie a partition spec or sort order to its columns.
-//! Nullable Arrow fields are optional Iceberg fields.
+//! - [`schema_to_arrow`]: the Arrow schema data files are written with: the Iceberg schema
+//!   in the Arrow types of [`iceberg_to_arrow_type`], with the field id of every field
+//!   (nested too). List elements are named `element`, map entries `key_value` (the Parquet
+//!   names, which pyarrow keeps).
+//! - [`arrow_to_schema`]: an Iceberg schema from an Arrow schema (a pyarrow schema given to
+//!   `create_table`). Fields keep the id in their metadata where there is one; the others
+//!   get ids after the highest one present. A new table renumbers every column anyway (as
+//!   Java does), so these ids only tie a partition spec or sort order to its columns.
+//!   Nullable Arrow fields are optional Iceberg fields.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow_schema::{DataType, Field, Schema as ArrowSchema};
+use arrow_schema::{DataType, Field, Fields, Schema as ArrowSchema};
 
-use super::arrow_type_to_iceberg;
+use super::types::{arrow_type_to_iceberg, iceberg_to_arrow_type};
 use crate::error::{Error, Result};
 use crate::spec::schema::Schema;
 use crate::spec::types::{ListType, MapType, NestedField, PrimitiveType, StructType, Type};
 
 /// The metadata key under which pyarrow and Parquet keep a field's id.
 pub const PARQUET_FIELD_ID: &str = "PARQUET:field_id";
+
+/// The Arrow schema of data files written for `schema` (see the module documentation).
+pub fn schema_to_arrow(schema: &Schema) -> Result<ArrowSchema> {
+    let fields = schema
+        .fields()
+        .iter()
+        .map(field_to_arrow)
+        .collect::<Result<Vec<_>>>()?;
+    Ok(ArrowSchema::new(fields))
+}
+
+fn field_to_arrow(f: &NestedField) -> Result<Field> {
+    let data_type = type_to_arrow(&f.field_type)?;
+    Ok(
+        Field::new(&f.name, data_type, !f.required).with_metadata(HashMap::from([(
+            PARQUET_FIELD_ID.to_string(),
+            f.id.to_string(),
+        )])),
+    )
+}
+
+fn type_to_arrow(t: &Type) -> Result<DataType> {
+    Ok(match t {
+        Type::Primitive(p) => iceberg_to_arrow_type(p)?,
+        Type::Struct(s) => DataType::Struct(Fields::from(
+            s.fields
+                .iter()
+                .map(field_to_arrow)
+                .collect::<Result<Vec<_>>>()?,
+        )),
+        Type::List(l) => DataType::List(Arc::new(field_to_arrow(&l.element_field)?)),
+        Type::Map(m) => {
+            let entries = Field::new(
+                "key_value",
+                DataType::Struct(Fields::from(vec![
+                    field_to_arrow(&m.key_field)?,
+                    field_to_arrow(&m.value_field)?,
+                ])),
+                false,
+            );
+            DataType::Map(Arc::new(entries), false)
+        }
+        Type::Variant => {
+            return Err(Error::unsupported(
+                "writing variant columns is not supported",
+            ))
+        }
+    })
+}
 
 fn field_id(f: &Field) -> Result<Option<i32>> {
     match f.metadata().get(PARQUET_FIELD_ID) {

@@ -8,13 +8,13 @@ use std::sync::Arc;
 use arrow_array::{Array, Int32Array, RecordBatch};
 
 use super::*;
-use crate::arrow::plan::RESIDUALS_KEY;
 use crate::catalog::{Catalog, TableIdent, TableState};
 use crate::commit::snapshot::SnapshotProducer;
 use crate::commit::test_catalog::{create_id_cat_table, MemoryCatalog};
 use crate::commit::transaction::Transaction;
 use crate::expr::{Datum, Expression, Operation};
 use crate::manifest::{DataContentType, DataFile, FileFormat};
+use crate::scan::plan_batches::RESIDUALS_KEY;
 use crate::scan::{plan_tasks, FileScanTask};
 use crate::spec::Literal;
 
