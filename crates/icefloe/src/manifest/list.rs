@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use super::avro::{
     put_bool, put_bytes, put_int, put_long, AvroSchema, Container, ContainerWriter, Cursor,
 };
-use super::reader::{for_each_item, opt_bool, opt_bytes, opt_int, opt_long, opt_str, req};
+use super::avro_values::{for_each_item, opt_bool, opt_bytes, opt_int, opt_long, opt_str, req};
 use super::writer::{avro_field, avro_list};
 use super::{Codec, FieldSummary, ManifestContent, ManifestFile, UNASSIGNED_SEQUENCE_NUMBER};
 use crate::error::{Error, Result};

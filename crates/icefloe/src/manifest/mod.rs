@@ -4,6 +4,8 @@
 //! snapshot ids, sequence numbers and first row ids.
 
 pub(crate) mod avro;
+mod avro_values;
+mod data_file_field;
 mod inflate;
 pub mod key_value;
 pub mod list;

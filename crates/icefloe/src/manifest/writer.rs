@@ -22,30 +22,7 @@ use crate::MAX_FORMAT_VERSION;
 /// Java writes this block size into the deprecated v1 field `block_size_in_bytes`.
 const V1_BLOCK_SIZE: i64 = 64 * 1024 * 1024;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum W {
-    Content,
-    FilePath,
-    FileFormat,
-    Partition,
-    RecordCount,
-    FileSize,
-    BlockSize,
-    ColumnSizes,
-    ValueCounts,
-    NullValueCounts,
-    NanValueCounts,
-    LowerBounds,
-    UpperBounds,
-    KeyMetadata,
-    SplitOffsets,
-    EqualityIds,
-    SortOrderId,
-    FirstRowId,
-    ReferencedDataFile,
-    ContentOffset,
-    ContentSize,
-}
+use super::data_file_field::DataFileField as W;
 
 const V1_FILE: &[W] = &[
     W::FilePath,
@@ -151,28 +128,29 @@ pub(crate) fn avro_list(element_id: i32, items: Value) -> Value {
 }
 
 fn file_field_schema(w: W, partition: &Value) -> Value {
+    let (name, id) = (w.name(), w.id());
     match w {
-        W::Content => avro_field("content", 134, json!("int"), true),
-        W::FilePath => avro_field("file_path", 100, json!("string"), true),
-        W::FileFormat => avro_field("file_format", 101, json!("string"), true),
-        W::Partition => avro_field("partition", 102, partition.clone(), true),
-        W::RecordCount => avro_field("record_count", 103, json!("long"), true),
-        W::FileSize => avro_field("file_size_in_bytes", 104, json!("long"), true),
-        W::BlockSize => avro_field("block_size_in_bytes", 105, json!("long"), true),
-        W::ColumnSizes => int_map("column_sizes", 108, 117, 118, "long"),
-        W::ValueCounts => int_map("value_counts", 109, 119, 120, "long"),
-        W::NullValueCounts => int_map("null_value_counts", 110, 121, 122, "long"),
-        W::NanValueCounts => int_map("nan_value_counts", 137, 138, 139, "long"),
-        W::LowerBounds => int_map("lower_bounds", 125, 126, 127, "bytes"),
-        W::UpperBounds => int_map("upper_bounds", 128, 129, 130, "bytes"),
-        W::KeyMetadata => avro_field("key_metadata", 131, json!("bytes"), false),
-        W::SplitOffsets => avro_field("split_offsets", 132, avro_list(133, json!("long")), false),
-        W::EqualityIds => avro_field("equality_ids", 135, avro_list(136, json!("int")), false),
-        W::SortOrderId => avro_field("sort_order_id", 140, json!("int"), false),
-        W::FirstRowId => avro_field("first_row_id", 142, json!("long"), false),
-        W::ReferencedDataFile => avro_field("referenced_data_file", 143, json!("string"), false),
-        W::ContentOffset => avro_field("content_offset", 144, json!("long"), false),
-        W::ContentSize => avro_field("content_size_in_bytes", 145, json!("long"), false),
+        W::Content | W::FileFormat | W::FilePath => {
+            let ty = if w == W::Content { "int" } else { "string" };
+            avro_field(name, id, json!(ty), true)
+        }
+        W::Partition => avro_field(name, id, partition.clone(), true),
+        W::RecordCount | W::FileSize | W::BlockSize => avro_field(name, id, json!("long"), true),
+        // the key and value ids of the maps and the element ids of the lists
+        W::ColumnSizes => int_map(name, id, 117, 118, "long"),
+        W::ValueCounts => int_map(name, id, 119, 120, "long"),
+        W::NullValueCounts => int_map(name, id, 121, 122, "long"),
+        W::NanValueCounts => int_map(name, id, 138, 139, "long"),
+        W::LowerBounds => int_map(name, id, 126, 127, "bytes"),
+        W::UpperBounds => int_map(name, id, 129, 130, "bytes"),
+        W::SplitOffsets => avro_field(name, id, avro_list(133, json!("long")), false),
+        W::EqualityIds => avro_field(name, id, avro_list(136, json!("int")), false),
+        W::KeyMetadata => avro_field(name, id, json!("bytes"), false),
+        W::SortOrderId => avro_field(name, id, json!("int"), false),
+        W::ReferencedDataFile => avro_field(name, id, json!("string"), false),
+        W::FirstRowId | W::ContentOffset | W::ContentSize => {
+            avro_field(name, id, json!("long"), false)
+        }
     }
 }
 
@@ -298,7 +276,7 @@ fn put_partition_value(out: &mut Vec<u8>, v: &Literal, ty: &PrimitiveType) -> Re
             let size = decimal_required_bytes(*precision);
             let all = d.to_be_bytes();
             let bytes = &all[16 - size..];
-            if super::reader::decimal_from_be(bytes) != Some(*d) {
+            if super::avro_values::decimal_from_be(bytes) != Some(*d) {
                 return Err(Error::invalid_argument(format!(
                     "decimal partition value {d} does not fit {ty}"
                 )));

@@ -25,11 +25,12 @@
 //! null, a partition with values other than ints and longs) are decoded by the
 //! `EntryPlan`'s own field decoder from the fast path.
 
-use super::{
-    file_class, file_target, long_literal, put_bound, put_bound_call, BoundsMap, Class, EntryPlan,
+use super::plan::{
+    file_class, file_target, long_literal, put_bound, put_bound_call, Class, EntryPlan,
     EntryTarget, FileTarget, Opt,
 };
 use crate::manifest::avro::{AvroField, AvroSchema, Cursor, Rest, SkipPlan};
+use crate::manifest::avro_values::BoundsMap;
 use crate::manifest::{DataContentType, FileFormat, ManifestEntry, ManifestStatus};
 use crate::spec::{Literal, PrimitiveType};
 
