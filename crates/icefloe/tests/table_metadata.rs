@@ -143,7 +143,8 @@ fn v1_round_trip_writes_deprecated_fields() {
     assert!(out.get("schemas").is_some());
     assert!(out.get("last-sequence-number").is_none());
     assert!(out.get("next-row-id").is_none());
-    assert!(out.get("table-uuid").is_none());
+    // Java writes a missing v1 uuid as null
+    assert_eq!(out.get("table-uuid"), Some(&Value::Null));
     for s in out["snapshots"].as_array().unwrap() {
         assert!(s.get("sequence-number").is_none(), "{s}");
     }
@@ -340,6 +341,94 @@ fn v2_without_refs_gets_main_branch_and_no_snapshot_writes_minus_one() {
     assert!(m.refs.is_empty());
     let out = round_trip(&m);
     assert_eq!(out["current-snapshot-id"], -1);
+}
+
+#[test]
+fn refs_without_main_are_kept_as_written() {
+    // Java's TableMetadataParser makes a `main` branch only when there is no `refs` field
+    let mut v = fixture_json("v2-full.metadata.json");
+    remove(&mut v["refs"], "main");
+    let m = TableMetadata::from_json_value(&v).unwrap();
+    let names: Vec<&str> = m.refs.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["release-1", "audit"]);
+    assert!(m.snapshot_ref("main").is_none());
+    assert_eq!(m.current_snapshot_id, Some(3055729675574597006));
+    assert_eq!(
+        m.current_snapshot().unwrap().snapshot_id,
+        3055729675574597006
+    );
+    let out = round_trip(&m);
+    assert!(out["refs"].get("main").is_none(), "{}", out["refs"]);
+    assert_eq!(out["current-snapshot-id"], json!(3055729675574597006i64));
+
+    // an empty `refs` likewise
+    let mut v = fixture_json("v2-full.metadata.json");
+    v["refs"] = json!({});
+    let m = TableMetadata::from_json_value(&v).unwrap();
+    assert!(m.refs.is_empty());
+    assert!(m.current_snapshot().is_some());
+    assert_eq!(round_trip(&m)["refs"], json!({}));
+
+    // `"refs": null` is not an absent field: Java refuses it as a non-object
+    let mut v = fixture_json("v2-full.metadata.json");
+    v["refs"] = Value::Null;
+    let e = read_err(&v);
+    assert!(matches!(e, Error::InvalidMetadata { .. }), "{e:?}");
+    assert_eq!(field(&e), "refs");
+}
+
+#[test]
+fn negative_current_snapshot_ids_name_no_snapshot() {
+    // Java accepts any negative id that names no snapshot, as "no current snapshot"
+    let mut v = fixture_json("v2-full.metadata.json");
+    remove(&mut v, "refs");
+    v["current-snapshot-id"] = json!(-5);
+    let m = TableMetadata::from_json_value(&v).unwrap();
+    assert_eq!(m.current_snapshot_id, None);
+    assert!(m.refs.is_empty());
+    assert_eq!(round_trip(&m)["current-snapshot-id"], -1);
+    // with a main branch that is a mismatch, as in Java
+    let mut v = fixture_json("v2-full.metadata.json");
+    v["current-snapshot-id"] = json!(-5);
+    assert_eq!(field(&read_err(&v)), "refs.main");
+}
+
+#[test]
+fn snapshot_sequence_number_0_is_not_written() {
+    // a v2 table's snapshot from its v1 days has sequence number 0, which Java omits
+    let mut v = fixture_json("v2-full.metadata.json");
+    remove(&mut v["snapshots"][0], "sequence-number");
+    let m = TableMetadata::from_json_value(&v).unwrap();
+    assert_eq!(m.snapshots[0].sequence_number, 0);
+    let out = round_trip(&m);
+    assert!(out["snapshots"][0].get("sequence-number").is_none());
+    assert_eq!(out["snapshots"][2]["sequence-number"], 34);
+    let v1 = round_trip(&read_fixture("v1-deprecated.metadata.json"));
+    for s in v1["snapshots"].as_array().unwrap() {
+        assert!(s.get("sequence-number").is_none(), "{s}");
+    }
+}
+
+#[test]
+fn schemas_must_say_they_are_structs() {
+    // Java's SchemaParser reads a schema's `type` first and refuses anything but "struct"
+    let mut v = fixture_json("v2-full.metadata.json");
+    remove(&mut v["schemas"][1], "type");
+    let e = read_err(&v);
+    assert!(matches!(e, Error::InvalidMetadata { .. }), "{e:?}");
+    assert_eq!(field(&e), "schemas[1].type");
+    let mut v = fixture_json("v2-full.metadata.json");
+    v["schemas"][1]["type"] = json!("map");
+    assert_eq!(field(&read_err(&v)), "schemas[1].type");
+    // the deprecated v1 `schema` too
+    let mut v = fixture_json("v1-deprecated.metadata.json");
+    remove(&mut v["schema"], "type");
+    assert_eq!(field(&read_err(&v)), "schema.type");
+    // and nested types: a list without its `type`
+    let mut v = fixture_json("v2-full.metadata.json");
+    v["schemas"][0]["fields"][1]["type"] =
+        json!({"element-id": 9, "element": "string", "element-required": true});
+    assert_eq!(field(&read_err(&v)), "schemas[0].fields[1].type.type");
 }
 
 #[test]
@@ -564,7 +653,7 @@ fn missing_required_fields_per_version() {
 #[test]
 fn missing_nested_required_fields_name_the_path() {
     type Edit = fn(&mut Value);
-    let cases: [(&str, Edit, &str); 8] = [
+    let cases: [(&str, Edit, &str); 9] = [
         (
             "v2-full.metadata.json",
             |v| remove(&mut v["snapshots"][1], "timestamp-ms"),
@@ -582,8 +671,13 @@ fn missing_nested_required_fields_name_the_path() {
         ),
         (
             "v2-full.metadata.json",
-            |v| remove(&mut v["snapshots"][1]["summary"], "operation"),
-            "snapshots[1].summary.operation",
+            |v| remove(&mut v["schemas"][0], "type"),
+            "schemas[0].type",
+        ),
+        (
+            "v2-full.metadata.json",
+            |v| remove(&mut v["schemas"][1]["fields"][4]["type"], "type"),
+            "schemas[1].fields[4].type.type",
         ),
         (
             "v2-full.metadata.json",

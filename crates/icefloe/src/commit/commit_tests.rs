@@ -368,6 +368,39 @@ fn commits_to_a_branch_leave_main_alone() {
 }
 
 #[test]
+fn a_table_whose_refs_lack_main_commits_as_java_does() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 2, &[]);
+    let base = append(&catalog, vec![file("a", 1)]);
+    let first = base.metadata.current_snapshot_id.unwrap();
+    // a metadata file whose `refs` has no `main` but whose current-snapshot-id is set
+    let mut md = (*base.metadata).clone();
+    md.refs.retain(|(n, _)| n != "main");
+    catalog.commit_table(&ident(), Some(&base), md).unwrap();
+    // read back as written: Java adds `main` only when there is no `refs` at all
+    let reread = catalog.load_table(&ident()).unwrap();
+    assert!(reread.metadata.snapshot_ref("main").is_none());
+    assert_eq!(
+        reread.metadata.current_snapshot().map(|s| s.snapshot_id),
+        Some(first)
+    );
+
+    let s = append(&catalog, vec![file("b", 2)]);
+    let md = &s.metadata;
+    let head = md.current_snapshot().unwrap();
+    // Java's SnapshotProducer: the parent is the current snapshot (latestSnapshot of main)...
+    assert_eq!(head.parent_snapshot_id, Some(first));
+    assert_eq!(live_paths(catalog.io().as_ref(), head).len(), 2);
+    // ...its totals start from 0, as there was no `main` ref to read them from...
+    assert_eq!(summary(head)["total-records"], "2");
+    // ...and the commit sets `main`
+    assert_eq!(
+        md.snapshot_ref("main").map(|r| r.snapshot_id),
+        Some(head.snapshot_id)
+    );
+}
+
+#[test]
 fn merge_append_merges_once_enough_manifests() {
     let catalog = MemoryCatalog::new();
     create(&catalog, 2, &[("commit.manifest.min-count-to-merge", "3")]);

@@ -156,10 +156,7 @@ impl TableUpdate {
                 m.insert("sort-order-id".into(), (*sort_order_id).into());
             }
             TableUpdate::AddSnapshot { snapshot } => {
-                m.insert(
-                    "snapshot".into(),
-                    snapshot.to_json(crate::MAX_FORMAT_VERSION),
-                );
+                m.insert("snapshot".into(), snapshot.to_json());
             }
             TableUpdate::SetSnapshotRef {
                 ref_name,

@@ -14,8 +14,10 @@
 //!   and the highest ids, never fewer than were added; log entries of dropped versions go,
 //!   and so does everything before them.
 //!
-//! Java's builder also refuses two SQL representations of one dialect (case-insensitive),
-//! which [`ViewMetadata::validate`] checks on every result.
+//! Java's builder also refuses two SQL representations of one dialect (case-insensitive)
+//! in a version it adds, which [`ViewDefinition`]'s check does here. Versions already in
+//! the view are not checked: Java reads a view whose version breaks that rule, and a
+//! replacement with one query per dialect repairs it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -504,6 +506,41 @@ mod tests {
         assert_eq!(md.current_version_id, 4);
         assert_eq!(ids(&md), vec![5, 4]);
         assert_eq!(log(&md), vec![4, 5, 4]);
+    }
+
+    #[test]
+    fn a_replacement_repairs_a_version_with_two_queries_for_one_dialect() {
+        // Java reads such a view, and its builder replaces it as long as the new version
+        // has one query per dialect (TestViewMetadataParser's replace of such a file)
+        let mut broken =
+            new_view_metadata(&def(&[("spark", "SELECT 1")], false), "/w", 100).unwrap();
+        broken.versions[0]
+            .representations
+            .push(ViewRepresentation::Sql(SqlViewRepresentation::new(
+                "SELECT 2", "Spark",
+            )));
+        let text = broken.to_json_string();
+        let read = ViewMetadata::from_json_str(&text).unwrap();
+        assert_eq!(read, broken);
+
+        let fixed =
+            replace_view_metadata(&read, &def(&[("spark", "SELECT 3")], false), 200).unwrap();
+        assert_eq!(ids(&fixed), vec![1, 2]);
+        assert_eq!(fixed.current_version_id, 2);
+        assert_eq!(fixed.sql_for("spark"), Some("SELECT 3"));
+        assert_eq!(fixed.current_version().unwrap().representations.len(), 1);
+        // the old version is kept as it was
+        assert_eq!(fixed.version_by_id(1), broken.version_by_id(1));
+        assert_eq!(log(&fixed), vec![1, 2]);
+
+        // a replacement with two queries for one dialect is still refused
+        let err = replace_view_metadata(
+            &read,
+            &def(&[("spark", "SELECT 3"), ("SPARK", "SELECT 4")], false),
+            200,
+        )
+        .unwrap_err();
+        assert!(matches!(err, Error::InvalidArgument { .. }), "{err}");
     }
 
     #[test]

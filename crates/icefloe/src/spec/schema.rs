@@ -280,15 +280,17 @@ impl Schema {
     }
 
     /// Parses a schema object; `path` names it for errors (e.g. `schemas[0]`).
+    ///
+    /// `"type": "struct"` is required: Appendix C writes a schema as a struct, and Java's
+    /// `SchemaParser` refuses an object without it (its type is read before anything else).
     pub fn from_json(value: &Value, path: &str) -> Result<Schema> {
         let o = Obj::new(value, path)?;
-        if let Some(t) = o.opt_str("type")? {
-            if t != "struct" {
-                return Err(Error::invalid_metadata(
-                    o.field("type"),
-                    format!("a schema must be a struct, found '{t}'"),
-                ));
-            }
+        let t = o.req_str("type")?;
+        if t != "struct" {
+            return Err(Error::invalid_metadata(
+                o.field("type"),
+                format!("a schema must be a struct, found '{t}'"),
+            ));
         }
         let st = StructType::from_json(value, path)?;
         let schema_id = o.opt_i32("schema-id")?.unwrap_or(0);

@@ -73,10 +73,16 @@ impl Summary {
             .map(|(_, v)| v.as_str())
     }
 
+    /// Reads `summary` as Java's `SnapshotParser` does: an empty object is no summary, and
+    /// a summary without `operation` is an `overwrite` (Java's default, so that such
+    /// snapshots stay readable). An operation outside the spec's four is refused.
     fn from_json(o: &Obj<'_>) -> Result<Option<Summary>> {
         let Some(entries) = o.opt_str_map("summary")? else {
             return Ok(None);
         };
+        if entries.is_empty() {
+            return Ok(None);
+        }
         let path = o.field("summary");
         let mut operation = None;
         let mut properties = Vec::with_capacity(entries.len());
@@ -92,11 +98,8 @@ impl Summary {
                 properties.push((k, v));
             }
         }
-        let operation = operation.ok_or_else(|| {
-            Error::invalid_metadata(join(&path, "operation"), "required field is missing")
-        })?;
         Ok(Some(Summary {
-            operation,
+            operation: operation.unwrap_or(Operation::Overwrite),
             properties,
         }))
     }
@@ -227,11 +230,12 @@ impl Snapshot {
         })
     }
 
-    /// Writes the snapshot for a table of `format_version`: `sequence-number` is written
-    /// for v2 and later only (Appendix E).
-    pub fn to_json(&self, format_version: i32) -> Value {
+    /// Writes the snapshot as Java's `SnapshotParser` does: `sequence-number` only when
+    /// above 0 (the value a missing one reads as), whatever the format version, so that
+    /// neither v1 snapshots nor those a v2+ table kept from its v1 days get one.
+    pub fn to_json(&self) -> Value {
         let mut m = Map::new();
-        if format_version >= 2 {
+        if self.sequence_number > 0 {
             m.insert("sequence-number".into(), self.sequence_number.into());
         }
         m.insert("snapshot-id".into(), self.snapshot_id.into());
@@ -469,9 +473,14 @@ mod tests {
             }
         );
         assert_eq!(s.sequence_number, 0);
-        assert_eq!(Snapshot::from_json(&s.to_json(2), "x").unwrap(), s);
-        assert!(s.to_json(1).get("sequence-number").is_none());
-        assert_eq!(s.to_json(2)["sequence-number"], 0);
+        assert_eq!(Snapshot::from_json(&s.to_json(), "x").unwrap(), s);
+        // Java writes no sequence number 0, in any format version
+        assert!(s.to_json().get("sequence-number").is_none());
+        let later = Snapshot {
+            sequence_number: 7,
+            ..s.clone()
+        };
+        assert_eq!(later.to_json()["sequence-number"], 7);
     }
 
     #[test]
@@ -485,7 +494,7 @@ mod tests {
         assert_eq!(keys, ["z-last", "added-records", "a"]);
         assert_eq!(sum.get("added-records"), Some("10"));
         // operation is written first
-        let out = s.to_json(2);
+        let out = s.to_json();
         let keys: Vec<_> = out["summary"]
             .as_object()
             .unwrap()
@@ -501,13 +510,18 @@ mod tests {
             e.location().unwrap().field,
             "snapshots[3].summary.operation"
         );
+        // Java reads a summary without operation as an overwrite, and an empty one as none
         let v = json!({"snapshot-id": 1, "timestamp-ms": 2, "manifest-list": "m",
             "summary": {"added-records": "1"}});
-        let e = Snapshot::from_json(&v, "snapshots[3]").unwrap_err();
-        assert_eq!(
-            e.location().unwrap().field,
-            "snapshots[3].summary.operation"
-        );
+        let s = Snapshot::from_json(&v, "snapshots[3]").unwrap();
+        assert_eq!(s.operation(), Some(Operation::Overwrite));
+        assert_eq!(s.summary.as_ref().unwrap().get("added-records"), Some("1"));
+        assert_eq!(s.to_json()["summary"]["operation"], "overwrite");
+        let v = json!({"snapshot-id": 1, "timestamp-ms": 2, "manifest-list": "m",
+            "summary": {}});
+        let s = Snapshot::from_json(&v, "snapshots[3]").unwrap();
+        assert_eq!(s.summary, None);
+        assert!(s.to_json().get("summary").is_none());
         let v = json!({"snapshot-id": 1, "timestamp-ms": 2, "manifest-list": "m",
             "summary": {"operation": "append", "added-records": 1}});
         let e = Snapshot::from_json(&v, "snapshots[3]").unwrap_err();
@@ -526,7 +540,7 @@ mod tests {
             Some(vec!["a.avro".to_string(), "b.avro".to_string()])
         );
         assert_eq!(s.manifest_list, None);
-        let out = s.to_json(1);
+        let out = s.to_json();
         assert_eq!(out["manifests"], json!(["a.avro", "b.avro"]));
         assert_eq!(Snapshot::from_json(&out, "s").unwrap(), s);
 
@@ -551,7 +565,7 @@ mod tests {
             (s.first_row_id, s.added_rows, s.key_id.as_deref()),
             (Some(1000), Some(375), Some("k1"))
         );
-        assert_eq!(s.to_json(3), v);
+        assert_eq!(s.to_json(), v);
         let v =
             json!({"snapshot-id": 1, "timestamp-ms": 2, "manifest-list": "m", "first-row-id": 5});
         let e = Snapshot::from_json(&v, "s").unwrap_err();

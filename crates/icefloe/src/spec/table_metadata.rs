@@ -44,8 +44,9 @@ pub struct TableMetadata {
     pub metadata_log: Vec<MetadataLogEntry>,
     pub sort_orders: Vec<SortOrder>,
     pub default_sort_order_id: i32,
-    /// Branches and tags by name, in file order. Always has `main` when there is a
-    /// current snapshot.
+    /// Branches and tags by name, in file order. Has `main` when there is a current
+    /// snapshot, except in a file whose `refs` lacks it (Java keeps such `refs` as they are;
+    /// [`TableMetadata::current_snapshot`] then still follows `current-snapshot-id`).
     pub refs: Vec<(String, SnapshotRef)>,
     pub statistics: Vec<StatisticsFile>,
     pub partition_statistics: Vec<PartitionStatisticsFile>,
@@ -229,7 +230,7 @@ impl TableMetadata {
 
         let properties = o.opt_str_map("properties")?.unwrap_or_default();
         // Appendix F: -1 means "no current snapshot", like null or absent.
-        let current_snapshot_id = o.opt_i64("current-snapshot-id")?.filter(|id| *id != -1);
+        let written_current_snapshot_id = o.opt_i64("current-snapshot-id")?.filter(|id| *id != -1);
 
         let snapshots = o
             .opt_list("snapshots", Snapshot::from_json)?
@@ -255,16 +256,27 @@ impl TableMetadata {
                 ));
             }
         }
-        if let Some(id) = current_snapshot_id {
-            if !ids.contains(&id) {
-                return Err(Error::invalid_metadata(
-                    "current-snapshot-id",
-                    format!("no snapshot with id {id} in 'snapshots'"),
-                ));
+        // Java accepts any negative id that names no snapshot as "no current snapshot" (its
+        // check is `id < 0 || known`, and the lookup then finds nothing).
+        let current_snapshot_id = match written_current_snapshot_id {
+            Some(id) if !ids.contains(&id) => {
+                if id >= 0 {
+                    return Err(Error::invalid_metadata(
+                        "current-snapshot-id",
+                        format!("no snapshot with id {id} in 'snapshots'"),
+                    ));
+                }
+                None
             }
-        }
+            other => other,
+        };
 
-        let mut refs = match o.opt("refs") {
+        // `refs` is kept as written, even without `main`: like Java's `TableMetadataParser`,
+        // a `main` branch is made from `current-snapshot-id` only when there is no `refs`
+        // field at all (metadata from before branches existed). A `null` is not "no field"
+        // there: Java refuses it as a non-object.
+        let refs_written = o.map.get("refs").is_some();
+        let mut refs = match o.map.get("refs") {
             Some(r) => {
                 let map = r.as_object().ok_or_else(|| {
                     Error::invalid_metadata(
@@ -302,7 +314,9 @@ impl TableMetadata {
                     format!("the main branch points to {main}, but current-snapshot-id is {cur}"),
                 ))
             }
-            (Some(cur), None) => refs.push((MAIN_BRANCH.to_string(), SnapshotRef::branch(cur))),
+            (Some(cur), None) if !refs_written => {
+                refs.push((MAIN_BRANCH.to_string(), SnapshotRef::branch(cur)))
+            }
             (None, Some(main)) => {
                 return Err(Error::invalid_metadata(
                     "refs.main",
@@ -386,15 +400,16 @@ impl TableMetadata {
 
     /// Writes the metadata as the reference implementation does for its version, in its
     /// field order: v1 also writes the deprecated `schema` and `partition-spec`;
-    /// `last-sequence-number` and snapshot `sequence-number` only from v2; `next-row-id`
-    /// only in v3; no current snapshot is `-1` before v3 and `null` from v3.
+    /// `last-sequence-number` only from v2; a snapshot's `sequence-number` only when above
+    /// 0; `next-row-id` only in v3; no current snapshot is `-1` before v3 and `null` from
+    /// v3; a missing (v1) `table-uuid` is `null`.
     pub fn to_json_value(&self) -> Value {
         let v = self.format_version;
         let mut m = Map::new();
         m.insert("format-version".into(), v.into());
-        if let Some(u) = &self.table_uuid {
-            m.insert("table-uuid".into(), u.clone().into());
-        }
+        // Java writes the field even for a v1 table without a uuid, as `null`
+        let uuid = self.table_uuid.clone().map_or(Value::Null, Value::String);
+        m.insert("table-uuid".into(), uuid);
         m.insert("location".into(), self.location.clone().into());
         if v >= 2 {
             m.insert(
@@ -470,7 +485,7 @@ impl TableMetadata {
         );
         m.insert(
             "snapshots".into(),
-            Value::Array(self.snapshots.iter().map(|s| s.to_json(v)).collect()),
+            Value::Array(self.snapshots.iter().map(Snapshot::to_json).collect()),
         );
         m.insert(
             "statistics".into(),

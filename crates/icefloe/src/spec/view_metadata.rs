@@ -12,9 +12,13 @@
 //! exactly the fields that were read, so that:
 //!
 //! * the spec's examples parse and round-trip (no field is invented or dropped);
-//! * a file with the current layout round-trips into JSON that Java's
-//!   `ViewMetadataParser` accepts (Java's field order, `properties` only when non-empty,
-//!   `schemas` always written).
+//! * a file with the current layout (it has a `view-uuid`) is written as Java's
+//!   `ViewMetadataParser` writes it: Java's field order, `properties` only when
+//!   non-empty, `schemas` always written, and none of the draft's fields (Java reads and
+//!   drops a top-level `current-schema-id`, a version's `parent-version-id` and the
+//!   draft's fields of a representation; a version's `schema-id`, `default-catalog` and
+//!   `default-namespace` are written on the version, taken from its first SQL
+//!   representation when only that has them).
 //!
 //! Fields outside both layouts are ignored (as Java does). Representations of a type
 //! other than `sql` are kept verbatim and written back unchanged.
@@ -22,14 +26,20 @@
 //! Only `format-version` 1 exists; other versions are refused with
 //! [`Error::UnsupportedFormatVersion`] (above 1) or [`Error::InvalidMetadata`] (below 1).
 //!
-//! # Validation (after parsing, as Java's `ViewMetadata` builder checks)
+//! # Validation (after parsing)
 //!
-//! * `current-version-id` names a version in `versions`;
-//! * version ids are unique, schema ids are unique;
-//! * every `schema-id` (of a version, of a SQL representation, `current-schema-id`)
-//!   names a schema in `schemas`;
-//! * within one version, at most one SQL representation per dialect (dialects compare
-//!   case-insensitively);
+//! What Java refuses when it reads a file, or as soon as the view is used:
+//!
+//! * version ids are unique, schema ids are unique (Java's id indexes refuse duplicates);
+//! * `current-version-id` names a version in `versions`, and the current version's
+//!   schema (its `schema-id`, the draft's `schema-id` of its SQL representations, the
+//!   draft's top-level `current-schema-id`) is in `schemas` (Java's `currentVersion()` and
+//!   `currentSchemaId()` fail otherwise).
+//!
+//! Older versions are not checked, as Java reads them unchecked. Neither is the rule of at
+//! most one SQL representation per dialect (case-insensitive): Java's builder applies it to
+//! the versions it adds, and reads a file that breaks it on purpose so that a replacement
+//! can repair the view (`commit::view` applies the rule to the versions it makes).
 //!
 //! The spec lists `operation` as a summary key, but Java 1.11 writes view versions
 //! without it (and reads them), so its absence is accepted.
@@ -404,6 +414,41 @@ impl ViewVersion {
     }
 }
 
+impl ViewVersion {
+    /// JSON as Java's `ViewVersionParser` writes it: no `parent-version-id`; `schema-id`,
+    /// `default-catalog` and `default-namespace` on the version (from the first SQL
+    /// representation when only that has them); SQL representations as `type`, `sql`
+    /// and `dialect` alone.
+    pub fn to_java_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("version-id".into(), self.version_id.into());
+        m.insert("timestamp-ms".into(), self.timestamp_ms.into());
+        if let Some(id) = self.schema_id() {
+            m.insert("schema-id".into(), id.into());
+        }
+        m.insert("summary".into(), str_map_json(&self.summary));
+        if let Some(c) = self.default_catalog() {
+            m.insert("default-catalog".into(), c.into());
+        }
+        if let Some(ns) = self.default_namespace() {
+            m.insert("default-namespace".into(), ns.to_vec().into());
+        }
+        let representations = self
+            .representations
+            .iter()
+            .map(|r| match r {
+                ViewRepresentation::Sql(sql) => {
+                    ViewRepresentation::Sql(SqlViewRepresentation::new(&sql.sql, &sql.dialect))
+                        .to_json()
+                }
+                other => other.to_json(),
+            })
+            .collect();
+        m.insert("representations".into(), Value::Array(representations));
+        Value::Object(m)
+    }
+}
+
 fn str_map_json(map: &BTreeMap<String, String>) -> Value {
     Value::Object(
         map.iter()
@@ -502,7 +547,9 @@ impl ViewMetadata {
                 ))
             }
         };
-        if let Some(id) = self.current_schema_id {
+        // Java does not read the draft's top-level `current-schema-id`: checked only in the
+        // draft layout, where it is the view's current schema
+        if let (Some(id), false) = (self.current_schema_id, self.is_java_layout()) {
             check_schema(id, "current-schema-id".into())?;
         }
         let mut version_ids = HashSet::new();
@@ -517,23 +564,19 @@ impl ViewMetadata {
                     ),
                 ));
             }
+            if v.version_id != self.current_version_id {
+                continue;
+            }
             if let Some(id) = v.schema_id {
                 check_schema(id, format!("{vpath}.schema-id"))?;
             }
-            let mut dialects = HashSet::new();
             for (j, r) in v.representations.iter().enumerate() {
-                if let ViewRepresentation::Sql(sql) = r {
-                    let rpath = format!("{vpath}.representations[{j}]");
-                    if let Some(id) = sql.schema_id {
-                        check_schema(id, format!("{rpath}.schema-id"))?;
-                    }
-                    let dialect = sql.dialect.to_lowercase();
-                    if !dialects.insert(dialect.clone()) {
-                        return Err(Error::invalid_metadata(
-                            format!("{rpath}.dialect"),
-                            format!("version {} has more than one SQL representation for dialect '{dialect}'", v.version_id),
-                        ));
-                    }
+                if let ViewRepresentation::Sql(SqlViewRepresentation {
+                    schema_id: Some(id),
+                    ..
+                }) = r
+                {
+                    check_schema(*id, format!("{vpath}.representations[{j}].schema-id"))?;
                 }
             }
         }
@@ -550,10 +593,18 @@ impl ViewMetadata {
         Ok(())
     }
 
+    /// Whether this is the view format Java reads and writes (it has a `view-uuid`), as
+    /// opposed to the draft layout of `view-spec.md`'s examples.
+    pub fn is_java_layout(&self) -> bool {
+        self.view_uuid.is_some()
+    }
+
     /// JSON in Java's field order: `view-uuid`, `format-version`, `location`,
     /// `properties` (only when non-empty), `schemas`, `current-schema-id` (draft layout,
-    /// when set), `current-version-id`, `versions`, `version-log`.
+    /// when set), `current-version-id`, `versions`, `version-log`. In Java's layout the
+    /// draft's fields are not written (see the module documentation).
     pub fn to_json(&self) -> Value {
+        let java = self.is_java_layout();
         let mut m = Map::new();
         if let Some(u) = &self.view_uuid {
             m.insert("view-uuid".into(), u.clone().into());
@@ -567,13 +618,18 @@ impl ViewMetadata {
             "schemas".into(),
             Value::Array(self.schemas.iter().map(Schema::to_json).collect()),
         );
-        if let Some(id) = self.current_schema_id {
+        if let (Some(id), false) = (self.current_schema_id, java) {
             m.insert("current-schema-id".into(), id.into());
         }
         m.insert("current-version-id".into(), self.current_version_id.into());
         m.insert(
             "versions".into(),
-            Value::Array(self.versions.iter().map(ViewVersion::to_json).collect()),
+            Value::Array(
+                self.versions
+                    .iter()
+                    .map(|v| if java { v.to_java_json() } else { v.to_json() })
+                    .collect(),
+            ),
         );
         m.insert(
             "version-log".into(),
