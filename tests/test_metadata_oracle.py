@@ -277,3 +277,178 @@ def test_name_mappings_round_trip(java_tables, oracle):
         text = name_mapping.from_json(java_mapping).to_json()
         assert_same_doc(json.loads(text), json.loads(java_mapping), f"{name} name mapping")
         assert_same_doc(json.loads(text), json.loads(oracle.round_trip_name_mapping(text)), f"{name}: icefloe -> Java")
+
+
+# ---------------------------------------------------------------------------------------------
+# documents Java's own parser tests are about: what Java accepts and rejects, and exactly what
+# it writes back (key for key, in order, nulls included; no `normalise`)
+# ---------------------------------------------------------------------------------------------
+
+
+def _java_or_error(oracle, text, round_trip):
+    try:
+        return round_trip(text), None
+    except Exception as e:  # noqa: BLE001 - py4j wraps Java's exception
+        return None, str(e).splitlines()[0]
+
+
+def _check_like_java(oracle, text, parse, round_trip, what, *, accepted):
+    """Java and icefloe both accept `text` (and write back the same JSON text, key order
+    included) or both refuse it (icefloe with a typed error naming a field)."""
+    icefloe = _icefloe()
+    java_text, java_error = _java_or_error(oracle, text, round_trip)
+    assert (java_error is None) == accepted, f"{what}: Java {'refuses' if java_error else 'accepts'} it; fix the test"
+    if not accepted:
+        with pytest.raises(icefloe.errors.InvalidMetadataError) as info:
+            parse(text)
+        assert info.value.field, f"{what}: {info.value!r}"
+        return info.value
+    ours = json.loads(parse(text).to_json())
+    theirs = json.loads(java_text)
+    differences = diff(ours, theirs)
+    assert not differences, f"{what}: {len(differences)} difference(s):\n  " + "\n  ".join(differences[:15])
+    assert json.dumps(_view_maps_sorted(ours)) == json.dumps(_view_maps_sorted(theirs)), \
+        f"{what}: same values, another key order"
+    return ours
+
+
+def _view_maps_sorted(doc):
+    """icefloe keeps a view's `properties` and version `summary` sorted by key (docs/conformance.md);
+    Java keeps the order it read. Everything else must be in Java's order."""
+    if "view-uuid" not in doc:
+        return doc
+    doc = json.loads(json.dumps(doc))
+    if "properties" in doc:
+        doc["properties"] = dict(sorted(doc["properties"].items()))
+    for v in doc["versions"]:
+        v["summary"] = dict(sorted(v["summary"].items()))
+    return doc
+
+
+def _first_doc(java_docs, version, min_snapshots=1):
+    for name, (_, text) in sorted(java_docs.items()):
+        doc = json.loads(text)
+        if doc["format-version"] == version and len(doc.get("snapshots", [])) >= min_snapshots:
+            return name, doc
+    raise AssertionError(f"no v{version} metadata in the corpus")
+
+
+def test_table_documents_like_javas_parser(java_docs, oracle):
+    icefloe = _icefloe()
+
+    def check(doc, what, accepted=True):
+        return _check_like_java(oracle, json.dumps(doc), icefloe.TableMetadata.from_json, oracle.round_trip_metadata,
+                                what, accepted=accepted)
+
+    def copy(doc):
+        return json.loads(json.dumps(doc))
+
+    _, v2 = _first_doc(java_docs, 2, min_snapshots=2)
+    assert "main" in v2["refs"]
+    current = v2["current-snapshot-id"]
+
+    # a schema must say it is a struct, at any depth
+    d = copy(v2)
+    del d["schemas"][0]["type"]
+    assert check(d, "schema without type", accepted=False).field == "schemas[0].type"
+    d = copy(v2)
+    d["schemas"][0]["fields"][0]["type"] = {"element-id": 999, "element": "int", "element-required": False}
+    assert check(d, "list without type", accepted=False).field == "schemas[0].fields[0].type.type"
+
+    # refs as written: no main is added when refs exists without it
+    d = copy(v2)
+    del d["refs"]["main"]
+    out = check(d, "refs without main")
+    assert "main" not in out["refs"] and out["current-snapshot-id"] == current
+    assert icefloe.TableMetadata.from_json(json.dumps(d)).current_snapshot_id == \
+        oracle.metadata_facts(json.dumps(d))["current-snapshot-id"] == current
+    d = copy(v2)
+    d["refs"] = {}
+    assert check(d, "empty refs")["refs"] == {}
+    d = copy(v2)
+    del d["refs"]
+    assert check(d, "no refs field")["refs"] == {"main": {"snapshot-id": current, "type": "branch"}}
+    for key in ("refs", "snapshots", "properties", "statistics", "partition-statistics", "schemas",
+                "partition-specs", "sort-orders"):
+        d = copy(v2)
+        d[key] = None
+        assert check(d, f"{key} null", accepted=False).field == key
+    # a negative current snapshot id that names no snapshot: none, when refs are written...
+    d = copy(v2)
+    d["refs"] = {k: r for k, r in d["refs"].items() if k != "main"}
+    d["current-snapshot-id"] = -5
+    assert check(d, "negative current snapshot id, refs without main")["current-snapshot-id"] == -1
+    # ...but without refs Java makes a main branch of it, which names no snapshot
+    del d["refs"]
+    assert check(d, "negative current snapshot id, no refs", accepted=False).field == "current-snapshot-id"
+
+    # sequence numbers: written only above 0, as Java's SnapshotParser
+    d = copy(v2)
+    d["snapshots"][0].pop("sequence-number", None)
+    assert "sequence-number" not in check(d, "v2 snapshot without sequence number")["snapshots"][0]
+    d = copy(v2)
+    d["snapshots"][0]["sequence-number"] = 0
+    assert "sequence-number" not in check(d, "v2 snapshot with sequence number 0")["snapshots"][0]
+    name, v1 = _first_doc(java_docs, 1)
+    d = copy(v1)
+    for s in d["snapshots"]:
+        s["sequence-number"] = 0
+    out = check(d, f"{name}: v1 snapshots with sequence number 0")
+    assert all("sequence-number" not in s for s in out["snapshots"])
+
+    # summaries Java reads leniently
+    d = copy(v2)
+    d["snapshots"][0]["summary"] = {}
+    assert "summary" not in check(d, "empty summary")["snapshots"][0]
+    d = copy(v2)
+    d["snapshots"][0]["summary"] = {"added-records": "1"}
+    assert check(d, "summary without operation")["snapshots"][0]["summary"] == \
+        {"operation": "overwrite", "added-records": "1"}
+
+    # a v1 table without a uuid
+    d = copy(v1)
+    del d["table-uuid"]
+    assert check(d, "v1 without table-uuid")["table-uuid"] is None
+
+
+def test_icefloe_writes_javas_text_for_javas_tables(java_docs, oracle):
+    """Every metadata file Java wrote, re-serialised by icefloe, is Java's own serialisation of
+    that file: the same keys in the same order, with the same values."""
+    icefloe = _icefloe()
+    for name, (path, java_json) in java_docs.items():
+        ours = json.loads(icefloe.TableMetadata.from_path(str(path)).to_json())
+        theirs = json.loads(java_json)
+        differences = diff(ours, theirs)
+        assert not differences, f"{name}: {len(differences)} difference(s):\n  " + "\n  ".join(differences[:15])
+        assert json.dumps(ours) == json.dumps(theirs), f"{name}: same values, another key order"
+
+
+def test_view_documents_like_javas_parser(java_views, oracle):
+    icefloe = _icefloe()
+
+    def check(doc, what, accepted=True):
+        return _check_like_java(oracle, json.dumps(doc), icefloe.ViewMetadata.from_json,
+                                oracle.round_trip_view_metadata, what, accepted=accepted)
+
+    for name, path in java_views:
+        base = json.loads(path.read_text(encoding="utf-8"))
+        check(base, f"{name} as Java wrote it")
+
+        # Java reads and drops a top-level current-schema-id
+        d = json.loads(json.dumps(base))
+        d["current-schema-id"] = d["versions"][0]["schema-id"]
+        assert "current-schema-id" not in check(d, f"{name} with current-schema-id")
+
+        # two SQL representations of one dialect (case-insensitive) are read on purpose
+        d = json.loads(json.dumps(base))
+        current = next(v for v in d["versions"] if v["version-id"] == d["current-version-id"])
+        first = current["representations"][0]
+        current["representations"].append({"type": "sql", "sql": "SELECT 2", "dialect": first["dialect"].upper()})
+        out = check(d, f"{name} with two queries for one dialect")
+        cur = next(v for v in out["versions"] if v["version-id"] == out["current-version-id"])
+        assert len(cur["representations"]) == len(current["representations"])
+
+        # a schema without its type is refused by both
+        d = json.loads(json.dumps(base))
+        del d["schemas"][0]["type"]
+        assert check(d, f"{name} schema without type", accepted=False).field == "schemas[0].type"

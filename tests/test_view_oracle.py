@@ -177,3 +177,43 @@ def test_view_histories_equal_javas(spark, paths):  # noqa: F811
             compared += 1
     print(f"{compared} states compared, {refused} replacements refused by both")
     assert compared > 100 and refused > 5, (compared, refused)
+
+
+@pytest.mark.java
+def test_a_view_with_two_queries_for_one_dialect_is_read_and_repaired_like_java(spark, paths):  # noqa: F811
+    """Java reads a view whose version has two SQL representations of one dialect (its
+    builder refuses them only in versions it adds), and a replacement with one query per
+    dialect repairs it: icefloe the same, on twin views in one catalog."""
+    db, wh, _ = paths
+    sc = spark_catalog(spark, db, wh)
+    cat = icefloe.load_catalog(sc, uri=f"sqlite:///{db}", warehouse=wh)
+    cat.create_namespace("db")
+    jcat = java_catalog(spark, sc, db, wh)
+    schema = to_schema(SCHEMAS[0])
+    for name in ("db.mine", "db.java"):
+        v = cat.create_view(name, schema, {"spark": "SELECT id FROM t", "trino": "SELECT id FROM t"})
+        doc = json.loads(v.metadata.to_json())
+        doc["versions"][0]["representations"].append({"type": "sql", "sql": "SELECT 2 AS id", "dialect": "Spark"})
+        cat._commit_view(name, v, icefloe.ViewMetadata.from_json(json.dumps(doc)))
+
+    broken = cat.load_view("db.mine").metadata
+    assert [d for d, _ in _shape_of(broken, spark)["versions"][0]["sql"]] == ["spark", "trino", "Spark"]
+    java_broken = jcat.loadView(jident(spark, "db.java")).operations().current()
+    assert _shape_of(cat.load_view("db.java").metadata, spark) == _shape_of_java(java_broken)
+
+    # one query per dialect repairs it, in both
+    queries = {"spark": "SELECT 3 AS id", "trino": "SELECT 3 AS id"}
+    _java_build(spark, jcat, "db.java", schema, queries, ["db"], {}, replace=True)
+    fixed = cat.replace_view("db.mine", schema, queries, default_namespace=["db"])
+    java_fixed = jcat.loadView(jident(spark, "db.java")).operations().current()
+    assert _shape_of(cat.load_view("db.mine").metadata, spark) == _shape_of_java(java_fixed)
+    assert fixed.metadata.current_version_id == 2 and fixed.metadata.sql_for("spark") == "SELECT 3 AS id"
+    # the old version is kept as it was
+    assert [d for d, _ in _shape_of(fixed.metadata, spark)["versions"][0]["sql"]] == ["spark", "trino", "Spark"]
+
+    # a replacement that has two queries for one dialect is still refused by both
+    twice = {"spark": "SELECT 4 AS id", "SPARK": "SELECT 4 AS id", "trino": "SELECT 4"}
+    with pytest.raises(Exception, match="(?i)dialect spark"):
+        _java_build(spark, jcat, "db.java", schema, twice, ["db"], {}, replace=True)
+    with pytest.raises(errors.InvalidArgumentError, match="dialect 'spark'"):
+        cat.replace_view("db.mine", schema, twice, default_namespace=["db"])

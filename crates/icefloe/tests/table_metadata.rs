@@ -369,24 +369,40 @@ fn refs_without_main_are_kept_as_written() {
     assert!(m.current_snapshot().is_some());
     assert_eq!(round_trip(&m)["refs"], json!({}));
 
-    // `"refs": null` is not an absent field: Java refuses it as a non-object
-    let mut v = fixture_json("v2-full.metadata.json");
-    v["refs"] = Value::Null;
-    let e = read_err(&v);
-    assert!(matches!(e, Error::InvalidMetadata { .. }), "{e:?}");
-    assert_eq!(field(&e), "refs");
+    // `"refs": null` is not an absent field: Java refuses it as a non-object, and likewise
+    // the other lists and objects it looks up with `has`
+    for key in [
+        "refs",
+        "snapshots",
+        "properties",
+        "statistics",
+        "partition-statistics",
+        "schemas",
+        "partition-specs",
+        "sort-orders",
+    ] {
+        let mut v = fixture_json("v2-full.metadata.json");
+        v[key] = Value::Null;
+        let e = read_err(&v);
+        assert!(matches!(e, Error::InvalidMetadata { .. }), "{key}: {e:?}");
+        assert_eq!(field(&e), key);
+    }
 }
 
 #[test]
 fn negative_current_snapshot_ids_name_no_snapshot() {
-    // Java accepts any negative id that names no snapshot, as "no current snapshot"
+    // Java accepts a negative id that names no snapshot, as "no current snapshot", when
+    // `refs` (without main) is written
     let mut v = fixture_json("v2-full.metadata.json");
-    remove(&mut v, "refs");
+    remove(&mut v["refs"], "main");
     v["current-snapshot-id"] = json!(-5);
     let m = TableMetadata::from_json_value(&v).unwrap();
     assert_eq!(m.current_snapshot_id, None);
-    assert!(m.refs.is_empty());
+    assert_eq!(m.refs.len(), 2);
     assert_eq!(round_trip(&m)["current-snapshot-id"], -1);
+    // without `refs` Java makes a main branch of it, naming no snapshot
+    remove(&mut v, "refs");
+    assert_eq!(field(&read_err(&v)), "current-snapshot-id");
     // with a main branch that is a mismatch, as in Java
     let mut v = fixture_json("v2-full.metadata.json");
     v["current-snapshot-id"] = json!(-5);

@@ -77,6 +77,26 @@ impl TableMetadata {
         let o = Obj::new(value, "")?;
         let format_version = read_format_version(&o)?;
         let v = format_version;
+        // Java asks whether these fields are present (`has`), not whether they are null,
+        // and then refuses a null as not a list or object
+        for key in [
+            "schemas",
+            "partition-specs",
+            "sort-orders",
+            "properties",
+            "snapshots",
+            "refs",
+            "statistics",
+            "partition-statistics",
+            "encryption-keys",
+        ] {
+            if o.map.get(key) == Some(&Value::Null) {
+                return Err(Error::invalid_metadata(
+                    key,
+                    "expected a value, found null (a null is not an absent field)",
+                ));
+            }
+        }
 
         let table_uuid = o.opt_str("table-uuid")?.map(str::to_string);
         if v >= 2 && table_uuid.is_none() {
@@ -256,11 +276,12 @@ impl TableMetadata {
                 ));
             }
         }
-        // Java accepts any negative id that names no snapshot as "no current snapshot" (its
-        // check is `id < 0 || known`, and the lookup then finds nothing).
+        // Java accepts a negative id that names no snapshot as "no current snapshot" (its
+        // check is `id < 0 || known`, and the lookup then finds nothing), unless there is no
+        // `refs` field: then it makes a `main` branch of the id, which names no snapshot.
         let current_snapshot_id = match written_current_snapshot_id {
             Some(id) if !ids.contains(&id) => {
-                if id >= 0 {
+                if id >= 0 || !o.has("refs") {
                     return Err(Error::invalid_metadata(
                         "current-snapshot-id",
                         format!("no snapshot with id {id} in 'snapshots'"),
@@ -273,10 +294,9 @@ impl TableMetadata {
 
         // `refs` is kept as written, even without `main`: like Java's `TableMetadataParser`,
         // a `main` branch is made from `current-snapshot-id` only when there is no `refs`
-        // field at all (metadata from before branches existed). A `null` is not "no field"
-        // there: Java refuses it as a non-object.
-        let refs_written = o.map.get("refs").is_some();
-        let mut refs = match o.map.get("refs") {
+        // field at all (metadata from before branches existed).
+        let refs_written = o.has("refs");
+        let mut refs = match o.opt("refs") {
             Some(r) => {
                 let map = r.as_object().ok_or_else(|| {
                     Error::invalid_metadata(
