@@ -103,3 +103,9 @@ class CommitStateUnknownError(IcefloeError):
 
 class ValidationError(IcefloeError):
     """An operation's validation against the table failed; retrying cannot succeed."""
+
+
+class PreconditionFailedError(IcefloeIOError):
+    """A conditional write found the file changed (another writer replaced or deleted it
+    since its version was read). Re-read and retry."""
+

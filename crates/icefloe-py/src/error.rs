@@ -25,6 +25,7 @@ fn class_name(e: &Error) -> &'static str {
         Error::CommitFailed { .. } => "CommitFailedError",
         Error::CommitStateUnknown { .. } => "CommitStateUnknownError",
         Error::ValidationFailed { .. } => "ValidationError",
+        Error::PreconditionFailed { .. } => "PreconditionFailedError",
         _ => "IcefloeError",
     }
 }
@@ -32,7 +33,9 @@ fn class_name(e: &Error) -> &'static str {
 /// Converts a core error into the matching Python exception.
 pub fn to_py(py: Python<'_>, e: Error) -> PyErr {
     let (file, field) = match (&e, e.location()) {
-        (Error::Io { path, .. }, _) => (Some(path.clone()), None),
+        (Error::Io { path, .. } | Error::PreconditionFailed { path, .. }, _) => {
+            (Some(path.clone()), None)
+        }
         (_, Some(at)) => (
             Some(at.file.clone()).filter(|s| !s.is_empty()),
             Some(at.field.clone()).filter(|s| !s.is_empty()),

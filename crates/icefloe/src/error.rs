@@ -76,6 +76,11 @@ pub enum Error {
     #[error("{message}")]
     InvalidArgument { message: String },
 
+    /// A conditional write found the file changed: another writer replaced or deleted it
+    /// since its version was read (HTTP 412 on `If-Match`). Re-read and retry.
+    #[error("precondition failed on {path}: {message}")]
+    PreconditionFailed { path: String, message: String },
+
     /// A lookup found nothing (a field name, a snapshot id, a ref).
     #[error("{message}")]
     NotFound { message: String },

@@ -17,7 +17,7 @@ use super::filesystem::FileSystemCatalog;
 use super::sql::{SqlCatalog, DEFAULT_BUSY_TIMEOUT};
 use super::Catalog;
 use crate::error::{Error, Result};
-use crate::io::{local_path, FileIO, LocalFileIO};
+use crate::io::{local_path, FileIO, FileIOProperties};
 
 /// The environment variable naming the folder of the embedded default catalog.
 pub const ICEFLOE_HOME: &str = "ICEFLOE_HOME";
@@ -50,16 +50,10 @@ fn warehouse_location(warehouse: &str) -> Result<String> {
         .to_string())
 }
 
-/// The file IO for a warehouse: local paths and `file:` URIs only, for now.
-fn io_for(warehouse: &str) -> Result<Arc<dyn FileIO>> {
-    let scheme = warehouse.split_once("://").map(|(s, _)| s);
-    match scheme {
-        None | Some("file") => Ok(Arc::new(LocalFileIO)),
-        Some(other) => Err(Error::unsupported(format!(
-            "warehouse '{warehouse}': the '{other}' file system is not supported yet (local \
-             paths and file: URIs are)"
-        ))),
-    }
+/// The file IO for a warehouse, chosen by its scheme and configured by the catalog's
+/// properties (`s3.*`, `gcs.*`, `adls.*`, `io.*`).
+fn io_for(warehouse: &str, properties: &[(String, String)]) -> Result<Arc<dyn FileIO>> {
+    crate::io::for_location_with(warehouse, FileIOProperties::from_list(properties)?)
 }
 
 /// The folder of the embedded default catalog.
@@ -87,7 +81,7 @@ pub fn load_catalog(name: &str, properties: &[(String, String)]) -> Result<Arc<d
             )))
         }
     };
-    let io = io_for(&warehouse)?;
+    let io = io_for(&warehouse, properties)?;
     match kind.to_ascii_lowercase().as_str() {
         "sql" => {
             let uri = uri.ok_or_else(|| {
@@ -108,6 +102,14 @@ pub fn load_catalog(name: &str, properties: &[(String, String)]) -> Result<Arc<d
             )?))
         }
         "filesystem" | "hadoop" => {
+            // The file-system catalog still commits by local renames and hard links; on an
+            // object store it will commit with FileIO::replace_if_match (not wired yet).
+            if crate::io::scheme_of(&warehouse).is_some_and(|s| s != "file") {
+                return Err(Error::unsupported(format!(
+                    "catalog '{name}': the filesystem catalog needs a local warehouse for now, \
+                     not '{warehouse}'"
+                )));
+            }
             let root = local_path(&warehouse);
             std::fs::create_dir_all(root).map_err(|e| Error::io(&warehouse, e))?;
             Ok(Arc::new(FileSystemCatalog::new(name, &warehouse, io)))
@@ -146,7 +148,13 @@ mod tests {
         for bad in [
             props(&[("uri", &uri)]),
             props(&[("warehouse", &wh)]),
-            props(&[("uri", &uri), ("warehouse", "s3://b/w")]),
+            props(&[("uri", &uri), ("warehouse", "hdfs://nn/w")]),
+            props(&[("type", "filesystem"), ("warehouse", "s3://b/w")]),
+            props(&[
+                ("uri", &uri),
+                ("warehouse", "s3://b/w"),
+                ("s3.path-style-access", "maybe"),
+            ]),
             props(&[("uri", &uri), ("warehouse", &wh), ("type", "rest")]),
             props(&[
                 ("uri", &uri),
@@ -155,6 +163,12 @@ mod tests {
             ]),
         ] {
             assert!(load_catalog("x", &bad).is_err(), "{bad:?}");
+        }
+        // An S3 warehouse opens (the FileIO connects on first use).
+        #[cfg(feature = "s3")]
+        {
+            let cat = load_catalog("x", &props(&[("uri", &uri), ("warehouse", "s3://b/w")]));
+            assert!(cat.is_ok(), "{:?}", cat.err());
         }
         std::fs::remove_dir_all(dir).unwrap();
     }

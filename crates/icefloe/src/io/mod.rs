@@ -1,9 +1,39 @@
 //! How the core reads and writes bytes. The library never touches the file system
-//! directly: it goes through a [`FileIO`], so object stores can be added behind it.
+//! directly: it goes through a [`FileIO`], chosen for a location by [`for_location`]
+//! (local paths, and the object stores S3, Azure Blob/ADLS and GCS).
 
 use std::io::{Read, Seek, SeekFrom};
 
 use crate::error::{Error, Result};
+
+#[cfg(feature = "gcs")]
+pub mod gcs;
+#[cfg(any(feature = "s3", feature = "azure"))]
+pub mod object_store_io;
+pub mod properties;
+pub mod redact;
+mod resolve;
+#[cfg(any(feature = "s3", feature = "azure", feature = "gcs"))]
+mod runtime;
+
+pub use properties::FileIOProperties;
+pub use resolve::{for_location, for_location_with, scheme_of};
+
+/// A version of a stored file, as the store reports it: the ETag (and the version id where
+/// the store keeps versions). Opaque: only compared by the store in [`FileIO::replace_if_match`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileVersion {
+    pub e_tag: Option<String>,
+    pub version: Option<String>,
+}
+
+/// What [`FileIO::status`] reports of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileStatus {
+    pub size: u64,
+    /// `None` where the FileIO has no versions (then `replace_if_match` is unsupported).
+    pub version: Option<FileVersion>,
+}
 
 /// Reads and writes whole files by location.
 pub trait FileIO: Send + Sync {
@@ -30,6 +60,37 @@ pub trait FileIO: Send + Sync {
     /// The size of the file in bytes. The default reads the whole file.
     fn file_size(&self, location: &str) -> Result<u64> {
         Ok(self.read(location)?.len() as u64)
+    }
+
+    /// The size and version of a file (one HEAD on an object store).
+    fn status(&self, location: &str) -> Result<FileStatus> {
+        Ok(FileStatus {
+            size: self.file_size(location)?,
+            version: None,
+        })
+    }
+
+    /// Whether [`FileIO::replace_if_match`] is atomic here. A catalog that commits by
+    /// swapping a file (a file-system catalog on an object store) must refuse to commit
+    /// where it is not.
+    fn supports_conditional_replace(&self) -> bool {
+        false
+    }
+
+    /// Replaces the file only if it is still at version `expected` (HTTP `If-Match`), and
+    /// returns its new version. Fails with [`Error::PreconditionFailed`] when another writer
+    /// replaced (or deleted) it since, and with [`Error::Unsupported`] where the FileIO
+    /// cannot do this atomically (the default).
+    fn replace_if_match(
+        &self,
+        location: &str,
+        bytes: &[u8],
+        expected: &FileVersion,
+    ) -> Result<FileVersion> {
+        let _ = (bytes, expected);
+        Err(Error::unsupported(format!(
+            "location {location}: this file IO cannot replace a file conditionally"
+        )))
     }
 }
 
@@ -163,30 +224,55 @@ impl FileIO for LocalFileIO {
 
 /// Files kept in memory, by location: for tests, and for building metadata before it is
 /// written elsewhere. Writes fail for a location that exists, as Iceberg files are never
-/// overwritten; `list` returns the locations under a prefix.
+/// overwritten; `list` returns the locations under a prefix. Each write gives the file a
+/// new version, so [`FileIO::replace_if_match`] works as on an object store.
 #[derive(Debug, Default)]
 pub struct MemoryFileIO {
-    files: std::sync::Mutex<std::collections::HashMap<String, Vec<u8>>>,
+    files: std::sync::Mutex<std::collections::HashMap<String, MemoryFile>>,
+    /// The last version given out; versions are never reused, even after a delete.
+    last_version: std::sync::atomic::AtomicU64,
 }
 
+#[derive(Debug)]
+struct MemoryFile {
+    bytes: Vec<u8>,
+    version: u64,
+}
+
+type MemoryFiles = std::collections::HashMap<String, MemoryFile>;
+
 impl MemoryFileIO {
-    fn files(
-        &self,
-    ) -> Result<std::sync::MutexGuard<'_, std::collections::HashMap<String, Vec<u8>>>> {
+    fn files(&self) -> Result<std::sync::MutexGuard<'_, MemoryFiles>> {
         self.files
             .lock()
             .map_err(|_| Error::unsupported("the in-memory file store was poisoned"))
+    }
+
+    fn next_version(&self) -> u64 {
+        self.last_version
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            + 1
+    }
+}
+
+fn memory_version(version: u64) -> FileVersion {
+    FileVersion {
+        e_tag: Some(format!("\"{version}\"")),
+        version: None,
     }
 }
 
 impl FileIO for MemoryFileIO {
     fn read(&self, location: &str) -> Result<Vec<u8>> {
-        self.files()?.get(location).cloned().ok_or_else(|| {
-            Error::io(
-                location,
-                std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-            )
-        })
+        self.files()?
+            .get(location)
+            .map(|f| f.bytes.clone())
+            .ok_or_else(|| {
+                Error::io(
+                    location,
+                    std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+                )
+            })
     }
 
     fn write_new(&self, location: &str, bytes: &[u8]) -> Result<()> {
@@ -197,7 +283,14 @@ impl FileIO for MemoryFileIO {
                 std::io::Error::new(std::io::ErrorKind::AlreadyExists, "file exists"),
             ));
         }
-        files.insert(location.to_string(), bytes.to_vec());
+        let version = self.next_version();
+        files.insert(
+            location.to_string(),
+            MemoryFile {
+                bytes: bytes.to_vec(),
+                version,
+            },
+        );
         Ok(())
     }
 
@@ -219,6 +312,52 @@ impl FileIO for MemoryFileIO {
             .collect();
         out.sort();
         Ok(out)
+    }
+
+    fn status(&self, location: &str) -> Result<FileStatus> {
+        let files = self.files()?;
+        let f = files.get(location).ok_or_else(|| {
+            Error::io(
+                location,
+                std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+            )
+        })?;
+        Ok(FileStatus {
+            size: f.bytes.len() as u64,
+            version: Some(memory_version(f.version)),
+        })
+    }
+
+    fn supports_conditional_replace(&self) -> bool {
+        true
+    }
+
+    fn replace_if_match(
+        &self,
+        location: &str,
+        bytes: &[u8],
+        expected: &FileVersion,
+    ) -> Result<FileVersion> {
+        let mut files = self.files()?;
+        let current = files.get(location).map(|f| memory_version(f.version));
+        if current.as_ref() != Some(expected) {
+            return Err(Error::PreconditionFailed {
+                path: location.to_string(),
+                message: match current {
+                    Some(_) => "the file was replaced since its version was read".to_string(),
+                    None => "the file does not exist".to_string(),
+                },
+            });
+        }
+        let version = self.next_version();
+        files.insert(
+            location.to_string(),
+            MemoryFile {
+                bytes: bytes.to_vec(),
+                version,
+            },
+        );
+        Ok(memory_version(version))
     }
 }
 
@@ -244,6 +383,32 @@ mod tests {
         io.delete("t/data/a.parquet").unwrap();
         io.delete("t/data/a.parquet").unwrap();
         assert!(!io.exists("t/data/a.parquet").unwrap());
+    }
+
+    #[test]
+    fn conditional_replace_fails_on_a_stale_version() {
+        let io = MemoryFileIO::default();
+        io.write_new("t/hint", b"1").unwrap();
+        let v1 = io.status("t/hint").unwrap().version.unwrap();
+        let v2 = io.replace_if_match("t/hint", b"2", &v1).unwrap();
+        assert_ne!(v1, v2);
+        assert_eq!(io.read("t/hint").unwrap(), b"2");
+        // a writer still holding v1 loses
+        let e = io.replace_if_match("t/hint", b"3", &v1).unwrap_err();
+        assert!(matches!(e, Error::PreconditionFailed { .. }), "{e}");
+        assert!(e.to_string().contains("t/hint"), "{e}");
+        assert_eq!(io.read("t/hint").unwrap(), b"2");
+        // deleted and re-created: the old version does not match the new file
+        io.delete("t/hint").unwrap();
+        assert!(io.replace_if_match("t/hint", b"4", &v2).is_err());
+        io.write_new("t/hint", b"5").unwrap();
+        assert!(io.replace_if_match("t/hint", b"6", &v2).is_err());
+        // the local file system refuses rather than replacing non-atomically
+        assert!(!LocalFileIO.supports_conditional_replace());
+        let e = LocalFileIO
+            .replace_if_match("/tmp/x", b"1", &v2)
+            .unwrap_err();
+        assert!(matches!(e, Error::Unsupported { .. }), "{e}");
     }
 
     #[test]
