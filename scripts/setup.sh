@@ -2,6 +2,7 @@
 # Prepare a development/test environment from a fresh clone. Safe to re-run: every step
 # skips work that is already done.
 #   .venv/                     Python virtualenv with pinned dev deps + icefloe (maturin develop)
+#   .cache/azurite-*/          Azurite (npm), for the object-store tests (scripts/servers.sh)
 #   .cache/jars/               Iceberg Spark runtime jar and the SQLite JDBC driver (from Maven
 #                              Central) + icefloe-oracle.jar
 set -euo pipefail
@@ -49,6 +50,9 @@ if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$req_hash" ]]; then
 else
   log "Python dev dependencies up to date"
 fi
+
+# --- Object-store servers for the Rust integration tests (moto, Azurite, fake-gcs-server) ----
+bash scripts/servers.sh install
 
 # --- Java side: Iceberg runtime jar + oracle helper ----------------------------------------
 mkdir -p .cache/jars

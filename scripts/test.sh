@@ -13,6 +13,14 @@ bash scripts/setup.sh
 # shellcheck disable=SC1091
 source .venv/bin/activate
 
+step "object-store servers"
+# moto, Azurite and fake-gcs-server on 127.0.0.1 for crates/icefloe/tests/object_store.rs,
+# stopped whatever happens next
+trap 'bash scripts/servers.sh stop' EXIT
+bash scripts/servers.sh start
+# shellcheck disable=SC1091
+source target/servers/servers.env
+
 step "cargo test"
 # The PyO3 extension crate (cdylib, extension-module) does not link as a test binary.
 cargo test --workspace --exclude icefloe-py

@@ -48,7 +48,7 @@ fn invalid_location(location: &str, why: &str) -> Error {
 }
 
 /// The part after `scheme://`, for the schemes of `kind`.
-fn strip_scheme<'a>(kind: StoreKind, location: &'a str) -> Result<&'a str> {
+fn strip_scheme(kind: StoreKind, location: &str) -> Result<&str> {
     let (scheme, rest) = location
         .split_once("://")
         .ok_or_else(|| invalid_location(location, "not a URI (scheme://...)"))?;
@@ -226,7 +226,7 @@ impl ObjectStoreFileIO {
             .or_else(|| {
                 cs.blob_endpoint
                     .clone()
-                    .filter(|_| cs.account_name.as_deref().is_none_or(|a| a == account))
+                    .filter(|_| cs.account_name.as_deref().map_or(true, |a| a == account))
             })
             .unwrap_or_else(|| {
                 let host = t.host.replacen(".dfs.", ".blob.", 1);
@@ -250,7 +250,7 @@ impl ObjectStoreFileIO {
         let key = p
             .account_key
             .clone()
-            .filter(|_| p.account_name.as_deref().is_none_or(|a| a == account))
+            .filter(|_| p.account_name.as_deref().map_or(true, |a| a == account))
             .or_else(|| cs.account_key.clone());
         if let Some(sas) = sas {
             b = b.with_config(
@@ -318,7 +318,21 @@ impl ObjectStoreFileIO {
     /// A typed, scrubbed error naming the location.
     fn error(&self, location: &str, target: &Target, e: object_store::Error) -> Error {
         use object_store::Error as E;
-        let message = self.redactor.scrub(&e.to_string());
+        // the transport's own words (e.g. "operation timed out") are deep in the chain
+        let mut message = e.to_string();
+        let mut timed_out = false;
+        let mut source = std::error::Error::source(&e);
+        while let Some(s) = source {
+            let text = s.to_string();
+            timed_out |= text.contains("timed out")
+                || s.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == ErrorKind::TimedOut);
+            if !message.contains(&text) {
+                message = format!("{message}: {text}");
+            }
+            source = s.source();
+        }
+        let message = self.redactor.scrub(&message);
         let io = |kind: ErrorKind, what: &str| {
             Error::io(
                 location,
@@ -347,9 +361,7 @@ impl ObjectStoreFileIO {
             E::NotSupported { .. } | E::NotImplemented { .. } => Error::unsupported(format!(
                 "location {location}: not supported by this store: {message}"
             )),
-            _ if message.contains("timed out") || message.contains("timeout") => {
-                io(ErrorKind::TimedOut, "the request timed out")
-            }
+            _ if timed_out => io(ErrorKind::TimedOut, "the request timed out"),
             _ => io(ErrorKind::Other, "object store request failed"),
         }
     }

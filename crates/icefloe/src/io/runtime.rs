@@ -5,7 +5,6 @@
 //! `block_on` would panic.
 
 use std::future::Future;
-use std::io::ErrorKind;
 
 use crate::error::{Error, Result};
 
@@ -45,14 +44,14 @@ impl IoRuntime {
         let runtime = self.runtime.as_ref().ok_or_else(|| {
             Error::io(
                 location,
-                std::io::Error::new(ErrorKind::Other, "the object store runtime was shut down"),
+                std::io::Error::other("the object store runtime was shut down"),
             )
         })?;
         let handle = runtime.spawn(future);
         futures::executor::block_on(handle).map_err(|e| {
             Error::io(
                 location,
-                std::io::Error::new(ErrorKind::Other, format!("object store task failed: {e}")),
+                std::io::Error::other(format!("object store task failed: {e}")),
             )
         })
     }
