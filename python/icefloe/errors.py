@@ -73,6 +73,11 @@ __all__ = [
 ]
 
 
+class InvalidIdentifierError(InvalidArgumentError):
+    """A namespace level or table name that cannot name a place in the warehouse (``..``,
+    ``/``, ``\\``, NUL, empty), refused where the catalog derives a location from it."""
+
+
 class NoSuchNamespaceError(NotFoundError):
     """The catalog has no such namespace."""
 

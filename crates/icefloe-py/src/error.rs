@@ -17,6 +17,7 @@ fn class_name(e: &Error) -> &'static str {
         Error::InvalidArgument { .. } => "InvalidArgumentError",
         Error::NotFound { .. } => "NotFoundError",
         Error::Unsupported { .. } => "UnsupportedError",
+        Error::InvalidIdentifier { .. } => "InvalidIdentifierError",
         Error::NoSuchNamespace { .. } => "NoSuchNamespaceError",
         Error::NoSuchTable { .. } => "NoSuchTableError",
         Error::NoSuchView { .. } => "NoSuchViewError",

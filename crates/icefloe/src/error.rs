@@ -89,6 +89,11 @@ pub enum Error {
     #[error("{message}")]
     Unsupported { message: String },
 
+    /// A namespace level or table name that cannot name a place in the warehouse (`..`,
+    /// `/`, NUL, ...), refused where a catalog derives a location from it.
+    #[error("invalid identifier {identifier}: {message}")]
+    InvalidIdentifier { identifier: String, message: String },
+
     /// A catalog has no such namespace.
     #[error("namespace does not exist: {namespace}")]
     NoSuchNamespace { namespace: String },

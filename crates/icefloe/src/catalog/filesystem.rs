@@ -123,21 +123,9 @@ impl std::fmt::Debug for FileSystemCatalog {
     }
 }
 
+/// Namespaces are folders: every level must be a safe folder name (the catalogs' one rule).
 fn check_namespace(namespace: &[String]) -> Result<()> {
-    if namespace.is_empty() {
-        return Err(Error::invalid_argument(
-            "the empty namespace cannot be used here",
-        ));
-    }
-    if let Some(bad) = namespace
-        .iter()
-        .find(|l| l.is_empty() || l.contains('/') || *l == "." || *l == "..")
-    {
-        return Err(Error::invalid_argument(format!(
-            "invalid namespace level '{bad}' in {namespace:?} for a file-system catalog"
-        )));
-    }
-    Ok(())
+    super::check_location_namespace(namespace)
 }
 
 fn is_dir(path: &Path) -> bool {
@@ -180,8 +168,7 @@ impl FileSystemCatalog {
     }
 
     fn table_path(&self, ident: &TableIdent) -> Result<PathBuf> {
-        check_namespace(&ident.namespace)?;
-        check_namespace(std::slice::from_ref(&ident.name))?;
+        super::check_location_ident(ident)?;
         let mut levels = ident.namespace.clone();
         levels.push(ident.name.clone());
         Ok(self.path(&levels))

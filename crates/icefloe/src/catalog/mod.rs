@@ -67,6 +67,64 @@ impl fmt::Display for TableIdent {
     }
 }
 
+/// Checks that `part` (a namespace level or a table or view name) can be used as one
+/// folder name of a location derived from it: not empty, not `.` or `..`, and without `/`,
+/// `\` or NUL. Anything else could make `<warehouse>/<levels>/<name>` point outside the
+/// warehouse (`..`), at its parent folder (`.`), at another identifier's folder (`a/b`), or
+/// be cut short by a system call (NUL); `\` separates folders on Windows file systems.
+/// Catalogs call this wherever they derive a location from an identifier, never for a
+/// location given explicitly or read from metadata.
+pub fn check_location_part(part: &str, identifier: &str) -> Result<()> {
+    let why = if part.is_empty() {
+        "an empty name"
+    } else if part == "." || part == ".." {
+        "'.' and '..' name other folders"
+    } else if part.contains('/') || part.contains('\\') {
+        "'/' and '\\' separate folders"
+    } else if part.contains('\0') {
+        "NUL ends a file name"
+    } else {
+        return Ok(());
+    };
+    Err(Error::InvalidIdentifier {
+        identifier: identifier.to_string(),
+        message: format!(
+            "'{}' cannot be used as a folder name of a location ({why})",
+            part.escape_debug()
+        ),
+    })
+}
+
+/// [`check_location_part`] for every namespace level (a namespace must have one).
+pub fn check_location_namespace(namespace: &[String]) -> Result<()> {
+    let shown = namespace.join(".");
+    if namespace.is_empty() {
+        return Err(Error::InvalidIdentifier {
+            identifier: shown,
+            message: "the empty namespace has no location".to_string(),
+        });
+    }
+    namespace
+        .iter()
+        .try_for_each(|level| check_location_part(level, &shown))
+}
+
+/// [`check_location_part`] for every level of the identifier's namespace and its name.
+pub fn check_location_ident(ident: &TableIdent) -> Result<()> {
+    let shown = ident.to_string();
+    if ident.namespace.is_empty() {
+        return Err(Error::InvalidIdentifier {
+            identifier: shown,
+            message: "an identifier without a namespace has no location".to_string(),
+        });
+    }
+    ident
+        .namespace
+        .iter()
+        .chain(std::iter::once(&ident.name))
+        .try_for_each(|part| check_location_part(part, &shown))
+}
+
 /// A table as the catalog last saw it: the location of its current metadata file and the
 /// metadata read from it. Commits name their base by this value.
 #[derive(Debug, Clone)]

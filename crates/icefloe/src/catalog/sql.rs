@@ -655,8 +655,12 @@ impl Catalog for SqlCatalog {
         Arc::clone(&self.io)
     }
 
+    /// `<warehouse>/<levels>/<name>`, as Java's `JdbcCatalog`, but only for identifiers
+    /// whose parts are safe folder names ([`super::check_location_ident`]): Java would place
+    /// `db.../x` outside the warehouse.
     fn default_table_location(&self, ident: &TableIdent) -> Result<String> {
         namespace_string(&ident.namespace)?;
+        super::check_location_ident(ident)?;
         Ok(format!(
             "{}/{}",
             self.default_namespace_location(&ident.namespace),
@@ -670,6 +674,11 @@ impl Catalog for SqlCatalog {
         properties: &[(String, String)],
     ) -> Result<()> {
         let ns = namespace_string(namespace)?;
+        // a namespace without a `location` property has the default one, derived from its
+        // levels: they must be safe folder names
+        if !properties.iter().any(|(k, _)| k == "location") {
+            super::check_location_namespace(namespace)?;
+        }
         if properties
             .iter()
             .any(|(k, _)| k == NAMESPACE_EXISTS_PROPERTY)
@@ -709,7 +718,9 @@ impl Catalog for SqlCatalog {
     }
 
     /// The stored properties without the reserved `exists`, plus `location` (the default
-    /// `<warehouse>/<levels>`) when none is stored, as Java's `loadNamespaceMetadata`.
+    /// `<warehouse>/<levels>`) when none is stored, as Java's `loadNamespaceMetadata` —
+    /// except for a namespace (made by another catalog) whose levels are not safe folder
+    /// names, which has no default location.
     fn namespace_properties(&self, namespace: &[String]) -> Result<Vec<(String, String)>> {
         let conn = self.conn();
         let ns = self.require_namespace(&conn, namespace)?;
@@ -718,7 +729,9 @@ impl Catalog for SqlCatalog {
             .into_iter()
             .filter(|(k, _)| k != NAMESPACE_EXISTS_PROPERTY)
             .collect();
-        if !props.iter().any(|(k, _)| k == "location") {
+        if !props.iter().any(|(k, _)| k == "location")
+            && super::check_location_namespace(namespace).is_ok()
+        {
             props.push((
                 "location".to_string(),
                 self.default_namespace_location(namespace),

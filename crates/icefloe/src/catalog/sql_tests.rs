@@ -717,3 +717,121 @@ fn an_unknown_outcome_keeps_the_new_metadata_file() {
     assert_eq!(files_in(&meta_dir).len(), 3);
     assert!(Path::new(local_path(&winner.metadata_location)).exists());
 }
+
+/// A location is never derived from an identifier part that would leave its folder: Java's
+/// `JdbcCatalog` places `db.../../x` outside the warehouse; icefloe refuses it.
+#[test]
+fn identifiers_that_would_escape_the_warehouse_are_refused() {
+    use crate::commit::view::{create_view, ViewDefinition};
+    use crate::spec::schema::Schema;
+    use crate::spec::types::{NestedField, PrimitiveType, Type};
+
+    let f = Fixture::new("sql-escape");
+    let cat: Arc<SqlCatalog> = Arc::new(f.open("c"));
+    cat.create_namespace(&ns(&["db"]), &[]).unwrap();
+    let schema = Schema::new(
+        0,
+        vec![NestedField::required(
+            1,
+            "id",
+            Type::Primitive(PrimitiveType::Long),
+        )],
+        vec![],
+    )
+    .unwrap();
+    let create = |ident: &TableIdent, location: Option<&str>| {
+        crate::commit::create_table(
+            cat.clone(),
+            ident,
+            &schema,
+            &crate::spec::partition::PartitionSpec::unpartitioned(),
+            &crate::spec::sort::SortOrder::unsorted(),
+            location,
+            &[],
+            Some(2),
+        )
+    };
+    for name in ["../../x", "..", ".", "a/b", "a\\b", "nul\0", ""] {
+        let t = TableIdent::new(ns(&["db"]), name);
+        let err = create(&t, None).unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidIdentifier { identifier, .. } if identifier == &t.to_string()),
+            "{name:?}: {err:?}"
+        );
+        assert!(matches!(
+            cat.default_table_location(&t),
+            Err(Error::InvalidIdentifier { .. })
+        ));
+        assert!(!cat.table_exists(&t).unwrap());
+    }
+    // nothing was written next to the warehouse
+    assert_eq!(files_in(&f.dir), vec!["catalog.db".to_string()]);
+
+    // a name that is unusual but stays in its folder is fine, as in Java
+    let dotted = TableIdent::new(ns(&["db"]), "a.b..c");
+    let made = create(&dotted, None).unwrap();
+    assert!(made.metadata.location.ends_with("/warehouse/db/a.b..c"));
+
+    // an explicit location derives nothing from the name; registering neither
+    let explicit = TableIdent::new(ns(&["db"]), "../elsewhere");
+    let place = format!("{}/tables/elsewhere", f.warehouse);
+    let made = create(&explicit, Some(&place)).unwrap();
+    assert_eq!(made.metadata.location, place);
+    let registered = TableIdent::new(ns(&["db"]), "../registered");
+    cat.register_table(&registered, &made.metadata_location)
+        .unwrap();
+    assert!(cat.table_exists(&registered).unwrap());
+
+    // views: the same rule for a derived location, none for an explicit one
+    let def = |location: Option<String>| ViewDefinition {
+        schema: schema.clone(),
+        queries: vec![("spark".into(), "select 1".into())],
+        default_namespace: ns(&["db"]),
+        default_catalog: None,
+        summary: Default::default(),
+        properties: Default::default(),
+        location,
+    };
+    let v = TableIdent::new(ns(&["db"]), "../v");
+    assert!(matches!(
+        create_view(cat.as_ref(), &v, &def(None)),
+        Err(Error::InvalidIdentifier { .. })
+    ));
+    let view_place = format!("{}/views/v", f.warehouse);
+    let made = create_view(cat.as_ref(), &v, &def(Some(view_place.clone()))).unwrap();
+    assert_eq!(made.metadata.location, view_place);
+
+    // namespaces: their default location comes from their levels ('.' is refused anyway:
+    // it separates the stored levels)
+    for level in ["a/b", "a\\b", "nul\0"] {
+        assert!(
+            matches!(
+                cat.create_namespace(&ns(&[level]), &[]),
+                Err(Error::InvalidIdentifier { .. })
+            ),
+            "{level:?}"
+        );
+    }
+    let placed = ns(&["p/q"]);
+    cat.create_namespace(&placed, &[("location".into(), "/somewhere".into())])
+        .unwrap();
+    assert!(cat
+        .namespace_properties(&placed)
+        .unwrap()
+        .contains(&("location".to_string(), "/somewhere".to_string())));
+    // a table in it needs an explicit location too
+    let inside = TableIdent::new(placed.clone(), "t");
+    assert!(matches!(
+        create(&inside, None),
+        Err(Error::InvalidIdentifier { .. })
+    ));
+    // a namespace another catalog made with such a level has no default location
+    f.raw()
+        .execute(
+            "INSERT INTO iceberg_namespace_properties VALUES ('c', 'x/y', 'exists', 'true')",
+            [],
+        )
+        .unwrap();
+    let props = cat.namespace_properties(&ns(&["x/y"])).unwrap();
+    assert!(!props.iter().any(|(k, _)| k == "location"), "{props:?}");
+}

@@ -317,7 +317,11 @@ pub fn create_view(
             "a table with the same name already exists: {ident}"
         )));
     }
-    let location = catalog.default_table_location(ident)?;
+    // the catalog's default only when none is given: deriving it checks the identifier
+    let location = match &def.location {
+        Some(l) => l.clone(),
+        None => catalog.default_table_location(ident)?,
+    };
     let metadata = new_view_metadata(def, &location, now_ms())?;
     catalog
         .commit_view(ident, None, metadata)
