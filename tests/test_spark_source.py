@@ -630,6 +630,52 @@ def test_abort_after_a_commit_that_landed_keeps_the_files(env):
     assert len(data_files(env.root / "wh" / "db" / "landed")) == 1
 
 
+def test_a_commit_that_fails_deletes_the_files_of_its_messages(env, monkeypatch):
+    """The driver's commit itself removes what the tasks wrote when the catalog refuses it
+    (before Spark's abort runs, which may not be able to)."""
+    from icefloe.spark.options import CatalogOptions
+
+    cat = env.catalog()
+    cat.create_table("db.refused", pa.schema([("id", pa.int64()), ("s", pa.string())]),
+                     properties={"commit.retry.num-retries": "0"})
+    stale = cat.load_table("db.refused")
+    writer = _in_process_writer(env, "db.refused")
+    messages = [writer.write(iter([pa.record_batch({"id": pa.array([1], pa.int64()), "s": ["a"]})]))]
+    assert len(data_files(env.root / "wh" / "db" / "refused")) == 1
+    cat.load_table("db.refused").set_properties(other="writer")  # committed meanwhile
+    monkeypatch.setattr(CatalogOptions, "load_table", lambda self: stale)
+    with pytest.raises(errors.CommitFailedError):
+        writer.commit(messages)
+    assert data_files(env.root / "wh" / "db" / "refused") == set()
+
+
+def test_abort_after_a_commit_with_unknown_outcome_keeps_the_files(env, monkeypatch):
+    """As Java's SparkWrite: after CommitStateUnknownException the files may be the table's."""
+    from icefloe.commit import Transaction
+
+    cat = env.catalog()
+    cat.create_table("db.unknown", pa.schema([("id", pa.int64()), ("s", pa.string())]))
+    writer = _in_process_writer(env, "db.unknown")
+    messages = [writer.write(iter([pa.record_batch({"id": pa.array([1], pa.int64()), "s": ["a"]})]))]
+    written = data_files(env.root / "wh" / "db" / "unknown")
+
+    def lost_answer(self):
+        raise errors.CommitStateUnknownError("commit state unknown: the answer was lost")
+
+    with monkeypatch.context() as m:
+        m.setattr(Transaction, "commit_transaction", lost_answer)
+        with pytest.raises(errors.CommitStateUnknownError):
+            writer.commit(messages)
+    # Spark's abort runs in another process of the driver: the same writer, unpickled
+    import pickle
+
+    pickle.loads(pickle.dumps(writer)).abort(messages)
+    assert data_files(env.root / "wh" / "db" / "unknown") == written
+    # the next abort of that write (none is expected) is an ordinary one
+    writer.abort(messages)
+    assert data_files(env.root / "wh" / "db" / "unknown") == set()
+
+
 def test_writer_needs_an_existing_table(env):
     with pytest.raises(errors.NoSuchTableError):
         _in_process_writer(env, "db.never_created")

@@ -396,6 +396,12 @@ class Transaction:
 
     Each change is applied again on top of the table's newest state if another writer
     committed first (appends always apply; removing files checks they are still live).
+
+    Files the transaction wrote (:meth:`append`, :meth:`overwrite`) or was handed with
+    :meth:`own_files` are deleted when the commit fails or the ``with`` block ends with an
+    exception — unless the commit's outcome is unknown
+    (``icefloe.errors.CommitStateUnknownError``, whose message names them): the table may
+    then reference them, so they are kept.
     """
 
     def __init__(self, table: Table):
@@ -426,7 +432,16 @@ class Transaction:
 
         files = write_data_files(self._table.metadata, data)
         if files.num_rows:
+            self.own_files(files.column("file_path").to_pylist())
             self.append_files(files, branch=branch, merge=merge)
+        return self
+
+    def own_files(self, paths: Sequence[str]) -> Transaction:
+        """Hands over files written for this transaction (new data or delete files that
+        nothing else references): they are deleted if the commit fails or the transaction
+        is given up, and kept if the commit's outcome is unknown. Never pass files that
+        existed before (e.g. imported with :meth:`append_files`)."""
+        self._native.own_files(sorted({str(p) for p in paths}))
         return self
 
     def set_properties(self, properties: Mapping[str, str] | None = None, **kwargs: str) -> Transaction:
@@ -505,6 +520,7 @@ class Transaction:
         from .writer import write_data_files
 
         files = write_data_files(self._table.metadata, data)
+        self.own_files(files.column("file_path").to_pylist())
         return self.overwrite_where(overwrite_filter, files, **options)
 
     def rewrite_manifests(self, *, spec_id: int | None = None, sort_by: Sequence[str] | None = None,
@@ -598,9 +614,18 @@ class Transaction:
     def __enter__(self) -> Transaction:
         return self
 
+    def abort(self) -> None:
+        """Gives the transaction up without committing: the files it wrote or was handed
+        with :meth:`own_files` are deleted. (Leaving the ``with`` block with an exception
+        does this.)"""
+        if not self._committed:
+            self._native.abort()
+
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is None and not self._committed:
             self.commit_transaction()
+        elif exc_type is not None:
+            self.abort()
 
 
 def create_table(catalog: Any, identifier: tuple[str, ...], schema: Any, partition_spec: Any = None,

@@ -12,12 +12,11 @@ files in v2. One row delta commits it all, validated as Java's Spark merge-on-re
 from the scanned snapshot and limited to ``where``, the data files must still exist, none
 was removed meanwhile, no conflicting delete files were added, and under ``serializable``
 isolation no conflicting data files either. If the commit fails, the delete files written
-for it are removed again.
+for it are removed again (kept when the commit's outcome is unknown).
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -88,14 +87,13 @@ def _local_map(fn: Callable[[Group], GroupResult], groups: Sequence[Group]) -> l
     return [fn(g) for g in groups]
 
 
-def _remove_files(paths: set[str]) -> None:
-    from .reader import local_path
-
-    for p in paths:
-        try:
-            os.remove(local_path(p))
-        except FileNotFoundError:
-            pass
+def discard_files(table: Any, paths: Sequence[str]) -> None:
+    """Deletes files written for a change that will not be committed (the same rule, in
+    Rust, as a failed commit's: ``Transaction.own_files`` then ``abort``)."""
+    if paths:
+        tx = table.transaction()
+        tx.own_files(paths)
+        tx.abort()
 
 
 def commit_row_changes(table: Any, snapshot_id: int, isolation_level: str, *, added_deletes: pa.Table | None,
@@ -106,7 +104,8 @@ def commit_row_changes(table: Any, snapshot_id: int, isolation_level: str, *, ad
     Java's Spark merge-on-read operations (the referenced data files still exist, nothing
     read was removed, no conflicting delete files; under ``serializable`` no conflicting data
     files either, limited to ``conflict_filter`` when given). When the commit fails, the new
-    delete and data files are removed."""
+    delete and data files are removed — unless its outcome is unknown, when they are kept
+    (the table may reference them) and ``CommitStateUnknownError`` names them."""
     new_files: set[str] = set()
     referenced: list[str] = []
     for t in (added_deletes, added_data):
@@ -114,8 +113,11 @@ def commit_row_changes(table: Any, snapshot_id: int, isolation_level: str, *, ad
             new_files |= set(t.column("file_path").to_pylist())
     if added_deletes is not None and "referenced_data_file" in added_deletes.column_names:
         referenced = sorted(set(added_deletes.column("referenced_data_file").to_pylist()) - {None})
-    try:
-        table.row_delta(
+    # the transaction owns the new files: a failed commit deletes them, one whose outcome
+    # is unknown keeps them (CommitStateUnknownError names them)
+    with table.transaction() as tx:
+        tx.own_files(sorted(new_files))
+        tx.row_delta(
             add_data_files=added_data if added_data is not None else (),
             add_delete_files=added_deletes if added_deletes is not None else (),
             remove_delete_files=removed_deletes if removed_deletes is not None and removed_deletes.num_rows else (),
@@ -129,9 +131,6 @@ def commit_row_changes(table: Any, snapshot_id: int, isolation_level: str, *, ad
             validate_no_conflicting_data_files=isolation_level == "serializable",
             isolation_level=isolation_level,
         )
-    except BaseException:
-        _remove_files(new_files)
-        raise
 
 
 def delete_rows(table: Any, where: Any, *, branch: str | None = None, isolation_level: str = "serializable",

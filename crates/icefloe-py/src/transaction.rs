@@ -461,6 +461,31 @@ impl PyTransaction {
         .py(py)
     }
 
+    /// Hands over files written for this transaction: deleted if the commit fails (or the
+    /// transaction is aborted), kept if its outcome is unknown (`Transaction::own_files`).
+    fn own_files(&self, py: Python<'_>, paths: Vec<String>) -> PyResult<()> {
+        self.with(|tx| {
+            tx.own_files(paths);
+            Ok(())
+        })
+        .py(py)
+    }
+
+    /// Gives the transaction up: the files handed over with `own_files` are deleted. A
+    /// transaction already committed (or aborted) is left alone.
+    fn abort(&self, py: Python<'_>) -> PyResult<()> {
+        let tx = self
+            .inner
+            .lock()
+            .map_err(|_| Error::unsupported("the transaction is poisoned"))
+            .map(|mut g| g.take())
+            .py(py)?;
+        if let Some(tx) = tx {
+            py.detach(|| tx.abort());
+        }
+        Ok(())
+    }
+
     /// Commits every pending change as one new metadata file, retrying on conflicts.
     fn commit(&self, py: Python<'_>) -> PyResult<(String, PyTableMetadata)> {
         let tx = self

@@ -8,7 +8,8 @@ the updated rows as new data files and the old rows' positions as deletion vecto
 merged with the live ones) or position delete files (v2), and the driver commits both in one
 row delta, validated from the snapshot read (the data files must still exist, none was
 removed, no conflicting delete files, and under ``serializable`` no conflicting data files).
-If the commit fails, the files written for it are removed again.
+If the commit fails (or computing the new rows does), the files written for it are
+removed again, unless the commit's outcome is unknown.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..row_deletes import commit_row_changes
+from ..row_deletes import commit_row_changes, discard_files
 from ..writer import data_files_from_ipc, data_files_to_ipc
 
 __all__ = ["UpdateResult", "update"]
@@ -129,11 +130,16 @@ def update(spark: Any, table: Any, where: str, assignments: Mapping[str, str], *
                .collect())
     if not deletes:
         return UpdateResult(None, 0, 0, 0, 0)
+    added = pa.concat_tables([data_files_from_ipc(r["added"]) for r in deletes], promote_options="default")
     new_rows = (_rows(spark, table, current.snapshot_id, where)
                 .withColumns({c: F.expr(e) for c, e in assignments.items()}).select(*columns))
-    written = new_rows.mapInArrow(_write_data(metadata_json, table.schema().to_json()), "files binary").collect()
+    try:
+        written = new_rows.mapInArrow(_write_data(metadata_json, table.schema().to_json()), "files binary").collect()
+    except BaseException:
+        # the delete files of the first stage will never be committed
+        discard_files(table, sorted(set(added.column("file_path").to_pylist())))
+        raise
 
-    added = pa.concat_tables([data_files_from_ipc(r["added"]) for r in deletes], promote_options="default")
     removed = [data_files_from_ipc(r["removed"]) for r in deletes]
     removed_t = pa.concat_tables(removed, promote_options="default") if removed else None
     files = [data_files_from_ipc(r["files"]) for r in written]

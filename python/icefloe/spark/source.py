@@ -21,9 +21,12 @@ table's metadata and a write id; each task writes Parquet data files with
 id>-<n>.parquet``, as Java names them) and returns their data-file rows as Arrow IPC in
 its commit message; ``commit()`` on the driver commits them once (a fast append, or for
 ``overwrite`` the table's live files replaced by the new ones, as Java's overwriteByRowFilter(true)), recording the write
-id in the snapshot summary (``icefloe.write-id``); ``abort()`` deletes every file of the
-write id, unless the table has a snapshot with that write id (a commit whose outcome was
-unknown to Spark did land).
+id in the snapshot summary (``icefloe.write-id``). A commit that fails deletes the files
+of the messages (``Transaction.own_files``); ``abort()``, which Spark calls after any
+failure, deletes every file of the write id (those of failed task attempts too), unless
+the table has a snapshot with that write id (a commit Spark saw fail did land) or the
+commit's outcome was unknown (``CommitStateUnknownError``: the table may reference the
+files, so they are kept, as Java's ``SparkWrite`` keeps them).
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from pyspark.sql.datasource import (
 )
 
 from .. import expressions as E
-from ..errors import InvalidArgumentError
+from ..errors import CommitStateUnknownError, InvalidArgumentError
 from . import filters as F
 from . import types as T
 from .options import ReadOptions, WriteOptions
@@ -331,20 +334,35 @@ class IcefloeWriter(DataSourceArrowWriter):
         summary = dict(self.options.snapshot_properties)
         summary[WRITE_ID_KEY] = self.write_id
         spec_id = int(files[0].schema.metadata[SPEC_ID_KEY]) if files else None
-        if self.overwrite:
-            live = _live_data_files(table, branch)
-            if not live and not files:
-                return
-            # Java's static overwrite: overwriteByRowFilter(alwaysTrue) re-applied to each
-            # attempt's base, so a file appended meanwhile and the table's delete files go too
-            with table.transaction() as tx:
-                tx.overwrite_where(E.AlwaysTrue(), files, spec_id=spec_id, branch=branch,
-                                   snapshot_properties=summary)
-        elif files:
-            with table.transaction() as tx:
-                tx.append_files(files, spec_id=spec_id, branch=branch, snapshot_properties=summary)
+        written = sorted({p for f in files for p in f.column("file_path").to_pylist()})
+        try:
+            if self.overwrite:
+                live = _live_data_files(table, branch)
+                if not live and not files:
+                    return
+                # Java's static overwrite: overwriteByRowFilter(alwaysTrue) re-applied to each
+                # attempt's base, so a file appended meanwhile and the table's delete files go too
+                with table.transaction() as tx:
+                    tx.own_files(written)
+                    tx.overwrite_where(E.AlwaysTrue(), files, spec_id=spec_id, branch=branch,
+                                       snapshot_properties=summary)
+            elif files:
+                # the transaction owns the files: a failed commit deletes them
+                with table.transaction() as tx:
+                    tx.own_files(written)
+                    tx.append_files(files, spec_id=spec_id, branch=branch, snapshot_properties=summary)
+        except CommitStateUnknownError:
+            # Spark calls abort() next, in another process: tell it to keep the files
+            _mark_state_unknown(self.write_id)
+            raise
 
     def abort(self, messages: list) -> None:
+        if _take_state_unknown(self.write_id):
+            # as Java's SparkWrite after a CommitStateUnknownException: the table may
+            # reference the files, so none is deleted
+            _log.warning("icefloe: the commit of write %s has an unknown outcome; its files are kept",
+                         self.write_id)
+            return
         try:
             table = self.options.catalog.load_table()
         except Exception:  # noqa: BLE001
@@ -361,6 +379,38 @@ class IcefloeWriter(DataSourceArrowWriter):
                 paths.update(data_files_from_ipc(m.data_files).column("file_path").to_pylist())
         paths.update(_files_of_write(table.metadata, dict(self.options.write_properties), self.write_id))
         _delete(paths)
+
+
+def _state_unknown_marker(write_id: str) -> str:
+    """A file in the driver's temporary folder that says the commit of ``write_id`` ended
+    with an unknown outcome. Spark runs ``commit()`` and ``abort()`` in separate Python
+    processes of the driver, so this is how the one tells the other."""
+    import os
+    import tempfile
+
+    return os.path.join(tempfile.gettempdir(), f"icefloe-write-{write_id}.commit-state-unknown")
+
+
+def _mark_state_unknown(write_id: str) -> None:
+    try:
+        with open(_state_unknown_marker(write_id), "w", encoding="utf-8") as f:
+            f.write(write_id)
+    except OSError:
+        _log.warning("icefloe: could not record the unknown commit state of write %s", write_id, exc_info=True)
+
+
+def _take_state_unknown(write_id: str) -> bool:
+    """Whether the commit of ``write_id`` ended with an unknown outcome (the marker is
+    removed: abort runs once)."""
+    import os
+
+    try:
+        os.remove(_state_unknown_marker(write_id))
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # there is a marker, even if it cannot be removed
+    return True
 
 
 def _live_data_files(table: Any, branch: str | None) -> list[str]:

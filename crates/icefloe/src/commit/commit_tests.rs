@@ -724,6 +724,126 @@ fn a_failure_at_any_step_leaves_the_table_at_its_previous_state() {
     }
 }
 
+/// Writes `name`'s bytes, as a writer would before handing the file to a transaction.
+fn written(catalog: &MemoryCatalog, name: &str) -> DataFile {
+    let f = file(name, 1);
+    catalog.io().write_new(&f.file_path, b"PAR1").unwrap();
+    f
+}
+
+/// Something that happens to the table between a transaction's start and its commit.
+type Fault = Box<dyn Fn(&Arc<MemoryCatalog>)>;
+
+#[test]
+fn files_handed_to_a_failed_commit_are_deleted_unless_its_outcome_is_unknown() {
+    let faulty = |faults: Faults| -> Fault {
+        Box::new(move |c: &Arc<MemoryCatalog>| c.set_faults(faults.clone()))
+    };
+    let cases: Vec<(&str, Fault, bool)> = vec![
+        (
+            "manifest list write fails",
+            faulty(Faults {
+                fail_write_containing: Some("/snap-".into()),
+                ..Faults::default()
+            }),
+            false,
+        ),
+        (
+            "another writer keeps winning",
+            faulty(Faults {
+                fail_swap: Some(FaultKind::CommitFailed),
+                ..Faults::default()
+            }),
+            false,
+        ),
+        (
+            "the catalog refuses after the metadata file is written",
+            faulty(Faults {
+                fail_after_metadata_write: Some(FaultKind::CommitFailed),
+                ..Faults::default()
+            }),
+            false,
+        ),
+        (
+            // the overwrite removes a file another writer removed meanwhile
+            "validation fails",
+            Box::new(|c: &Arc<MemoryCatalog>| {
+                let mut tx = Transaction::load(c.clone(), ident()).unwrap();
+                let mut p = SnapshotProducer::delete_files();
+                p.delete_path("mem://data/a.parquet");
+                tx.add_change(Box::new(p));
+                tx.commit().unwrap();
+            }),
+            false,
+        ),
+        (
+            "outcome unknown",
+            faulty(Faults {
+                fail_swap: Some(FaultKind::StateUnknown),
+                ..Faults::default()
+            }),
+            true,
+        ),
+    ];
+    for (name, fault, unknown) in cases {
+        let catalog = MemoryCatalog::new();
+        create(&catalog, 2, &[]);
+        append(&catalog, vec![written(&catalog, "a")]);
+        // prepared against the table before the fault (the validation case needs that)
+        let mut tx = Transaction::load(catalog.clone(), ident())
+            .unwrap()
+            .with_retry_policy(RetryPolicy {
+                num_retries: 2,
+                ..fast_retry()
+            });
+        let new = [written(&catalog, "b"), written(&catalog, "c")];
+        let imported = written(&catalog, "imported");
+        let mut p = SnapshotProducer::overwrite_files();
+        p.delete_path("mem://data/a.parquet");
+        for f in new.iter().chain([&imported]) {
+            p.add_file(f.clone());
+        }
+        tx.add_change(Box::new(p));
+        tx.own_files(new.iter().map(|f| f.file_path.clone()));
+        fault(&catalog);
+        let e = tx.commit().unwrap_err();
+        catalog.set_faults(Faults::default());
+        let io = catalog.io();
+        let exists = |f: &DataFile| io.exists(&f.file_path).unwrap();
+        // a file the caller did not hand over is never the transaction's to delete
+        assert!(exists(&imported), "{name}");
+        if unknown {
+            assert!(new.iter().all(exists), "{name}: kept");
+            let Error::CommitStateUnknown { message } = &e else {
+                panic!("{name}: {e:?}");
+            };
+            assert!(message.contains("injected fault"), "{message}");
+            assert!(message.contains("2 data and delete files"), "{message}");
+            assert!(message.contains("are kept"), "{message}");
+            for f in &new {
+                assert!(message.contains(&f.file_path), "{message}");
+            }
+        } else {
+            assert!(!new.iter().any(exists), "{name}: {e} left the files behind");
+        }
+    }
+}
+
+#[test]
+fn an_aborted_transaction_deletes_the_files_handed_to_it() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 2, &[]);
+    let before = catalog.load_table(&ident()).unwrap();
+    let mut tx = Transaction::load(catalog.clone(), ident()).unwrap();
+    let f = written(&catalog, "b");
+    tx.append_files(vec![f.clone()]);
+    tx.own_files([f.file_path.clone()]);
+    tx.abort();
+    assert!(!catalog.io().exists(&f.file_path).unwrap());
+    let now = catalog.load_table(&ident()).unwrap();
+    assert_eq!(now.metadata_location, before.metadata_location);
+}
+
 #[test]
 fn create_fails_when_the_table_exists_and_create_or_replace_keeps_history() {
     let catalog = MemoryCatalog::new();

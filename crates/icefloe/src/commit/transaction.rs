@@ -6,8 +6,11 @@
 //! removals check the files are still live, metadata changes check their requirements),
 //! and asks the catalog to swap the pointer from that base. When another writer won
 //! (`CommitFailed`), the attempt is retried with exponential backoff per `commit.retry.*`.
-//! When the commit finally fails, the files the attempts wrote are deleted — except after
-//! `CommitStateUnknown`, when they may be part of the table.
+//! When the commit finally fails, the files the attempts wrote are deleted, and so are the
+//! files the caller wrote for the transaction and handed over with
+//! [`Transaction::own_files`] (the data and delete files of an append, an overwrite, a
+//! row-level delete) — except after `CommitStateUnknown`, when they may be part of the
+//! table: they are kept, and the error says so.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -104,6 +107,8 @@ pub struct Transaction {
     /// The base of the first attempt (`None` for a table that is to be created).
     base: Option<TableState>,
     changes: Vec<Box<dyn PendingChange>>,
+    /// Files written for this transaction that only it references (see [`Self::own_files`]).
+    owned_files: Vec<String>,
     /// Overrides the table's `commit.retry.*` (tests).
     retry: Option<RetryPolicy>,
 }
@@ -127,6 +132,7 @@ impl Transaction {
             start: Start::Existing,
             base: Some(base),
             changes: Vec::new(),
+            owned_files: Vec::new(),
             retry: None,
         }
     }
@@ -146,6 +152,7 @@ impl Transaction {
             start: Start::Create(table),
             base: None,
             changes: Vec::new(),
+            owned_files: Vec::new(),
             retry: None,
         }
     }
@@ -167,6 +174,7 @@ impl Transaction {
             start: Start::CreateOrReplace(table),
             base,
             changes: Vec::new(),
+            owned_files: Vec::new(),
             retry: None,
         })
     }
@@ -179,6 +187,33 @@ impl Transaction {
     pub fn with_retry_policy(mut self, policy: RetryPolicy) -> Self {
         self.retry = Some(policy);
         self
+    }
+
+    /// Hands over files written for this transaction (data files to append, delete files of
+    /// a row delta): nothing else references them, so when the commit fails they are
+    /// deleted, as the manifests the attempts wrote are. When the commit's outcome is
+    /// unknown (`CommitStateUnknown`) they are kept, since the table may reference them,
+    /// and the error names them. Files added to the table that existed before (imported
+    /// files) must not be handed over.
+    pub fn own_files(&mut self, files: impl IntoIterator<Item = String>) -> &mut Self {
+        for f in files {
+            if !self.owned_files.contains(&f) {
+                self.owned_files.push(f);
+            }
+        }
+        self
+    }
+
+    /// The files handed over with [`Self::own_files`].
+    pub fn owned_files(&self) -> &[String] {
+        &self.owned_files
+    }
+
+    /// Gives the transaction up without committing: the files handed over with
+    /// [`Self::own_files`] are deleted (no attempt ran, so nothing else was written).
+    pub fn abort(self) {
+        let io = self.catalog.io();
+        delete_files(io.as_ref(), &self.owned_files);
     }
 
     /// Adds a change; changes apply in the order they were added.
@@ -401,20 +436,64 @@ impl Transaction {
                 other => break other,
             }
         };
-        match &result {
-            Ok(_) => self
-                .changes
-                .iter_mut()
-                .for_each(|c| c.clean_up(io.as_ref(), true)),
+        match result {
+            Ok(state) => {
+                self.changes
+                    .iter_mut()
+                    .for_each(|c| c.clean_up(io.as_ref(), true));
+                Ok(state)
+            }
             // the new metadata may have been committed: its files must stay
-            Err(Error::CommitStateUnknown { .. }) => {}
-            Err(_) => self
-                .changes
-                .iter_mut()
-                .for_each(|c| c.clean_up(io.as_ref(), false)),
+            Err(Error::CommitStateUnknown { message }) => Err(Error::CommitStateUnknown {
+                message: kept_files_note(message, &self.owned_files),
+            }),
+            Err(e) => {
+                self.changes
+                    .iter_mut()
+                    .for_each(|c| c.clean_up(io.as_ref(), false));
+                delete_files(io.as_ref(), &self.owned_files);
+                Err(e)
+            }
         }
-        result
     }
+}
+
+/// Best effort: a file left behind is an orphan, harmless to the table; failing the
+/// caller for it would hide the error that matters.
+fn delete_files(io: &dyn FileIO, files: &[String]) {
+    for f in files {
+        let _ = io.delete(f);
+    }
+}
+
+/// How many kept files an unknown-state error names (the count is always given).
+const KEPT_FILES_NAMED: usize = 10;
+
+/// The message of a `CommitStateUnknown` that kept the caller's files: which ones, so that
+/// whoever resolves the state (is the new metadata the table's?) can delete them if not.
+fn kept_files_note(message: String, owned: &[String]) -> String {
+    if owned.is_empty() {
+        return format!(
+            "{message}; the files this commit wrote are kept, as the table may reference them"
+        );
+    }
+    let named: Vec<&str> = owned
+        .iter()
+        .take(KEPT_FILES_NAMED)
+        .map(String::as_str)
+        .collect();
+    let more = owned.len().saturating_sub(KEPT_FILES_NAMED);
+    format!(
+        "{message}; the {} data and delete files this commit wrote (and its manifests) are \
+         kept, as the table may reference them: {}{}",
+        owned.len(),
+        named.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// Creates a table (Java's `Catalog.createTable`): a new metadata file with fresh ids.
