@@ -16,7 +16,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use icefloe::catalog::sql::SqlCatalog;
-use icefloe::catalog::{Catalog, Namespace, TableIdent, TableState, ViewState};
+use icefloe::catalog::{
+    Catalog, Namespace, PurgeResult, PurgeScope, TableIdent, TableState, ViewState,
+};
 use icefloe::commit::Transaction;
 use icefloe::io::{FileIO, LocalFileIO};
 use icefloe::manifest::{DataContentType, DataFile, FileFormat};
@@ -88,7 +90,10 @@ impl Catalog for PointerCatalog {
     fn rename_table(&self, _: &TableIdent, _: &TableIdent) -> Result<()> {
         no()
     }
-    fn drop_table(&self, _: &TableIdent, _: bool) -> Result<()> {
+    fn drop_table(&self, _: &TableIdent) -> Result<()> {
+        no()
+    }
+    fn purge_table(&self, _: &TableIdent, _: PurgeScope) -> Result<PurgeResult> {
         no()
     }
     fn commit_table(

@@ -165,6 +165,64 @@ def test_icefloe_reads_what_java_writes(spark, paths):
     assert [f for _, _, files in os.walk(table_dir) for f in files if not f.endswith(".crc")] == []
 
 
+def _all_files(root) -> set[str]:
+    return {str(p) for p in root.rglob("*") if p.is_file() and not p.name.startswith("catalog.db") and not p.name.endswith(".crc")}
+
+
+@pytest.mark.java
+def test_purge_outside_location_deletes_what_java_drop_table_data_deletes(spark, paths):
+    """``purge_table(..., delete_outside_location=True)`` deletes exactly the files Java's
+    ``CatalogUtil.dropTableData`` deletes, for a table whose metadata names another table's
+    data file and one outside the warehouse; by default, those two stay."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from test_failed_writes import _borrowing_table, rows
+
+    db, wh, tmp = paths
+    cat = icefloe.load_catalog("shared", uri=f"sqlite:///{db}", warehouse=wh)
+    cat.create_namespace("db")
+    borrower, foreign, _ = _borrowing_table(cat, tmp)
+    borrower.append(rows([7, 8]))
+    borrower.delete("id = 7")  # a delete file and a delete manifest too
+    before = _all_files(tmp)
+    backup = Path(tempfile.mkdtemp())
+    for d in ("wh", "elsewhere"):
+        shutil.copytree(tmp / d, backup / d)
+
+    def restore():
+        for d in ("wh", "elsewhere"):
+            shutil.copytree(backup / d, tmp / d, dirs_exist_ok=True)
+        assert _all_files(tmp) == before
+
+    jvm = spark._jvm
+    io = jvm.org.apache.iceberg.hadoop.HadoopFileIO(spark._jsc.hadoopConfiguration())
+    jmd = jvm.org.apache.iceberg.TableMetadataParser.read(io, borrower.metadata_location)
+    jvm.org.apache.iceberg.CatalogUtil.dropTableData(io, jmd)
+    java_deleted = before - _all_files(tmp)
+    foreign_paths = {f.removeprefix("file://") for f in foreign}
+    assert foreign_paths <= java_deleted
+    restore()
+
+    # by default: what Java deletes but the two foreign files (registered: the metadata
+    # names whatever its writer chose)
+    cat.register_table("db.default", borrower.metadata_location)
+    result = cat.purge_table("db.default")
+    assert sorted(f.removeprefix("file://") for f in result.kept_outside_location) == sorted(foreign_paths)
+    assert before - _all_files(tmp) == java_deleted - foreign_paths
+    assert result.deleted_files == len(java_deleted) - 2 and result.failed == []
+    restore()
+
+    # with the explicit choice: exactly what Java deletes
+    cat.register_table("db.everything", borrower.metadata_location)
+    result = cat.purge_table("db.everything", delete_outside_location=True)
+    assert result.kept_outside_location == [] and result.failed == []
+    assert before - _all_files(tmp) == java_deleted
+    assert result.deleted_files == len(java_deleted)
+    shutil.rmtree(backup)
+
+
 @pytest.mark.java
 def test_java_and_icefloe_commits_interleave_without_loss(spark, paths):
     db, wh, _ = paths

@@ -19,7 +19,8 @@ The SQL catalog uses the tables and columns of Java's ``JdbcCatalog`` and PyIceb
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import logging
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
 
@@ -27,9 +28,28 @@ from . import _native
 from .errors import AlreadyExistsError, InvalidArgumentError
 from .table import Table
 
-__all__ = ["Catalog", "View", "PropertiesUpdateSummary", "load_catalog"]
+__all__ = ["Catalog", "View", "PropertiesUpdateSummary", "PurgeResult", "load_catalog"]
+
+_log = logging.getLogger("icefloe")
 
 Identifier = Union[str, tuple[str, ...], list[str]]
+
+
+@dataclass(frozen=True)
+class PurgeResult:
+    """What :meth:`Catalog.purge_table` did."""
+
+    deleted_files: int
+    #: files the metadata names outside the table's location, left in place
+    kept_outside_location: list[str] = field(default_factory=list)
+    #: files that could not be read or deleted (the purge went on past them)
+    failed: list[str] = field(default_factory=list)
+
+
+def _some(paths: Sequence[str], limit: int = 10) -> str:
+    """The first paths of a list, for a log line."""
+    shown = ", ".join(paths[:limit])
+    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
 
 
 def _to_tuple(identifier: Identifier) -> tuple[str, ...]:
@@ -162,12 +182,25 @@ class Catalog:
 
     def drop_table(self, identifier: Identifier) -> None:
         """Removes the table from the catalog; its files stay."""
-        self._native.drop_table(_ident(identifier), False)
+        self._native.drop_table(_ident(identifier))
 
-    def purge_table(self, identifier: Identifier) -> None:
-        """Removes the table and deletes every file its metadata reaches (data and delete
-        files, manifests, manifest lists, statistics and metadata files)."""
-        self._native.drop_table(_ident(identifier), True)
+    def purge_table(self, identifier: Identifier, *, delete_outside_location: bool = False) -> PurgeResult:
+        """Removes the table and deletes the files its metadata reaches (data and delete
+        files — unless ``gc.enabled`` is false —, manifests, manifest lists, statistics and
+        metadata files).
+
+        By default only files inside the table's location (the metadata's ``location``)
+        are deleted: the metadata of a registered table may name files of another table or
+        outside the warehouse. The files kept are listed in the result and logged as a
+        warning (logger ``icefloe``). ``delete_outside_location=True`` deletes every file
+        the metadata names, wherever it is, as Java's ``CatalogUtil.dropTableData``."""
+        deleted, kept, failed = self._native.purge_table(_ident(identifier), delete_outside_location)
+        result = PurgeResult(deleted_files=deleted, kept_outside_location=list(kept), failed=list(failed))
+        if kept:
+            _log.warning("purge of %s kept %d file(s) outside the table's location (pass "
+                         "delete_outside_location=True to delete them): %s", ".".join(_to_tuple(identifier)),
+                         len(kept), _some(kept))
+        return result
 
     def default_table_location(self, identifier: Identifier) -> str:
         """Where a table of that name goes when created without a location."""

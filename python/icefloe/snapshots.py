@@ -160,6 +160,9 @@ class ExpireResult:
     manifests: list[str] = field(default_factory=list)
     manifest_lists: list[str] = field(default_factory=list)
     statistics_files: list[str] = field(default_factory=list)
+    #: files only expired snapshots reached that lie outside the table's location, left in
+    #: place (see :meth:`ExpireSnapshots.delete_outside_location`)
+    kept_outside_location: list[str] = field(default_factory=list)
 
     def deleted_files(self) -> list[str]:
         return sorted(self.data_files + self.delete_files + self.manifests + self.manifest_lists
@@ -180,6 +183,7 @@ class ExpireSnapshots:
         self._ids: list[int] = []
         self._clean = True
         self._clean_metadata = False
+        self._outside = False
 
     def older_than(self, timestamp: Any) -> ExpireSnapshots:
         self._older_than = _millis(timestamp, "older_than")
@@ -199,6 +203,14 @@ class ExpireSnapshots:
         self._clean = bool(clean)
         return self
 
+    def delete_outside_location(self, delete: bool) -> ExpireSnapshots:
+        """Whether expired files outside the table's location are deleted too. Off by
+        default: the metadata may name files of another table (a registered table, data
+        files appended from elsewhere); they are kept, listed in
+        ``ExpireResult.kept_outside_location`` and logged as a warning. Java deletes them."""
+        self._outside = bool(delete)
+        return self
+
     def clean_expired_metadata(self, clean: bool) -> ExpireSnapshots:
         """Also removes the partition specs and schemas that no retained snapshot uses (the
         default spec and the current schema always stay), as Java's
@@ -210,8 +222,16 @@ class ExpireSnapshots:
         t = self._table
         ident = t.identifier
         out = _native.expire_snapshots(t.catalog._native, (list(ident[:-1]), ident[-1]), self._older_than,
-                                       self._retain_last, list(self._ids), self._clean, self._clean_metadata)
+                                       self._retain_last, list(self._ids), self._clean, self._clean_metadata,
+                                       self._outside)
         t.refresh()
+        kept = list(out["kept_outside_location"])
+        if kept:
+            from .catalog import _log, _some
+
+            _log.warning("expiry of %s kept %d file(s) outside the table's location (use "
+                         "delete_outside_location(True) to delete them): %s", ".".join(ident), len(kept),
+                         _some(kept))
         return ExpireResult(
             removed_snapshot_ids=[int(i) for i in out["removed_snapshot_ids"]],
             removed_refs=list(out["removed_refs"]),
@@ -220,4 +240,5 @@ class ExpireSnapshots:
             manifests=list(out["manifests"]),
             manifest_lists=list(out["manifest_lists"]),
             statistics_files=list(out["statistics_files"]),
+            kept_outside_location=kept,
         )

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use icefloe::catalog::load::load_catalog;
-use icefloe::catalog::{Catalog, TableIdent, TableState};
+use icefloe::catalog::{Catalog, PurgeScope, TableIdent, TableState};
 use icefloe::commit::view;
 use pyo3::prelude::*;
 
@@ -132,9 +132,29 @@ impl PyCatalog {
             .py(py)
     }
 
-    fn drop_table(&self, py: Python<'_>, table: Ident, purge: bool) -> PyResult<()> {
-        py.detach(|| self.inner.drop_table(&ident(table), purge))
-            .py(py)
+    fn drop_table(&self, py: Python<'_>, table: Ident) -> PyResult<()> {
+        py.detach(|| self.inner.drop_table(&ident(table))).py(py)
+    }
+
+    /// Drops the table and deletes its files: only those inside its location unless
+    /// `delete_outside_location`. Returns (files deleted, files kept outside the location,
+    /// files that could not be read or deleted).
+    #[pyo3(signature = (table, delete_outside_location = false))]
+    fn purge_table(
+        &self,
+        py: Python<'_>,
+        table: Ident,
+        delete_outside_location: bool,
+    ) -> PyResult<(usize, Vec<String>, Vec<String>)> {
+        let scope = if delete_outside_location {
+            PurgeScope::Everywhere
+        } else {
+            PurgeScope::TableLocation
+        };
+        let r = py
+            .detach(|| self.inner.purge_table(&ident(table), scope))
+            .py(py)?;
+        Ok((r.deleted_files, r.kept_outside_location, r.failed))
     }
 
     /// Writes `metadata` as the table's next metadata file and swaps the pointer if the

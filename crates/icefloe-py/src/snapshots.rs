@@ -143,9 +143,11 @@ fn manage_snapshots(
 
 /// Expires snapshots and deletes the files only they reached; returns what was removed by
 /// kind (`removed_snapshot_ids`, `removed_refs`, `data_files`, `delete_files`,
-/// `manifests`, `manifest_lists`, `statistics_files`).
+/// `manifests`, `manifest_lists`, `statistics_files`) and the files kept because they lie
+/// outside the table's location (`kept_outside_location`; none with
+/// `delete_outside_location`).
 #[pyfunction]
-#[pyo3(signature = (catalog, table, older_than_ms = None, retain_last = None, snapshot_ids = vec![], clean_expired_files = true, clean_expired_metadata = false))]
+#[pyo3(signature = (catalog, table, older_than_ms = None, retain_last = None, snapshot_ids = vec![], clean_expired_files = true, clean_expired_metadata = false, delete_outside_location = false))]
 #[allow(clippy::too_many_arguments)]
 fn expire_snapshots(
     py: Python<'_>,
@@ -156,6 +158,7 @@ fn expire_snapshots(
     snapshot_ids: Vec<i64>,
     clean_expired_files: bool,
     clean_expired_metadata: bool,
+    delete_outside_location: bool,
 ) -> PyResult<ExpireOut> {
     let catalog: Arc<dyn Catalog> = Arc::clone(&catalog.inner);
     let ident = TableIdent::new(table.0, table.1);
@@ -163,7 +166,8 @@ fn expire_snapshots(
         .detach(|| {
             let mut e = ExpireSnapshots::new()
                 .clean_expired_files(clean_expired_files)
-                .clean_expired_metadata(clean_expired_metadata);
+                .clean_expired_metadata(clean_expired_metadata)
+                .delete_outside_location(delete_outside_location);
             if let Some(t) = older_than_ms {
                 e = e.expire_older_than(t);
             }
@@ -187,6 +191,7 @@ fn expire_snapshots(
         ("manifests", r.deleted_manifests),
         ("manifest_lists", r.deleted_manifest_lists),
         ("statistics_files", r.deleted_statistics_files),
+        ("kept_outside_location", r.kept_outside_location),
     ]))
 }
 

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::metadata_file::{delete_removed_metadata_files, drop_table_data};
-use super::{Catalog, Namespace, TableIdent, TableState, ViewState};
+use super::{Catalog, Namespace, PurgeResult, PurgeScope, TableIdent, TableState, ViewState};
 use crate::error::{Error, Result};
 use crate::io::{local_path, FileIO};
 use crate::spec::table_metadata::TableMetadata;
@@ -353,15 +353,21 @@ impl Catalog for FileSystemCatalog {
     }
 
     /// Deletes the table's directory, as Java's `HadoopCatalog` (the directory *is* the
-    /// catalog entry); with `purge`, first every file the metadata reaches, which may lie
-    /// outside it.
-    fn drop_table(&self, ident: &TableIdent, purge: bool) -> Result<()> {
-        let state = self.load_table(ident)?;
-        if purge {
-            drop_table_data(&*self.io, &state.metadata, &state.metadata_location);
-        }
+    /// catalog entry).
+    fn drop_table(&self, ident: &TableIdent) -> Result<()> {
+        self.load_table(ident)?;
         let path = self.table_path(ident)?;
         std::fs::remove_dir_all(&path).map_err(|e| io_err(&path, e))
+    }
+
+    /// First the files the metadata reaches that `scope` allows (with
+    /// [`PurgeScope::Everywhere`], also those outside the directory), then the directory.
+    fn purge_table(&self, ident: &TableIdent, scope: PurgeScope) -> Result<PurgeResult> {
+        let state = self.load_table(ident)?;
+        let result = drop_table_data(&*self.io, &state.metadata, &state.metadata_location, scope);
+        let path = self.table_path(ident)?;
+        std::fs::remove_dir_all(&path).map_err(|e| io_err(&path, e))?;
+        Ok(result)
     }
 
     fn commit_table(
@@ -650,7 +656,7 @@ mod tests {
                 cat.drop_namespace(&ns(&["db"])),
                 Err(Error::NamespaceNotEmpty { .. })
             ));
-            cat.drop_table(&t, false).unwrap();
+            cat.drop_table(&t).unwrap();
             assert!(!dir.join("db/t").exists());
             assert!(matches!(cat.load_table(&t), Err(Error::NoSuchTable { .. })));
             cat.drop_namespace(&ns(&["db", "inner"])).unwrap();

@@ -9,7 +9,8 @@
 //! - after a commit, with `write.metadata.delete-after-commit.enabled`, the files that
 //!   dropped out of the metadata log between base and new are deleted (the log itself is
 //!   built and trimmed to `write.metadata.previous-versions-max` by `commit/`);
-//! - a purge deletes every file the metadata reaches (`CatalogUtil.dropTableData`).
+//! - a purge deletes the files the metadata reaches (`CatalogUtil.dropTableData`), by
+//!   default only those inside the table's location ([`PurgeScope`]).
 
 use std::collections::HashSet;
 
@@ -162,18 +163,56 @@ pub fn delete_removed_metadata_files(
     failed
 }
 
-/// Deletes every file reachable from a dropped table's metadata, as Java's
-/// `CatalogUtil.dropTableData`: the data and delete files of every manifest (only when
-/// `gc.enabled` is not false, since other tables may share them), the manifests, manifest
-/// lists, previous metadata files, statistics and partition statistics files, and the
-/// metadata file itself. Best effort: it goes on past failures and returns the locations
-/// that could not be read or deleted.
+/// Which of the files a purge finds it may delete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PurgeScope {
+    /// Only files inside the table's location (the metadata's `location`, compared folder
+    /// by folder: see [`crate::io::is_within`]); the others are kept and reported. The
+    /// metadata of a registered table may name any file — another table's data, files
+    /// outside the warehouse — and a purge must not reach them by default.
+    #[default]
+    TableLocation,
+    /// Every file the metadata reaches, wherever it is, as Java's
+    /// `CatalogUtil.dropTableData` (and snapshot expiry) do.
+    Everywhere,
+}
+
+impl PurgeScope {
+    /// Whether a file at `path` of the table at `location` may be deleted.
+    pub fn allows(self, location: &str, path: &str) -> bool {
+        match self {
+            PurgeScope::Everywhere => true,
+            PurgeScope::TableLocation => crate::io::is_within(location, path),
+        }
+    }
+}
+
+/// What a purge did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PurgeResult {
+    /// How many files were deleted.
+    pub deleted_files: usize,
+    /// Files the metadata names outside the table's location, left in place
+    /// ([`PurgeScope::TableLocation`]).
+    pub kept_outside_location: Vec<String>,
+    /// Files that could not be read or deleted (a purge goes on past them).
+    pub failed: Vec<String>,
+}
+
+/// Deletes the files reachable from a dropped table's metadata that `scope` allows, as
+/// Java's `CatalogUtil.dropTableData` with [`PurgeScope::Everywhere`]: the data and delete
+/// files of every manifest (only when `gc.enabled` is not false, since other tables may
+/// share them), the manifests, manifest lists, previous metadata files, statistics and
+/// partition statistics files, and the metadata file itself. Best effort: it goes on past
+/// failures and reports them. Manifests outside the table's location are still read, to
+/// find the files inside it that they list.
 pub fn drop_table_data(
     io: &dyn FileIO,
     metadata: &TableMetadata,
     metadata_location: &str,
-) -> Vec<String> {
-    let mut failed = Vec::new();
+    scope: PurgeScope,
+) -> PurgeResult {
+    let mut result = PurgeResult::default();
     let mut manifests: Vec<String> = Vec::new();
     let mut lists: Vec<String> = Vec::new();
     let mut seen = HashSet::new();
@@ -186,7 +225,7 @@ pub fn drop_table_data(
                         .map(|m| m.manifest_path)
                         .filter(|p| seen.insert(p.clone())),
                 ),
-                Err(_) => failed.push(list.clone()),
+                Err(_) => result.failed.push(list.clone()),
             }
             lists.push(list.clone());
         }
@@ -198,9 +237,16 @@ pub fn drop_table_data(
         }
     }
 
-    let delete = |location: &str, failed: &mut Vec<String>| {
-        if io.delete(location).is_err() {
-            failed.push(location.to_string());
+    let mut kept = HashSet::new();
+    let mut delete = |location: &str, result: &mut PurgeResult| {
+        if !scope.allows(&metadata.location, location) {
+            if kept.insert(location.to_string()) {
+                result.kept_outside_location.push(location.to_string());
+            }
+        } else if io.delete(location).is_ok() {
+            result.deleted_files += 1;
+        } else {
+            result.failed.push(location.to_string());
         }
     };
 
@@ -212,28 +258,28 @@ pub fn drop_table_data(
                     for entry in m.entries {
                         let path = entry.data_file.file_path;
                         if deleted.insert(path.clone()) {
-                            delete(&path, &mut failed);
+                            delete(&path, &mut result);
                         }
                     }
                 }
-                Err(_) => failed.push(manifest.clone()),
+                Err(_) => result.failed.push(manifest.clone()),
             }
         }
     }
     for location in manifests.iter().chain(&lists) {
-        delete(location, &mut failed);
+        delete(location, &mut result);
     }
     for entry in &metadata.metadata_log {
-        delete(&entry.metadata_file, &mut failed);
+        delete(&entry.metadata_file, &mut result);
     }
     for s in &metadata.statistics {
-        delete(&s.statistics_path, &mut failed);
+        delete(&s.statistics_path, &mut result);
     }
     for s in &metadata.partition_statistics {
-        delete(&s.statistics_path, &mut failed);
+        delete(&s.statistics_path, &mut result);
     }
-    delete(metadata_location, &mut failed);
-    failed
+    delete(metadata_location, &mut result);
+    result
 }
 
 /// Deletes a dropped view's current metadata file when `gc.enabled` is not false, as

@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::io::FileIO;
 use crate::spec::table_metadata::TableMetadata;
 use crate::spec::view_metadata::ViewMetadata;
+pub use metadata_file::{PurgeResult, PurgeScope};
 
 /// A namespace: one or more levels, e.g. `["db"]` or `["prod", "sales"]`.
 pub type Namespace = Vec<String>;
@@ -185,9 +186,12 @@ pub trait Catalog: Send + Sync {
     /// Adds an existing metadata file to the catalog under `ident`.
     fn register_table(&self, ident: &TableIdent, metadata_location: &str) -> Result<TableState>;
     fn rename_table(&self, from: &TableIdent, to: &TableIdent) -> Result<()>;
-    /// Removes the table from the catalog; with `purge`, also deletes every file the
-    /// table's metadata reaches (data, deletes, manifests, lists, statistics, metadata).
-    fn drop_table(&self, ident: &TableIdent, purge: bool) -> Result<()>;
+    /// Removes the table from the catalog; its files stay.
+    fn drop_table(&self, ident: &TableIdent) -> Result<()>;
+    /// Removes the table from the catalog and deletes the files its metadata reaches
+    /// (data, deletes, manifests, lists, statistics, metadata) that `scope` allows; see
+    /// [`metadata_file::drop_table_data`].
+    fn purge_table(&self, ident: &TableIdent, scope: PurgeScope) -> Result<PurgeResult>;
     /// Writes `metadata` as the table's next metadata file and points the table at it, if
     /// the table still points at `base` (`None`: the table must not exist yet, i.e. create).
     fn commit_table(

@@ -29,7 +29,7 @@ use super::metadata_file::{
     delete_removed_metadata_files, drop_table_data, drop_view_metadata, write_table_metadata,
     write_view_metadata,
 };
-use super::{Catalog, Namespace, TableIdent, TableState, ViewState};
+use super::{Catalog, Namespace, PurgeResult, PurgeScope, TableIdent, TableState, ViewState};
 use crate::error::{Error, Result};
 use crate::io::{local_path, FileIO};
 use crate::spec::table_metadata::TableMetadata;
@@ -850,22 +850,23 @@ impl Catalog for SqlCatalog {
         self.rename(Kind::Table, from, to)
     }
 
-    fn drop_table(&self, ident: &TableIdent, purge: bool) -> Result<()> {
+    fn drop_table(&self, ident: &TableIdent) -> Result<()> {
+        self.drop_row(Kind::Table, ident)
+    }
+
+    fn purge_table(&self, ident: &TableIdent, scope: PurgeScope) -> Result<PurgeResult> {
         // as Java: read what to purge before the row goes; a table whose metadata cannot
         // be read is still dropped, without purging
-        let last = if purge {
-            let location = self.current_location(Kind::Table, ident)?;
-            TableMetadata::read(&*self.io, &location)
-                .ok()
-                .map(|m| (location, m))
-        } else {
-            None
-        };
+        let location = self.current_location(Kind::Table, ident)?;
+        let last = TableMetadata::read(&*self.io, &location).ok();
         self.drop_row(Kind::Table, ident)?;
-        if let Some((location, metadata)) = last {
-            drop_table_data(&*self.io, &metadata, &location);
-        }
-        Ok(())
+        Ok(match last {
+            Some(metadata) => drop_table_data(&*self.io, &metadata, &location, scope),
+            None => PurgeResult {
+                failed: vec![location],
+                ..PurgeResult::default()
+            },
+        })
     }
 
     fn commit_table(

@@ -286,7 +286,7 @@ fn namespaces() {
         cat.drop_namespace(&ns(&["a"])),
         Err(Error::NamespaceNotEmpty { .. })
     ));
-    cat.drop_table(&ident("a.t"), false).unwrap();
+    cat.drop_table(&ident("a.t")).unwrap();
     cat.drop_namespace(&ns(&["a"])).unwrap();
     assert!(!cat.namespace_exists(&ns(&["a"])).unwrap());
     assert!(matches!(
@@ -447,9 +447,9 @@ fn table_lifecycle() {
     );
 
     // drop without purge keeps the files
-    cat.drop_table(&ident("other.u2"), false).unwrap();
+    cat.drop_table(&ident("other.u2")).unwrap();
     assert!(matches!(
-        cat.drop_table(&ident("other.u2"), false),
+        cat.drop_table(&ident("other.u2")),
         Err(Error::NoSuchTable { .. })
     ));
     assert!(matches!(
@@ -558,7 +558,7 @@ fn purge_deletes_every_reachable_file() {
     assert_eq!(files_in(&table_dir.join("data")).len(), 2);
     assert_eq!(files_in(&table_dir.join("metadata")).len(), 6);
 
-    cat.drop_table(&t, true).unwrap();
+    cat.purge_table(&t, PurgeScope::TableLocation).unwrap();
     assert!(!cat.table_exists(&t).unwrap());
     assert!(files_in(&table_dir.join("data")).is_empty());
     assert!(files_in(&table_dir.join("metadata")).is_empty());
@@ -834,4 +834,114 @@ fn identifiers_that_would_escape_the_warehouse_are_refused() {
         .unwrap();
     let props = cat.namespace_properties(&ns(&["x/y"])).unwrap();
     assert!(!props.iter().any(|(k, _)| k == "location"), "{props:?}");
+}
+
+/// Commits to `state` one snapshot whose data manifest (at `manifest`) lists the data files
+/// at `data` (each written first), with its manifest list at `list`.
+fn commit_snapshot_of(
+    cat: &SqlCatalog,
+    t: &TableIdent,
+    state: &TableState,
+    data: &[String],
+    manifest: &str,
+    list: &str,
+) -> TableState {
+    let io = LocalFileIO;
+    let md = &state.metadata;
+    let mut w = ManifestWriter::new(
+        2,
+        ManifestContent::Data,
+        md.current_schema().unwrap(),
+        md.default_spec().unwrap(),
+        5,
+        Codec::Null,
+    )
+    .unwrap();
+    for path in data {
+        io.write_new(path, b"x").unwrap();
+        w.add(DataFile::new(
+            DataContentType::Data,
+            path,
+            FileFormat::Parquet,
+            vec![],
+            1,
+            1,
+        ))
+        .unwrap();
+    }
+    let manifests = vec![w.finish(&io, manifest).unwrap()];
+    write_manifest_list(&io, list, 2, 5, None, 1, None, &manifests, Codec::Null).unwrap();
+    let mut next = with_property(state, "x", "y");
+    next.snapshots.push(Snapshot {
+        snapshot_id: 5,
+        sequence_number: 1,
+        timestamp_ms: 2,
+        manifest_list: Some(list.to_string()),
+        summary: Some(Summary::new(Operation::Append)),
+        ..Default::default()
+    });
+    next.current_snapshot_id = Some(5);
+    next.last_sequence_number = 1;
+    cat.commit_table(t, Some(state), next).unwrap()
+}
+
+/// A registered table whose metadata names files of another table and files outside the
+/// warehouse: a purge deletes only the files inside the table's location unless told
+/// otherwise, and reports the others.
+#[test]
+fn purge_keeps_files_outside_the_table_location_unless_asked() {
+    for scope in [PurgeScope::TableLocation, PurgeScope::Everywhere] {
+        let f = Fixture::new("sql-purge-outside");
+        let cat = f.open("c");
+        cat.create_namespace(&ns(&["db"]), &[]).unwrap();
+        let other = create_table(&cat, "db.other");
+        let t = ident("db.t");
+        let created = create_table(&cat, "db.t");
+        let base = format!("{}/db/t", f.warehouse);
+        // `db/t` must not be taken as a prefix of `db/tt`
+        let near = format!("{}/db/tt/data/near.parquet", f.warehouse);
+        let others = format!("{}/data/theirs.parquet", other.metadata.location);
+        let outside = format!("file://{}/elsewhere/x.parquet", f.dir.display());
+        let escaping = format!("{base}/data/../../other/data/escaping.parquet");
+        let own = format!("{base}/data/own.parquet");
+        let manifest = format!("file://{}/elsewhere/m.avro", f.dir.display());
+        let list = format!("{base}/metadata/snap-5.avro");
+        let data = vec![
+            own.clone(),
+            near.clone(),
+            others.clone(),
+            outside.clone(),
+            escaping.clone(),
+        ];
+        let state = commit_snapshot_of(&cat, &t, &created, &data, &manifest, &list);
+        // registered under another name, as a hostile or careless user would
+        let r = ident("db.registered");
+        cat.register_table(&r, &state.metadata_location).unwrap();
+
+        let result = cat.purge_table(&r, scope).unwrap();
+        assert!(result.failed.is_empty(), "{result:?}");
+        let exists = |p: &str| LocalFileIO.exists(p).unwrap();
+        assert!(!exists(&own) && !exists(&list) && !exists(&state.metadata_location));
+        let outside_files = [&near, &others, &outside, &escaping, &manifest];
+        match scope {
+            PurgeScope::TableLocation => {
+                assert!(outside_files.iter().all(|p| exists(p)));
+                let mut kept = result.kept_outside_location.clone();
+                kept.sort();
+                let mut expected: Vec<String> =
+                    outside_files.iter().map(|p| p.to_string()).collect();
+                expected.sort();
+                assert_eq!(kept, expected);
+                // own data file, manifest list, two metadata files
+                assert_eq!(result.deleted_files, 4);
+            }
+            PurgeScope::Everywhere => {
+                assert!(!outside_files.iter().any(|p| exists(p)));
+                assert!(result.kept_outside_location.is_empty());
+                assert_eq!(result.deleted_files, 9);
+            }
+        }
+        // the other table is still readable
+        assert!(cat.load_table(&ident("db.other")).is_ok());
+    }
 }

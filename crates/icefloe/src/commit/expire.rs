@@ -9,7 +9,8 @@
 //! the commit succeeded are files deleted, and only files no retained snapshot reaches:
 //! manifest lists of removed snapshots, manifests no retained manifest list names, the
 //! data and delete files (Puffin deletion vectors included) live in those manifests and in
-//! no retained manifest, and statistics files the metadata no longer names.
+//! no retained manifest, and statistics files the metadata no longer names — and, unless
+//! [`ExpireSnapshots::delete_outside_location`], only those inside the table's location.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -17,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use super::builder::MetadataBuilder;
 use super::transaction::{PendingChange, Transaction};
 use super::update::TableUpdate;
-use crate::catalog::{Catalog, TableIdent};
+use crate::catalog::{Catalog, PurgeScope, TableIdent};
 use crate::error::{Error, Result};
 use crate::io::FileIO;
 use crate::manifest::{
@@ -64,6 +65,7 @@ pub struct ExpireSnapshots {
     ids: BTreeSet<i64>,
     clean_expired_files: bool,
     clean_expired_metadata: bool,
+    scope: PurgeScope,
 }
 
 impl Default for ExpireSnapshots {
@@ -83,6 +85,9 @@ pub struct ExpireResult {
     pub deleted_manifests: Vec<String>,
     pub deleted_manifest_lists: Vec<String>,
     pub deleted_statistics_files: Vec<String>,
+    /// Files only expired snapshots reached that lie outside the table's location, left in
+    /// place (unless [`ExpireSnapshots::delete_outside_location`]).
+    pub kept_outside_location: Vec<String>,
 }
 
 impl ExpireResult {
@@ -112,6 +117,7 @@ impl ExpireSnapshots {
             ids: BTreeSet::new(),
             clean_expired_files: true,
             clean_expired_metadata: false,
+            scope: PurgeScope::TableLocation,
         }
     }
 
@@ -143,6 +149,18 @@ impl ExpireSnapshots {
     /// Whether files reachable only from expired snapshots are deleted (default true).
     pub fn clean_expired_files(mut self, clean: bool) -> Self {
         self.clean_expired_files = clean;
+        self
+    }
+
+    /// Whether files outside the table's location are deleted too (default false): the
+    /// metadata may name files of another table (a registered table, data files appended
+    /// from elsewhere), which an expiry must not reach by default. Java deletes them.
+    pub fn delete_outside_location(mut self, delete: bool) -> Self {
+        self.scope = if delete {
+            PurgeScope::Everywhere
+        } else {
+            PurgeScope::TableLocation
+        };
         self
     }
 
@@ -291,7 +309,13 @@ impl ExpireSnapshots {
         };
         if self.clean_expired_files && !result.removed_snapshot_ids.is_empty() {
             let files = files_to_delete(io.as_ref(), &attempt.before, &committed.metadata)?;
-            delete_all(io.as_ref(), &files, &mut result);
+            delete_all(
+                io.as_ref(),
+                &files,
+                &committed.metadata.location,
+                self.scope,
+                &mut result,
+            );
         }
         Ok(result)
     }
@@ -510,12 +534,21 @@ pub fn files_to_delete(
     Ok(out)
 }
 
-/// Deletes the files (best effort, as Java: a failed delete leaves an orphan, not an
-/// error) and records the ones that are gone.
-fn delete_all(io: &dyn FileIO, files: &FilesToDelete, result: &mut ExpireResult) {
-    let run = |set: &BTreeSet<String>, out: &mut Vec<String>| {
+/// Deletes the files `scope` allows (best effort, as Java: a failed delete leaves an
+/// orphan, not an error) and records the ones that are gone and the ones kept.
+fn delete_all(
+    io: &dyn FileIO,
+    files: &FilesToDelete,
+    location: &str,
+    scope: PurgeScope,
+    result: &mut ExpireResult,
+) {
+    let mut kept = Vec::new();
+    let mut run = |set: &BTreeSet<String>, out: &mut Vec<String>| {
         for p in set {
-            if io.delete(p).is_ok() {
+            if !scope.allows(location, p) {
+                kept.push(p.clone());
+            } else if io.delete(p).is_ok() {
                 out.push(p.clone());
             }
         }
@@ -525,4 +558,6 @@ fn delete_all(io: &dyn FileIO, files: &FilesToDelete, result: &mut ExpireResult)
     run(&files.manifests, &mut result.deleted_manifests);
     run(&files.manifest_lists, &mut result.deleted_manifest_lists);
     run(&files.statistics, &mut result.deleted_statistics_files);
+    kept.sort();
+    result.kept_outside_location = kept;
 }

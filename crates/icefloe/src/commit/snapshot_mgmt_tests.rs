@@ -65,10 +65,20 @@ fn create(catalog: &Arc<MemoryCatalog>, props: &[(&str, &str)]) -> TableState {
     .unwrap()
 }
 
+/// A data file's path: `name` in the table's data folder, or `name` itself when it is a
+/// location (a file outside the table).
+fn path(name: &str) -> String {
+    if name.contains("://") {
+        name.to_string()
+    } else {
+        format!("mem://warehouse/db/t/data/{name}.parquet")
+    }
+}
+
 fn file(name: &str) -> DataFile {
     DataFile::new(
         DataContentType::Data,
-        format!("mem://data/{name}.parquet"),
+        path(name),
         FileFormat::Parquet,
         vec![],
         10,
@@ -102,7 +112,7 @@ fn append_to(catalog: &Arc<MemoryCatalog>, branch: &str, names: &[&str]) -> i64 
 fn delete_files(catalog: &Arc<MemoryCatalog>, names: &[&str]) -> i64 {
     let mut p = SnapshotProducer::delete_files();
     for n in names {
-        p.delete_path(format!("mem://data/{n}.parquet"));
+        p.delete_path(path(n));
     }
     commit(catalog, Box::new(p))
         .metadata
@@ -396,10 +406,7 @@ fn cherry_pick_fast_forwards_or_re_appends() {
         );
     }
     live.sort();
-    let expected: Vec<String> = ["a", "b", "c", "d"]
-        .iter()
-        .map(|n| format!("mem://data/{n}.parquet"))
-        .collect();
+    let expected: Vec<String> = ["a", "b", "c", "d"].iter().map(|n| path(n)).collect();
     assert_eq!(live, expected);
 
     // picking it again would duplicate its rows
@@ -471,7 +478,7 @@ fn expiry_removes_old_snapshots_and_only_unreachable_files() {
         deleted.intersection(&kept)
     );
     // a was deleted by s3 (its DELETED entry is all that is left): gone with s1's manifest
-    assert_eq!(result.deleted_data_files, vec!["mem://data/a.parquet"]);
+    assert_eq!(result.deleted_data_files, vec![path("a")]);
     // everything reachable before is either still reachable or deleted
     let union: BTreeSet<String> = kept.union(&deleted).cloned().collect();
     assert_eq!(union, everything);
@@ -480,6 +487,52 @@ fn expiry_removes_old_snapshots_and_only_unreachable_files() {
     }
     for p in kept.iter().filter(|p| p.ends_with(".avro")) {
         assert!(io.exists(p).unwrap(), "{p}");
+    }
+}
+
+/// Data files another table owns (appended from elsewhere) stay when an expiry would
+/// delete them, unless asked; the result names them.
+#[test]
+fn expiry_keeps_files_outside_the_table_location_unless_asked() {
+    for delete_outside in [false, true] {
+        let catalog = MemoryCatalog::new();
+        create(&catalog, &[]);
+        let outside = [
+            "mem://warehouse/db/other/data/x.parquet",
+            "mem://warehouse/db/tt/y.parquet",
+        ];
+        let io = catalog.io();
+        for name in ["a"].iter().chain(&outside) {
+            io.write_new(&path(name), b"x").unwrap();
+        }
+        append_to(&catalog, MAIN_BRANCH, &["a", outside[0], outside[1]]);
+        delete_files(&catalog, &["a", outside[0], outside[1]]);
+        append_to(&catalog, MAIN_BRANCH, &["b"]);
+        let result = ExpireSnapshots::new()
+            .expire_older_than(chrono::Utc::now().timestamp_millis() + 1)
+            .retain_last(1)
+            .unwrap()
+            .delete_outside_location(delete_outside)
+            .commit(catalog.clone(), &ident())
+            .unwrap();
+        assert_eq!(result.removed_snapshot_ids.len(), 2);
+        assert!(!io.exists(&path("a")).unwrap());
+        let mut outside_paths: Vec<String> = outside.iter().map(|p| path(p)).collect();
+        outside_paths.sort();
+        if delete_outside {
+            assert!(result.kept_outside_location.is_empty());
+            let mut deleted = result.deleted_data_files.clone();
+            deleted.sort();
+            let mut expected = outside_paths.clone();
+            expected.push(path("a"));
+            expected.sort();
+            assert_eq!(deleted, expected);
+            assert!(outside.iter().all(|p| !io.exists(p).unwrap()));
+        } else {
+            assert_eq!(result.deleted_data_files, vec![path("a")]);
+            assert_eq!(result.kept_outside_location, outside_paths);
+            assert!(outside.iter().all(|p| io.exists(p).unwrap()));
+        }
     }
 }
 

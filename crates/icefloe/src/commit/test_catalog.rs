@@ -6,7 +6,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use crate::catalog::{Catalog, Namespace, TableIdent, TableState, ViewState};
+use crate::catalog::{
+    Catalog, Namespace, PurgeResult, PurgeScope, TableIdent, TableState, ViewState,
+};
 use crate::error::{Error, Result};
 use crate::io::{FileIO, MemoryFileIO};
 use crate::spec::table_metadata::TableMetadata;
@@ -181,9 +183,12 @@ impl Catalog for MemoryCatalog {
     fn rename_table(&self, _: &TableIdent, _: &TableIdent) -> Result<()> {
         unsupported()
     }
-    fn drop_table(&self, ident: &TableIdent, _: bool) -> Result<()> {
+    fn drop_table(&self, ident: &TableIdent) -> Result<()> {
         self.tables()?.remove(ident);
         Ok(())
+    }
+    fn purge_table(&self, _: &TableIdent, _: PurgeScope) -> Result<PurgeResult> {
+        unsupported()
     }
     fn commit_table(
         &self,

@@ -126,6 +126,44 @@ pub fn local_path(location: &str) -> &str {
     }
 }
 
+/// A location as the root it is relative to (`s3://bucket`; `/` for an absolute local path
+/// or `file:` URI, which are the same place; empty for a relative path) and its folder names, with empty and `.` names
+/// dropped and each `..` taking the previous name away (never above the root), as a file
+/// system would resolve them.
+fn location_parts(location: &str) -> (&str, Vec<&str>) {
+    let local = local_path(location);
+    let (root, path) = match local.find("://") {
+        Some(i) => {
+            let after = i + 3;
+            let end = local[after..].find('/').map_or(local.len(), |j| after + j);
+            (&local[..end], &local[end..])
+        }
+        None if local.starts_with('/') => ("/", local),
+        None => ("", local),
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    for name in path.split('/') {
+        match name {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    (root, parts)
+}
+
+/// Whether `file` lies strictly inside the folder `location`, compared folder name by
+/// folder name after resolving `.` and `..` (so `/a/b` does not contain `/a/bc`, nor
+/// `/a/b/../c/x`). `file:` URIs and plain paths compare as the same place. Used to keep
+/// deletions (purge, snapshot expiry) inside a table's location.
+pub fn is_within(location: &str, file: &str) -> bool {
+    let (root, folder) = location_parts(location);
+    let (file_root, names) = location_parts(file);
+    root == file_root && names.len() > folder.len() && names.starts_with(&folder)
+}
+
 /// The local path of `location`, or an error when it names another scheme (`s3://`,
 /// `s3n://`, `hdfs:`...): without this check such a location would be taken as a
 /// relative path and written under the working directory.
@@ -364,6 +402,29 @@ impl FileIO for MemoryFileIO {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
+    #[test]
+    fn is_within_compares_folder_names() {
+        use super::is_within;
+        assert!(is_within("/w/t", "/w/t/data/a.parquet"));
+        assert!(is_within("/w/t/", "file:///w/t/data/a.parquet"));
+        assert!(is_within("file:/w/t", "/w/t/metadata/v1.metadata.json"));
+        assert!(is_within("s3://b/w/t", "s3://b/w/t/x"));
+        assert!(is_within("/w/./t", "/w/t//x"));
+        // a proper prefix of names, not of characters
+        assert!(!is_within("/w/t", "/w/tt/x"));
+        assert!(!is_within("/w/t", "/w/t"));
+        assert!(!is_within("/w/t", "/w/t/"));
+        // `..` is resolved before comparing
+        assert!(!is_within("/w/t", "/w/t/data/../../u/x"));
+        assert!(!is_within("/w/t", "/w/t/../../../x"));
+        assert!(is_within("/w/t/../u", "/w/u/x"));
+        // another root is another place
+        assert!(!is_within("s3://b/w/t", "s3://c/w/t/x"));
+        assert!(!is_within("s3://b/w/t", "/w/t/x"));
+        assert!(!is_within("/b/w/t", "s3://b/w/t/x"));
+        assert!(!is_within("w/t", "/w/t/x"));
+    }
+
     use super::*;
 
     #[test]
