@@ -19,7 +19,14 @@ class IcefloeError(Exception):
 
 
 class InvalidInputError(IcefloeError):
-    """Input that breaks the Iceberg spec (base of the metadata errors below)."""
+    """Input that breaks the Iceberg spec (base of the metadata errors below).
+
+    Raised as itself for a compressed part of a file (an Avro block of a manifest or
+    manifest list, a Puffin blob or footer, gzip metadata JSON) that decompresses, or says it
+    decompresses, to more than it can hold or than the limit allows: one file may
+    decompress to at most 256 MiB unless the environment variable
+    ``ICEFLOE_MAX_DECOMPRESSED_BYTES`` says otherwise. ``field`` names the block or blob.
+    """
 
 
 class InvalidJsonError(InvalidInputError):
@@ -70,6 +77,14 @@ __all__ = [
     "InvalidArgumentError",
     "NotFoundError",
     "UnsupportedError",
+    "NoSuchNamespaceError",
+    "NoSuchTableError",
+    "NoSuchViewError",
+    "AlreadyExistsError",
+    "NamespaceNotEmptyError",
+    "CommitFailedError",
+    "CommitStateUnknownError",
+    "ValidationError",
 ]
 
 

@@ -11,6 +11,8 @@ fn class_name(e: &Error) -> &'static str {
         Error::Io { .. } => "IcefloeIOError",
         Error::InvalidJson { .. } => "InvalidJsonError",
         Error::InvalidMetadata { .. } => "InvalidMetadataError",
+        // a file this reader refuses to decompress: invalid input, with no class of its own
+        Error::DecompressionLimit { .. } => "InvalidInputError",
         Error::UnknownType { .. } => "UnknownTypeError",
         Error::FieldIdClash { .. } => "FieldIdClashError",
         Error::UnsupportedFormatVersion { .. } => "UnsupportedFormatVersionError",

@@ -3,7 +3,8 @@
 //! Every variant that comes from bad input names the file (`file`, empty while the
 //! input is not yet tied to a file; see [`Error::in_file`]) and the field, as a JSON
 //! path such as `schemas[0].fields[2].type`. The Python layer maps each variant to
-//! one exception class in `icefloe.errors`, so adding a variant means adding a class.
+//! one exception class in `icefloe.errors` (a new variant needs a class: its own, or an
+//! existing one that fits).
 
 use std::fmt;
 
@@ -47,6 +48,13 @@ pub enum Error {
     /// JSON type, a value out of range, a reference to an id that does not exist.
     #[error("{at}: {message}")]
     InvalidMetadata { at: Location, message: String },
+
+    /// A compressed part of a file (an Avro block, a Puffin blob or footer, gzip metadata)
+    /// decompresses, or declares that it decompresses, to more than the limit allows (see
+    /// [`crate::limits`]), or to more than its compressed bytes can hold. `at.field` names
+    /// the block or blob.
+    #[error("{at}: {message}")]
+    DecompressionLimit { at: Location, message: String },
 
     /// A type string that is not an Iceberg type (Appendix C).
     #[error("{at}: unknown type '{type_string}'")]
@@ -143,6 +151,16 @@ impl Error {
         }
     }
 
+    pub fn decompression_limit(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::DecompressionLimit {
+            at: Location {
+                file: String::new(),
+                field: field.into(),
+            },
+            message: message.into(),
+        }
+    }
+
     pub fn invalid_argument(message: impl Into<String>) -> Self {
         Error::InvalidArgument {
             message: message.into(),
@@ -191,6 +209,7 @@ impl Error {
         match self {
             Error::InvalidJson { at, .. }
             | Error::InvalidMetadata { at, .. }
+            | Error::DecompressionLimit { at, .. }
             | Error::UnknownType { at, .. }
             | Error::FieldIdClash { at, .. }
             | Error::UnsupportedFormatVersion { at, .. } => Some(at),
@@ -202,6 +221,7 @@ impl Error {
         match self {
             Error::InvalidJson { at, .. }
             | Error::InvalidMetadata { at, .. }
+            | Error::DecompressionLimit { at, .. }
             | Error::UnknownType { at, .. }
             | Error::FieldIdClash { at, .. }
             | Error::UnsupportedFormatVersion { at, .. } => Some(at),

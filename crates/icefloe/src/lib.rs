@@ -10,6 +10,7 @@ pub mod commit;
 pub mod error;
 pub mod expr;
 pub mod io;
+pub mod limits;
 pub mod manifest;
 pub mod puffin;
 pub mod scan;

@@ -3,13 +3,12 @@
 //! checks on every read (no input can panic), skipping of any value by its schema or by
 //! a plan compiled from it, and blocks compressed with a codec (the `apache-avro` crate's
 //! codecs do the compression; deflate blocks are inflated with libdeflate into one buffer
-//! reused across blocks).
+//! reused across blocks). What blocks decompress to is bounded (see [`crate::limits`]).
 //!
 //! Decoding goes straight from the block bytes to the manifest structs (see `reader.rs`)
 //! instead of through a generic value tree, so that a scan pays only for the fields it
 //! keeps.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::Value;
@@ -1025,11 +1024,28 @@ impl<'a> Container<'a> {
     }
 
     /// Calls `f` with each block's object count and decompressed bytes. Compressed blocks
-    /// are inflated into one buffer reused from block to block.
-    pub fn for_each_block(&self, mut f: impl FnMut(usize, &[u8]) -> Result<()>) -> Result<()> {
+    /// are inflated into one buffer reused from block to block. The blocks together may
+    /// decompress to at most the ceiling of [`crate::limits`].
+    pub fn for_each_block(&self, f: impl FnMut(usize, &[u8]) -> Result<()>) -> Result<()> {
+        let ceiling = match self.codec {
+            // nothing is decompressed: the blocks are the file's own bytes
+            Codec::Null => usize::MAX,
+            _ => crate::limits::max_decompressed_usize()?,
+        };
+        self.for_each_block_within(ceiling, f)
+    }
+
+    /// [`Container::for_each_block`] with the ceiling given.
+    pub(crate) fn for_each_block_within(
+        &self,
+        ceiling: usize,
+        mut f: impl FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<()> {
         let mut cur = Cursor::new(self.data);
         cur.pos = self.blocks_start;
         let mut inflater: Option<Inflater> = None;
+        // what the blocks still to come may decompress to
+        let mut left = ceiling;
         let mut i = 0usize;
         while cur.remaining() > 0 {
             let at = |e: Error| e.under(&format!("block {i}"));
@@ -1043,17 +1059,35 @@ impl<'a> Container<'a> {
                 return Err(at(corrupt("sync marker does not match the header")));
             }
             let owned;
-            let bytes: &[u8] = match self.codec {
-                Codec::Null => raw,
+            let bytes: Option<&[u8]> = match self.codec {
+                Codec::Null => Some(raw),
                 Codec::Deflate => inflater
                     .get_or_insert_with(Inflater::new)
-                    .inflate(raw)
+                    .inflate(raw, left)
                     .map_err(at)?,
-                _ => {
-                    owned = decompress(self.codec, raw).map_err(at)?;
-                    &owned
+                Codec::Snappy => {
+                    owned = snappy(raw, left).map_err(at)?;
+                    owned.as_deref()
+                }
+                Codec::Zstd => {
+                    owned = zstd(raw, left).map_err(at)?;
+                    owned.as_deref()
                 }
             };
+            let Some(bytes) = bytes else {
+                return Err(at(Error::decompression_limit(
+                    "",
+                    format!(
+                        "the {} block decompresses to more than the {left} bytes that the \
+                         blocks before it leave of the limit: {}",
+                        self.codec.avro_name(),
+                        crate::limits::ceiling_note(ceiling as u64)
+                    ),
+                )));
+            };
+            if self.codec != Codec::Null {
+                left = left.saturating_sub(bytes.len());
+            }
             if count > bytes.len() {
                 return Err(at(corrupt(format!(
                     "{count} objects cannot fit in a block of {} bytes",
@@ -1084,36 +1118,45 @@ impl Inflater {
         }
     }
 
-    /// Inflates one whole block. The output buffer starts at a guess (the largest block
-    /// so far, or eight times the input) and doubles while a block does not fit; deflate
-    /// cannot expand more than 1032:1, which bounds the doubling.
-    fn inflate(&mut self, raw: &[u8]) -> Result<&[u8]> {
-        let limit = raw.len().saturating_mul(1032).saturating_add(1024);
-        let want = raw.len().saturating_mul(8).clamp(1024, limit);
+    /// Inflates one whole block of at most `limit` bytes; `None` when it is larger. The
+    /// output buffer starts at a guess (the largest block so far, or eight times the
+    /// input) and doubles while a block does not fit, up to `limit` or to what the input
+    /// can hold (deflate cannot expand more than 1032:1), whichever is smaller: so a bomb
+    /// costs at most `limit` bytes and about twice that much inflating, and the common
+    /// case only two comparisons more.
+    fn inflate(&mut self, raw: &[u8], limit: usize) -> Result<Option<&[u8]>> {
+        let can_hold = raw.len().saturating_mul(1032).saturating_add(1024);
+        let bound = can_hold.min(limit);
+        let want = raw.len().saturating_mul(8).max(1024).min(bound);
         if self.out.len() < want {
-            self.out.resize(want, 0);
+            self.grow(want)?;
         }
+        fn written(out: &[u8], n: usize, cap: usize) -> Result<Option<&[u8]>> {
+            match out.get(..n) {
+                Some(bytes) if n <= cap => Ok(Some(bytes)),
+                _ => Err(corrupt("deflate wrote past its buffer")),
+            }
+        }
+        // a buffer kept from a larger block may be longer than this block may be
+        let mut cap = self.out.len().min(bound);
         // small blocks (a few entries each, as PyIceberg writes them) are fixed-Huffman
         // streams, for which the general decoder's set-up costs more than the decoding
-        if let Some(n) = super::inflate::inflate_simple(raw, &mut self.out) {
-            return self
-                .out
-                .get(..n)
-                .ok_or_else(|| corrupt("deflate wrote past its buffer"));
+        if let Some(n) = super::inflate::inflate_simple(raw, &mut self.out[..cap]) {
+            return written(&self.out, n, cap);
         }
         loop {
-            match self.state.deflate_decompress(raw, &mut self.out) {
-                Ok(n) => {
-                    return self
-                        .out
-                        .get(..n)
-                        .ok_or_else(|| corrupt("deflate wrote past its buffer"))
+            match self.state.deflate_decompress(raw, &mut self.out[..cap]) {
+                Ok(n) => return written(&self.out, n, cap),
+                Err(libdeflater::DecompressionError::InsufficientSpace) if cap < bound => {
+                    let grown = cap.saturating_mul(2).max(1024).min(bound);
+                    if self.out.len() < grown {
+                        self.grow(grown)?;
+                    }
+                    cap = grown;
                 }
-                Err(libdeflater::DecompressionError::InsufficientSpace)
-                    if self.out.len() < limit =>
-                {
-                    let grown = self.out.len().saturating_mul(2).min(limit);
-                    self.out.resize(grown, 0);
+                // larger than the limit, though it could be a real stream
+                Err(libdeflater::DecompressionError::InsufficientSpace) if limit < can_hold => {
+                    return Ok(None)
                 }
                 Err(_) => {
                     return Err(corrupt(
@@ -1123,6 +1166,69 @@ impl Inflater {
             }
         }
     }
+
+    /// Grows the buffer to `len` bytes; failing to allocate is an error, not an abort.
+    fn grow(&mut self, len: usize) -> Result<()> {
+        self.out
+            .try_reserve_exact(len.saturating_sub(self.out.len()))
+            .map_err(|_| {
+                corrupt(format!(
+                    "cannot allocate {len} bytes to inflate a deflate block into"
+                ))
+            })?;
+        self.out.resize(len, 0);
+        Ok(())
+    }
+}
+
+/// Avro's snappy codec: a raw snappy stream, then the CRC-32 (big-endian) of the
+/// uncompressed bytes; `None` when it holds more than `limit` bytes. The stream starts with
+/// its uncompressed length, which the decoder allocates: it is checked first.
+fn snappy(raw: &[u8], limit: usize) -> Result<Option<Vec<u8>>> {
+    let Some(stream) = raw.len().checked_sub(4).and_then(|n| raw.get(..n)) else {
+        return Err(corrupt("snappy block is shorter than its checksum"));
+    };
+    let declared = snappy_len(stream)
+        .ok_or_else(|| corrupt("a snappy block does not start with a valid length"))?;
+    // Each element of a snappy stream writes at most 64 bytes per 3 of its own (a copy
+    // with a 2-byte offset), so a block can never hold more than 22 times its size.
+    let can_hold = (stream.len() as u64).saturating_mul(22);
+    if declared > can_hold {
+        return Err(Error::decompression_limit(
+            "",
+            format!(
+                "a snappy block of {} bytes says it decompresses to {declared} bytes, more \
+                 than it can hold (at most 22 times its size)",
+                raw.len()
+            ),
+        ));
+    }
+    if declared > limit as u64 {
+        return Ok(None);
+    }
+    let mut v = raw.to_vec();
+    apache_avro::Codec::Snappy
+        .decompress(&mut v)
+        .map_err(|e| corrupt(format!("cannot decompress a snappy block: {e}")))?;
+    Ok(Some(v))
+}
+
+/// The uncompressed length a raw snappy stream starts with: a varint of at most 32 bits.
+fn snappy_len(stream: &[u8]) -> Option<u64> {
+    let mut n = 0u64;
+    for (i, &b) in stream.iter().take(5).enumerate() {
+        n |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return (n <= u64::from(u32::MAX)).then_some(n);
+        }
+    }
+    None
+}
+
+/// Avro's zstandard codec: `None` when the block holds more than `limit` bytes.
+fn zstd(raw: &[u8], limit: usize) -> Result<Option<Vec<u8>>> {
+    crate::limits::zstd_at_most(raw, limit)
+        .map_err(|e| corrupt(format!("cannot decompress a zstandard block: {e}")))
 }
 
 fn avro_codec(codec: Codec) -> apache_avro::Codec {
@@ -1132,24 +1238,6 @@ fn avro_codec(codec: Codec) -> apache_avro::Codec {
         Codec::Snappy => apache_avro::Codec::Snappy,
         Codec::Zstd => apache_avro::Codec::Zstandard(apache_avro::ZstandardSettings::default()),
     }
-}
-
-fn decompress(codec: Codec, raw: &[u8]) -> Result<Cow<'_, [u8]>> {
-    if codec == Codec::Null {
-        return Ok(Cow::Borrowed(raw));
-    }
-    // The crate's snappy decoder slices off a 4-byte checksum without checking the length.
-    if codec == Codec::Snappy && raw.len() < 4 {
-        return Err(corrupt("snappy block is shorter than its checksum"));
-    }
-    let mut v = raw.to_vec();
-    avro_codec(codec).decompress(&mut v).map_err(|e| {
-        corrupt(format!(
-            "cannot decompress a {} block: {e}",
-            codec.avro_name()
-        ))
-    })?;
-    Ok(Cow::Owned(v))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1365,7 +1453,12 @@ mod tests {
         let mut inflater = Inflater::new();
         for b in &blocks {
             let raw = deflate(b);
-            assert_eq!(inflater.inflate(&raw).unwrap(), &b[..], "{} bytes", b.len());
+            assert_eq!(
+                inflater.inflate(&raw, usize::MAX).unwrap().unwrap(),
+                &b[..],
+                "{} bytes",
+                b.len()
+            );
         }
     }
 
@@ -1373,11 +1466,19 @@ mod tests {
     fn a_truncated_or_corrupt_block_is_an_error() {
         let raw = deflate(&vec![7u8; 100_000]);
         let mut inflater = Inflater::new();
-        let e = inflater.inflate(&raw[..raw.len() / 2]).unwrap_err();
+        let e = inflater
+            .inflate(&raw[..raw.len() / 2], usize::MAX)
+            .unwrap_err();
         assert!(e.to_string().contains("truncated or corrupt"), "{e}");
         // a reserved block type (11) is invalid deflate
-        assert!(inflater.inflate(&[0x07, 0x00]).is_err());
+        assert!(inflater.inflate(&[0x07, 0x00], usize::MAX).is_err());
         // the decoder is still usable afterwards
-        assert_eq!(inflater.inflate(&deflate(b"again")).unwrap(), b"again");
+        assert_eq!(
+            inflater
+                .inflate(&deflate(b"again"), usize::MAX)
+                .unwrap()
+                .unwrap(),
+            b"again"
+        );
     }
 }

@@ -11,12 +11,11 @@
 //! The reader fetches only the end of the file (one range read, two if the footer is
 //! larger than a guess) and then only the byte ranges of the blobs it is asked for.
 
-use std::io::Read;
-
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 use crate::io::FileIO;
+use crate::limits::{ceiling_note, max_decompressed_usize, read_at_most, zstd_at_most};
 use crate::spec::json::{index, kind, parse_text, Obj};
 
 /// The magic at the start of the file and at both ends of the footer.
@@ -27,9 +26,6 @@ const TRAILER_BYTES: u64 = 12;
 const FLAG_FOOTER_LZ4: u8 = 0x01;
 /// How much of the file end the reader fetches first, hoping the footer fits.
 const FOOTER_GUESS: u64 = 16 * 1024;
-/// Limits on decompressed sizes, so a hostile file cannot exhaust memory.
-const MAX_FOOTER_BYTES: u64 = 256 << 20;
-const MAX_BLOB_BYTES: u64 = 2 << 30;
 /// File property naming the writer.
 pub const PROPERTY_CREATED_BY: &str = "created-by";
 
@@ -60,14 +56,12 @@ impl CompressionCodec {
         }
     }
 
-    fn decompress(&self, bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+    /// Decompresses a blob, stopping as soon as it passes `limit` bytes (`None`). Sizes a
+    /// frame declares are not trusted for anything.
+    fn decompress(&self, bytes: &[u8], limit: usize) -> std::io::Result<Option<Vec<u8>>> {
         match self {
-            CompressionCodec::Lz4 => {
-                read_limited(lz4_flex::frame::FrameDecoder::new(bytes), MAX_BLOB_BYTES)
-            }
-            CompressionCodec::Zstd => {
-                read_limited(zstd::stream::Decoder::new(bytes)?, MAX_BLOB_BYTES)
-            }
+            CompressionCodec::Lz4 => read_at_most(lz4_flex::frame::FrameDecoder::new(bytes), limit),
+            CompressionCodec::Zstd => zstd_at_most(bytes, limit),
         }
     }
 
@@ -85,18 +79,6 @@ fn lz4_compress(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
     let mut enc = lz4_flex::frame::FrameEncoder::with_frame_info(info, Vec::new());
     enc.write_all(bytes)?;
     enc.finish().map_err(std::io::Error::other)
-}
-
-/// Reads all of `r`, failing if it yields more than `limit` bytes.
-fn read_limited(r: impl Read, limit: u64) -> std::io::Result<Vec<u8>> {
-    let mut out = Vec::new();
-    r.take(limit.saturating_add(1)).read_to_end(&mut out)?;
-    if out.len() as u64 > limit {
-        return Err(std::io::Error::other(format!(
-            "decompresses to more than {limit} bytes"
-        )));
-    }
-    Ok(out)
 }
 
 /// One blob as the footer describes it.
@@ -239,6 +221,15 @@ fn parse_footer(
     tail: &[u8],
     file_size: u64,
 ) -> Result<std::result::Result<(FileMetadata, u64), u64>> {
+    parse_footer_within(tail, file_size, max_decompressed_usize()?)
+}
+
+/// [`parse_footer`], with an LZ4 footer payload decompressing to at most `ceiling` bytes.
+pub(crate) fn parse_footer_within(
+    tail: &[u8],
+    file_size: u64,
+    ceiling: usize,
+) -> Result<std::result::Result<(FileMetadata, u64), u64>> {
     let min_size = (MAGIC.len() as u64) * 2 + TRAILER_BYTES;
     if file_size < min_size {
         return Err(bad(
@@ -291,16 +282,22 @@ fn parse_footer(
     }
     let payload = &footer[4..footer.len() - TRAILER_BYTES as usize];
     let metadata = if flags[0] & FLAG_FOOTER_LZ4 != 0 {
-        let text = read_limited(
-            lz4_flex::frame::FrameDecoder::new(payload),
-            MAX_FOOTER_BYTES,
-        )
-        .map_err(|e| {
-            bad(
-                "footer.payload",
-                format!("cannot decompress the LZ4 footer: {e}"),
-            )
-        })?;
+        let text = read_at_most(lz4_flex::frame::FrameDecoder::new(payload), ceiling)
+            .map_err(|e| {
+                bad(
+                    "footer.payload",
+                    format!("cannot decompress the LZ4 footer: {e}"),
+                )
+            })?
+            .ok_or_else(|| {
+                Error::decompression_limit(
+                    "footer.payload",
+                    format!(
+                        "the LZ4 footer decompresses to more than the limit: {}",
+                        ceiling_note(ceiling as u64)
+                    ),
+                )
+            })?;
         FileMetadata::from_json_bytes(&text)?
     } else {
         FileMetadata::from_json_bytes(payload)?
@@ -404,21 +401,42 @@ impl<'a> PuffinReader<'a> {
         self.footer_size
     }
 
-    /// The bytes of a blob (decompressed), reading only its range of the file.
+    /// The bytes of a blob (decompressed), reading only its range of the file. A
+    /// compressed blob may decompress to at most the ceiling of [`crate::limits`].
     pub fn read_blob(&self, blob: &BlobMetadata) -> Result<Vec<u8>> {
+        let ceiling = match blob.compression_codec {
+            None => usize::MAX,
+            Some(_) => max_decompressed_usize()?,
+        };
+        self.read_blob_within(blob, ceiling)
+    }
+
+    /// [`PuffinReader::read_blob`] with the ceiling given.
+    pub(crate) fn read_blob_within(&self, blob: &BlobMetadata, ceiling: usize) -> Result<Vec<u8>> {
         let bytes = self
             .io
             .read_range(&self.location, blob.offset, blob.length)?;
-        match blob.compression_codec {
-            None => Ok(bytes),
-            Some(codec) => codec.decompress(&bytes).map_err(|e| {
-                bad(
-                    format!("blob@{}", blob.offset),
-                    format!("cannot decompress {} blob: {e}", codec.as_str()),
-                )
-                .in_file(&self.location)
-            }),
+        let Some(codec) = blob.compression_codec else {
+            return Ok(bytes);
+        };
+        let field = format!("blob@{}", blob.offset);
+        match codec.decompress(&bytes, ceiling) {
+            Ok(Some(out)) => Ok(out),
+            Ok(None) => Err(Error::decompression_limit(
+                field,
+                format!(
+                    "the {} blob of {} bytes decompresses to more than the limit: {}",
+                    codec.as_str(),
+                    bytes.len(),
+                    ceiling_note(ceiling as u64)
+                ),
+            )),
+            Err(e) => Err(bad(
+                field,
+                format!("cannot decompress {} blob: {e}", codec.as_str()),
+            )),
         }
+        .map_err(|e| e.in_file(&self.location))
     }
 }
 

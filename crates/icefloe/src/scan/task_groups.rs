@@ -276,18 +276,25 @@ fn lz4_frame(bytes: &[u8]) -> Result<Vec<u8>> {
 /// The Arrow IPC stream bytes of a payload of [`PackedPlan::payloads`]; bytes that are
 /// not an LZ4 frame are returned as they are (an uncompressed IPC stream).
 pub fn task_group_from_payload(payload: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>> {
-    use std::io::Read;
     const LZ4_FRAME_MAGIC: [u8; 4] = [0x04, 0x22, 0x4D, 0x18];
     if !payload.starts_with(&LZ4_FRAME_MAGIC) {
         return Ok(std::borrow::Cow::Borrowed(payload));
     }
-    let mut out = Vec::with_capacity(payload.len() * 4);
-    lz4_flex::frame::FrameDecoder::new(payload)
-        .read_to_end(&mut out)
+    let ceiling = crate::limits::max_decompressed_usize()?;
+    let out = crate::limits::read_at_most(lz4_flex::frame::FrameDecoder::new(payload), ceiling)
         .map_err(|e| {
             Error::invalid_argument(format!(
                 "a task group payload is not a valid LZ4 frame: {e}"
             ))
+        })?
+        .ok_or_else(|| {
+            Error::decompression_limit(
+                "",
+                format!(
+                    "a task group payload decompresses to more than the limit: {}",
+                    crate::limits::ceiling_note(ceiling as u64)
+                ),
+            )
         })?;
     Ok(std::borrow::Cow::Owned(out))
 }

@@ -5,7 +5,7 @@
 //! JSON `null` counts as absent, as Java's parser treats it.
 
 use std::borrow::Cow;
-use std::io::{Read, Write};
+use std::io::Write;
 
 use serde_json::{Map, Value};
 
@@ -26,18 +26,44 @@ pub fn is_gzip_file_name(location: &str) -> bool {
 }
 
 /// The text of a metadata file (table or view): gunzipped when it starts with the gzip
-/// magic, whatever its name, then checked to be UTF-8.
+/// magic, whatever its name, then checked to be UTF-8. Gzip may decompress to at most the
+/// ceiling of [`crate::limits`].
 pub fn metadata_file_text(bytes: &[u8]) -> Result<Cow<'_, str>> {
+    let ceiling = if is_gzip(bytes) {
+        crate::limits::max_decompressed_usize()?
+    } else {
+        usize::MAX
+    };
+    metadata_file_text_within(bytes, ceiling)
+}
+
+fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0x1f, 0x8b])
+}
+
+/// [`metadata_file_text`] with the ceiling given. Inflating streams and stops as soon as
+/// the text passes the ceiling, whatever the gzip trailer claims.
+pub(crate) fn metadata_file_text_within(bytes: &[u8], ceiling: usize) -> Result<Cow<'_, str>> {
     let invalid = |message: String| Error::InvalidJson {
         at: Location::default(),
         message,
     };
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut text = String::new();
-        flate2::read::MultiGzDecoder::new(bytes)
-            .read_to_string(&mut text)
-            .map_err(|e| invalid(format!("cannot decompress gzip: {e}")))?;
-        Ok(Cow::Owned(text))
+    if is_gzip(bytes) {
+        let text = crate::limits::read_at_most(flate2::read::MultiGzDecoder::new(bytes), ceiling)
+            .map_err(|e| invalid(format!("cannot decompress gzip: {e}")))?
+            .ok_or_else(|| {
+                Error::decompression_limit(
+                    "",
+                    format!(
+                        "the gzip metadata of {} bytes decompresses to more than the limit: {}",
+                        bytes.len(),
+                        crate::limits::ceiling_note(ceiling as u64)
+                    ),
+                )
+            })?;
+        String::from_utf8(text)
+            .map(Cow::Owned)
+            .map_err(|e| invalid(format!("not UTF-8: {e}")))
     } else {
         std::str::from_utf8(bytes)
             .map(Cow::Borrowed)
