@@ -1075,11 +1075,15 @@ impl<'a> Container<'a> {
                 }
             };
             let Some(bytes) = bytes else {
+                let room = if left == ceiling {
+                    "the limit".to_string()
+                } else {
+                    format!("the {left} bytes that the blocks before it leave of the limit")
+                };
                 return Err(at(Error::decompression_limit(
                     "",
                     format!(
-                        "the {} block decompresses to more than the {left} bytes that the \
-                         blocks before it leave of the limit: {}",
+                        "the {} block decompresses to more than {room}: {}",
                         self.codec.avro_name(),
                         crate::limits::ceiling_note(ceiling as u64)
                     ),
