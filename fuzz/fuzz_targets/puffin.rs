@@ -1,11 +1,17 @@
 //! Puffin files and deletion vector blobs from arbitrary bytes: footer parsing, blob reads
-//! and DV deserialisation may fail, never panic.
+//! and DV deserialisation may fail, never panic. Decompressed blobs and footers are bounded
+//! at a low ceiling (see bombs.rs).
 #![no_main]
 
 use icefloe::io::FileIO;
-use icefloe::puffin::{read_deletion_vector_blob, DeletionVector, FileMetadata, PuffinReader};
+use icefloe::puffin::{
+    read_deletion_vector_blob, BlobMetadata, CompressionCodec, DeletionVector, FileMetadata,
+    PuffinReader,
+};
 use icefloe::{Error, Result};
 use libfuzzer_sys::fuzz_target;
+
+mod bombs;
 
 /// One file in memory.
 struct OneFile(Vec<u8>);
@@ -32,7 +38,48 @@ impl FileIO for OneFile {
     }
 }
 
+/// A Puffin file of one zstd blob of `stored` bytes.
+fn puffin_with_zstd_blob(stored: &[u8]) -> Vec<u8> {
+    let mut out = b"PFA1".to_vec();
+    out.extend_from_slice(stored);
+    let metadata = FileMetadata {
+        blobs: vec![BlobMetadata {
+            blob_type: "apache-datasketches-theta-v1".into(),
+            fields: vec![1],
+            snapshot_id: 1,
+            sequence_number: 1,
+            offset: 4,
+            length: stored.len() as u64,
+            compression_codec: Some(CompressionCodec::Zstd),
+            properties: vec![],
+        }],
+        properties: vec![],
+    };
+    let payload = metadata.to_json().to_string();
+    out.extend_from_slice(b"PFA1");
+    out.extend_from_slice(payload.as_bytes());
+    out.extend_from_slice(&(payload.len() as i32).to_le_bytes());
+    out.extend_from_slice(&[0, 0, 0, 0]);
+    out.extend_from_slice(b"PFA1");
+    out
+}
+
+/// zstd blobs claiming far more than the ceiling (by their content size, or by RLE runs):
+/// refused.
+fn check_bombs() {
+    let ceiling_mib = (bombs::FUZZ_CEILING >> 20) as usize;
+    for (what, stored) in [
+        ("zstd blob declaring 1 TiB", bombs::zstd_rle(1, Some(1 << 40))),
+        ("zstd blob of 4 x ceiling", bombs::zstd_rle(32 * ceiling_mib, None)),
+    ] {
+        let io = OneFile(puffin_with_zstd_blob(&stored));
+        let reader = PuffinReader::open(&io, "mem://bomb.puffin", None).expect("a valid footer");
+        bombs::assert_refused(what, reader.read_blob(&reader.blobs()[0]));
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
+    bombs::setup(check_bombs);
     // a DV blob on its own (framing, magic, CRC, then the portable roaring bitmaps), and the
     // bitmaps without framing, which the CRC would otherwise shield
     let _ = DeletionVector::deserialize(data);
