@@ -77,6 +77,8 @@ __all__ = [
     "InvalidArgumentError",
     "NotFoundError",
     "UnsupportedError",
+    "InvalidIdentifierError",
+    "PreconditionFailedError",
     "NoSuchNamespaceError",
     "NoSuchTableError",
     "NoSuchViewError",
