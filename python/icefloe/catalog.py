@@ -19,18 +19,16 @@ The SQL catalog uses the tables and columns of Java's ``JdbcCatalog`` and PyIceb
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
 from . import _native
+from ._log import log, some_paths
 from .errors import AlreadyExistsError, InvalidArgumentError
 from .table import Table
 
 __all__ = ["Catalog", "View", "PropertiesUpdateSummary", "PurgeResult", "load_catalog"]
-
-_log = logging.getLogger("icefloe")
 
 Identifier = Union[str, tuple[str, ...], list[str]]
 
@@ -44,12 +42,6 @@ class PurgeResult:
     kept_outside_location: list[str] = field(default_factory=list)
     #: files that could not be read or deleted (the purge went on past them)
     failed: list[str] = field(default_factory=list)
-
-
-def _some(paths: Sequence[str], limit: int = 10) -> str:
-    """The first paths of a list, for a log line."""
-    shown = ", ".join(paths[:limit])
-    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
 
 
 def _to_tuple(identifier: Identifier) -> tuple[str, ...]:
@@ -197,9 +189,9 @@ class Catalog:
         deleted, kept, failed = self._native.purge_table(_ident(identifier), delete_outside_location)
         result = PurgeResult(deleted_files=deleted, kept_outside_location=list(kept), failed=list(failed))
         if kept:
-            _log.warning("purge of %s kept %d file(s) outside the table's location (pass "
+            log.warning("purge of %s kept %d file(s) outside the table's location (pass "
                          "delete_outside_location=True to delete them): %s", ".".join(_to_tuple(identifier)),
-                         len(kept), _some(kept))
+                         len(kept), some_paths(kept))
         return result
 
     def default_table_location(self, identifier: Identifier) -> str:

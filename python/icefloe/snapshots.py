@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import _native
+from ._log import log, some_paths
 
 if TYPE_CHECKING:
     from .table import Table
@@ -227,11 +228,9 @@ class ExpireSnapshots:
         t.refresh()
         kept = list(out["kept_outside_location"])
         if kept:
-            from .catalog import _log, _some
-
-            _log.warning("expiry of %s kept %d file(s) outside the table's location (use "
+            log.warning("expiry of %s kept %d file(s) outside the table's location (use "
                          "delete_outside_location(True) to delete them): %s", ".".join(ident), len(kept),
-                         _some(kept))
+                         some_paths(kept))
         return ExpireResult(
             removed_snapshot_ids=[int(i) for i in out["removed_snapshot_ids"]],
             removed_refs=list(out["removed_refs"]),
