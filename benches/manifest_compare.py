@@ -32,8 +32,9 @@ def best_of(fn, runs: int = 7) -> float:
 
 
 def main() -> int:
-    import icefloe
     from pyiceberg.catalog.sql import SqlCatalog
+
+    import icefloe
 
     n_files = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
     wh = ROOT / ".cache" / "bench" / f"pyi{n_files}"
@@ -49,17 +50,29 @@ def main() -> int:
     ml_path = table.current_snapshot().manifest_list
     (row,) = icefloe.read_manifest_list(ml_path).to_pylist()
     path = row["manifest_path"]
-    assert icefloe.read_manifest(path, row).num_rows == n_files == len(manifest.fetch_manifest_entry(table.io, discard_deleted=False))
+    assert (
+        icefloe.read_manifest(path, row).num_rows
+        == n_files
+        == len(manifest.fetch_manifest_entry(table.io, discard_deleted=False))
+    )
 
     results = {
-        "pyiceberg, all fields": best_of(lambda: manifest.fetch_manifest_entry(table.io, discard_deleted=False), 3),
+        "pyiceberg, all fields": best_of(
+            lambda: manifest.fetch_manifest_entry(table.io, discard_deleted=False), 3
+        ),
         "icefloe, all fields": best_of(lambda: icefloe.read_manifest(path, row)),
-        "icefloe, scan fields": best_of(lambda: icefloe.read_manifest(path, row, stats=False, bounds_for=[1])),
+        "icefloe, scan fields": best_of(
+            lambda: icefloe.read_manifest(path, row, stats=False, bounds_for=[1])
+        ),
     }
     base = results["pyiceberg, all fields"]
-    print(f"one manifest of {n_files} entries ({Path(path.removeprefix('file://')).stat().st_size / 1e6:.2f} MB, deflate)")
+    print(
+        f"one manifest of {n_files} entries ({Path(path.removeprefix('file://')).stat().st_size / 1e6:.2f} MB, deflate)"
+    )
     for what, secs in results.items():
-        print(f"  {what:24s} {secs * 1e3:9.2f} ms  {n_files / secs:12,.0f} entries/s  {base / secs:7.1f}x PyIceberg")
+        print(
+            f"  {what:24s} {secs * 1e3:9.2f} ms  {n_files / secs:12,.0f} entries/s  {base / secs:7.1f}x PyIceberg"
+        )
     return 0
 
 

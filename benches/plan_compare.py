@@ -55,8 +55,16 @@ def ensure_table(n_files: int, per_commit: int) -> Path:
     if not db.exists():
         wh.mkdir(parents=True, exist_ok=True)
         print(f"building the {n_files}-file table with PyIceberg (minutes) ...", file=sys.stderr)
-        subprocess.run([sys.executable, str(SHARED_BENCH / "make_pyiceberg_table.py"), str(wh),
-                        str(n_files), str(per_commit)], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(SHARED_BENCH / "make_pyiceberg_table.py"),
+                str(wh),
+                str(n_files),
+                str(per_commit),
+            ],
+            check=True,
+        )
     return wh
 
 
@@ -85,8 +93,12 @@ def child_icefloe(location: str, which: str, repeats: int) -> None:
 
 
 def run_icefloe(location: str, which: str, repeats: int) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", location, which, str(repeats)],
-                         check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", location, which, str(repeats)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -97,8 +109,11 @@ def run_pyiceberg(wh: Path, which: str) -> dict:
     cat = SqlCatalog("bench", uri=f"sqlite:///{wh}/catalog.db", warehouse=f"file://{wh}")
     (name,) = [".".join(t) for t in cat.list_tables("db")]
     t = cat.load_table(name)
-    flt = {"none": AlwaysTrue(), "id": EqualTo("id", 4_000_500),
-           "day": And(GreaterThanOrEqual("ts", "1970-01-05T00:00:00"), LessThan("ts", "1970-01-10T00:00:00"))}[which]
+    flt = {
+        "none": AlwaysTrue(),
+        "id": EqualTo("id", 4_000_500),
+        "day": And(GreaterThanOrEqual("ts", "1970-01-05T00:00:00"), LessThan("ts", "1970-01-10T00:00:00")),
+    }[which]
     t0 = time.perf_counter()
     tasks = list(t.scan(row_filter=flt).plan_files())
     return {"tasks": len(tasks), "ms": [(time.perf_counter() - t0) * 1000]}
@@ -160,9 +175,11 @@ def main() -> None:
         tasks = {k: v["tasks"] for k, v in r.items()}
         assert len(set(tasks.values())) == 1, f"engines disagree on the number of tasks: {tasks}"
         fmt = lambda ms: "—" if ms is None else f"{ms:,.0f} ms"  # noqa: E731
-        ratio = lambda other: "—" if other is None else f"{other / ice:.1f}×"  # noqa: E731
-        print(f"| {which} | {r['icefloe']['tasks']:,} | {fmt(ice)} | {r['icefloe']['max_rss_mib']:,.0f} MiB | "
-              f"{fmt(java)} | {fmt(pyi)} | {ratio(java)} | {ratio(pyi)} |")
+        ratio = lambda other, ice=ice: "—" if other is None else f"{other / ice:.1f}×"  # noqa: E731
+        print(
+            f"| {which} | {r['icefloe']['tasks']:,} | {fmt(ice)} | {r['icefloe']['max_rss_mib']:,.0f} MiB | "
+            f"{fmt(java)} | {fmt(pyi)} | {ratio(java)} | {ratio(pyi)} |"
+        )
 
 
 if __name__ == "__main__":

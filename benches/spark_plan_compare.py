@@ -39,9 +39,14 @@ FILTERS = {
 
 
 def icefloe_df(spark, wh: Path, table: str):
-    return (spark.read.format("icefloe").option("catalog", CATALOG)
-            .option("uri", f"sqlite:///{wh / 'catalog.db'}").option("warehouse", wh.as_uri())
-            .option("pushdown", "true").load(table))
+    return (
+        spark.read.format("icefloe")
+        .option("catalog", CATALOG)
+        .option("uri", f"sqlite:///{wh / 'catalog.db'}")
+        .option("warehouse", wh.as_uri())
+        .option("pushdown", "true")
+        .load(table)
+    )
 
 
 def java_df(spark, wh: Path, table: str):
@@ -76,14 +81,21 @@ def main() -> None:
 
     # icefloe opens the PyIceberg catalog first: it adds the iceberg_type column that
     # Java's JdbcCatalog (schema V1) expects
-    icefloe.load_catalog(CATALOG, uri=f"sqlite:///{wh / 'catalog.db'}", warehouse=wh.as_uri()).load_table(table)
+    icefloe.load_catalog(CATALOG, uri=f"sqlite:///{wh / 'catalog.db'}", warehouse=wh.as_uri()).load_table(
+        table
+    )
     tmp = Path(tempfile.mkdtemp())
     spark = oracle.start_spark(tmp / "wh", tmp / "vwh", driver_memory="6g")
     try:
         icefloe.spark.register(spark)
-        for k, v in {"": "org.apache.iceberg.spark.SparkCatalog", ".type": "jdbc",
-                     ".uri": f"jdbc:sqlite:{wh / 'catalog.db'}", ".warehouse": wh.as_uri(),
-                     ".jdbc.schema-version": "V1", ".cache-enabled": "false"}.items():
+        for k, v in {
+            "": "org.apache.iceberg.spark.SparkCatalog",
+            ".type": "jdbc",
+            ".uri": f"jdbc:sqlite:{wh / 'catalog.db'}",
+            ".warehouse": wh.as_uri(),
+            ".jdbc.schema-version": "V1",
+            ".cache-enabled": "false",
+        }.items():
             spark.conf.set(f"spark.sql.catalog.{CATALOG}{k}", v)
         results = {}
         for which, flt in FILTERS.items():
@@ -94,14 +106,20 @@ def main() -> None:
     finally:
         spark.stop()
 
-    print(f"\nSpark's planning step on the {args.files:,}-file table ({os.cpu_count()} cores, local[2]), "
-          f"best of {args.repeats} after a warm-up:\n")
-    print("| filter | icefloe partitions | icefloe | icefloe first | Java partitions | Java Iceberg | Java first | vs Java |")
+    print(
+        f"\nSpark's planning step on the {args.files:,}-file table ({os.cpu_count()} cores, local[2]), "
+        f"best of {args.repeats} after a warm-up:\n"
+    )
+    print(
+        "| filter | icefloe partitions | icefloe | icefloe first | Java partitions | Java Iceberg | Java first | vs Java |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for which, (ice, java) in results.items():
         i, j = min(ice["ms"]), min(java["ms"])
-        print(f"| {which} | {ice['partitions']:,} | {i:,.0f} ms | {ice['first_ms']:,.0f} ms | {java['partitions']:,} | "
-              f"{j:,.0f} ms | {java['first_ms']:,.0f} ms | {j / i:.1f}× |")
+        print(
+            f"| {which} | {ice['partitions']:,} | {i:,.0f} ms | {ice['first_ms']:,.0f} ms | {java['partitions']:,} | "
+            f"{j:,.0f} ms | {java['first_ms']:,.0f} ms | {j / i:.1f}× |"
+        )
 
 
 if __name__ == "__main__":

@@ -71,7 +71,9 @@ def main() -> int:
     spark.sql(f"ALTER TABLE {table} ADD COLUMN note STRING")
     spark.sql(f"ALTER TABLE {table} RENAME COLUMN amount TO price")
     spark.sql(f"ALTER TABLE {table} ADD PARTITION FIELD truncate(4, category)")
-    spark.sql(f"INSERT INTO {table} VALUES (-1, TIMESTAMP '1969-12-31 23:59:59.999999', 'pre-epoch', 1.50, 'evolved')")
+    spark.sql(
+        f"INSERT INTO {table} VALUES (-1, TIMESTAMP '1969-12-31 23:59:59.999999', 'pre-epoch', 1.50, 'evolved')"
+    )
     spark.sql(f"ALTER TABLE {table} CREATE TAG first_load AS OF VERSION {first_snapshot(spark, table)}")
     spark.sql(f"ALTER TABLE {table} CREATE BRANCH audit RETAIN 7 DAYS")
 
@@ -112,7 +114,7 @@ def check(name: str, ours: pa.ChunkedArray, javas: pa.ChunkedArray) -> None:
     ours = pa.chunked_array(ours).combine_chunks() if isinstance(ours, pa.ChunkedArray) else ours
     javas = javas.combine_chunks() if isinstance(javas, pa.ChunkedArray) else javas
     if not ours.cast(pa.string()).equals(javas.cast(pa.string())):
-        mismatches = sum(1 for a, b in zip(ours.to_pylist(), javas.to_pylist()) if a != b)
+        mismatches = sum(1 for a, b in zip(ours.to_pylist(), javas.to_pylist(), strict=True) if a != b)
         raise SystemExit(f"{name}: icefloe and Java disagree on {mismatches} of {len(ours)} rows")
     print(f"  {name}: icefloe == Java for all {len(ours)} rows", flush=True)
 

@@ -46,7 +46,8 @@ def start_spark(home: Path):
     jars = [str(oracle.RUNTIME_JAR), str(oracle.SQLITE_JDBC_JAR)]
     os.environ.setdefault("PYSPARK_SUBMIT_ARGS", "--driver-java-options -Dlog4j2.level=WARN pyspark-shell")
     spark = (
-        SparkSession.builder.master("local[2]").appName("icefloe-pipeline")
+        SparkSession.builder.master("local[2]")
+        .appName("icefloe-pipeline")
         .config("spark.driver.memory", "2g")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
@@ -95,12 +96,14 @@ def main() -> None:
 
     log("1. create a v3 table demo.events, partitioned by day(ts)")
     catalog.create_namespace("demo")
-    schema = pa.schema([
-        pa.field("id", pa.int64(), nullable=False),
-        pa.field("ts", pa.timestamp("us", tz="UTC")),
-        pa.field("category", pa.string()),
-        pa.field("amount", pa.float64()),
-    ])
+    schema = pa.schema(
+        [
+            pa.field("id", pa.int64(), nullable=False),
+            pa.field("ts", pa.timestamp("us", tz="UTC")),
+            pa.field("category", pa.string()),
+            pa.field("amount", pa.float64()),
+        ]
+    )
     table = catalog.create_table("demo.events", schema, partition_spec=[("ts", "day")])
     check(table.metadata.format_version == 3, "format version 3")
 
@@ -108,7 +111,7 @@ def main() -> None:
     events = spark.range(n).selectExpr(
         "id",
         # 30 days of January 2025, one event every ~1.3 s
-        "timestamp_seconds(1735689600 + (id * 2592000) div %d) AS ts" % n,
+        f"timestamp_seconds(1735689600 + (id * 2592000) div {n}) AS ts",
         "element_at(array('sale', 'refund', 'view', 'cart'), cast(id % 4 + 1 AS int)) AS category",
         "CAST((id * 7919) % 10000 / 100.0 AS double) AS amount",
     )
@@ -116,15 +119,19 @@ def main() -> None:
     table.refresh()
     first = table.current_snapshot()
     files = table.scan().plan_arrow()
-    log(f"   snapshot {first.snapshot_id}: {files.num_rows} data files, "
-        f"{sum(files.column('record_count').to_pylist()):,} rows")
+    log(
+        f"   snapshot {first.snapshot_id}: {files.num_rows} data files, "
+        f"{sum(files.column('record_count').to_pylist()):,} rows"
+    )
     check(table.scan().count() == n, f"the table has {n:,} rows")
 
     log("3. delete the small refunds (category = 'refund' and amount < 10) with deletion vectors")
     result = icefloe.spark.delete(spark, table, "category = 'refund' and amount < 10.0")
     expected_deleted = events.where("category = 'refund' and amount < 10.0").count()
-    log(f"   {result.deleted_rows:,} rows in {result.data_files} data files; "
-        f"{result.delete_files_added} DVs added, snapshot {result.snapshot_id}")
+    log(
+        f"   {result.deleted_rows:,} rows in {result.data_files} data files; "
+        f"{result.delete_files_added} DVs added, snapshot {result.snapshot_id}"
+    )
     check(result.deleted_rows == expected_deleted, f"{expected_deleted:,} rows deleted")
     remaining = n - expected_deleted
 
@@ -163,8 +170,10 @@ def main() -> None:
     log(f"   {got:,} rows; icefloe planned {pruned.num_rows} of {all_files} data files")
     check(got == expected, f"{expected:,} rows match the filter")
     check(pruned.num_rows < all_files, "partition pruning skipped files")
-    check(events_df().where("channel IS NOT NULL").count() == extra,
-          "only the new rows have a channel; older files read it as null")
+    check(
+        events_df().where("channel IS NOT NULL").count() == extra,
+        "only the new rows have a channel; older files read it as null",
+    )
     check(events_df().count() == remaining, f"{remaining:,} rows in the table")
 
     log(f"7. time travel to the first snapshot ({first.snapshot_id})")
@@ -183,12 +192,14 @@ def main() -> None:
     log("what happened:")
     for s in table.snapshots():
         summary = dict(s.summary)
-        log(f"   snapshot {s.snapshot_id} {summary.get('operation', ''):9} "
+        log(
+            f"   snapshot {s.snapshot_id} {summary.get('operation', ''):9} "
             f"+{int(summary.get('added-records', 0)):>9,} rows  "
             f"+{int(summary.get('added-data-files', 0)):>3} data files  "
             f"+{int(summary.get('added-delete-files', 0)):>3} delete files  "
             f"total {int(summary.get('total-records', 0)):>9,} rows, "
-            f"{int(summary.get('total-position-deletes', 0)):,} deleted by position")
+            f"{int(summary.get('total-position-deletes', 0)):,} deleted by position"
+        )
     log(f"done: {remaining:,} live rows; the catalog is {home / 'catalog.db'}")
     spark.stop()
 

@@ -21,6 +21,11 @@ bash scripts/servers.sh start
 # shellcheck disable=SC1091
 source target/servers/servers.env
 
+step "format and lint"
+cargo fmt --all --check
+ruff format --check .
+ruff check .
+
 step "cargo test"
 # The PyO3 extension crate (cdylib, extension-module) does not link as a test binary.
 cargo test --workspace --exclude icefloe-py

@@ -84,5 +84,7 @@ def java_views(spark):
     try:
         views = _oracle.create_java_views(spark, spark._icefloe_view_warehouse)
     except Exception as e:  # noqa: BLE001
-        pytest.skip(f"Spark/Iceberg could not create views in the in-memory catalog: {str(e).splitlines()[0]}")
+        pytest.skip(
+            f"Spark/Iceberg could not create views in the in-memory catalog: {str(e).splitlines()[0]}"
+        )
     return sorted(views.items())

@@ -223,7 +223,9 @@ def encode(type_str: str, value) -> str:
 
 def _parse_offset_ts(text: str, per_second: int):
     """ISO timestamp text (optionally with a UTC offset) -> units since epoch (exact)."""
-    m = re.fullmatch(r"(-?\d{4,})-(\d\d)-(\d\d)T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,9}))?)?(Z|[+-]\d\d:\d\d)?", text)
+    m = re.fullmatch(
+        r"(-?\d{4,})-(\d\d)-(\d\d)T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,9}))?)?(Z|[+-]\d\d:\d\d)?", text
+    )
     assert m, f"unparseable timestamp {text!r}"
     y, mo, d, h, mi = (int(m.group(i)) for i in range(1, 6))
     s = int(m.group(6) or 0)
@@ -361,7 +363,9 @@ def create_java_tables(spark, warehouse: Path) -> dict:
             if err:
                 # Spark SQL refuses DEFAULT on Iceberg tables; add the columns through Java's API.
                 notes.append(f"v3 column default not supported by Spark SQL (added via Java API): {err}")
-                catalog = spark._jsparkSession.sessionState().catalogManager().catalog("java").icebergCatalog()
+                catalog = (
+                    spark._jsparkSession.sessionState().catalogManager().catalog("java").icebergCatalog()
+                )
                 oracle_class(spark._jvm).addColumnsWithDefaults(catalog, f"db.{name}")
             else:
                 _try_sql(spark, f"INSERT INTO {fq} (id, label) VALUES (5, 'defaulted')")

@@ -31,7 +31,7 @@ class SmallTable:
 
 
 def _local(location: str) -> str:
-    return location[len("file://"):] if location.startswith("file://") else location
+    return location[len("file://") :] if location.startswith("file://") else location
 
 
 def _catalog(root: Path):
@@ -49,7 +49,15 @@ def small_table(root: Path) -> SmallTable:
     from pyiceberg.partitioning import PartitionField, PartitionSpec
     from pyiceberg.schema import Schema
     from pyiceberg.transforms import IdentityTransform
-    from pyiceberg.types import DoubleType, IntegerType, LongType, NestedField, StringType, StructType, TimestampType
+    from pyiceberg.types import (
+        DoubleType,
+        IntegerType,
+        LongType,
+        NestedField,
+        StringType,
+        StructType,
+        TimestampType,
+    )
 
     catalog = _catalog(root)
     schema = Schema(
@@ -60,22 +68,35 @@ def small_table(root: Path) -> SmallTable:
         NestedField(
             5,
             "info",
-            StructType(NestedField(6, "a", IntegerType(), required=False), NestedField(7, "b", StringType(), required=False)),
+            StructType(
+                NestedField(6, "a", IntegerType(), required=False),
+                NestedField(7, "b", StringType(), required=False),
+            ),
             required=False,
         ),
     )
-    spec = PartitionSpec(PartitionField(source_id=2, field_id=1000, transform=IdentityTransform(), name="cat"))
-    empty = catalog.create_table("db.empty", schema=schema, partition_spec=spec, properties={"format-version": "2"})
-    table = catalog.create_table("db.small", schema=schema, partition_spec=spec, properties={"format-version": "2"})
+    spec = PartitionSpec(
+        PartitionField(source_id=2, field_id=1000, transform=IdentityTransform(), name="cat")
+    )
+    empty = catalog.create_table(
+        "db.empty", schema=schema, partition_spec=spec, properties={"format-version": "2"}
+    )
+    table = catalog.create_table(
+        "db.small", schema=schema, partition_spec=spec, properties={"format-version": "2"}
+    )
 
     def rows(lo: int, hi: int, cats: list[str], extra: bool = False) -> pa.Table:
         data = {
             "id": pa.array(range(lo, hi), pa.int64()),
             "cat": pa.array([cats[i % len(cats)] for i in range(hi - lo)], pa.string()),
-            "ts": pa.array([dt.datetime(2024, 1, 1) + dt.timedelta(hours=i) for i in range(lo, hi)], pa.timestamp("us")),
+            "ts": pa.array(
+                [dt.datetime(2024, 1, 1) + dt.timedelta(hours=i) for i in range(lo, hi)], pa.timestamp("us")
+            ),
             "v": pa.array([i / 2 for i in range(lo, hi)], pa.float64()),
-            "info": pa.array([{"a": i, "b": str(i)} for i in range(lo, hi)],
-                             pa.struct([("a", pa.int32()), ("b", pa.string())])),
+            "info": pa.array(
+                [{"a": i, "b": str(i)} for i in range(lo, hi)],
+                pa.struct([("a", pa.int32()), ("b", pa.string())]),
+            ),
         }
         if extra:
             data["extra"] = pa.array([i % 7 for i in range(lo, hi)], pa.int32())
@@ -97,8 +118,14 @@ def small_table(root: Path) -> SmallTable:
     table.manage_snapshots().create_tag(snapshots[1], "t1").commit()
     table.manage_snapshots().create_branch(snapshots[2], "b2").commit()
     table = catalog.load_table("db.small")
-    return SmallTable(catalog, table, _local(table.metadata_location), snapshots, before_evolution,
-                      _local(empty.metadata_location))
+    return SmallTable(
+        catalog,
+        table,
+        _local(table.metadata_location),
+        snapshots,
+        before_evolution,
+        _local(empty.metadata_location),
+    )
 
 
 DAY_US = 86_400_000_000
@@ -123,7 +150,9 @@ def many_files_table(root: Path, n_files: int = 2000, per_commit: int = 100):
         NestedField(4, "value", DoubleType(), required=False),
     )
     spec = PartitionSpec(PartitionField(2, 1000, DayTransform(), "ts_day"))
-    table = catalog.create_table("db.many", schema=schema, partition_spec=spec, properties={"format-version": "2"})
+    table = catalog.create_table(
+        "db.many", schema=schema, partition_spec=spec, properties={"format-version": "2"}
+    )
     rng = random.Random(7)
     cats = ["apple", "banana", "cherry", "date", "elder"]
     made = 0
@@ -139,10 +168,16 @@ def many_files_table(root: Path, n_files: int = 2000, per_commit: int = 100):
                         cat_lo = cat_hi = "banana"
                         nulls = 0
                     all_null = i % 97 == 0  # a few files where category is only nulls
-                    lower = {1: struct.pack("<q", lo_id), 2: struct.pack("<q", day * DAY_US),
-                             4: struct.pack("<d", float(i % 50))}
-                    upper = {1: struct.pack("<q", lo_id + 999), 2: struct.pack("<q", day * DAY_US + DAY_US - 1),
-                             4: struct.pack("<d", float(i % 50 + 10))}
+                    lower = {
+                        1: struct.pack("<q", lo_id),
+                        2: struct.pack("<q", day * DAY_US),
+                        4: struct.pack("<d", float(i % 50)),
+                    }
+                    upper = {
+                        1: struct.pack("<q", lo_id + 999),
+                        2: struct.pack("<q", day * DAY_US + DAY_US - 1),
+                        4: struct.pack("<d", float(i % 50 + 10)),
+                    }
                     if not all_null:
                         lower[3] = cat_lo.encode()
                         upper[3] = cat_hi.encode()

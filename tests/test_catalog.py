@@ -19,16 +19,32 @@ FIXTURES = Path(__file__).resolve().parent.parent / "crates" / "icefloe" / "test
 
 def new_metadata(location: str, properties: dict | None = None) -> icefloe.TableMetadata:
     """Metadata of a new, empty v2 table (what ``create_table`` will build)."""
-    return icefloe.TableMetadata.from_json(json.dumps({
-        "format-version": 2, "table-uuid": "9c12d441-03fe-4693-9a96-a0705ddf69c1",
-        "location": location, "last-sequence-number": 0, "last-updated-ms": 1,
-        "last-column-id": 1, "current-schema-id": 0,
-        "schemas": [{"type": "struct", "schema-id": 0,
-                     "fields": [{"id": 1, "name": "id", "required": True, "type": "long"}]}],
-        "default-spec-id": 0, "partition-specs": [{"spec-id": 0, "fields": []}],
-        "last-partition-id": 999, "default-sort-order-id": 0,
-        "sort-orders": [{"order-id": 0, "fields": []}], "properties": properties or {},
-    }))
+    return icefloe.TableMetadata.from_json(
+        json.dumps(
+            {
+                "format-version": 2,
+                "table-uuid": "9c12d441-03fe-4693-9a96-a0705ddf69c1",
+                "location": location,
+                "last-sequence-number": 0,
+                "last-updated-ms": 1,
+                "last-column-id": 1,
+                "current-schema-id": 0,
+                "schemas": [
+                    {
+                        "type": "struct",
+                        "schema-id": 0,
+                        "fields": [{"id": 1, "name": "id", "required": True, "type": "long"}],
+                    }
+                ],
+                "default-spec-id": 0,
+                "partition-specs": [{"spec-id": 0, "fields": []}],
+                "last-partition-id": 999,
+                "default-sort-order-id": 0,
+                "sort-orders": [{"order-id": 0, "fields": []}],
+                "properties": properties or {},
+            }
+        )
+    )
 
 
 def with_property(table: icefloe.Table, key: str, value: str) -> icefloe.TableMetadata:
@@ -37,7 +53,8 @@ def with_property(table: icefloe.Table, key: str, value: str) -> icefloe.TableMe
     md = json.loads(table.metadata.to_json())
     md["properties"][key] = value
     md.setdefault("metadata-log", []).append(
-        {"timestamp-ms": md["last-updated-ms"], "metadata-file": table.metadata_location})
+        {"timestamp-ms": md["last-updated-ms"], "metadata-file": table.metadata_location}
+    )
     return icefloe.TableMetadata.from_json(json.dumps(md))
 
 
@@ -47,7 +64,9 @@ def create(cat, name: str, properties: dict | None = None) -> icefloe.Table:
 
 @pytest.fixture
 def cat(tmp_path):
-    return icefloe.load_catalog("test", uri=f"sqlite:///{tmp_path}/catalog.db", warehouse=(tmp_path / "wh").as_uri())
+    return icefloe.load_catalog(
+        "test", uri=f"sqlite:///{tmp_path}/catalog.db", warehouse=(tmp_path / "wh").as_uri()
+    )
 
 
 def test_namespaces(cat, tmp_path):
@@ -60,9 +79,14 @@ def test_namespaces(cat, tmp_path):
     assert cat.list_namespaces() == [("db",)]
     assert cat.list_namespaces("db") == [("db", "inner")]
     assert cat.namespace_exists("db.inner") and not cat.namespace_exists("nope")
-    assert cat.load_namespace_properties("db") == {"owner": "me", "location": f"{(tmp_path / 'wh').as_uri()}/db"}
+    assert cat.load_namespace_properties("db") == {
+        "owner": "me",
+        "location": f"{(tmp_path / 'wh').as_uri()}/db",
+    }
     summary = cat.update_namespace_properties("db", removals={"owner", "ghost"}, updates={"k": "v"})
-    assert summary == icefloe.catalog.PropertiesUpdateSummary(removed=["owner"], updated=["k"], missing=["ghost"])
+    assert summary == icefloe.catalog.PropertiesUpdateSummary(
+        removed=["owner"], updated=["k"], missing=["ghost"]
+    )
     assert cat.load_namespace_properties("db")["k"] == "v"
     assert "owner" not in cat.load_namespace_properties("db")
     with pytest.raises(errors.NoSuchNamespaceError):
@@ -141,7 +165,9 @@ def test_views(cat, tmp_path, monkeypatch):
         cat._commit_view("db.v", None, icefloe.ViewMetadata.from_json(text))
     assert not (tmp_path / "s3n:").exists() and cat.list_views("db") == []
     location = (tmp_path / "views" / "common_view").as_uri()
-    md = icefloe.ViewMetadata.from_json(text.replace("s3n://my_company/my/warehouse/anorwood.db/common_view", location))
+    md = icefloe.ViewMetadata.from_json(
+        text.replace("s3n://my_company/my/warehouse/anorwood.db/common_view", location)
+    )
     v = cat._commit_view("db.v", None, md)
     assert v.metadata_location.startswith(location + "/metadata/")
     assert "/00000-" in v.metadata_location
@@ -191,11 +217,14 @@ def test_sqlite_layout_is_java_and_pyiceberg_compatible(cat, tmp_path):
     cat.create_namespace("db")
     create(cat, "db.t")
     con = sqlite3.connect(tmp_path / "catalog.db")
-    rows = con.execute("SELECT catalog_name, table_namespace, table_name, previous_metadata_location, "
-                       "iceberg_type FROM iceberg_tables").fetchall()
+    rows = con.execute(
+        "SELECT catalog_name, table_namespace, table_name, previous_metadata_location, "
+        "iceberg_type FROM iceberg_tables"
+    ).fetchall()
     assert rows == [("test", "db", "t", None, "TABLE")]
-    props = con.execute("SELECT catalog_name, namespace, property_key, property_value "
-                        "FROM iceberg_namespace_properties").fetchall()
+    props = con.execute(
+        "SELECT catalog_name, namespace, property_key, property_value FROM iceberg_namespace_properties"
+    ).fetchall()
     assert props == [("test", "db", "exists", "true")]
 
 

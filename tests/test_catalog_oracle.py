@@ -14,7 +14,6 @@ import pytest
 
 import icefloe
 from icefloe import errors
-
 from test_catalog import create, with_property
 
 _names = itertools.count()
@@ -68,8 +67,14 @@ def java_location(jcat, spark, dotted: str) -> str:
 def spark_catalog(spark, db: str, warehouse: str) -> str:
     """A Spark catalog over the same file (Spark reads catalog settings when first used)."""
     name = f"jdbc{next(_names)}"
-    for k, v in {"": "org.apache.iceberg.spark.SparkCatalog", ".type": "jdbc", ".uri": f"jdbc:sqlite:{db}",
-                 ".warehouse": warehouse, ".jdbc.schema-version": "V1", ".cache-enabled": "false"}.items():
+    for k, v in {
+        "": "org.apache.iceberg.spark.SparkCatalog",
+        ".type": "jdbc",
+        ".uri": f"jdbc:sqlite:{db}",
+        ".warehouse": warehouse,
+        ".jdbc.schema-version": "V1",
+        ".cache-enabled": "false",
+    }.items():
         spark.conf.set(f"spark.sql.catalog.{name}{k}", v)
     return name
 
@@ -105,7 +110,9 @@ def test_java_reads_what_icefloe_writes(spark, paths):
     assert java_namespaces(spark, jcat) == sorted(cat.list_namespaces()) == [("db",), ("empty",)]
     assert java_namespaces(spark, jcat, ["db"]) == cat.list_namespaces("db") == [("db", "inner")]
     for ns in (["db"], ["db", "inner"], ["empty"]):
-        assert dict(jcat.loadNamespaceMetadata(jnamespace(spark, ns))) == cat.load_namespace_properties(tuple(ns))
+        assert dict(jcat.loadNamespaceMetadata(jnamespace(spark, ns))) == cat.load_namespace_properties(
+            tuple(ns)
+        )
     assert java_tables(spark, jcat, ["db"]) == cat.list_tables("db") == [("db", "t")]
     assert java_tables(spark, jcat, ["db", "inner"]) == [("db", "inner", "u")]
     assert java_location(jcat, spark, "db.t") == t.metadata_location
@@ -137,7 +144,9 @@ def test_icefloe_reads_what_java_writes(spark, paths):
     cat = icefloe.load_catalog(sc, uri=f"jdbc:sqlite:{db}", warehouse=wh)
     assert cat.list_namespaces() == java_namespaces(spark, jcat) == [("jdb",)]
     assert cat.list_namespaces("jdb") == [("jdb", "sub")]
-    assert cat.load_namespace_properties("jdb") == dict(jcat.loadNamespaceMetadata(jnamespace(spark, ["jdb"])))
+    assert cat.load_namespace_properties("jdb") == dict(
+        jcat.loadNamespaceMetadata(jnamespace(spark, ["jdb"]))
+    )
     assert cat.list_tables("jdb") == java_tables(spark, jcat, ["jdb"]) == [("jdb", "t")]
     t = cat.load_table("jdb.t")
     assert t.metadata_location == java_location(jcat, spark, "jdb.t")
@@ -147,7 +156,10 @@ def test_icefloe_reads_what_java_writes(spark, paths):
     assert planned == java_files
     assert cat.list_views("jdb") == java_views(spark, jcat, ["jdb"]) == [("jdb", "v")]
     view = cat.load_view("jdb.v")
-    assert view.metadata_location == jcat.loadView(jident(spark, "jdb.v")).operations().current().metadataFileLocation()
+    assert (
+        view.metadata_location
+        == jcat.loadView(jident(spark, "jdb.v")).operations().current().metadataFileLocation()
+    )
     assert "SELECT id" in view.metadata.sql_for("spark")
     # dropping a namespace that holds a view is refused
     with pytest.raises(errors.NamespaceNotEmptyError):
@@ -166,7 +178,11 @@ def test_icefloe_reads_what_java_writes(spark, paths):
 
 
 def _all_files(root) -> set[str]:
-    return {str(p) for p in root.rglob("*") if p.is_file() and not p.name.startswith("catalog.db") and not p.name.endswith(".crc")}
+    return {
+        str(p)
+        for p in root.rglob("*")
+        if p.is_file() and not p.name.startswith("catalog.db") and not p.name.endswith(".crc")
+    }
 
 
 @pytest.mark.java
@@ -242,7 +258,9 @@ def test_java_and_icefloe_commits_interleave_without_loss(spark, paths):
         fresh = cat.load_table("db.t")
         cat._commit_table("db.t", fresh, with_property(fresh, f"ice{i}", "1"))
         jtable.refresh()
-    expected = {f"{who}{i}" for i in range(rounds) for who in ("java", "ice")} | {f"java{i}b" for i in range(rounds)}
+    expected = {f"{who}{i}" for i in range(rounds) for who in ("java", "ice")} | {
+        f"java{i}b" for i in range(rounds)
+    }
     final = cat.load_table("db.t")
     assert expected <= set(final.metadata.properties)
     assert expected <= set(dict(jcat.loadTable(jident(spark, "db.t")).properties()))
@@ -302,8 +320,9 @@ def test_icefloe_reads_what_pyiceberg_writes(paths):
     t = cat.load_table("pns.t")
     assert t.metadata_location == pt.metadata_location
     assert t.metadata.current_snapshot_id == pt.metadata.current_snapshot_id
-    assert sorted(task.file_path for task in t.scan().plan_files()) == \
-        sorted(task.file.file_path for task in pt.scan().plan_files())
+    assert sorted(task.file_path for task in t.scan().plan_files()) == sorted(
+        task.file.file_path for task in pt.scan().plan_files()
+    )
 
     # icefloe commits; PyIceberg sees it and commits on top
     t2 = cat._commit_table("pns.t", t, with_property(t, "from", "icefloe"))
@@ -324,8 +343,12 @@ def test_icefloe_reads_what_pyiceberg_writes(paths):
 @pytest.mark.java
 def test_filesystem_catalog_shares_a_warehouse_with_java_hadoop_catalog(spark, tmp_path):
     name = f"hadoop{next(_names)}"
-    for k, v in {"": "org.apache.iceberg.spark.SparkCatalog", ".type": "hadoop",
-                 ".warehouse": tmp_path.as_uri(), ".cache-enabled": "false"}.items():
+    for k, v in {
+        "": "org.apache.iceberg.spark.SparkCatalog",
+        ".type": "hadoop",
+        ".warehouse": tmp_path.as_uri(),
+        ".cache-enabled": "false",
+    }.items():
         spark.conf.set(f"spark.sql.catalog.{name}{k}", v)
     spark.sql(f"CREATE NAMESPACE {name}.db")
     spark.sql(f"CREATE TABLE {name}.db.t (id bigint) USING iceberg")

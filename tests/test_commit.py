@@ -17,17 +17,21 @@ from icefloe import _native, errors
 
 @pytest.fixture
 def catalog(tmp_path):
-    cat = icefloe.load_catalog("test", uri=f"sqlite:///{tmp_path / 'catalog.db'}", warehouse=(tmp_path / "wh").as_uri())
+    cat = icefloe.load_catalog(
+        "test", uri=f"sqlite:///{tmp_path / 'catalog.db'}", warehouse=(tmp_path / "wh").as_uri()
+    )
     cat.create_namespace("db")
     return cat
 
 
-ARROW_SCHEMA = pa.schema([
-    pa.field("id", pa.int64(), nullable=False),
-    pa.field("ts", pa.timestamp("us")),
-    pa.field("cat", pa.string()),
-    pa.field("tags", pa.list_(pa.string())),
-])
+ARROW_SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.int64(), nullable=False),
+        pa.field("ts", pa.timestamp("us")),
+        pa.field("cat", pa.string()),
+        pa.field("tags", pa.list_(pa.string())),
+    ]
+)
 
 
 def data_files(table, rows, spec_id=None):
@@ -38,15 +42,17 @@ def data_files(table, rows, spec_id=None):
         schema = schema.remove(schema.get_field_index(name))
     out = []
     for r in rows:
-        out.append({
-            "content": 0,
-            "file_path": r["path"],
-            "file_format": "PARQUET",
-            "partition": r.get("partition", {}),
-            "record_count": r["records"],
-            "file_size_in_bytes": r.get("size", r["records"] * 10),
-            "value_counts": r.get("value_counts"),
-        })
+        out.append(
+            {
+                "content": 0,
+                "file_path": r["path"],
+                "file_format": "PARQUET",
+                "partition": r.get("partition", {}),
+                "record_count": r["records"],
+                "file_size_in_bytes": r.get("size", r["records"] * 10),
+                "value_counts": r.get("value_counts"),
+            }
+        )
     return pa.Table.from_pylist(out, schema=schema)
 
 
@@ -62,20 +68,33 @@ def live_paths(table):
 
 
 def test_create_table_from_a_pyarrow_schema(catalog):
-    t = catalog.create_table("db.t", ARROW_SCHEMA, partition_spec=[("ts", "day"), ("cat", "bucket[4]", "cat_b")],
-                             sort_order=["id", ("ts", "identity", "desc", "nulls-last")], properties={"owner": "me"})
+    t = catalog.create_table(
+        "db.t",
+        ARROW_SCHEMA,
+        partition_spec=[("ts", "day"), ("cat", "bucket[4]", "cat_b")],
+        sort_order=["id", ("ts", "identity", "desc", "nulls-last")],
+        properties={"owner": "me"},
+    )
     md = t.metadata
     assert md.format_version == 3
     assert [(f.id, f.name, f.required) for f in md.schema().fields] == [
-        (1, "id", True), (2, "ts", False), (3, "cat", False), (4, "tags", False)]
+        (1, "id", True),
+        (2, "ts", False),
+        (3, "cat", False),
+        (4, "tags", False),
+    ]
     assert md.schema().find_field("tags.element").id == 5
     spec = md.spec()
     assert [(f.source_id, f.field_id, f.name, f.transform) for f in spec.fields] == [
-        (2, 1000, "ts_day", "day"), (3, 1001, "cat_b", "bucket[4]")]
+        (2, 1000, "ts_day", "day"),
+        (3, 1001, "cat_b", "bucket[4]"),
+    ]
     order = md.sort_order()
     assert order.order_id == 1
     assert [(f.source_id, f.direction, f.null_order) for f in order.fields] == [
-        (1, "asc", "nulls-first"), (2, "desc", "nulls-last")]
+        (1, "asc", "nulls-first"),
+        (2, "desc", "nulls-last"),
+    ]
     assert t.properties["owner"] == "me"
     assert t.properties["write.parquet.compression-codec"] == "zstd"
     assert catalog.load_table("db.t").metadata_location == t.metadata_location
@@ -95,10 +114,15 @@ def test_transactions_append_and_set_properties(catalog):
     t = catalog.create_table("db.t", ARROW_SCHEMA, partition_spec=[("cat", "identity")])
     with t.transaction() as tx:
         tx.set_properties(owner="etl", stage="1")
-        tx.append_files(data_files(t, [
-            {"path": "file:///d/a.parquet", "records": 3, "partition": {"cat": "x"}},
-            {"path": "file:///d/b.parquet", "records": 4, "partition": {"cat": "y"}},
-        ]))
+        tx.append_files(
+            data_files(
+                t,
+                [
+                    {"path": "file:///d/a.parquet", "records": 3, "partition": {"cat": "x"}},
+                    {"path": "file:///d/b.parquet", "records": 4, "partition": {"cat": "y"}},
+                ],
+            )
+        )
         tx.remove_properties("stage")
     assert t.properties["owner"] == "etl" and "stage" not in t.properties
     snap = t.current_snapshot()
@@ -111,7 +135,9 @@ def test_transactions_append_and_set_properties(catalog):
     assert [s.snapshot_id for s in t.snapshots()] == [snap.snapshot_id]
     assert t.history() == [(snap.timestamp_ms, snap.snapshot_id)]
     assert live_paths(t) == ["file:///d/a.parquet", "file:///d/b.parquet"]
-    entries = icefloe.read_manifest(icefloe.read_manifest_list(snap.manifest_list).to_pylist()[0]["manifest_path"])
+    entries = icefloe.read_manifest(
+        icefloe.read_manifest_list(snap.manifest_list).to_pylist()[0]["manifest_path"]
+    )
     assert sorted(p["cat"] for p in entries.column("partition").to_pylist()) == ["x", "y"]
 
     # an error inside the block commits nothing
@@ -170,8 +196,8 @@ def test_create_or_replace_keeps_history(catalog):
     md = r.metadata
     assert md.current_snapshot_id is None
     assert len(md.snapshots) == 1
-    assert md.schema().find_field("cat").id == 3   # kept from the old schema
-    assert md.schema().find_field("n").id == 6     # after the old last column id (5)
+    assert md.schema().find_field("cat").id == 3  # kept from the old schema
+    assert md.schema().find_field("n").id == 6  # after the old last column id (5)
     assert md.default_spec_id == 1
     new = catalog.create_or_replace_table("db.other", schema)
     assert new.metadata.format_version == 3
@@ -191,12 +217,20 @@ def test_processes_appending_at_once_lose_nothing(tmp_path):
     uri, wh = f"sqlite:///{tmp_path / 'catalog.db'}", (tmp_path / "wh").as_uri()
     cat = icefloe.load_catalog("test", uri=uri, warehouse=wh)
     cat.create_namespace("db")
-    cat.create_table("db.t", ARROW_SCHEMA, properties={"commit.retry.num-retries": "100",
-                                                       "commit.retry.min-wait-ms": "5",
-                                                       "commit.retry.max-wait-ms": "50"})
+    cat.create_table(
+        "db.t",
+        ARROW_SCHEMA,
+        properties={
+            "commit.retry.num-retries": "100",
+            "commit.retry.min-wait-ms": "5",
+            "commit.retry.max-wait-ms": "50",
+        },
+    )
     workers, n = 4, 5
     with mp.get_context("spawn").Pool(workers) as pool:
-        assert sorted(pool.map(_append_worker, [(uri, wh, w, n) for w in range(workers)])) == list(range(workers))
+        assert sorted(pool.map(_append_worker, [(uri, wh, w, n) for w in range(workers)])) == list(
+            range(workers)
+        )
     t = cat.load_table("db.t")
     expected = sorted(f"file:///d/w{w}-{i}.parquet" for w in range(workers) for i in range(n))
     assert live_paths(t) == expected

@@ -41,30 +41,43 @@ NESTED_SCHEMA = {
             "id": 22,
             "name": "tags",
             "required": False,
-            "type": {"type": "list", "element-id": 30, "element-required": False, "element": {
-                "type": "struct",
-                "fields": [
-                    {"id": 31, "name": "k", "required": True, "type": "string"},
-                    {"id": 32, "name": "v", "required": False, "type": "double"},
-                ],
-            }},
+            "type": {
+                "type": "list",
+                "element-id": 30,
+                "element-required": False,
+                "element": {
+                    "type": "struct",
+                    "fields": [
+                        {"id": 31, "name": "k", "required": True, "type": "string"},
+                        {"id": 32, "name": "v", "required": False, "type": "double"},
+                    ],
+                },
+            },
         },
         {
             "id": 23,
             "name": "attrs",
             "required": False,
-            "type": {"type": "map", "key-id": 40, "key": "string", "value-id": 41,
-                     "value-required": True, "value": {"type": "list", "element-id": 42,
-                                                        "element-required": True, "element": "int"}},
+            "type": {
+                "type": "map",
+                "key-id": 40,
+                "key": "string",
+                "value-id": 41,
+                "value-required": True,
+                "value": {"type": "list", "element-id": 42, "element-required": True, "element": "int"},
+            },
         },
         {
             "id": 24,
             "name": "loc",
             "required": True,
-            "type": {"type": "struct", "fields": [
-                {"id": 50, "name": "lat", "required": True, "type": "float"},
-                {"id": 51, "name": "city", "required": False, "type": "string"},
-            ]},
+            "type": {
+                "type": "struct",
+                "fields": [
+                    {"id": 50, "name": "lat", "required": True, "type": "float"},
+                    {"id": 51, "name": "city", "required": False, "type": "string"},
+                ],
+            },
         },
         {"id": 25, "name": "price", "required": False, "type": "decimal(10, 2)"},
     ],
@@ -72,20 +85,26 @@ NESTED_SCHEMA = {
 
 SPECS = {
     "unpartitioned": {"spec-id": 0, "fields": []},
-    "many": {"spec-id": 5, "fields": [
-        {"source-id": 21, "field-id": 1007, "name": "ts_day", "transform": "day"},
-        {"source-id": 20, "field-id": 1003, "name": "id_bucket", "transform": "bucket[16]"},
-        {"source-id": 51, "field-id": 1001, "name": "city", "transform": "identity"},
-        {"source-id": 25, "field-id": 1000, "name": "price_trunc", "transform": "truncate[4]"},
-    ]},
+    "many": {
+        "spec-id": 5,
+        "fields": [
+            {"source-id": 21, "field-id": 1007, "name": "ts_day", "transform": "day"},
+            {"source-id": 20, "field-id": 1003, "name": "id_bucket", "transform": "bucket[16]"},
+            {"source-id": 51, "field-id": 1001, "name": "city", "transform": "identity"},
+            {"source-id": 25, "field-id": 1000, "name": "price_trunc", "transform": "truncate[4]"},
+        ],
+    },
 }
 
 ORDERS = {
     "unsorted": {"order-id": 0, "fields": []},
-    "sorted": {"order-id": 4, "fields": [
-        {"transform": "identity", "source-id": 51, "direction": "asc", "null-order": "nulls-first"},
-        {"transform": "bucket[4]", "source-id": 20, "direction": "desc", "null-order": "nulls-last"},
-    ]},
+    "sorted": {
+        "order-id": 4,
+        "fields": [
+            {"transform": "identity", "source-id": 51, "direction": "asc", "null-order": "nulls-first"},
+            {"transform": "bucket[4]", "source-id": 20, "direction": "desc", "null-order": "nulls-last"},
+        ],
+    },
 }
 
 
@@ -139,20 +158,31 @@ REPLACEMENT_SCHEMA = {
         {"id": 2, "name": "id", "required": True, "type": "long"},
         # new columns
         {"id": 3, "name": "note", "required": False, "type": "string"},
-        {"id": 4, "name": "loc", "required": True, "type": {"type": "struct", "fields": [
-            {"id": 5, "name": "city", "required": False, "type": "string"},
-            {"id": 6, "name": "zip", "required": False, "type": "int"},
-        ]}},
+        {
+            "id": 4,
+            "name": "loc",
+            "required": True,
+            "type": {
+                "type": "struct",
+                "fields": [
+                    {"id": 5, "name": "city", "required": False, "type": "string"},
+                    {"id": 6, "name": "zip", "required": False, "type": "int"},
+                ],
+            },
+        },
     ],
 }
 
 REPLACEMENT_SPECS = {
     "unpartitioned": {"spec-id": 0, "fields": []},
     # id bucket[16] exists in the base's spec: it keeps its field id (v2+)
-    "overlapping": {"spec-id": 0, "fields": [
-        {"source-id": 2, "field-id": 1000, "name": "id_bucket", "transform": "bucket[16]"},
-        {"source-id": 3, "field-id": 1001, "name": "note", "transform": "identity"},
-    ]},
+    "overlapping": {
+        "spec-id": 0,
+        "fields": [
+            {"source-id": 2, "field-id": 1000, "name": "id_bucket", "transform": "bucket[16]"},
+            {"source-id": 3, "field-id": 1001, "name": "note", "transform": "identity"},
+        ],
+    },
 }
 
 
@@ -162,16 +192,26 @@ REPLACEMENT_SPECS = {
 def test_replacement_matches_java_build_replacement(jvm, version, spec_name, order_name):
     ib = jvm.org.apache.iceberg
     base_props = {"format-version": str(version), "keep": "1"}
-    java_base = _java_new_table(jvm, json.dumps(NESTED_SCHEMA), json.dumps(SPECS["many"]),
-                                json.dumps(ORDERS["sorted"]), "file:///tmp/w/db/t", base_props)
+    java_base = _java_new_table(
+        jvm,
+        json.dumps(NESTED_SCHEMA),
+        json.dumps(SPECS["many"]),
+        json.dumps(ORDERS["sorted"]),
+        "file:///tmp/w/db/t",
+        base_props,
+    )
     base_json = json.dumps(java_base)
     base_location = "file:///tmp/w/db/t/metadata/00000-a.metadata.json"
     base = ib.TableMetadataParser.fromJson(base_location, base_json)
 
     schema_json = json.dumps(REPLACEMENT_SCHEMA)
     spec_json = json.dumps(REPLACEMENT_SPECS[spec_name])
-    order = {"order-id": 1, "fields": [
-        {"transform": "identity", "source-id": 3, "direction": "desc", "null-order": "nulls-last"}]}
+    order = {
+        "order-id": 1,
+        "fields": [
+            {"transform": "identity", "source-id": 3, "direction": "desc", "null-order": "nulls-last"}
+        ],
+    }
     order_json = json.dumps(order if order_name == "sorted" else ORDERS["unsorted"])
     schema = ib.SchemaParser.fromJson(schema_json)
     spec = ib.PartitionSpecParser.fromJson(schema, spec_json)
@@ -180,11 +220,22 @@ def test_replacement_matches_java_build_replacement(jvm, version, spec_name, ord
     jprops = jvm.java.util.HashMap()
     for k, v in props.items():
         jprops.put(k, v)
-    java = json.loads(ib.TableMetadataParser.toJson(
-        base.buildReplacement(schema, spec, sort, "file:///tmp/w/db/t2", jprops)))
-    ours = json.loads(_native.replace_table_metadata_json(
-        base_json, base_location, schema_json, spec_json, order_json, "file:///tmp/w/db/t2",
-        list(props.items())))
+    java = json.loads(
+        ib.TableMetadataParser.toJson(
+            base.buildReplacement(schema, spec, sort, "file:///tmp/w/db/t2", jprops)
+        )
+    )
+    ours = json.loads(
+        _native.replace_table_metadata_json(
+            base_json,
+            base_location,
+            schema_json,
+            spec_json,
+            order_json,
+            "file:///tmp/w/db/t2",
+            list(props.items()),
+        )
+    )
 
     def comparable(doc):
         doc = _comparable(doc)
@@ -199,9 +250,9 @@ def test_replacement_matches_java_build_replacement(jvm, version, spec_name, ord
 # commits on a SQLite catalog shared with Java's JdbcCatalog
 # ---------------------------------------------------------------------------------------------
 
-import icefloe  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
+import icefloe  # noqa: E402
 from test_catalog_oracle import java_catalog, jident  # noqa: E402
 from test_commit import data_files  # noqa: E402
 
@@ -224,8 +275,9 @@ def _java_files(jtable, snapshot_id=None):
     it = scan.planFiles().iterator()
     while it.hasNext():
         f = it.next().file()
-        out.append((f.location(), f.recordCount(), f.fileSizeInBytes(), f.dataSequenceNumber(),
-                    f.firstRowId()))
+        out.append(
+            (f.location(), f.recordCount(), f.fileSizeInBytes(), f.dataSequenceNumber(), f.firstRowId())
+        )
     it.close() if hasattr(it, "close") else None
     return sorted(out)
 
@@ -235,8 +287,15 @@ def _our_files(table, snapshot):
     for m in icefloe.read_manifest_list(snapshot.manifest_list).to_pylist():
         for e in icefloe.read_manifest(m["manifest_path"], m).to_pylist():
             if e["status"] != 2:
-                out.append((e["file_path"], e["record_count"], e["file_size_in_bytes"], e["sequence_number"],
-                            e["first_row_id"]))
+                out.append(
+                    (
+                        e["file_path"],
+                        e["record_count"],
+                        e["file_size_in_bytes"],
+                        e["sequence_number"],
+                        e["first_row_id"],
+                    )
+                )
     return sorted(out)
 
 
@@ -250,37 +309,76 @@ def _java_snapshots(jtable):
     out = {}
     for s in jtable.snapshots():
         out[s.snapshotId()] = {
-            "parent": s.parentId(), "seq": s.sequenceNumber(), "operation": s.operation(),
+            "parent": s.parentId(),
+            "seq": s.sequenceNumber(),
+            "operation": s.operation(),
             "summary": {k: v for k, v in dict(s.summary()).items() if k not in _JAVA_ENVIRONMENT},
-            "first_row_id": s.firstRowId(), "added_rows": s.addedRows(),
-            "manifest_list": s.manifestListLocation(), "schema_id": s.schemaId(),
+            "first_row_id": s.firstRowId(),
+            "added_rows": s.addedRows(),
+            "manifest_list": s.manifestListLocation(),
+            "schema_id": s.schemaId(),
         }
     return out
 
 
 def _our_snapshots(table):
-    return {s.snapshot_id: {
-        "parent": s.parent_snapshot_id, "seq": s.sequence_number, "operation": s.operation,
-        "summary": {k: v for k, v in s.summary.items() if k != "operation"},
-        "first_row_id": s.first_row_id, "added_rows": s.added_rows,
-        "manifest_list": s.manifest_list, "schema_id": s.schema_id,
-    } for s in table.snapshots()}
+    return {
+        s.snapshot_id: {
+            "parent": s.parent_snapshot_id,
+            "seq": s.sequence_number,
+            "operation": s.operation,
+            "summary": {k: v for k, v in s.summary.items() if k != "operation"},
+            "first_row_id": s.first_row_id,
+            "added_rows": s.added_rows,
+            "manifest_list": s.manifest_list,
+            "schema_id": s.schema_id,
+        }
+        for s in table.snapshots()
+    }
 
 
 def _java_manifests(jtable, snapshot):
     out = []
     for m in snapshot.allManifests(jtable.io()):
-        out.append((m.path(), m.length(), m.partitionSpecId(), m.sequenceNumber(), m.minSequenceNumber(),
-                    m.snapshotId(), m.addedFilesCount(), m.existingFilesCount(), m.deletedFilesCount(),
-                    m.addedRowsCount(), m.existingRowsCount(), m.deletedRowsCount(), m.firstRowId()))
+        out.append(
+            (
+                m.path(),
+                m.length(),
+                m.partitionSpecId(),
+                m.sequenceNumber(),
+                m.minSequenceNumber(),
+                m.snapshotId(),
+                m.addedFilesCount(),
+                m.existingFilesCount(),
+                m.deletedFilesCount(),
+                m.addedRowsCount(),
+                m.existingRowsCount(),
+                m.deletedRowsCount(),
+                m.firstRowId(),
+            )
+        )
     return out
 
 
 def _our_manifests(snapshot):
-    return [(m["manifest_path"], m["manifest_length"], m["partition_spec_id"], m["sequence_number"],
-             m["min_sequence_number"], m["added_snapshot_id"], m["added_files_count"], m["existing_files_count"],
-             m["deleted_files_count"], m["added_rows_count"], m["existing_rows_count"], m["deleted_rows_count"],
-             m.get("first_row_id")) for m in icefloe.read_manifest_list(snapshot.manifest_list).to_pylist()]
+    return [
+        (
+            m["manifest_path"],
+            m["manifest_length"],
+            m["partition_spec_id"],
+            m["sequence_number"],
+            m["min_sequence_number"],
+            m["added_snapshot_id"],
+            m["added_files_count"],
+            m["existing_files_count"],
+            m["deleted_files_count"],
+            m["added_rows_count"],
+            m["existing_rows_count"],
+            m["deleted_rows_count"],
+            m.get("first_row_id"),
+        )
+        for m in icefloe.read_manifest_list(snapshot.manifest_list).to_pylist()
+    ]
 
 
 def _rows(paths_records):
@@ -290,11 +388,16 @@ def _rows(paths_records):
 @pytest.mark.parametrize("version", [1, 2, 3])
 def test_java_reads_icefloe_commits(spark, shared, version):
     cat, jcat = shared
-    t = cat.create_table("db.t", SCHEMA, partition_spec=[("cat", "identity")], format_version=version,
-                         properties={"commit.manifest.min-count-to-merge": "3"})
+    t = cat.create_table(
+        "db.t",
+        SCHEMA,
+        partition_spec=[("cat", "identity")],
+        format_version=version,
+        properties={"commit.manifest.min-count-to-merge": "3"},
+    )
     t.append_files(data_files(t, _rows([("file:///d/a.parquet", 3), ("file:///d/b.parquet", 4)])))
     t.append_files(data_files(t, _rows([("file:///d/c.parquet", 5)])), merge=True)
-    t.append_files(data_files(t, _rows([("file:///d/d.parquet", 6)])), merge=True)   # 3 manifests: merged
+    t.append_files(data_files(t, _rows([("file:///d/d.parquet", 6)])), merge=True)  # 3 manifests: merged
     t.append_files(data_files(t, _rows([("file:///d/e.parquet", 7)])), branch="dev")
     t.delete_files(["file:///d/b.parquet"])
     t.overwrite_files(["file:///d/c.parquet"], data_files(t, _rows([("file:///d/f.parquet", 8)])))
@@ -309,14 +412,24 @@ def test_java_reads_icefloe_commits(spark, shared, version):
         assert _java_files(jtable, s.snapshot_id) == _our_files(t, s)
     assert jtable.refs()["dev"].snapshotId() == t.metadata.snapshot_by_ref("dev").snapshot_id
     assert sorted(p for p, *_ in _java_files(jtable)) == [
-        "file:///d/a.parquet", "file:///d/d.parquet", "file:///d/f.parquet"]
+        "file:///d/a.parquet",
+        "file:///d/d.parquet",
+        "file:///d/f.parquet",
+    ]
     assert jtable.currentSnapshot().operation() == "overwrite"
     assert int(jtable.currentSnapshot().summary()["total-records"]) == 3 + 6 + 8
 
 
 def _java_data_file(jvm, spec, path, records, cat="x"):
-    return (jvm.org.apache.iceberg.DataFiles.builder(spec).withPath(path).withFormat("PARQUET")
-            .withFileSizeInBytes(records * 10).withRecordCount(records).withPartitionPath(f"cat={cat}").build())
+    return (
+        jvm.org.apache.iceberg.DataFiles.builder(spec)
+        .withPath(path)
+        .withFormat("PARQUET")
+        .withFileSizeInBytes(records * 10)
+        .withRecordCount(records)
+        .withPartitionPath(f"cat={cat}")
+        .build()
+    )
 
 
 @pytest.mark.parametrize("version", [2, 3])
@@ -342,16 +455,25 @@ def test_summaries_and_manifests_match_a_java_append_of_the_same_files(spark, sh
         app.commit()
     jtable.refresh()
 
-    java_snaps = sorted(_java_snapshots(jtable).values(), key=lambda s: s["seq"] * 10**6 + (s["first_row_id"] or 0))
-    our_snaps = sorted(_our_snapshots(ours).values(), key=lambda s: s["seq"] * 10**6 + (s["first_row_id"] or 0))
+    java_snaps = sorted(
+        _java_snapshots(jtable).values(), key=lambda s: s["seq"] * 10**6 + (s["first_row_id"] or 0)
+    )
+    our_snaps = sorted(
+        _our_snapshots(ours).values(), key=lambda s: s["seq"] * 10**6 + (s["first_row_id"] or 0)
+    )
     assert len(java_snaps) == len(our_snaps) == len(batches)
-    for j, o in zip(java_snaps, our_snaps):
+    for j, o in zip(java_snaps, our_snaps, strict=True):
         assert o["summary"] == j["summary"]
         assert (o["seq"], o["first_row_id"], o["added_rows"], o["operation"]) == (
-            j["seq"], j["first_row_id"], j["added_rows"], j["operation"])
+            j["seq"],
+            j["first_row_id"],
+            j["added_rows"],
+            j["operation"],
+        )
     strip = lambda rows: [r[2:5] + r[6:] for r in rows]  # noqa: E731  (no path, length, snapshot id)
     assert strip(_our_manifests(ours.current_snapshot())) == strip(
-        _java_manifests(jtable, jtable.currentSnapshot()))
+        _java_manifests(jtable, jtable.currentSnapshot())
+    )
     assert [f[1:] for f in _our_files(ours, ours.current_snapshot())] == [f[1:] for f in _java_files(jtable)]
 
 

@@ -58,12 +58,23 @@ def deflate_zeros(mib: int) -> bytes:
 
 def gzip_zeros(mib: int) -> bytes:
     """A gzip member of ``mib`` MiB of zeros whose trailer claims 100 bytes."""
-    return b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff" + deflate_zeros(mib) + (0).to_bytes(4, "little") + (100).to_bytes(4, "little")
+    return (
+        b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+        + deflate_zeros(mib)
+        + (0).to_bytes(4, "little")
+        + (100).to_bytes(4, "little")
+    )
 
 
 def snappy_declaring(declared: int, length: int = 1500) -> bytes:
     """An Avro snappy block that declares ``declared`` bytes and holds one literal."""
-    return _varint(declared) + bytes([61 << 2]) + (length - 1).to_bytes(2, "little") + b"x" * length + b"\0\0\0\0"
+    return (
+        _varint(declared)
+        + bytes([61 << 2])
+        + (length - 1).to_bytes(2, "little")
+        + b"x" * length
+        + b"\0\0\0\0"
+    )
 
 
 def zstd_rle(blocks: int, declared: int | None = None) -> bytes:
@@ -186,13 +197,19 @@ def _default_limit(monkeypatch):
 def test_errors_all_names_every_error_class():
     # bombs raise InvalidInputError itself (no class of their own): every class, that one
     # included, is importable with `from icefloe.errors import *`
-    classes = {name for name, v in vars(errors).items() if isinstance(v, type) and issubclass(v, errors.IcefloeError)}
+    classes = {
+        name for name, v in vars(errors).items() if isinstance(v, type) and issubclass(v, errors.IcefloeError)
+    }
     assert set(errors.__all__) == classes
 
 
 @pytest.mark.parametrize("call", ["read_manifest_list", "read_manifest"])
 def test_snappy_block_declaring_4_gib(tmp_path, call):
-    header = _list_header(tmp_path, "snappy") if call == "read_manifest_list" else _manifest_header(tmp_path, "snappy")
+    header = (
+        _list_header(tmp_path, "snappy")
+        if call == "read_manifest_list"
+        else _manifest_header(tmp_path, "snappy")
+    )
     path = tmp_path / "snap-bomb.avro"
     path.write_bytes(_with_block(header, snappy_declaring(0xFFFF_FFFF)))
     assert path.stat().st_size < 8000
@@ -203,7 +220,11 @@ def test_snappy_block_declaring_4_gib(tmp_path, call):
 
 @pytest.mark.parametrize("call", ["read_manifest_list", "read_manifest"])
 def test_deflate_block_of_3_gib(tmp_path, call):
-    header = _list_header(tmp_path, "deflate") if call == "read_manifest_list" else _manifest_header(tmp_path, "deflate")
+    header = (
+        _list_header(tmp_path, "deflate")
+        if call == "read_manifest_list"
+        else _manifest_header(tmp_path, "deflate")
+    )
     path = tmp_path / "deflate-bomb.avro"
     path.write_bytes(_with_block(header, deflate_zeros(3 * 1024)))
     assert path.stat().st_size < 4 * MIB

@@ -151,7 +151,7 @@ def test_write_and_read_puffin(tmp_path):
     assert [r["referenced_data_file"] for r in refs] == ["s3://b/a.parquet", "s3://b/b.parquet"]
     assert refs[0]["offset"] == 4 and refs[0]["cardinality"] == 3
     assert refs[1]["offset"] == 4 + refs[0]["length"] and refs[1]["cardinality"] == 10_000
-    for ref, dv in zip(refs, [a, b]):
+    for ref, dv in zip(refs, [a, b], strict=True):
         assert DeletionVector.read(path, ref["offset"], ref["length"]) == dv
 
     footer = _footer(path)

@@ -196,7 +196,10 @@ def test_python_values_map_to_iceberg_values():
             "2024-01-01T00:00:00+00:00",
         ),
         (EqualTo("tsn", dt.datetime(2024, 1, 1)), "2024-01-01T00:00:00"),
-        (EqualTo("u", uuid.UUID("f79c3e09-677c-4bbd-a479-3f349cb785e7")), "f79c3e09-677c-4bbd-a479-3f349cb785e7"),
+        (
+            EqualTo("u", uuid.UUID("f79c3e09-677c-4bbd-a479-3f349cb785e7")),
+            "f79c3e09-677c-4bbd-a479-3f349cb785e7",
+        ),
         (EqualTo("bin", b"\x0a\xff"), "0AFF"),
         (EqualTo("bin", bytearray(b"\x01")), "01"),
         (EqualTo("fx", b"\x0a\xff"), "0AFF"),
@@ -262,7 +265,9 @@ def test_syntax_forms():
 
 
 def test_parse_errors_name_the_position():
-    with pytest.raises(errors.InvalidArgumentError, match=r"expected a value after '>' \(found 'and'\) at column 6"):
+    with pytest.raises(
+        errors.InvalidArgumentError, match=r"expected a value after '>' \(found 'and'\) at column 6"
+    ):
         parse("id > and x = 1")
     with pytest.raises(ValueError, match="at column 3"):
         parse("a ! 1")
@@ -410,7 +415,7 @@ PYICEBERG_FILTERS = [
     "dec >= -0.25",
     "d > 1.5",
     "loc.lat < 45.5",
-    '"s" = \'x\'',
+    "\"s\" = 'x'",
     "dt >= '2024-01-01'",
     "ts >= '2024-01-01T10:00:00'",
     "true",

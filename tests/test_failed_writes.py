@@ -33,8 +33,9 @@ def files_under(folder: Path, suffix: str) -> set[str]:
 
 
 def no_retries(cat, name: str, version: int = 2):
-    return cat.create_table(name, SCHEMA, properties={"commit.retry.num-retries": "0",
-                                                      "format-version": str(version)})
+    return cat.create_table(
+        name, SCHEMA, properties={"commit.retry.num-retries": "0", "format-version": str(version)}
+    )
 
 
 def test_append_whose_commit_fails_deletes_its_data_files(cat, tmp_path):
@@ -109,6 +110,7 @@ def test_row_delete_whose_commit_fails_deletes_its_delete_files(cat, tmp_path, v
 
 def _unknown_outcome(monkeypatch):
     """Every commit from now on ends as if the catalog's answer was lost."""
+
     def commit(self):
         raise errors.CommitStateUnknownError("commit state unknown: the answer was lost")
 
@@ -149,7 +151,9 @@ def _borrowing_table(cat, tmp_path):
     theirs = write_data_files(owner.metadata, rows([1, 2]))
     owner.append_files(theirs)
     borrower = cat.create_table("db.borrower", SCHEMA)
-    outside = write_data_files(borrower.metadata, rows([3]), location_prefix=(tmp_path / "elsewhere").as_uri())
+    outside = write_data_files(
+        borrower.metadata, rows([3]), location_prefix=(tmp_path / "elsewhere").as_uri()
+    )
     borrower.append_files(pa.concat_tables([theirs, outside]))
     borrower.append(rows([4]))
     foreign = theirs.column("file_path").to_pylist() + outside.column("file_path").to_pylist()
@@ -189,8 +193,13 @@ def test_expiry_keeps_files_outside_the_table_location(cat, tmp_path, caplog, ou
     borrower.delete_files(foreign + own)
     borrower.append(rows([5]))
     with caplog.at_level(logging.WARNING, logger="icefloe"):
-        result = (borrower.expire_snapshots().older_than(2**62).retain_last(1)
-                  .delete_outside_location(outside).commit())
+        result = (
+            borrower.expire_snapshots()
+            .older_than(2**62)
+            .retain_last(1)
+            .delete_outside_location(outside)
+            .commit()
+        )
     assert len(result.removed_snapshot_ids) == 3
     assert sorted(result.data_files) == sorted(own + (foreign if outside else []))
     assert not any(exists(p) for p in own)

@@ -19,7 +19,10 @@ def test_iceberg_classes_reachable(jvm):
     bucket = ice.transforms.Transforms.fromString(t, "bucket[16]")
     # Spec Appendix B: ints hash like longs, hash(34) = 2017239379; bucket = (hash & MAX_INT) % 16.
     assert bucket.bind(t).apply(34) == 2017239379 % 16
-    assert str(ice.SingleValueParser.toJson(ice.types.Types.fromPrimitiveString("date"), 17000)) == '"2016-07-18"'
+    assert (
+        str(ice.SingleValueParser.toJson(ice.types.Types.fromPrimitiveString("date"), 17000))
+        == '"2016-07-18"'
+    )
     assert ice.TableMetadataParser is not None and ice.TableMetadataParser.fromJson is not None
 
 
@@ -42,7 +45,7 @@ def test_codec_round_trip_against_java(oracle):
         "fixed[3]": [b"\x00\x01\xff"],
         "binary": [b"", b"\xde\xad"],
         "uuid": ["f79c3e09-677c-4bbd-a479-3f349cb785e7"],
-        "string": ["", "a\u00e9\U0001f600\n\"x"],
+        "string": ["", 'a\u00e9\U0001f600\n"x'],
     }
     for typ, values in samples.items():
         encoded = [o.encode(typ, v) for v in values]
@@ -53,7 +56,15 @@ def test_codec_round_trip_against_java(oracle):
 
 def test_java_tables_written(java_tables, oracle):
     names = {n for n, _ in java_tables}
-    assert {"evolve_v1", "evolve_v2", "evolve_v3", "transforms_v2", "empty_v1", "empty_v3", "upgraded"} <= names
+    assert {
+        "evolve_v1",
+        "evolve_v2",
+        "evolve_v3",
+        "transforms_v2",
+        "empty_v1",
+        "empty_v3",
+        "upgraded",
+    } <= names
     for name, path in java_tables:
         facts = oracle.metadata_facts(oracle.read_metadata_file(path))
         if name.startswith("evolve_v"):

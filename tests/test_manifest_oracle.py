@@ -40,19 +40,57 @@ import oracle as o
 
 CODECS = ("null", "deflate", "snappy", "zstd")
 MANIFEST_FILE_FIELDS = (
-    "manifest_path", "manifest_length", "partition_spec_id", "content", "sequence_number",
-    "min_sequence_number", "added_snapshot_id", "added_files_count", "existing_files_count",
-    "deleted_files_count", "added_rows_count", "existing_rows_count", "deleted_rows_count",
-    "partitions", "key_metadata", "first_row_id",
+    "manifest_path",
+    "manifest_length",
+    "partition_spec_id",
+    "content",
+    "sequence_number",
+    "min_sequence_number",
+    "added_snapshot_id",
+    "added_files_count",
+    "existing_files_count",
+    "deleted_files_count",
+    "added_rows_count",
+    "existing_rows_count",
+    "deleted_rows_count",
+    "partitions",
+    "key_metadata",
+    "first_row_id",
 )
 ENTRY_FIELDS = (
-    "status", "snapshot_id", "sequence_number", "file_sequence_number", "content", "file_path",
-    "file_format", "partition", "record_count", "file_size_in_bytes", "column_sizes", "value_counts",
-    "null_value_counts", "nan_value_counts", "lower_bounds", "upper_bounds", "key_metadata",
-    "split_offsets", "equality_ids", "sort_order_id", "first_row_id", "referenced_data_file",
-    "content_offset", "content_size_in_bytes",
+    "status",
+    "snapshot_id",
+    "sequence_number",
+    "file_sequence_number",
+    "content",
+    "file_path",
+    "file_format",
+    "partition",
+    "record_count",
+    "file_size_in_bytes",
+    "column_sizes",
+    "value_counts",
+    "null_value_counts",
+    "nan_value_counts",
+    "lower_bounds",
+    "upper_bounds",
+    "key_metadata",
+    "split_offsets",
+    "equality_ids",
+    "sort_order_id",
+    "first_row_id",
+    "referenced_data_file",
+    "content_offset",
+    "content_size_in_bytes",
 )
-_MAPS = ("column_sizes", "value_counts", "null_value_counts", "nan_value_counts", "lower_bounds", "upper_bounds")
+_MAPS = (
+    "column_sizes",
+    "value_counts",
+    "null_value_counts",
+    "nan_value_counts",
+    "lower_bounds",
+    "upper_bounds",
+)
 _LISTS = ("split_offsets", "equality_ids")
 
 
@@ -65,9 +103,9 @@ def _icefloe():
 def local(path: str) -> str:
     """Local file system path of a ``file:`` URI (Hadoop catalogs write ``file:/...``)."""
     if path.startswith("file://"):
-        return path[len("file://"):]
+        return path[len("file://") :]
     if path.startswith("file:"):
-        return path[len("file:"):]
+        return path[len("file:") :]
     return path
 
 
@@ -207,7 +245,7 @@ def diff(a, b, path="$"):
             else:
                 out.extend(diff(a[k], b[k], f"{path}.{k}"))
     elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and a != b:
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
             out.extend(diff(x, y, f"{path}[{i}]"))
     elif a != b or type(a) is not type(b):
         out.append(f"{path}: icefloe={a!r:.200} java={b!r:.200}")
@@ -250,7 +288,13 @@ def _java_dvs(java_views) -> list[dict]:
 
 
 def _dv_request(e):
-    return (e["file_path"], e["content_offset"], e["content_size_in_bytes"], e["referenced_data_file"], e["record_count"])
+    return (
+        e["file_path"],
+        e["content_offset"],
+        e["content_size_in_bytes"],
+        e["referenced_data_file"],
+        e["record_count"],
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -264,7 +308,7 @@ def test_java_side_tables_cover_the_cases(java_views):
     for name, (_, view) in java_views.items():
         facts["versions"].add(view["format_version"])
         for snap in view["snapshots"]:
-            for mf, entries in zip(snap["manifests"], snap["entries"]):
+            for mf, entries in zip(snap["manifests"], snap["entries"], strict=True):
                 facts["specs"].add((name, mf["partition_spec_id"]))
                 for e in entries:
                     facts["status"].add(e["status"])
@@ -283,7 +327,8 @@ def test_java_side_tables_cover_the_cases(java_views):
         view = java_views[name][1]
         assert view["format_version"] == version, name
         mixed = [
-            s for s in view["snapshots"]
+            s
+            for s in view["snapshots"]
             if s["sequence_number"] > 0 and any(m["sequence_number"] == 0 for m in s["manifests"])
         ]
         assert mixed, f"{name}: no snapshot after the upgrade lists a v1 manifest"
@@ -296,7 +341,7 @@ def test_java_side_readers_agree(java_views, manifest_oracle):
     for name, (path, view) in java_views.items():
         lists = [local(s["manifest_list"]) for s in view["snapshots"]]
         reread = manifest_oracle.read_manifest_lists(lists, path)
-        for snap, got in zip(view["snapshots"], reread):
+        for snap, got in zip(view["snapshots"], reread, strict=True):
             assert got["manifests"] == snap["manifests"], name
             assert got["entries"] == snap["entries"], name
         last = view["snapshots"][-1]
@@ -312,15 +357,20 @@ def test_java_side_readers_agree(java_views, manifest_oracle):
 def test_java_side_dvs_round_trip(java_views, manifest_oracle, tmp_path):
     dvs = _java_dvs(java_views)
     assert len(dvs) >= 6
-    for e, positions in zip(dvs, manifest_oracle.read_dv_positions([_dv_request(e) for e in dvs])):
+    for e, positions in zip(
+        dvs, manifest_oracle.read_dv_positions([_dv_request(e) for e in dvs]), strict=True
+    ):
         assert not isinstance(positions, str), positions
         assert len(positions) == e["record_count"]
         assert positions == sorted(set(positions))
     sets = _dv_sets()
     written = manifest_oracle.write_dvs(tmp_path / "java.puffin", sets)
     assert sorted(w["referenced_data_file"] for w in written) == sorted(sets)
-    reqs = [(str(tmp_path / "java.puffin"), w["offset"], w["length"], w["referenced_data_file"], w["cardinality"]) for w in written]
-    for w, positions in zip(written, manifest_oracle.read_dv_positions(reqs)):
+    reqs = [
+        (str(tmp_path / "java.puffin"), w["offset"], w["length"], w["referenced_data_file"], w["cardinality"])
+        for w in written
+    ]
+    for w, positions in zip(written, manifest_oracle.read_dv_positions(reqs), strict=True):
         assert positions == sorted(set(sets[w["referenced_data_file"]]))
     blobs = manifest_oracle.puffin_blobs(tmp_path / "java.puffin")
     assert [(b["offset"], b["length"]) for b in blobs] == [(w["offset"], w["length"]) for w in written]
@@ -366,7 +416,7 @@ def test_manifest_entries_match_java(java_views):
     for name, (_, view) in java_views.items():
         for snap in view["snapshots"]:
             rows = icefloe.read_manifest_list(local(snap["manifest_list"])).to_pylist()
-            for row, java_entries in zip(rows, snap["entries"]):
+            for row, java_entries in zip(rows, snap["entries"], strict=True):
                 got = icefloe.read_manifest(local(row["manifest_path"]), manifest_file=row)
                 assert_same(
                     canon_icefloe_entries(got),
@@ -387,7 +437,7 @@ def test_manifest_metadata_matches_java(java_views, manifest_oracle):
                 manifests[mf["manifest_path"]] = (name, view["format_version"], mf)
     paths = list(manifests)
     java_desc = manifest_oracle.manifest_self_description([local(p) for p in paths])
-    for path, desc in zip(paths, java_desc):
+    for path, desc in zip(paths, java_desc, strict=True):
         name, version, mf = manifests[path]
         meta = icefloe.manifest_metadata(local(path))
         what = f"{name} {path}"
@@ -397,7 +447,14 @@ def test_manifest_metadata_matches_java(java_views, manifest_oracle):
         # key-value metadata exactly as Java reads it from the Avro header (a v2 manifest carried
         # into a v3 snapshot of an upgraded table keeps "format-version" 2)
         raw = desc["metadata"]
-        for key in ("schema", "schema-id", "partition-spec", "partition-spec-id", "format-version", "content"):
+        for key in (
+            "schema",
+            "schema-id",
+            "partition-spec",
+            "partition-spec-id",
+            "format-version",
+            "content",
+        ):
             assert meta.get(key) == raw.get(key), f"{what}: {key}"
         assert int(meta["format-version"]) <= version, what
         if int(meta["format-version"]) >= 2:  # (a v1 manifest in an upgraded table has no content key)
@@ -416,7 +473,9 @@ def _schema_for(icefloe, meta):
     return icefloe.Schema.from_json(meta["schema"])
 
 
-def _rewrite_snapshot(icefloe, md, version, snap, out_dir: Path, codec: str, *, commit_like: bool, cache: dict):
+def _rewrite_snapshot(
+    icefloe, md, version, snap, out_dir: Path, codec: str, *, commit_like: bool, cache: dict
+):
     """Writes every manifest of a snapshot (raw entries, no inheritance) and a manifest list.
     ``cache`` maps an original manifest path to its rewrite (manifests are shared by snapshots).
 
@@ -447,11 +506,21 @@ def _rewrite_snapshot(icefloe, md, version, snap, out_dir: Path, codec: str, *, 
         assert written["manifest_length"] == new_path.stat().st_size, what
         # The list assigns the sequence number; the minimum is known already when live entries
         # carry explicit data sequence numbers (Java's writer reports the same).
-        explicit = [e["sequence_number"] for e in raw.to_pylist() if e["status"] != 2 and e["sequence_number"] is not None]
+        explicit = [
+            e["sequence_number"]
+            for e in raw.to_pylist()
+            if e["status"] != 2 and e["sequence_number"] is not None
+        ]
         assert written["sequence_number"] is None, what
         assert written["min_sequence_number"] == (min(explicit) if explicit else None), what
         mine, theirs = canon_icefloe_manifest_file(written), canon_icefloe_manifest_file(mf)
-        for k in ("manifest_path", "manifest_length", "sequence_number", "min_sequence_number", "first_row_id"):
+        for k in (
+            "manifest_path",
+            "manifest_length",
+            "sequence_number",
+            "min_sequence_number",
+            "first_row_id",
+        ):
             mine.pop(k), theirs.pop(k)
         assert_same(mine, theirs, what)
         cache[src] = written
@@ -504,10 +573,12 @@ def test_icefloe_written_manifests_read_by_java(java_views, manifest_oracle, tmp
             for s in view["snapshots"]
         ]
         java = manifest_oracle.read_manifest_lists([w[0] for w in written], md_path)
-        for snap, (list_path, rows, _), got in zip(view["snapshots"], written, java):
+        for snap, (_list_path, rows, _), got in zip(view["snapshots"], written, java, strict=True):
             what = f"{name} snapshot {snap['snapshot_id']} ({codec})"
             assert [m["manifest_path"] for m in got["manifests"]] == [r["manifest_path"] for r in rows], what
-            assert_same(_without_location(got["manifests"]), _without_location(snap["manifests"]), what + " list")
+            assert_same(
+                _without_location(got["manifests"]), _without_location(snap["manifests"]), what + " list"
+            )
             assert_same(got["entries"], snap["entries"], what + " entries")
         if codec == "deflate":
             # Java describes icefloe's manifests from their own key-value metadata (no table specs)
@@ -516,12 +587,14 @@ def test_icefloe_written_manifests_read_by_java(java_views, manifest_oracle, tmp
             new_paths = [cache[p]["manifest_path"] for p in old_paths]
             mine = manifest_oracle.manifest_self_description(new_paths)
             theirs = manifest_oracle.manifest_self_description(old_paths)
-            for p, a, b in zip(new_paths, mine, theirs):
+            for p, a, b in zip(new_paths, mine, theirs, strict=True):
                 assert json.loads(a["spec"]) == json.loads(b["spec"]), p
                 assert json.loads(a["schema"]) == json.loads(b["schema"]), p
                 for key in ("partition-spec-id", "format-version", "content"):
                     assert a["metadata"].get(key) == b["metadata"].get(key), f"{p}: {key}"
-                assert json.loads(a["metadata"]["partition-spec"]) == json.loads(b["metadata"]["partition-spec"]), p
+                assert json.loads(a["metadata"]["partition-spec"]) == json.loads(
+                    b["metadata"]["partition-spec"]
+                ), p
 
 
 @pytest.mark.java
@@ -537,11 +610,16 @@ def test_icefloe_assigns_first_row_ids_like_java(java_views, manifest_oracle, tm
         out_dir.mkdir()
         snaps = [s for s in view["snapshots"] if s["first_row_id"] is not None]
         cache: dict = {}
-        written = [_rewrite_snapshot(icefloe, md, 3, s, out_dir, "zstd", commit_like=True, cache=cache) for s in snaps]
+        written = [
+            _rewrite_snapshot(icefloe, md, 3, s, out_dir, "zstd", commit_like=True, cache=cache)
+            for s in snaps
+        ]
         java = manifest_oracle.read_manifest_lists([w[0] for w in written], md_path)
-        for snap, (_, _, next_row_id), got in zip(snaps, written, java):
+        for snap, (_, _, next_row_id), got in zip(snaps, written, java, strict=True):
             what = f"{name} snapshot {snap['snapshot_id']}"
-            assert [m["first_row_id"] for m in got["manifests"]] == [m["first_row_id"] for m in snap["manifests"]], what
+            assert [m["first_row_id"] for m in got["manifests"]] == [
+                m["first_row_id"] for m in snap["manifests"]
+            ], what
             assert_same(got["entries"], snap["entries"], what + " entries")
             assert next_row_id == snap["first_row_id"] + snap["added_rows"], what
 
@@ -560,8 +638,10 @@ def test_icefloe_reads_java_dvs(java_views, manifest_oracle):
     icefloe = _icefloe()
     dvs = _java_dvs(java_views)
     java = manifest_oracle.read_dv_positions([_dv_request(e) for e in dvs])
-    for e, positions in zip(dvs, java):
-        dv = icefloe.DeletionVector.read(local(e["file_path"]), e["content_offset"], e["content_size_in_bytes"])
+    for e, positions in zip(dvs, java, strict=True):
+        dv = icefloe.DeletionVector.read(
+            local(e["file_path"]), e["content_offset"], e["content_size_in_bytes"]
+        )
         what = f"{e['file_path']}@{e['content_offset']}"
         assert dv.cardinality == e["record_count"], what
         assert _positions(dv) == positions, what
@@ -577,9 +657,11 @@ def test_java_reads_icefloe_dvs(manifest_oracle, tmp_path):
     dvs = {ref: icefloe.DeletionVector.from_positions(pa.array(pos, pa.int64())) for ref, pos in sets.items()}
     written = icefloe.write_deletion_vectors(str(path), dvs)
     assert sorted(w["referenced_data_file"] for w in written) == sorted(sets)
-    reqs = [(str(path), w["offset"], w["length"], w["referenced_data_file"], w["cardinality"]) for w in written]
+    reqs = [
+        (str(path), w["offset"], w["length"], w["referenced_data_file"], w["cardinality"]) for w in written
+    ]
     java = manifest_oracle.read_dv_positions(reqs)
-    for w, positions in zip(written, java):
+    for w, positions in zip(written, java, strict=True):
         assert positions == sorted(set(sets[w["referenced_data_file"]])), w
         assert w["cardinality"] == len(positions), w
     blobs = manifest_oracle.puffin_blobs(path)
@@ -660,15 +742,22 @@ def pyiceberg_table(tmp_path_factory):
         PartitionField(source_id=3, field_id=1000, transform=DayTransform(), name="ts_day"),
         PartitionField(source_id=2, field_id=1001, transform=IdentityTransform(), name="cat"),
     )
-    table = catalog.create_table("db.events", schema=schema, partition_spec=spec, properties={"format-version": "2"})
-    arrow_schema = pa.schema([("id", pa.int64()), ("cat", pa.string()), ("ts", pa.timestamp("us")), ("v", pa.float64())])
+    table = catalog.create_table(
+        "db.events", schema=schema, partition_spec=spec, properties={"format-version": "2"}
+    )
+    arrow_schema = pa.schema(
+        [("id", pa.int64()), ("cat", pa.string()), ("ts", pa.timestamp("us")), ("v", pa.float64())]
+    )
     base = dt.datetime(2024, 2, 28, 12)
     for batch in range(3):
         n = 5 + batch
         rows = {
             "id": [batch * 100 + i for i in range(n)],
             "cat": [None if i == 0 else f"c{i % 2}" for i in range(n)],
-            "ts": [base + dt.timedelta(hours=13 * i + batch) if i != 1 else dt.datetime(1969, 12, 31, 23) for i in range(n)],
+            "ts": [
+                base + dt.timedelta(hours=13 * i + batch) if i != 1 else dt.datetime(1969, 12, 31, 23)
+                for i in range(n)
+            ],
             "v": [float("nan") if i == 2 else i / 3 for i in range(n)],
         }
         table.append(pa.Table.from_pydict(rows, schema=arrow_schema))
@@ -686,7 +775,7 @@ def test_pyiceberg_manifests_read_by_icefloe(pyiceberg_table):
         rows = icefloe.read_manifest_list(local(snap.manifest_list)).to_pylist()
         theirs = snap.manifests(io)
         assert len(rows) == len(theirs)
-        for row, mf in zip(rows, theirs):
+        for row, mf in zip(rows, theirs, strict=True):
             expected = {
                 "manifest_path": mf.manifest_path,
                 "manifest_length": mf.manifest_length,
@@ -719,7 +808,7 @@ def test_pyiceberg_manifests_read_by_icefloe(pyiceberg_table):
             got = canon_icefloe_entries(icefloe.read_manifest(local(row["manifest_path"]), manifest_file=row))
             entries = mf.fetch_manifest_entry(io, discard_deleted=False)
             assert len(got) == len(entries)
-            for g, e in zip(got, entries):
+            for g, e in zip(got, entries, strict=True):
                 f = e.data_file
                 names = [pf.name for pf in table.specs()[mf.partition_spec_id].fields]
                 expected_entry = {
@@ -729,7 +818,9 @@ def test_pyiceberg_manifests_read_by_icefloe(pyiceberg_table):
                     "file_sequence_number": e.file_sequence_number,
                     "content": int(f.content),
                     "file_path": f.file_path,
-                    "file_format": str(f.file_format.value if hasattr(f.file_format, "value") else f.file_format),
+                    "file_format": str(
+                        f.file_format.value if hasattr(f.file_format, "value") else f.file_format
+                    ),
                     "partition": [(n, canonical_python_value(f.partition[i])) for i, n in enumerate(names)],
                     "record_count": f.record_count,
                     "file_size_in_bytes": f.file_size_in_bytes,
@@ -737,8 +828,12 @@ def test_pyiceberg_manifests_read_by_icefloe(pyiceberg_table):
                     "value_counts": dict(f.value_counts) if f.value_counts else None,
                     "null_value_counts": dict(f.null_value_counts) if f.null_value_counts else None,
                     "nan_value_counts": dict(f.nan_value_counts) if f.nan_value_counts else None,
-                    "lower_bounds": {k: _hex(v) for k, v in f.lower_bounds.items()} if f.lower_bounds else None,
-                    "upper_bounds": {k: _hex(v) for k, v in f.upper_bounds.items()} if f.upper_bounds else None,
+                    "lower_bounds": {k: _hex(v) for k, v in f.lower_bounds.items()}
+                    if f.lower_bounds
+                    else None,
+                    "upper_bounds": {k: _hex(v) for k, v in f.upper_bounds.items()}
+                    if f.upper_bounds
+                    else None,
                     "key_metadata": _hex(f.key_metadata),
                     "split_offsets": _empty_to_none(f.split_offsets),
                     "equality_ids": _empty_to_none(f.equality_ids),

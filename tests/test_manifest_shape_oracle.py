@@ -31,8 +31,10 @@ def twins(spark, tmp_path):
 
 def _shape(manifests):
     """(content, added, existing, deleted files) of each manifest, in manifest-list order."""
-    return [(m["content"], m["added_files_count"], m["existing_files_count"], m["deleted_files_count"])
-            for m in manifests]
+    return [
+        (m["content"], m["added_files_count"], m["existing_files_count"], m["deleted_files_count"])
+        for m in manifests
+    ]
 
 
 def _our_shape(table):
@@ -41,10 +43,17 @@ def _our_shape(table):
 
 def _java_shape(jtable):
     jtable.refresh()
-    return _shape([{"content": m.content().id(), "added_files_count": m.addedFilesCount(),
-                    "existing_files_count": m.existingFilesCount(),
-                    "deleted_files_count": m.deletedFilesCount()}
-                   for m in jtable.currentSnapshot().allManifests(jtable.io())])
+    return _shape(
+        [
+            {
+                "content": m.content().id(),
+                "added_files_count": m.addedFilesCount(),
+                "existing_files_count": m.existingFilesCount(),
+                "deleted_files_count": m.deletedFilesCount(),
+            }
+            for m in jtable.currentSnapshot().allManifests(jtable.io())
+        ]
+    )
 
 
 def _rows(names, cat="x", records=3):
@@ -52,8 +61,14 @@ def _rows(names, cat="x", records=3):
 
 
 def _delete_row(name, cat="x"):
-    return {"content": 1, "file_path": f"file:///d/{name}-pos.parquet", "file_format": "PARQUET",
-            "partition": {"cat": cat}, "record_count": 1, "file_size_in_bytes": 100}
+    return {
+        "content": 1,
+        "file_path": f"file:///d/{name}-pos.parquet",
+        "file_format": "PARQUET",
+        "partition": {"cat": cat},
+        "record_count": 1,
+        "file_size_in_bytes": 100,
+    }
 
 
 def _delete_schema(t):
@@ -71,14 +86,27 @@ class _Java:
         self.ib = self.jvm.org.apache.iceberg
 
     def _data(self, row):
-        return (self.ib.DataFiles.builder(self.t.spec()).withPath(row["path"]).withFormat("PARQUET")
-                .withFileSizeInBytes(row["records"] * 10).withRecordCount(row["records"])
-                .withPartitionPath(f"cat={row['partition']['cat']}").build())
+        return (
+            self.ib.DataFiles.builder(self.t.spec())
+            .withPath(row["path"])
+            .withFormat("PARQUET")
+            .withFileSizeInBytes(row["records"] * 10)
+            .withRecordCount(row["records"])
+            .withPartitionPath(f"cat={row['partition']['cat']}")
+            .build()
+        )
 
     def _delete(self, row):
-        return (self.ib.FileMetadata.deleteFileBuilder(self.t.spec()).ofPositionDeletes()
-                .withPath(row["file_path"]).withFormat("PARQUET").withFileSizeInBytes(row["file_size_in_bytes"])
-                .withRecordCount(row["record_count"]).withPartitionPath(f"cat={row['partition']['cat']}").build())
+        return (
+            self.ib.FileMetadata.deleteFileBuilder(self.t.spec())
+            .ofPositionDeletes()
+            .withPath(row["file_path"])
+            .withFormat("PARQUET")
+            .withFileSizeInBytes(row["file_size_in_bytes"])
+            .withRecordCount(row["record_count"])
+            .withPartitionPath(f"cat={row['partition']['cat']}")
+            .build()
+        )
 
     def _live_delete(self, path):
         self.t.refresh()
@@ -122,8 +150,9 @@ class _Java:
 def test_manifests_without_live_files_dropped_as_java(spark, twins, min_merge):
     cat, jcat = twins
     props = {"commit.manifest.min-count-to-merge": min_merge}
-    ours = cat.create_table("db.ours", SCHEMA, partition_spec=[("cat", "identity")], format_version=2,
-                            properties=props)
+    ours = cat.create_table(
+        "db.ours", SCHEMA, partition_spec=[("cat", "identity")], format_version=2, properties=props
+    )
     ib = spark._jvm.org.apache.iceberg
     schema = ib.SchemaParser.fromJson(ours.schema().to_json())
     spec = ib.PartitionSpecParser.fromJson(schema, ours.metadata.spec().to_json())
@@ -134,40 +163,72 @@ def test_manifests_without_live_files_dropped_as_java(spark, twins, min_merge):
     dschema = _delete_schema(ours)
 
     steps = [
-        ("fast append a, b", lambda: ours.append_files(data_files(ours, _rows("ab"))),
-         lambda: java.append(_rows("ab"))),
-        ("fast append c", lambda: ours.append_files(data_files(ours, _rows("c"))),
-         lambda: java.append(_rows("c"))),
+        (
+            "fast append a, b",
+            lambda: ours.append_files(data_files(ours, _rows("ab"))),
+            lambda: java.append(_rows("ab")),
+        ),
+        (
+            "fast append c",
+            lambda: ours.append_files(data_files(ours, _rows("c"))),
+            lambda: java.append(_rows("c")),
+        ),
         # a, b's manifest: only DELETED entries, written by this snapshot: kept
-        ("delete a, b", lambda: ours.delete_files(["file:///d/a.parquet", "file:///d/b.parquet"]),
-         lambda: java.delete(_rows("ab"))),
+        (
+            "delete a, b",
+            lambda: ours.delete_files(["file:///d/a.parquet", "file:///d/b.parquet"]),
+            lambda: java.delete(_rows("ab")),
+        ),
         # ... and dropped by the next merging commit
-        ("merge append d", lambda: ours.append_files(data_files(ours, _rows("d")), merge=True),
-         lambda: java.append(_rows("d"), merge=True)),
-        ("fast append g", lambda: ours.append_files(data_files(ours, _rows("g"))),
-         lambda: java.append(_rows("g"))),
-        ("overwrite c by e", lambda: ours.overwrite_files(["file:///d/c.parquet"], data_files(ours, _rows("e"))),
-         lambda: java.overwrite(_rows("c"), _rows("e"))),
+        (
+            "merge append d",
+            lambda: ours.append_files(data_files(ours, _rows("d")), merge=True),
+            lambda: java.append(_rows("d"), merge=True),
+        ),
+        (
+            "fast append g",
+            lambda: ours.append_files(data_files(ours, _rows("g"))),
+            lambda: java.append(_rows("g")),
+        ),
+        (
+            "overwrite c by e",
+            lambda: ours.overwrite_files(["file:///d/c.parquet"], data_files(ours, _rows("e"))),
+            lambda: java.overwrite(_rows("c"), _rows("e")),
+        ),
         # a fast append keeps the DELETED-only manifest
-        ("fast append h", lambda: ours.append_files(data_files(ours, _rows("h"))),
-         lambda: java.append(_rows("h"))),
-        ("delete d", lambda: ours.delete_files(["file:///d/d.parquet"]),
-         lambda: java.delete(_rows("d"))),
-        ("row delta adds x", lambda: ours.row_delta(add_delete_files=pa.Table.from_pylist([_delete_row("x")],
-                                                                                         schema=dschema)),
-         lambda: java.row_delta(add_deletes=[_delete_row("x")])),
+        (
+            "fast append h",
+            lambda: ours.append_files(data_files(ours, _rows("h"))),
+            lambda: java.append(_rows("h")),
+        ),
+        ("delete d", lambda: ours.delete_files(["file:///d/d.parquet"]), lambda: java.delete(_rows("d"))),
+        (
+            "row delta adds x",
+            lambda: ours.row_delta(add_delete_files=pa.Table.from_pylist([_delete_row("x")], schema=dschema)),
+            lambda: java.row_delta(add_deletes=[_delete_row("x")]),
+        ),
         # x's delete manifest: only DELETED entries
-        ("row delta replaces x by y", lambda: ours.row_delta(
-            add_delete_files=pa.Table.from_pylist([_delete_row("y")], schema=dschema),
-            remove_delete_files=["file:///d/x-pos.parquet"]),
-         lambda: java.row_delta(add_deletes=[_delete_row("y")], remove_deletes=["file:///d/x-pos.parquet"])),
-        ("row delta adds z", lambda: ours.row_delta(add_delete_files=pa.Table.from_pylist([_delete_row("z")],
-                                                                                         schema=dschema)),
-         lambda: java.row_delta(add_deletes=[_delete_row("z")])),
-        ("delete h", lambda: ours.delete_files(["file:///d/h.parquet"]),
-         lambda: java.delete(_rows("h"))),
-        ("merge append k", lambda: ours.append_files(data_files(ours, _rows("k")), merge=True),
-         lambda: java.append(_rows("k"), merge=True)),
+        (
+            "row delta replaces x by y",
+            lambda: ours.row_delta(
+                add_delete_files=pa.Table.from_pylist([_delete_row("y")], schema=dschema),
+                remove_delete_files=["file:///d/x-pos.parquet"],
+            ),
+            lambda: java.row_delta(
+                add_deletes=[_delete_row("y")], remove_deletes=["file:///d/x-pos.parquet"]
+            ),
+        ),
+        (
+            "row delta adds z",
+            lambda: ours.row_delta(add_delete_files=pa.Table.from_pylist([_delete_row("z")], schema=dschema)),
+            lambda: java.row_delta(add_deletes=[_delete_row("z")]),
+        ),
+        ("delete h", lambda: ours.delete_files(["file:///d/h.parquet"]), lambda: java.delete(_rows("h"))),
+        (
+            "merge append k",
+            lambda: ours.append_files(data_files(ours, _rows("k")), merge=True),
+            lambda: java.append(_rows("k"), merge=True),
+        ),
     ]
     dead = {}
     for what, mine, theirs in steps:
@@ -181,7 +242,7 @@ def test_manifests_without_live_files_dropped_as_java(spark, twins, min_merge):
     # and dropped (by the next merging commit)
     assert dead["delete a, b"] == 1 and dead["merge append d"] == 0
     assert dead["fast append h"] == dead["overwrite c by e"]
-    if min_merge == "100":   # nothing merged: the dead manifests stay visible until dropped
+    if min_merge == "100":  # nothing merged: the dead manifests stay visible until dropped
         assert dead["fast append h"] == 1 and dead["row delta replaces x by y"] == 1
         assert dead["row delta adds z"] == 0
 
@@ -195,8 +256,9 @@ def test_new_manifests_roll_at_the_target_size_as_java(spark, twins, target):
     between the two, icefloe's smaller manifests roll later than Java's."""
     cat, jcat = twins
     props = {"commit.manifest.target-size-bytes": target}
-    ours = cat.create_table("db.ours", SCHEMA, partition_spec=[("cat", "identity")], format_version=2,
-                            properties=props)
+    ours = cat.create_table(
+        "db.ours", SCHEMA, partition_spec=[("cat", "identity")], format_version=2, properties=props
+    )
     ib = spark._jvm.org.apache.iceberg
     schema = ib.SchemaParser.fromJson(ours.schema().to_json())
     spec = ib.PartitionSpecParser.fromJson(schema, ours.metadata.spec().to_json())
@@ -205,8 +267,10 @@ def test_new_manifests_roll_at_the_target_size_as_java(spark, twins, target):
     jprops.put("commit.manifest.target-size-bytes", target)
     java = _Java(spark, jcat.createTable(jident(spark, "db.java"), schema, spec, jprops))
 
-    files = [{"path": f"file:///d/part-{i:05d}-{'x' * 40}.parquet", "records": i + 1, "partition": {"cat": "x"}}
-             for i in range(1300)]
+    files = [
+        {"path": f"file:///d/part-{i:05d}-{'x' * 40}.parquet", "records": i + 1, "partition": {"cat": "x"}}
+        for i in range(1300)
+    ]
     ours.append_files(data_files(ours, files))
     java.append(files)
     got = _our_shape(cat.load_table("db.ours"))

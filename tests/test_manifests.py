@@ -60,11 +60,21 @@ def test_manifest_round_trip(tmp_path, version, codec):
     rows = [_entry(i) for i in range(5)] + [_entry(5, status=0, seq=3)]
     path = tmp_path / f"m-{version}-{codec}.avro"
     written = icefloe.write_manifest(
-        str(path), _table(rows), schema=SCHEMA, spec=SPEC, format_version=version, snapshot_id=42, compression=codec
+        str(path),
+        _table(rows),
+        schema=SCHEMA,
+        spec=SPEC,
+        format_version=version,
+        snapshot_id=42,
+        compression=codec,
     )
     assert written["manifest_path"] == str(path)
     assert written["manifest_length"] == path.stat().st_size
-    assert (written["added_files_count"], written["existing_files_count"], written["deleted_files_count"]) == (5, 1, 0)
+    assert (
+        written["added_files_count"],
+        written["existing_files_count"],
+        written["deleted_files_count"],
+    ) == (5, 1, 0)
     assert written["added_rows_count"] == sum(100 + i for i in range(5))
     assert written["added_snapshot_id"] == 42 and written["partition_spec_id"] == 1
     # partition summaries: day 19000..19005, bucket 0..5
@@ -74,8 +84,16 @@ def test_manifest_round_trip(tmp_path, version, codec):
 
     back = icefloe.read_manifest(str(path)).to_pylist()
     assert [r["file_path"] for r in back] == [r["file_path"] for r in rows]
-    for got, want in zip(back, rows):
-        for key in ("status", "partition", "record_count", "column_sizes", "lower_bounds", "split_offsets", "sort_order_id"):
+    for got, want in zip(back, rows, strict=True):
+        for key in (
+            "status",
+            "partition",
+            "record_count",
+            "column_sizes",
+            "lower_bounds",
+            "split_offsets",
+            "sort_order_id",
+        ):
             assert got[key] == want[key], key
         if version == 1:
             assert got["snapshot_id"] in (42, 77)  # v1 writes every entry's snapshot id
@@ -87,11 +105,19 @@ def test_manifest_round_trip(tmp_path, version, codec):
 def test_inheritance_and_v3_row_ids(tmp_path):
     rows = [_entry(0), _entry(1), _entry(2, status=0, seq=4)]
     m = tmp_path / "m.avro"
-    mf = icefloe.write_manifest(str(m), _table(rows), schema=SCHEMA, spec=SPEC, format_version=3, snapshot_id=42)
+    mf = icefloe.write_manifest(
+        str(m), _table(rows), schema=SCHEMA, spec=SPEC, format_version=3, snapshot_id=42
+    )
     assert mf["sequence_number"] is None  # assigned by the list
     lst = tmp_path / "snap.avro"
     next_row_id = icefloe.write_manifest_list(
-        str(lst), [mf], format_version=3, snapshot_id=42, parent_snapshot_id=41, sequence_number=9, first_row_id=1000
+        str(lst),
+        [mf],
+        format_version=3,
+        snapshot_id=42,
+        parent_snapshot_id=41,
+        sequence_number=9,
+        first_row_id=1000,
     )
     # every row of the manifest gets an id: added and existing rows
     assert next_row_id == 1000 + 100 + 101 + 102
@@ -108,21 +134,37 @@ def test_inheritance_and_v3_row_ids(tmp_path):
 def test_delete_manifest_and_v1_refusal(tmp_path):
     rows = [_entry(0, content=2, seq=None)]
     mf = icefloe.write_manifest(
-        str(tmp_path / "d.avro"), _table(rows), schema=SCHEMA, spec=SPEC, format_version=2, snapshot_id=1, content=1
+        str(tmp_path / "d.avro"),
+        _table(rows),
+        schema=SCHEMA,
+        spec=SPEC,
+        format_version=2,
+        snapshot_id=1,
+        content=1,
     )
     assert mf["content"] == 1
     assert icefloe.read_manifest(str(tmp_path / "d.avro")).column("equality_ids").to_pylist() == [[1]]
     with pytest.raises(errors.InvalidArgumentError):
         icefloe.write_manifest(
-            str(tmp_path / "d1.avro"), _table(rows), schema=SCHEMA, spec=SPEC, format_version=1, snapshot_id=1, content=1
+            str(tmp_path / "d1.avro"),
+            _table(rows),
+            schema=SCHEMA,
+            spec=SPEC,
+            format_version=1,
+            snapshot_id=1,
+            content=1,
         )
     with pytest.raises(errors.InvalidArgumentError):  # a delete file in a data manifest
-        icefloe.write_manifest(str(tmp_path / "x.avro"), _table(rows), schema=SCHEMA, spec=SPEC, format_version=2, snapshot_id=1)
+        icefloe.write_manifest(
+            str(tmp_path / "x.avro"), _table(rows), schema=SCHEMA, spec=SPEC, format_version=2, snapshot_id=1
+        )
 
 
 def test_bad_files_name_the_file(tmp_path):
     good = tmp_path / "m.avro"
-    icefloe.write_manifest(str(good), _table([_entry(0)]), schema=SCHEMA, spec=SPEC, format_version=2, snapshot_id=1)
+    icefloe.write_manifest(
+        str(good), _table([_entry(0)]), schema=SCHEMA, spec=SPEC, format_version=2, snapshot_id=1
+    )
     data = good.read_bytes()
     for name, content in [("garbage.avro", b"not avro at all"), ("cut.avro", data[: len(data) * 2 // 3])]:
         p = tmp_path / name
@@ -134,7 +176,12 @@ def test_bad_files_name_the_file(tmp_path):
         icefloe.read_manifest_list(str(tmp_path / "missing.avro"))
     with pytest.raises(errors.InvalidArgumentError):
         icefloe.write_manifest(
-            str(tmp_path / "y.avro"), _table([_entry(0)]), schema=SCHEMA, spec=SPEC, format_version=2, snapshot_id=1,
+            str(tmp_path / "y.avro"),
+            _table([_entry(0)]),
+            schema=SCHEMA,
+            spec=SPEC,
+            format_version=2,
+            snapshot_id=1,
             compression="lzma",
         )
 

@@ -18,8 +18,6 @@ import shutil
 
 import pytest
 
-import oracle as o
-
 pytestmark = pytest.mark.java
 
 
@@ -56,7 +54,7 @@ def diff(a, b, path="$"):
             else:
                 out.extend(diff(a[k], b[k], f"{path}.{k}"))
     elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
             out.extend(diff(x, y, f"{path}[{i}]"))
     elif a != b or type(a) is not type(b):
         out.append(f"{path}: icefloe={json.dumps(a)[:200]} java={json.dumps(b)[:200]}")
@@ -140,14 +138,21 @@ def test_accessors_match_java(java_tables, oracle):
 def test_java_table_features_are_present(java_docs):
     """Guards the fixture: the interesting metadata shapes really are in the corpus."""
     docs = [json.loads(j) for _, j in java_docs.values()]
-    transforms = {f["transform"].split("[")[0] for d in docs for s in d["partition-specs"] for f in s["fields"]}
+    transforms = {
+        f["transform"].split("[")[0] for d in docs for s in d["partition-specs"] for f in s["fields"]
+    }
     assert {"identity", "bucket", "truncate", "day", "hour", "month", "year", "void"} <= transforms
     assert {d["format-version"] for d in docs} == {1, 2, 3}
     assert any(r["type"] == "tag" for d in docs for r in d.get("refs", {}).values())
     assert any(r["type"] == "branch" and n != "main" for d in docs for n, r in d.get("refs", {}).items())
     assert any(so["fields"] for d in docs for so in d["sort-orders"])
     assert any(p.name.endswith(".gz.metadata.json") for p, _ in java_docs.values())
-    assert any("initial-default" in f and "write-default" in f for d in docs for s in d["schemas"] for f in s["fields"])
+    assert any(
+        "initial-default" in f and "write-default" in f
+        for d in docs
+        for s in d["schemas"]
+        for f in s["fields"]
+    )
     assert any("next-row-id" in d for d in docs)
 
 
@@ -179,7 +184,7 @@ def test_gzip_metadata_without_gz_in_name(java_docs, tmp_path):
 
 def test_icefloe_output_round_trips_through_java(java_docs, oracle):
     icefloe = _icefloe()
-    for name, (path, java_json) in java_docs.items():
+    for name, (path, _java_json) in java_docs.items():
         text = icefloe.TableMetadata.from_path(str(path)).to_json()
         java_rt = oracle.round_trip_metadata(text)
         assert_same_doc(json.loads(text), json.loads(java_rt), f"{name}: icefloe -> Java -> JSON")
@@ -233,7 +238,9 @@ def test_rejections_agree_with_java(java_tables, oracle):
         assert _java_rejects(oracle, text), f"Java accepts {what}; fix the test"
         with pytest.raises(errors.IcefloeError) as info:
             icefloe.TableMetadata.from_json(text)
-        assert isinstance(info.value, getattr(errors, err_name)), f"{what}: got {type(info.value).__name__}: {info.value}"
+        assert isinstance(info.value, getattr(errors, err_name)), (
+            f"{what}: got {type(info.value).__name__}: {info.value}"
+        )
         if field is not None:
             assert field in (str(info.value.field or "") + str(info.value)), f"{what}: {info.value!r}"
 
@@ -262,7 +269,11 @@ def test_java_views_parse_and_round_trip(java_views, oracle):
         vm = icefloe.ViewMetadata.from_path(str(path))
         text = vm.to_json()
         assert_same_doc(json.loads(text), json.loads(java_json), f"view {name}")
-        assert_same_doc(json.loads(text), json.loads(oracle.round_trip_view_metadata(text)), f"view {name}: icefloe -> Java")
+        assert_same_doc(
+            json.loads(text),
+            json.loads(oracle.round_trip_view_metadata(text)),
+            f"view {name}: icefloe -> Java",
+        )
         assert icefloe.ViewMetadata.from_json(java_json).to_json() == text, name
 
 
@@ -276,7 +287,9 @@ def test_name_mappings_round_trip(java_tables, oracle):
         java_mapping = oracle.name_mapping_for_schema(schema_json)
         text = name_mapping.from_json(java_mapping).to_json()
         assert_same_doc(json.loads(text), json.loads(java_mapping), f"{name} name mapping")
-        assert_same_doc(json.loads(text), json.loads(oracle.round_trip_name_mapping(text)), f"{name}: icefloe -> Java")
+        assert_same_doc(
+            json.loads(text), json.loads(oracle.round_trip_name_mapping(text)), f"{name}: icefloe -> Java"
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -297,7 +310,9 @@ def _check_like_java(oracle, text, parse, round_trip, what, *, accepted):
     included) or both refuse it (icefloe with a typed error naming a field)."""
     icefloe = _icefloe()
     java_text, java_error = _java_or_error(oracle, text, round_trip)
-    assert (java_error is None) == accepted, f"{what}: Java {'refuses' if java_error else 'accepts'} it; fix the test"
+    assert (java_error is None) == accepted, (
+        f"{what}: Java {'refuses' if java_error else 'accepts'} it; fix the test"
+    )
     if not accepted:
         with pytest.raises(icefloe.errors.InvalidMetadataError) as info:
             parse(text)
@@ -307,8 +322,9 @@ def _check_like_java(oracle, text, parse, round_trip, what, *, accepted):
     theirs = json.loads(java_text)
     differences = diff(ours, theirs)
     assert not differences, f"{what}: {len(differences)} difference(s):\n  " + "\n  ".join(differences[:15])
-    assert json.dumps(_view_maps_sorted(ours)) == json.dumps(_view_maps_sorted(theirs)), \
+    assert json.dumps(_view_maps_sorted(ours)) == json.dumps(_view_maps_sorted(theirs)), (
         f"{what}: same values, another key order"
+    )
     return ours
 
 
@@ -337,8 +353,14 @@ def test_table_documents_like_javas_parser(java_docs, oracle):
     icefloe = _icefloe()
 
     def check(doc, what, accepted=True):
-        return _check_like_java(oracle, json.dumps(doc), icefloe.TableMetadata.from_json, oracle.round_trip_metadata,
-                                what, accepted=accepted)
+        return _check_like_java(
+            oracle,
+            json.dumps(doc),
+            icefloe.TableMetadata.from_json,
+            oracle.round_trip_metadata,
+            what,
+            accepted=accepted,
+        )
 
     def copy(doc):
         return json.loads(json.dumps(doc))
@@ -360,16 +382,27 @@ def test_table_documents_like_javas_parser(java_docs, oracle):
     del d["refs"]["main"]
     out = check(d, "refs without main")
     assert "main" not in out["refs"] and out["current-snapshot-id"] == current
-    assert icefloe.TableMetadata.from_json(json.dumps(d)).current_snapshot_id == \
-        oracle.metadata_facts(json.dumps(d))["current-snapshot-id"] == current
+    assert (
+        icefloe.TableMetadata.from_json(json.dumps(d)).current_snapshot_id
+        == oracle.metadata_facts(json.dumps(d))["current-snapshot-id"]
+        == current
+    )
     d = copy(v2)
     d["refs"] = {}
     assert check(d, "empty refs")["refs"] == {}
     d = copy(v2)
     del d["refs"]
     assert check(d, "no refs field")["refs"] == {"main": {"snapshot-id": current, "type": "branch"}}
-    for key in ("refs", "snapshots", "properties", "statistics", "partition-statistics", "schemas",
-                "partition-specs", "sort-orders"):
+    for key in (
+        "refs",
+        "snapshots",
+        "properties",
+        "statistics",
+        "partition-statistics",
+        "schemas",
+        "partition-specs",
+        "sort-orders",
+    ):
         d = copy(v2)
         d[key] = None
         assert check(d, f"{key} null", accepted=False).field == key
@@ -402,8 +435,10 @@ def test_table_documents_like_javas_parser(java_docs, oracle):
     assert "summary" not in check(d, "empty summary")["snapshots"][0]
     d = copy(v2)
     d["snapshots"][0]["summary"] = {"added-records": "1"}
-    assert check(d, "summary without operation")["snapshots"][0]["summary"] == \
-        {"operation": "overwrite", "added-records": "1"}
+    assert check(d, "summary without operation")["snapshots"][0]["summary"] == {
+        "operation": "overwrite",
+        "added-records": "1",
+    }
 
     # a v1 table without a uuid
     d = copy(v1)
@@ -419,7 +454,9 @@ def test_icefloe_writes_javas_text_for_javas_tables(java_docs, oracle):
         ours = json.loads(icefloe.TableMetadata.from_path(str(path)).to_json())
         theirs = json.loads(java_json)
         differences = diff(ours, theirs)
-        assert not differences, f"{name}: {len(differences)} difference(s):\n  " + "\n  ".join(differences[:15])
+        assert not differences, f"{name}: {len(differences)} difference(s):\n  " + "\n  ".join(
+            differences[:15]
+        )
         assert json.dumps(ours) == json.dumps(theirs), f"{name}: same values, another key order"
 
 
@@ -427,8 +464,14 @@ def test_view_documents_like_javas_parser(java_views, oracle):
     icefloe = _icefloe()
 
     def check(doc, what, accepted=True):
-        return _check_like_java(oracle, json.dumps(doc), icefloe.ViewMetadata.from_json,
-                                oracle.round_trip_view_metadata, what, accepted=accepted)
+        return _check_like_java(
+            oracle,
+            json.dumps(doc),
+            icefloe.ViewMetadata.from_json,
+            oracle.round_trip_view_metadata,
+            what,
+            accepted=accepted,
+        )
 
     for name, path in java_views:
         base = json.loads(path.read_text(encoding="utf-8"))
@@ -443,7 +486,9 @@ def test_view_documents_like_javas_parser(java_views, oracle):
         d = json.loads(json.dumps(base))
         current = next(v for v in d["versions"] if v["version-id"] == d["current-version-id"])
         first = current["representations"][0]
-        current["representations"].append({"type": "sql", "sql": "SELECT 2", "dialect": first["dialect"].upper()})
+        current["representations"].append(
+            {"type": "sql", "sql": "SELECT 2", "dialect": first["dialect"].upper()}
+        )
         out = check(d, f"{name} with two queries for one dialect")
         cur = next(v for v in out["versions"] if v["version-id"] == out["current-version-id"])
         assert len(cur["representations"]) == len(current["representations"])

@@ -11,7 +11,6 @@ import pyarrow as pa
 import pytest
 
 import icefloe
-
 from test_catalog_oracle import paths, spark_catalog  # noqa: F401
 
 pytestmark = pytest.mark.java
@@ -26,8 +25,10 @@ def test_escaped_partition_values_round_trip_with_java(spark, paths):  # noqa: F
     cat.create_namespace("db")
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("k", pa.string())])
     t = cat.create_table("db.p", schema, partition_spec=[("k", "identity")])
-    data = pa.table({"id": pa.array(range(60), pa.int64()), "k": [VALUES[i % len(VALUES)] for i in range(60)]},
-                    schema=schema)
+    data = pa.table(
+        {"id": pa.array(range(60), pa.int64()), "k": [VALUES[i % len(VALUES)] for i in range(60)]},
+        schema=schema,
+    )
     t.append(data)
     for task in t.scan().plan_files():
         assert Path(task.file_path.removeprefix("file://").removeprefix("file:")).is_file(), task.file_path

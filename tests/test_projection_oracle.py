@@ -77,20 +77,56 @@ TEMPORAL = ["ts", "tstz", "tsn", "tsnz"]
 
 SPECS = {
     "identity": [(c, "identity") for _, c, _ in COLUMNS],
-    "bucket": [("i", "bucket[16]"), ("l", "bucket[16]"), ("dec", "bucket[7]"), ("d", "bucket[5]"), ("t", "bucket[3]"),
-               ("ts", "bucket[16]"), ("tstz", "bucket[16]"), ("tsn", "bucket[16]"), ("tsnz", "bucket[2]"),
-               ("s", "bucket[8]"), ("b", "bucket[4]"), ("u", "bucket[16]"), ("fx", "bucket[4]"), ("big", "bucket[1]")],
-    "truncate": [("i", "truncate[10]"), ("l", "truncate[100]"), ("dec", "truncate[50]"), ("s", "truncate[3]"),
-                 ("b", "truncate[2]"), ("big", "truncate[7]")],
+    "bucket": [
+        ("i", "bucket[16]"),
+        ("l", "bucket[16]"),
+        ("dec", "bucket[7]"),
+        ("d", "bucket[5]"),
+        ("t", "bucket[3]"),
+        ("ts", "bucket[16]"),
+        ("tstz", "bucket[16]"),
+        ("tsn", "bucket[16]"),
+        ("tsnz", "bucket[2]"),
+        ("s", "bucket[8]"),
+        ("b", "bucket[4]"),
+        ("u", "bucket[16]"),
+        ("fx", "bucket[4]"),
+        ("big", "bucket[1]"),
+    ],
+    "truncate": [
+        ("i", "truncate[10]"),
+        ("l", "truncate[100]"),
+        ("dec", "truncate[50]"),
+        ("s", "truncate[3]"),
+        ("b", "truncate[2]"),
+        ("big", "truncate[7]"),
+    ],
     "time_a": [("ts", "year"), ("tstz", "month"), ("tsn", "day"), ("tsnz", "hour"), ("d", "month")],
     "time_b": [("ts", "month"), ("tstz", "day"), ("tsn", "hour"), ("tsnz", "year"), ("d", "day")],
     "time_c": [("ts", "day"), ("tstz", "hour"), ("tsn", "year"), ("tsnz", "month"), ("d", "year")],
     "time_d": [("ts", "hour"), ("tstz", "year"), ("tsn", "month"), ("tsnz", "day")],
-    "multi": [("ts", "day"), ("ts", "hour"), ("ts", "month"), ("ts", "bucket[4]"),
-              ("i", "identity"), ("i", "bucket[7]"), ("i", "bucket[5]"), ("i", "truncate[10]"), ("i", "truncate[3]"),
-              ("l", "void"), ("l", "truncate[10]"), ("l", "zorder"),
-              ("s", "truncate[1]"), ("s", "truncate[4]"), ("s", "identity"),
-              ("d", "year"), ("d", "month"), ("d", "day"), ("dec", "void"), ("tsnz", "zorder")],
+    "multi": [
+        ("ts", "day"),
+        ("ts", "hour"),
+        ("ts", "month"),
+        ("ts", "bucket[4]"),
+        ("i", "identity"),
+        ("i", "bucket[7]"),
+        ("i", "bucket[5]"),
+        ("i", "truncate[10]"),
+        ("i", "truncate[3]"),
+        ("l", "void"),
+        ("l", "truncate[10]"),
+        ("l", "zorder"),
+        ("s", "truncate[1]"),
+        ("s", "truncate[4]"),
+        ("s", "identity"),
+        ("d", "year"),
+        ("d", "month"),
+        ("d", "day"),
+        ("dec", "void"),
+        ("tsnz", "zorder"),
+    ],
     "void_unknown": [("i", "void"), ("l", "zorder"), ("s", "void"), ("ts", "void")],
     "unpartitioned": [],
 }
@@ -117,8 +153,10 @@ def spec_fields(spec_name: str) -> list[tuple[str, str, str]]:
 
 
 def spec_json(spec_name: str) -> str:
-    fields = [{"name": n, "transform": t, "source-id": ID_OF[c], "field-id": 1000 + i}
-              for i, (n, c, t) in enumerate(spec_fields(spec_name))]
+    fields = [
+        {"name": n, "transform": t, "source-id": ID_OF[c], "field-id": 1000 + i}
+        for i, (n, c, t) in enumerate(spec_fields(spec_name))
+    ]
     return json.dumps({"spec-id": 0, "fields": fields})
 
 
@@ -141,21 +179,53 @@ def _days(y, m, d):
 
 def _day_edges():
     out = [0, -1, 1, -365, -366, 365]
-    for y, m, d in [(1969, 12, 1), (1969, 12, 31), (1969, 1, 1), (1968, 12, 31), (1970, 2, 1), (1969, 11, 30),
-                    (2017, 12, 1), (2017, 11, 30), (2017, 12, 31), (2018, 1, 1), (2000, 2, 29), (1900, 3, 1),
-                    (1, 1, 1), (9999, 12, 31)]:
+    for y, m, d in [
+        (1969, 12, 1),
+        (1969, 12, 31),
+        (1969, 1, 1),
+        (1968, 12, 31),
+        (1970, 2, 1),
+        (1969, 11, 30),
+        (2017, 12, 1),
+        (2017, 11, 30),
+        (2017, 12, 31),
+        (2018, 1, 1),
+        (2000, 2, 29),
+        (1900, 3, 1),
+        (1, 1, 1),
+        (9999, 12, 31),
+    ]:
         out.append(_days(y, m, d))
     return out
 
 
 def _ts_edges_us():
-    out = [0, -1, 1, -1_000_000, 1_000_000, HOUR_US - 1, HOUR_US, -HOUR_US, -HOUR_US - 1, US_PER_DAY - 1,
-           -US_PER_DAY, -US_PER_DAY - 1, -US_PER_DAY + 1]
+    out = [
+        0,
+        -1,
+        1,
+        -1_000_000,
+        1_000_000,
+        HOUR_US - 1,
+        HOUR_US,
+        -HOUR_US,
+        -HOUR_US - 1,
+        US_PER_DAY - 1,
+        -US_PER_DAY,
+        -US_PER_DAY - 1,
+        -US_PER_DAY + 1,
+    ]
     for days in _day_edges():
         base = days * US_PER_DAY
         out += [base - 1, base, base + 1, base + HOUR_US - 1]
     # pre-epoch values a tick short of a second past a unit start (Java's convertMicros quirk)
-    for base in (-HOUR_US, -2 * HOUR_US, -US_PER_DAY, _days(1969, 12, 1) * US_PER_DAY, _days(1969, 1, 1) * US_PER_DAY):
+    for base in (
+        -HOUR_US,
+        -2 * HOUR_US,
+        -US_PER_DAY,
+        _days(1969, 12, 1) * US_PER_DAY,
+        _days(1969, 1, 1) * US_PER_DAY,
+    ):
         out += [base + 999_999, base + 1_000_000, base - 999_999, base - 1_000_001]
     return [v for v in out if -719162 * US_PER_DAY <= v < 2932897 * US_PER_DAY]
 
@@ -163,22 +233,53 @@ def _ts_edges_us():
 def values_for(col: str, rng: random.Random) -> list:
     ty = TYPE_OF[col]
     if ty == "int":
-        edges = [0, 1, -1, 9, 10, 11, -9, -10, -11, 99, 100, 101, -100, 34, 20170815, I32[0], I32[1], I32[0] + 1,
-                 I32[1] - 1, 2**40, -(2**40)]
+        edges = [
+            0,
+            1,
+            -1,
+            9,
+            10,
+            11,
+            -9,
+            -10,
+            -11,
+            99,
+            100,
+            101,
+            -100,
+            34,
+            20170815,
+            I32[0],
+            I32[1],
+            I32[0] + 1,
+            I32[1] - 1,
+            2**40,
+            -(2**40),
+        ]
         return edges + [rng.randint(-1000, 1000) for _ in range(8)] + [rng.randint(*I32) for _ in range(4)]
     if ty == "long":
         edges = [0, 1, -1, 99, 100, 101, -100, -101, 34, I64[0], I64[1], I64[0] + 1, I64[1] - 1, I32[1] + 1]
-        return edges + [rng.randint(-10**6, 10**6) for _ in range(8)] + [rng.randint(*I64) for _ in range(4)]
+        return (
+            edges + [rng.randint(-(10**6), 10**6) for _ in range(8)] + [rng.randint(*I64) for _ in range(4)]
+        )
     if ty.startswith("decimal"):
         precision, scale = o.decimal_params(ty)
         top = 10**precision - 1
         unscaled = [0, 1, -1, 49, 50, 51, -49, -50, -51, 9999, 10000, 10001, -10000, top, -top, top - 1]
-        unscaled += [rng.randint(-10**6, 10**6) for _ in range(8)] + [rng.randint(-top, top) for _ in range(4)]
+        unscaled += [rng.randint(-(10**6), 10**6) for _ in range(8)] + [
+            rng.randint(-top, top) for _ in range(4)
+        ]
         return [(o._WIDE.scaleb(decimal.Decimal(u), -scale), -scale) for u in unscaled]
     if ty == "date":
-        return _day_edges() + [rng.randint(-800, 800) for _ in range(8)] + [rng.randint(-40000, 40000) for _ in range(4)]
+        return (
+            _day_edges()
+            + [rng.randint(-800, 800) for _ in range(8)]
+            + [rng.randint(-40000, 40000) for _ in range(4)]
+        )
     if ty == "time":
-        return [0, 1, 999_999, 1_000_000, HOUR_US - 1, HOUR_US, US_PER_DAY - 1] + [rng.randint(0, US_PER_DAY - 1) for _ in range(6)]
+        return [0, 1, 999_999, 1_000_000, HOUR_US - 1, HOUR_US, US_PER_DAY - 1] + [
+            rng.randint(0, US_PER_DAY - 1) for _ in range(6)
+        ]
     if ty in ("timestamp", "timestamptz"):
         edges = _ts_edges_us()
         return edges + [rng.randint(-3 * US_PER_DAY, 3 * US_PER_DAY) for _ in range(10)]
@@ -189,19 +290,60 @@ def values_for(col: str, rng: random.Random) -> list:
             vals += [base_us * 1000 + 999_999_999, base_us * 1000 - 1]
         return vals + [rng.randint(-3 * US_PER_DAY * 1000, 3 * US_PER_DAY * 1000) for _ in range(10)]
     if ty == "string":
-        return ["", "a", "ab", "abc", "abd", "abcd", "abce", "abcde", "abcdef", "b", "ba", "\U0001f600",
-                "\U0001f600\U0001f601", "\U0001f600\U0001f601\U0001f602", "a\U0001f600", "ab\U0001f600",
-                "\u00e9t\u00e9", "\u51b0\u5c71\u8868\u683c", "\uffff", "zzzz"]
+        return [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "abd",
+            "abcd",
+            "abce",
+            "abcde",
+            "abcdef",
+            "b",
+            "ba",
+            "\U0001f600",
+            "\U0001f600\U0001f601",
+            "\U0001f600\U0001f601\U0001f602",
+            "a\U0001f600",
+            "ab\U0001f600",
+            "\u00e9t\u00e9",
+            "\u51b0\u5c71\u8868\u683c",
+            "\uffff",
+            "zzzz",
+        ]
     if ty == "binary":
-        return [b"", b"\x00", b"\x01", b"\x01\x02", b"\x01\x02\x03", b"\x01\x03", b"\xff", b"\xff\xff\xff", b"\x00\x00\x01"]
+        return [
+            b"",
+            b"\x00",
+            b"\x01",
+            b"\x01\x02",
+            b"\x01\x02\x03",
+            b"\x01\x03",
+            b"\xff",
+            b"\xff\xff\xff",
+            b"\x00\x00\x01",
+        ]
     if ty == "uuid":
-        fixed = ["00000000-0000-0000-0000-000000000000", "00000000-0000-0000-0000-000000000001",
-                 "7fffffff-ffff-ffff-ffff-ffffffffffff", "80000000-0000-0000-0000-000000000000",
-                 "ffffffff-ffff-ffff-ffff-ffffffffffff", "f79c3e09-677c-4bbd-a479-3f349cb785e7",
-                 "00000000-0000-0000-8000-000000000000", "00000000-0000-0000-7fff-ffffffffffff"]
+        fixed = [
+            "00000000-0000-0000-0000-000000000000",
+            "00000000-0000-0000-0000-000000000001",
+            "7fffffff-ffff-ffff-ffff-ffffffffffff",
+            "80000000-0000-0000-0000-000000000000",
+            "ffffffff-ffff-ffff-ffff-ffffffffffff",
+            "f79c3e09-677c-4bbd-a479-3f349cb785e7",
+            "00000000-0000-0000-8000-000000000000",
+            "00000000-0000-0000-7fff-ffffffffffff",
+        ]
         return fixed + [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(4)]
     if ty.startswith("fixed"):
-        return [b"\x00\x00\x00\x00", b"\xff\xff\xff\xff", b"\x01\x02\x03\x04", b"\x01\x02\x03\x05", b"\x80\x00\x00\x00"]
+        return [
+            b"\x00\x00\x00\x00",
+            b"\xff\xff\xff\xff",
+            b"\x01\x02\x03\x04",
+            b"\x01\x02\x03\x05",
+            b"\x80\x00\x00\x00",
+        ]
     if ty == "float":
         return [0.0, -0.0, 1.5, -1.5, 3.0, 1e10]
     raise AssertionError(ty)
@@ -238,7 +380,7 @@ def predicates(rng: random.Random, term_case=lambda c: c) -> list[dict]:
             k = rng.choice([2, 2, 3, 4])
             chosen = [rng.choice(vals) for _ in range(k)]
             if rng.random() < 0.3:  # values next to each other
-                chosen = vals[(i := rng.randrange(len(vals))): i + k] or chosen
+                chosen = vals[(i := rng.randrange(len(vals))) : i + k] or chosen
             for op in ("in", "not-in"):
                 out.append({"type": op, "term": term, "values": [encode(ty, v) for v in chosen]})
     return out
@@ -326,8 +468,12 @@ class ProjectionOracle:
     def project(self, schema: str, spec: str, exprs: list[str], case_sensitive: bool) -> list[dict]:
         return json.loads(str(self.cls.project(schema, spec, json.dumps(exprs), case_sensitive)))
 
-    def residuals(self, schema: str, spec: str, exprs: list[str], partitions: list[list], case_sensitive: bool):
-        return json.loads(str(self.cls.residuals(schema, spec, json.dumps(exprs), json.dumps(partitions), case_sensitive)))
+    def residuals(
+        self, schema: str, spec: str, exprs: list[str], partitions: list[list], case_sensitive: bool
+    ):
+        return json.loads(
+            str(self.cls.residuals(schema, spec, json.dumps(exprs), json.dumps(partitions), case_sensitive))
+        )
 
 
 @pytest.fixture(scope="module")
@@ -393,7 +539,9 @@ def test_projections_match_java(proj_oracle, exprs, spec_name):
             if j != m:
                 diffs.append((kind, text, "java:    " + java[i][kind], "icefloe: " + ours[kind][i]))
     SUMMARY[f"projection/{spec_name}"] = len(exprs)
-    print(f"[projection-oracle] {spec_name}: {len(exprs)} expressions x 3, {non_trivial} non-constant projections")
+    print(
+        f"[projection-oracle] {spec_name}: {len(exprs)} expressions x 3, {non_trivial} non-constant projections"
+    )
     assert not diffs, _report("projections", diffs, 3 * len(exprs))
     if spec_name not in ("void_unknown", "unpartitioned"):
         # the comparison must not be all true/false
@@ -421,7 +569,7 @@ def test_case_insensitive_projections(proj_oracle):
     upper = [t for t in texts if json.loads(t)["term"] != json.loads(t)["term"].lower()]
     java_cs = proj_oracle.project(schema, spec, upper[:50], True)
     ours_cs = native._project(upper[:50], schema, spec, "bound", True)
-    for j, m, text in zip(java_cs, ours_cs, upper[:50]):
+    for j, m, text in zip(java_cs, ours_cs, upper[:50], strict=True):
         if j["bound"].startswith("!error") != m.startswith("!error"):
             diffs.append(("case-sensitive", text, j["bound"], m))
     assert not diffs, _report("case-insensitive projections", diffs, 3 * len(texts))
@@ -437,7 +585,7 @@ def partitions_for(spec_name: str, rng: random.Random, n_rows: int = 40) -> list
     fields = spec_fields(spec_name)
     pools = {col: values_for(col, random.Random(SEED + ID_OF[col])) for _, col, _ in COLUMNS}
     rows = []
-    for r in range(n_rows):
+    for _r in range(n_rows):
         row = {col: (None if rng.random() < 0.08 else rng.choice(pool)) for col, pool in pools.items()}
         rows.append(row)
     ice_tuples = []
@@ -471,7 +619,7 @@ def partitions_for(spec_name: str, rng: random.Random, n_rows: int = 40) -> list
 
 def java_partition(tup: list, fields, java_types) -> list:
     out = []
-    for v, (name, _, _) in zip(tup, fields):
+    for v, (name, _, _) in zip(tup, fields, strict=True):
         if v is not None and java_types[name] == "date" and isinstance(v, int):
             v = o.days_to_iso(v)
         out.append(v)
@@ -491,7 +639,9 @@ def test_residuals_match_java(proj_oracle, exprs, spec_name):
     if len(chosen) > 2500:
         chosen = rng.sample(chosen, 2500)
     tuples = partitions_for(spec_name, rng)
-    java = proj_oracle.residuals(schema, spec, chosen, [java_partition(t, fields, java_types) for t in tuples], True)
+    java = proj_oracle.residuals(
+        schema, spec, chosen, [java_partition(t, fields, java_types) for t in tuples], True
+    )
     ours = native._residuals(chosen, schema, spec, [json.dumps(t) for t in tuples], True)
     diffs, npe, decided = [], 0, 0
     for i, text in enumerate(chosen):

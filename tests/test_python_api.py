@@ -40,7 +40,9 @@ def _stub_names() -> dict[str, set[str]]:
         if isinstance(node, ast.ClassDef):
             out[""].add(node.name)
             # dunders are documented in the stub for readers, but not compared
-            out[node.name] = {n.name for n in node.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")}
+            out[node.name] = {
+                n.name for n in node.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")
+            }
         elif isinstance(node, ast.FunctionDef):
             out[""].add(node.name)
         elif isinstance(node, ast.AnnAssign):
@@ -70,7 +72,11 @@ def test_v2_metadata_fields():
     assert md.location == "s3://bucket/warehouse/db.db/orders"
     assert md.last_sequence_number == 34
     assert md.current_snapshot_id == 3055729675574597006
-    assert [s.snapshot_id for s in md.snapshots] == [3055729675574597004, 3055729675574597005, 3055729675574597006]
+    assert [s.snapshot_id for s in md.snapshots] == [
+        3055729675574597004,
+        3055729675574597005,
+        3055729675574597006,
+    ]
     assert md.current_snapshot().snapshot_id == md.current_snapshot_id
     schema = md.schema()
     assert schema.schema_id == 1 and schema.identifier_field_ids == [1]
@@ -236,11 +242,15 @@ def test_transform_spec_examples():
     assert transforms.apply_scalar(big, "decimal(4, 2)", decimal.Decimal("14.20")) == -500754589 & 0x7FFFFFFF
     assert transforms.apply_scalar(big, "date", dt.date(2017, 11, 16)) == -653330422 & 0x7FFFFFFF
     assert transforms.apply_scalar(big, "string", "iceberg") == 1210000089
-    assert transforms.apply_scalar(big, "uuid", uuid.UUID("f79c3e09-677c-4bbd-a479-3f349cb785e7")) == 1488055340
+    assert (
+        transforms.apply_scalar(big, "uuid", uuid.UUID("f79c3e09-677c-4bbd-a479-3f349cb785e7")) == 1488055340
+    )
     assert transforms.apply_scalar(big, "binary", b"\x00\x01\x02\x03") == -188683207 & 0x7FFFFFFF
     # truncate examples of the spec
     assert transforms.apply_scalar("truncate[10]", "int", -1) == -10
-    assert transforms.apply_scalar("truncate[50]", "decimal(4, 2)", decimal.Decimal("10.65")) == decimal.Decimal("10.50")
+    assert transforms.apply_scalar(
+        "truncate[50]", "decimal(4, 2)", decimal.Decimal("10.65")
+    ) == decimal.Decimal("10.50")
     assert transforms.apply_scalar("truncate[3]", "string", "iceberg") == "ice"
     assert transforms.apply_scalar("truncate[3]", "binary", b"\x01\x02\x03\x04\x05") == b"\x01\x02\x03"
     assert transforms.apply_scalar("truncate[2]", "string", "😀é😀") == "😀é"

@@ -107,22 +107,40 @@ def test_struct_null_checks_plan_as_java_and_read_as_spark(java):
         plan = sorted(f.file_path for f in t.scan(row_filter=flt).plan_files())
         assert plan == _java_plan(java, "nested_nulls", jexpr), flt
         ours = sorted(t.scan(row_filter=flt, selected_fields=["id"]).to_arrow().column("id").to_pylist())
-        expected = sorted(r["id"] for r in java.sql(f"SELECT id FROM java.{NS}.nested_nulls WHERE {where}").collect())
+        expected = sorted(
+            r["id"] for r in java.sql(f"SELECT id FROM java.{NS}.nested_nulls WHERE {where}").collect()
+        )
         assert ours == expected, flt
         assert ours, flt
 
 
 def test_nan_rows_match_greater_than_whatever_file_they_are_in(java):
     # three files: no NaN; NaN beside values below 1.0; NaN beside a value above it
-    t = _create(java, "nans", "id int, x double", [
-        "(1, 0.5D), (2, 1.0D)",
-        "(3, 0.5D), (4, CAST('NaN' AS DOUBLE))",
-        "(5, 2.0D), (6, CAST('NaN' AS DOUBLE))",
-    ])
+    t = _create(
+        java,
+        "nans",
+        "id int, x double",
+        [
+            "(1, 0.5D), (2, 1.0D)",
+            "(3, 0.5D), (4, CAST('NaN' AS DOUBLE))",
+            "(5, 2.0D), (6, CAST('NaN' AS DOUBLE))",
+        ],
+    )
     everything = java.sql(f"SELECT * FROM java.{NS}.nans").toPandas()
     rows = java.createDataFrame(everything)  # Spark's filter on the rows, no Iceberg pruning
-    for flt in ["x > 1.0", "x >= 1.0", "x > 0.0", "x < 1.0", "x <= 2.0", "x = 0.5", "x != 0.5",
-                "x > 1.0 and id < 5", "not (x > 1.0)", "x in (0.5, 2.0)", "x not in (0.5, 2.0)"]:
+    for flt in [
+        "x > 1.0",
+        "x >= 1.0",
+        "x > 0.0",
+        "x < 1.0",
+        "x <= 2.0",
+        "x = 0.5",
+        "x != 0.5",
+        "x > 1.0 and id < 5",
+        "not (x > 1.0)",
+        "x in (0.5, 2.0)",
+        "x not in (0.5, 2.0)",
+    ]:
         ours = sorted(t.scan(row_filter=flt).to_arrow().column("id").to_pylist())
         spark_ids = sorted(r["id"] for r in rows.where(flt.replace("!=", "<>")).collect())
         assert ours == spark_ids, flt
@@ -140,7 +158,8 @@ def test_a_required_column_missing_from_a_file_fails_as_in_java(java):
     _create(java, "required", "id bigint", ["(1), (2)"])
     jt = _java_table(java, "required")
     jt.updateSchema().allowIncompatibleChanges().addRequiredColumn(
-        "req", java._jvm.org.apache.iceberg.types.Types.StringType.get()).commit()
+        "req", java._jvm.org.apache.iceberg.types.Types.StringType.get()
+    ).commit()
     java.sql(f"REFRESH TABLE java.{NS}.required")
     with pytest.raises(Exception) as java_error:
         java.sql(f"SELECT * FROM java.{NS}.required").collect()

@@ -22,7 +22,9 @@ from icefloe.writer import write_data_files
 
 
 def _catalog(tmp_path):
-    cat = icefloe.load_catalog("t", uri=f"sqlite:///{tmp_path / 'c.db'}", warehouse=(tmp_path / "wh").as_uri())
+    cat = icefloe.load_catalog(
+        "t", uri=f"sqlite:///{tmp_path / 'c.db'}", warehouse=(tmp_path / "wh").as_uri()
+    )
     cat.create_namespace("db")
     return cat
 
@@ -51,13 +53,28 @@ def _field_ids(schema: pa.Schema) -> list[int]:
 
 def test_evolved_schema_reads_by_field_id(tmp_path):
     cat = _catalog(tmp_path)
-    schema = pa.schema([pa.field("id", pa.int32(), nullable=False), pa.field("name", pa.string()),
-                        pa.field("score", pa.float32()), pa.field("gone", pa.string()),
-                        pa.field("amount", pa.decimal128(5, 2)), pa.field("day", pa.date32())])
+    schema = pa.schema(
+        [
+            pa.field("id", pa.int32(), nullable=False),
+            pa.field("name", pa.string()),
+            pa.field("score", pa.float32()),
+            pa.field("gone", pa.string()),
+            pa.field("amount", pa.decimal128(5, 2)),
+            pa.field("day", pa.date32()),
+        ]
+    )
     t = cat.create_table("db.t", schema, properties={"format-version": "3"})
-    first = pa.table({"id": pa.array([1, 2], pa.int32()), "name": ["a", None], "score": pa.array([1.5, None], pa.float32()),
-                      "gone": ["x", "y"], "amount": pa.array([None, 1], pa.decimal128(5, 2)),
-                      "day": pa.array([0, 19000], pa.date32())}, schema=schema)
+    first = pa.table(
+        {
+            "id": pa.array([1, 2], pa.int32()),
+            "name": ["a", None],
+            "score": pa.array([1.5, None], pa.float32()),
+            "gone": ["x", "y"],
+            "amount": pa.array([None, 1], pa.decimal128(5, 2)),
+            "day": pa.array([0, 19000], pa.date32()),
+        },
+        schema=schema,
+    )
     t.append(first)
     with t.update_schema() as u:
         u.rename_column("name", "full_name")
@@ -72,9 +89,20 @@ def test_evolved_schema_reads_by_field_id(tmp_path):
     with t.update_schema() as u:
         u.add_column("name", "string")  # a new column with an old name: a new id
     t = cat.load_table("db.t")
-    t.append(pa.table({"level": pa.array([1], pa.int32()), "id": [3], "full_name": ["c"], "score": [2.25],
-                       "amount": pa.array([12345], pa.decimal128(9, 2)), "day": pa.array([1], pa.date32()),
-                       "note": ["n"], "name": ["new"]}))
+    t.append(
+        pa.table(
+            {
+                "level": pa.array([1], pa.int32()),
+                "id": [3],
+                "full_name": ["c"],
+                "score": [2.25],
+                "amount": pa.array([12345], pa.decimal128(9, 2)),
+                "day": pa.array([1], pa.date32()),
+                "note": ["n"],
+                "name": ["new"],
+            }
+        )
+    )
     out = t.scan().to_arrow()
     s = t.schema()
     assert out.schema.names == [f.name for f in s.fields]
@@ -86,12 +114,36 @@ def test_evolved_schema_reads_by_field_id(tmp_path):
     import decimal
 
     assert rows == [
-        {"level": 7, "id": 1, "full_name": "a", "score": 1.5, "amount": None, "day": pa.scalar(0, pa.date32()).as_py(),
-         "note": None, "name": None},
-        {"level": 7, "id": 2, "full_name": None, "score": None, "amount": decimal.Decimal("1.00"),
-         "day": pa.scalar(19000, pa.date32()).as_py(), "note": None, "name": None},
-        {"level": 1, "id": 3, "full_name": "c", "score": 2.25, "amount": decimal.Decimal("12345.00"),
-         "day": pa.scalar(1, pa.date32()).as_py(), "note": "n", "name": "new"},
+        {
+            "level": 7,
+            "id": 1,
+            "full_name": "a",
+            "score": 1.5,
+            "amount": None,
+            "day": pa.scalar(0, pa.date32()).as_py(),
+            "note": None,
+            "name": None,
+        },
+        {
+            "level": 7,
+            "id": 2,
+            "full_name": None,
+            "score": None,
+            "amount": decimal.Decimal("1.00"),
+            "day": pa.scalar(19000, pa.date32()).as_py(),
+            "note": None,
+            "name": None,
+        },
+        {
+            "level": 1,
+            "id": 3,
+            "full_name": "c",
+            "score": 2.25,
+            "amount": decimal.Decimal("12345.00"),
+            "day": pa.scalar(1, pa.date32()).as_py(),
+            "note": "n",
+            "name": "new",
+        },
     ]
     # selected columns, in the order of the schema, and the count
     sel = t.scan(selected_fields=["full_name", "id"]).to_arrow()
@@ -124,19 +176,36 @@ def test_date_promoted_to_timestamp_v3(tmp_path):
     assert out.schema.field("d").type == pa.timestamp("us")
     import datetime as dt
 
-    assert {r["id"]: r["d"] for r in out.to_pylist()} == {1: dt.datetime(1970, 1, 1), 2: dt.datetime(1969, 12, 31),
-                                                          3: None}
+    assert {r["id"]: r["d"] for r in out.to_pylist()} == {
+        1: dt.datetime(1970, 1, 1),
+        2: dt.datetime(1969, 12, 31),
+        3: None,
+    }
 
 
 def test_nested_columns_by_id(tmp_path):
     cat = _catalog(tmp_path)
     point = pa.struct([pa.field("x", pa.float64()), pa.field("y", pa.float64())])
-    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("point", point),
-                        pa.field("tags", pa.list_(pa.field("element", pa.int32()))),
-                        pa.field("attrs", pa.map_(pa.string(), pa.int32()))])
+    schema = pa.schema(
+        [
+            pa.field("id", pa.int64(), nullable=False),
+            pa.field("point", point),
+            pa.field("tags", pa.list_(pa.field("element", pa.int32()))),
+            pa.field("attrs", pa.map_(pa.string(), pa.int32())),
+        ]
+    )
     t = cat.create_table("db.n", schema)
-    t.append(pa.table({"id": [1, 2, 3], "point": [{"x": 1.0, "y": 2.0}, None, {"x": None, "y": 0.5}],
-                       "tags": [[1, 2], None, []], "attrs": [[("a", 1)], [], None]}, schema=schema))
+    t.append(
+        pa.table(
+            {
+                "id": [1, 2, 3],
+                "point": [{"x": 1.0, "y": 2.0}, None, {"x": None, "y": 0.5}],
+                "tags": [[1, 2], None, []],
+                "attrs": [[("a", 1)], [], None],
+            },
+            schema=schema,
+        )
+    )
     with t.update_schema() as u:
         u.add_column("point.z", "double")
         u.rename_column("point.x", "xx")
@@ -157,19 +226,34 @@ def test_nested_columns_by_id(tmp_path):
 
 def _struct_table(tmp_path):
     cat = _catalog(tmp_path)
-    s_type = pa.struct([pa.field("a", pa.int64()), pa.field("b", pa.string()),
-                        pa.field("c", pa.struct([pa.field("d", pa.int32())]))])
+    s_type = pa.struct(
+        [
+            pa.field("a", pa.int64()),
+            pa.field("b", pa.string()),
+            pa.field("c", pa.struct([pa.field("d", pa.int32())])),
+        ]
+    )
     schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("s", s_type)])
     t = cat.create_table("db.s", schema)
-    t.append(pa.Table.from_pylist([
-        {"id": 1, "s": {"a": 5, "b": "x", "c": {"d": 1}}},
-        {"id": 2, "s": {"a": 20, "b": "y", "c": {"d": 2}}},
-        {"id": 3, "s": None},
-    ], schema))
-    t.append(pa.Table.from_pylist([
-        {"id": 4, "s": {"a": None, "b": "z", "c": None}},
-        {"id": 5, "s": {"a": 30, "b": None, "c": {"d": None}}},
-    ], schema))
+    t.append(
+        pa.Table.from_pylist(
+            [
+                {"id": 1, "s": {"a": 5, "b": "x", "c": {"d": 1}}},
+                {"id": 2, "s": {"a": 20, "b": "y", "c": {"d": 2}}},
+                {"id": 3, "s": None},
+            ],
+            schema,
+        )
+    )
+    t.append(
+        pa.Table.from_pylist(
+            [
+                {"id": 4, "s": {"a": None, "b": "z", "c": None}},
+                {"id": 5, "s": {"a": 30, "b": None, "c": {"d": None}}},
+            ],
+            schema,
+        )
+    )
     return t
 
 
@@ -181,19 +265,32 @@ def test_residual_on_a_struct_field_the_projection_prunes(tmp_path):
     assert _sorted_rows(out) == [{"id": 2, "s": {"b": "y"}}, {"id": 5, "s": {"b": None}}]
     # deeper: a filter two levels down, another child selected
     out = t.scan(row_filter="s.c.d = 2 or s.c.d is null", selected_fields=["id", "s.a"]).to_arrow()
-    assert _sorted_rows(out) == [{"id": 2, "s": {"a": 20}}, {"id": 3, "s": None}, {"id": 4, "s": {"a": None}},
-                                 {"id": 5, "s": {"a": 30}}]
+    assert _sorted_rows(out) == [
+        {"id": 2, "s": {"a": 20}},
+        {"id": 3, "s": None},
+        {"id": 4, "s": {"a": None}},
+        {"id": 5, "s": {"a": 30}},
+    ]
     # the struct not selected at all, and selected whole: as before
-    assert sorted(t.scan(row_filter="s.a > 10", selected_fields=["id"]).to_arrow().column("id").to_pylist()) == [2, 5]
+    assert sorted(
+        t.scan(row_filter="s.a > 10", selected_fields=["id"]).to_arrow().column("id").to_pylist()
+    ) == [2, 5]
     whole = t.scan(row_filter="s.a > 10", selected_fields=["id", "s"]).to_arrow()
     assert whole.schema.field("s").type.names == ["a", "b", "c"]
 
 
 def test_null_checks_on_struct_columns(tmp_path):
     t = _struct_table(tmp_path)
-    for flt, ids in [("s is null", [3]), ("s is not null", [1, 2, 4, 5]), ("not (s is null)", [1, 2, 4, 5]),
-                     ("s.c is null", [3, 4]), ("s is null or s.a > 25", [3, 5])]:
-        assert sorted(t.scan(row_filter=flt, selected_fields=["id"]).to_arrow().column("id").to_pylist()) == ids, flt
+    for flt, ids in [
+        ("s is null", [3]),
+        ("s is not null", [1, 2, 4, 5]),
+        ("not (s is null)", [1, 2, 4, 5]),
+        ("s.c is null", [3, 4]),
+        ("s is null or s.a > 25", [3, 5]),
+    ]:
+        assert (
+            sorted(t.scan(row_filter=flt, selected_fields=["id"]).to_arrow().column("id").to_pylist()) == ids
+        ), flt
     with pytest.raises(errors.InvalidArgumentError, match="not a primitive type"):
         t.scan(row_filter="s = 1").plan_files()
 
@@ -201,8 +298,10 @@ def test_null_checks_on_struct_columns(tmp_path):
 def test_a_required_column_missing_from_a_data_file_is_an_error(tmp_path):
     cat = _catalog(tmp_path)
     narrow = cat.create_table("db.narrow", pa.schema([pa.field("id", pa.int64(), nullable=False)]))
-    wide = cat.create_table("db.wide", pa.schema([pa.field("id", pa.int64(), nullable=False),
-                                                  pa.field("req", pa.string(), nullable=False)]))
+    wide = cat.create_table(
+        "db.wide",
+        pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("req", pa.string(), nullable=False)]),
+    )
     # a data file written for a schema without `req` (field ids 1 in both), committed to `wide`
     files = write_data_files(narrow.metadata, pa.table({"id": pa.array([1, 2], pa.int64())}), task_id=1)
     wide.append_files(files)
@@ -223,12 +322,16 @@ def test_a_required_column_missing_from_a_data_file_is_an_error(tmp_path):
 
 def _data(n=300):
     ids = list(range(n))
-    return pa.table({
-        "id": pa.array(ids, pa.int64()),
-        "cat": [None if i % 7 == 0 else "abc"[i % 3] + str(i % 2) for i in ids],
-        "v": pa.array([float("nan") if i % 11 == 0 else (None if i % 13 == 0 else i / 4) for i in ids], pa.float64()),
-        "n": pa.array([None if i % 5 == 0 else i % 17 for i in ids], pa.int32()),
-    })
+    return pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "cat": [None if i % 7 == 0 else "abc"[i % 3] + str(i % 2) for i in ids],
+            "v": pa.array(
+                [float("nan") if i % 11 == 0 else (None if i % 13 == 0 else i / 4) for i in ids], pa.float64()
+            ),
+            "n": pa.array([None if i % 5 == 0 else i % 17 for i in ids], pa.int32()),
+        }
+    )
 
 
 FILTERS = [
@@ -273,14 +376,19 @@ def test_partitioned_filters_and_residuals(tmp_path, evolve):
         assert t.scan(row_filter=text).count() == len(expected), text
     # identity partition values come from the partition tuple: equal to the file's here
     full = t.scan().to_arrow()
-    assert _sorted_rows(full) == _sorted_rows(pa.Table.from_pylist(rows, schema=full.schema).cast(full.schema))
+    assert _sorted_rows(full) == _sorted_rows(
+        pa.Table.from_pylist(rows, schema=full.schema).cast(full.schema)
+    )
 
 
 def test_split_tasks_read_the_same_rows(tmp_path):
     cat = _catalog(tmp_path)
     data = _data(20000)
-    t = cat.create_table("db.s", data.schema, properties={"write.parquet.row-group-size-bytes": "8192",
-                                                          "read.split.target-size": "16384"})
+    t = cat.create_table(
+        "db.s",
+        data.schema,
+        properties={"write.parquet.row-group-size-bytes": "8192", "read.split.target-size": "16384"},
+    )
     t.append(data)
     groups = t.scan().plan_tasks(target_split_size=8192)
     assert len(groups) > 3
@@ -293,9 +401,12 @@ def test_split_tasks_read_the_same_rows(tmp_path):
     # positions are file-global: in a file written in order, _pos == id
     assert got.column("_pos").to_pylist() == got.column("id").to_pylist()
     # a split with a residual
-    filtered = [b for g in t.scan(row_filter="n = 3").plan_tasks(target_split_size=8192) for b in read_tasks(g)]
-    assert sorted(pa.Table.from_batches(filtered).column("id").to_pylist()) == \
-        [r["id"] for r in data.to_pylist() if r["n"] == 3]
+    filtered = [
+        b for g in t.scan(row_filter="n = 3").plan_tasks(target_split_size=8192) for b in read_tasks(g)
+    ]
+    assert sorted(pa.Table.from_batches(filtered).column("id").to_pylist()) == [
+        r["id"] for r in data.to_pylist() if r["n"] == 3
+    ]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -306,14 +417,23 @@ def test_split_tasks_read_the_same_rows(tmp_path):
 def test_metadata_columns(tmp_path):
     cat = _catalog(tmp_path)
     data = _data(50)
-    t = cat.create_table("db.m", data.schema, partition_spec=[("n", "bucket[2]")], properties={"format-version": "3"})
+    t = cat.create_table(
+        "db.m", data.schema, partition_spec=[("n", "bucket[2]")], properties={"format-version": "3"}
+    )
     t.append(data.slice(0, 20))
     t.append(data.slice(20))
     cols = ["_file", "_pos", "_spec_id", "_partition", "_row_id", "_last_updated_sequence_number", "_deleted"]
     out = t.scan().to_arrow(metadata_columns=cols)
-    assert out.schema.names[-len(cols):] == cols
-    assert _field_ids(out.schema)[-len(cols):] == [2147483646, 2147483645, 2147483643, 2147483642, 2147483540,
-                                                   2147483539, 2147483644]
+    assert out.schema.names[-len(cols) :] == cols
+    assert _field_ids(out.schema)[-len(cols) :] == [
+        2147483646,
+        2147483645,
+        2147483643,
+        2147483642,
+        2147483540,
+        2147483539,
+        2147483644,
+    ]
     plan = {r["file_path"]: r for r in t.scan().plan_arrow().to_pylist()}
     seen_ids = set()
     for r in out.to_pylist():
@@ -338,14 +458,23 @@ def _with_deletes(plan: pa.Table, deletes_per_file: dict[str, list[dict]]) -> pa
     rows = plan.column("deletes").to_pylist()
     paths = plan.column("file_path").to_pylist()
     full = []
-    for path, existing in zip(paths, rows):
+    for path, existing in zip(paths, rows, strict=True):
         added = []
         for d in deletes_per_file.get(path, []):
-            added.append({"content": d["content"], "file_path": d["file_path"], "file_format": d.get("file_format", "parquet"),
-                          "record_count": d.get("record_count", 0), "file_size_in_bytes": d.get("file_size_in_bytes", 0),
-                          "data_sequence_number": 1, "referenced_data_file": d.get("referenced_data_file"),
-                          "content_offset": d.get("content_offset"), "content_size_in_bytes": d.get("content_size_in_bytes"),
-                          "equality_ids": d.get("equality_ids")})
+            added.append(
+                {
+                    "content": d["content"],
+                    "file_path": d["file_path"],
+                    "file_format": d.get("file_format", "parquet"),
+                    "record_count": d.get("record_count", 0),
+                    "file_size_in_bytes": d.get("file_size_in_bytes", 0),
+                    "data_sequence_number": 1,
+                    "referenced_data_file": d.get("referenced_data_file"),
+                    "content_offset": d.get("content_offset"),
+                    "content_size_in_bytes": d.get("content_size_in_bytes"),
+                    "equality_ids": d.get("equality_ids"),
+                }
+            )
         full.append(existing + added)
     i = plan.schema.get_field_index("deletes")
     return plan.set_column(i, plan.schema.field("deletes"), pa.array(full, plan.schema.field("deletes").type))
@@ -368,22 +497,51 @@ def test_position_deletes_and_dvs(tmp_path):
     f1, f2 = sorted(firsts, key=lambda f: firsts[f][0])
     # a position delete file for both files (and one that is not in the plan)
     pos_path = tmp_path / "pos.parquet"
-    pq.write_table(pa.table({"file_path": [f1, f1, f2, "file:///elsewhere.parquet"], "pos": pa.array([0, 5, 3, 1], pa.int64())},
-                            schema=pa.schema([pa.field("file_path", pa.string(), nullable=False,
-                                                       metadata={b"PARQUET:field_id": b"2147483546"}),
-                                              pa.field("pos", pa.int64(), nullable=False,
-                                                       metadata={b"PARQUET:field_id": b"2147483545"})])), pos_path)
+    pq.write_table(
+        pa.table(
+            {
+                "file_path": [f1, f1, f2, "file:///elsewhere.parquet"],
+                "pos": pa.array([0, 5, 3, 1], pa.int64()),
+            },
+            schema=pa.schema(
+                [
+                    pa.field(
+                        "file_path",
+                        pa.string(),
+                        nullable=False,
+                        metadata={b"PARQUET:field_id": b"2147483546"},
+                    ),
+                    pa.field(
+                        "pos", pa.int64(), nullable=False, metadata={b"PARQUET:field_id": b"2147483545"}
+                    ),
+                ]
+            ),
+        ),
+        pos_path,
+    )
     # a deletion vector for the second file
     dv_path = str(tmp_path / "dv.puffin")
     blobs = icefloe.write_deletion_vectors(dv_path, {f2: icefloe.DeletionVector([0, 7, 39])})
     blob = blobs[0]
-    injected = _with_deletes(plan, {
-        f1: [{"content": 1, "file_path": str(pos_path)}],
-        f2: [{"content": 1, "file_path": str(pos_path)},
-             {"content": 1, "file_path": dv_path, "file_format": "puffin", "referenced_data_file": f2,
-              "content_offset": blob["offset"], "content_size_in_bytes": blob["length"],
-              "record_count": 3, "file_size_in_bytes": os.path.getsize(dv_path)}],
-    })
+    injected = _with_deletes(
+        plan,
+        {
+            f1: [{"content": 1, "file_path": str(pos_path)}],
+            f2: [
+                {"content": 1, "file_path": str(pos_path)},
+                {
+                    "content": 1,
+                    "file_path": dv_path,
+                    "file_format": "puffin",
+                    "referenced_data_file": f2,
+                    "content_offset": blob["offset"],
+                    "content_size_in_bytes": blob["length"],
+                    "record_count": 3,
+                    "file_size_in_bytes": os.path.getsize(dv_path),
+                },
+            ],
+        },
+    )
     deleted = {firsts[f1][0], firsts[f1][5], firsts[f2][3], firsts[f2][0], firsts[f2][7], firsts[f2][39]}
     got = pa.Table.from_batches(list(read_tasks(injected)))
     assert sorted(got.column("id").to_pylist()) == sorted(set(range(100)) - deleted)
@@ -402,16 +560,32 @@ def test_equality_deletes_with_nulls_and_columns_outside_the_projection(tmp_path
     cat_id = schema.find_field("cat").id
     n_id = schema.find_field("n").id
     eq_path = tmp_path / "eq.parquet"
-    pq.write_table(pa.table({"cat": ["a0", None, "b1"], "n": pa.array([None, None, 1], pa.int32())},
-                            schema=pa.schema([pa.field("cat", pa.string(), metadata={b"PARQUET:field_id": str(cat_id).encode()}),
-                                              pa.field("n", pa.int32(), metadata={b"PARQUET:field_id": str(n_id).encode()})])),
-                   eq_path)
+    pq.write_table(
+        pa.table(
+            {"cat": ["a0", None, "b1"], "n": pa.array([None, None, 1], pa.int32())},
+            schema=pa.schema(
+                [
+                    pa.field("cat", pa.string(), metadata={b"PARQUET:field_id": str(cat_id).encode()}),
+                    pa.field("n", pa.int32(), metadata={b"PARQUET:field_id": str(n_id).encode()}),
+                ]
+            ),
+        ),
+        eq_path,
+    )
     eq_one = tmp_path / "eq1.parquet"
-    pq.write_table(pa.table({"renamed_in_file": pa.array([4], pa.int32())},
-                            schema=pa.schema([pa.field("renamed_in_file", pa.int32(),
-                                                       metadata={b"PARQUET:field_id": str(n_id).encode()})])), eq_one)
-    deletes = [{"content": 2, "file_path": str(eq_path), "equality_ids": [cat_id, n_id]},
-               {"content": 2, "file_path": str(eq_one), "equality_ids": [n_id]}]
+    pq.write_table(
+        pa.table(
+            {"renamed_in_file": pa.array([4], pa.int32())},
+            schema=pa.schema(
+                [pa.field("renamed_in_file", pa.int32(), metadata={b"PARQUET:field_id": str(n_id).encode()})]
+            ),
+        ),
+        eq_one,
+    )
+    deletes = [
+        {"content": 2, "file_path": str(eq_path), "equality_ids": [cat_id, n_id]},
+        {"content": 2, "file_path": str(eq_one), "equality_ids": [n_id]},
+    ]
     injected = _with_deletes(plan, {f: deletes for f in firsts})
     # the projection lacks the equality columns
     md = dict(injected.schema.metadata)
@@ -453,8 +627,9 @@ def test_name_mapping_and_identity_constants(tmp_path):
     t = cat.load_table("db.imp")
     got = t.scan().to_arrow()
     assert _sorted_rows(got) == _sorted_rows(data)
-    assert sorted(t.scan(row_filter="n = 3 and cat = 'a1'").to_arrow().column("id").to_pylist()) == \
-        sorted(r["id"] for r in data.to_pylist() if r["n"] == 3 and r["cat"] == "a1")
+    assert sorted(t.scan(row_filter="n = 3 and cat = 'a1'").to_arrow().column("id").to_pylist()) == sorted(
+        r["id"] for r in data.to_pylist() if r["n"] == 3 and r["cat"] == "a1"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -504,26 +679,52 @@ def test_bad_files_give_typed_errors(tmp_path):
     # a DV that names another data file
     dv_path = str(tmp_path / "dv.puffin")
     blob = icefloe.write_deletion_vectors(dv_path, {"file:///other.parquet": icefloe.DeletionVector([1])})[0]
-    bad = _with_deletes(plan, {path: [{"content": 1, "file_path": dv_path, "file_format": "puffin",
-                                       "referenced_data_file": "file:///other.parquet",
-                                       "content_offset": blob["offset"],
-                                       "content_size_in_bytes": blob["length"]}]})
+    bad = _with_deletes(
+        plan,
+        {
+            path: [
+                {
+                    "content": 1,
+                    "file_path": dv_path,
+                    "file_format": "puffin",
+                    "referenced_data_file": "file:///other.parquet",
+                    "content_offset": blob["offset"],
+                    "content_size_in_bytes": blob["length"],
+                }
+            ]
+        },
+    )
     with pytest.raises(errors.InvalidInputError) as e:
         list(read_tasks(bad))
     assert e.value.file == dv_path
     # a DV whose cardinality is not its entry's record_count (Java: "Invalid cardinality"),
     # and one whose Puffin footer names another data file than its entry
     dv_path = str(tmp_path / "dv2.puffin")
-    blobs = icefloe.write_deletion_vectors(dv_path, {path: icefloe.DeletionVector([1, 2]),
-                                                     "file:///other.parquet": icefloe.DeletionVector([3])})
-    entry = {"content": 1, "file_path": dv_path, "file_format": "puffin", "referenced_data_file": path,
-             "content_offset": blobs[0]["offset"], "content_size_in_bytes": blobs[0]["length"],
-             "record_count": 2, "file_size_in_bytes": os.path.getsize(dv_path)}
+    blobs = icefloe.write_deletion_vectors(
+        dv_path, {path: icefloe.DeletionVector([1, 2]), "file:///other.parquet": icefloe.DeletionVector([3])}
+    )
+    entry = {
+        "content": 1,
+        "file_path": dv_path,
+        "file_format": "puffin",
+        "referenced_data_file": path,
+        "content_offset": blobs[0]["offset"],
+        "content_size_in_bytes": blobs[0]["length"],
+        "record_count": 2,
+        "file_size_in_bytes": os.path.getsize(dv_path),
+    }
     assert len(list(read_tasks(_with_deletes(plan, {path: [entry]})))) > 0
     for wrong, field, says in [
         ({"record_count": 3}, "record_count", "invalid cardinality"),
-        ({"content_offset": blobs[1]["offset"], "content_size_in_bytes": blobs[1]["length"], "record_count": 1},
-         "referenced-data-file", "other.parquet"),
+        (
+            {
+                "content_offset": blobs[1]["offset"],
+                "content_size_in_bytes": blobs[1]["length"],
+                "record_count": 1,
+            },
+            "referenced-data-file",
+            "other.parquet",
+        ),
     ]:
         with pytest.raises(errors.InvalidInputError) as e:
             list(read_tasks(_with_deletes(plan, {path: [dict(entry, **wrong)]})))
@@ -532,14 +733,21 @@ def test_bad_files_give_typed_errors(tmp_path):
         assert says in str(e.value), e.value
     # an equality delete file without the equality column
     eq_path = tmp_path / "eq.parquet"
-    pq.write_table(pa.table({"x": [1]}, schema=pa.schema([pa.field("x", pa.int64(), metadata={b"PARQUET:field_id": b"999"})])),
-                   eq_path)
+    pq.write_table(
+        pa.table(
+            {"x": [1]}, schema=pa.schema([pa.field("x", pa.int64(), metadata={b"PARQUET:field_id": b"999"})])
+        ),
+        eq_path,
+    )
     bad = _with_deletes(plan, {path: [{"content": 2, "file_path": str(eq_path), "equality_ids": [1]}]})
     with pytest.raises(errors.InvalidInputError) as e:
         list(read_tasks(bad))
     assert e.value.file == str(eq_path)
     # object stores are not supported yet
-    s3 = plan.set_column(plan.schema.get_field_index("file_path"), plan.schema.field("file_path"),
-                         pa.array(["s3://bucket/x.parquet"] * plan.num_rows))
+    s3 = plan.set_column(
+        plan.schema.get_field_index("file_path"),
+        plan.schema.field("file_path"),
+        pa.array(["s3://bucket/x.parquet"] * plan.num_rows),
+    )
     with pytest.raises(errors.UnsupportedError):
         list(read_tasks(s3))

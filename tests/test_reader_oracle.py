@@ -95,7 +95,9 @@ def reader_tables(spark, java_tables, manifest_tables, tmp_path_factory) -> dict
     for name in ("mor_v2", "mor_v3"):
         out[name] = (f"java.mdb.{name}", manifest_tables[name])
 
-    o._sql(spark, """
+    o._sql(
+        spark,
+        """
         CREATE NAMESPACE IF NOT EXISTS java.rdb;
         CREATE TABLE java.rdb.eq_v2 (id BIGINT, cat STRING, n INT, v DOUBLE) USING iceberg
             TBLPROPERTIES ('format-version'='2', 'write.distribution-mode'='none');
@@ -122,22 +124,34 @@ def reader_tables(spark, java_tables, manifest_tables, tmp_path_factory) -> dict
                            'write.delete.mode'='merge-on-read');
         INSERT INTO java.rdb.splits SELECT id, CAST(id % 2 AS INT), repeat(CAST(id AS STRING), 5) FROM range(0, 20000);
         DELETE FROM java.rdb.splits WHERE id % 97 = 5
-        """)
+        """,
+    )
 
     # equality deletes: (cat, n) with null keys, then the columns renamed / promoted, more
     # rows (not deleted: later sequence number), then deletes by id
     eq_dir = wh / "rdb" / "eq_v2" / "data"
     eq1 = eq_dir / "eq-deletes-1.parquet"
-    pq.write_table(pa.table({"cat": ["c1", None, "c2"], "n": pa.array([None, None, 3], pa.int32())},
-                            schema=_with_ids([("cat", pa.string(), 2), ("n", pa.int32(), 3)])), eq1)
+    pq.write_table(
+        pa.table(
+            {"cat": ["c1", None, "c2"], "n": pa.array([None, None, 3], pa.int32())},
+            schema=_with_ids([("cat", pa.string(), 2), ("n", pa.int32(), 3)]),
+        ),
+        eq1,
+    )
     _commit_equality_deletes(spark, "rdb.eq_v2", eq1, [2, 3], 3)
-    o._sql(spark, """
+    o._sql(
+        spark,
+        """
         ALTER TABLE java.rdb.eq_v2 RENAME COLUMN cat TO category;
         ALTER TABLE java.rdb.eq_v2 ALTER COLUMN n TYPE BIGINT;
         INSERT INTO java.rdb.eq_v2 VALUES (1000, 'c1', NULL, 1.0), (1001, NULL, NULL, NULL), (3, 'c2', 3, 0.5)
-        """)
+        """,
+    )
     eq2 = eq_dir / "eq-deletes-2.parquet"
-    pq.write_table(pa.table({"id": pa.array([1, 2, 7, 1001], pa.int64())}, schema=_with_ids([("id", pa.int64(), 1)])), eq2)
+    pq.write_table(
+        pa.table({"id": pa.array([1, 2, 7, 1001], pa.int64())}, schema=_with_ids([("id", pa.int64(), 1)])),
+        eq2,
+    )
     _commit_equality_deletes(spark, "rdb.eq_v2", eq2, [1], 4)
 
     # imported files: Hive-style partition folders, Parquet without field ids
@@ -145,16 +159,25 @@ def reader_tables(spark, java_tables, manifest_tables, tmp_path_factory) -> dict
     for cat_value, ids in (("a", range(0, 10)), ("b", range(10, 25))):
         folder = src / f"cat={cat_value}"
         folder.mkdir()
-        pq.write_table(pa.table({"id": pa.array(list(ids), pa.int64()),
-                                 "v": pa.array([i * 1.5 if i % 4 else None for i in ids], pa.float64())}),
-                       folder / "part-0.parquet")
-    o._sql(spark, f"""
+        pq.write_table(
+            pa.table(
+                {
+                    "id": pa.array(list(ids), pa.int64()),
+                    "v": pa.array([i * 1.5 if i % 4 else None for i in ids], pa.float64()),
+                }
+            ),
+            folder / "part-0.parquet",
+        )
+    o._sql(
+        spark,
+        f"""
         CREATE TABLE java.rdb.imported (id BIGINT, v DOUBLE, cat STRING) USING iceberg PARTITIONED BY (cat)
             TBLPROPERTIES ('format-version'='2');
         CALL java.system.add_files(table => 'rdb.imported', source_table => '`parquet`.`{src}`');
         ALTER TABLE java.rdb.imported RENAME COLUMN v TO value;
         INSERT INTO java.rdb.imported VALUES (100, 2.0, 'a'), (101, NULL, 'c')
-        """)
+        """,
+    )
 
     for name in ("eq_v2", "promote_v2", "lineage_v3", "splits", "imported"):
         out[name] = (f"java.rdb.{name}", o.metadata_files(wh / "rdb" / name)[-1])
@@ -304,10 +327,17 @@ def _norm_arrow(v, t: pa.DataType):
     if v is None:
         return None
     if pa.types.is_struct(t):
-        return ("struct", tuple(_norm_arrow(v[t.field(i).name], t.field(i).type) for i in range(t.num_fields)))
+        return (
+            "struct",
+            tuple(_norm_arrow(v[t.field(i).name], t.field(i).type) for i in range(t.num_fields)),
+        )
     if pa.types.is_map(t):
-        return ("map", tuple(sorted(((_norm_arrow(k, t.key_type), _norm_arrow(x, t.item_type)) for k, x in v),
-                                    key=repr)))
+        return (
+            "map",
+            tuple(
+                sorted(((_norm_arrow(k, t.key_type), _norm_arrow(x, t.item_type)) for k, x in v), key=repr)
+            ),
+        )
     if pa.types.is_list(t):
         return ("list", tuple(_norm_arrow(x, t.value_type) for x in v))
     return _norm_scalar(v)
@@ -315,7 +345,13 @@ def _norm_arrow(v, t: pa.DataType):
 
 def _arrow_rows(table: pa.Table) -> list[tuple]:
     types = [f.type for f in table.schema]
-    return sorted((tuple(_norm_arrow(v, ty) for v, ty in zip(r.values(), types)) for r in table.to_pylist()), key=repr)
+    return sorted(
+        (
+            tuple(_norm_arrow(v, ty) for v, ty in zip(r.values(), types, strict=True))
+            for r in table.to_pylist()
+        ),
+        key=repr,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -370,8 +406,9 @@ def test_rows_equal_spark(spark, reader_tables):
             schema = _schema_for(md, sel)
             types = {n: schema.find_field(n).field_type for _, n in schema.column_names()}
             usable = [f for f in filters if _comparable(f, types)]
-            flags = ", ".join(f"CASE WHEN ({to_sql(f, types)}) THEN 1 ELSE 0 END AS `__f{i}`"
-                              for i, f in enumerate(usable))
+            flags = ", ".join(
+                f"CASE WHEN ({to_sql(f, types)}) THEN 1 ELSE 0 END AS `__f{i}`" for i, f in enumerate(usable)
+            )
             version = ""
             if "snapshot_id" in sel:
                 version = f" VERSION AS OF {sel['snapshot_id']}"
@@ -394,15 +431,19 @@ def test_rows_equal_spark(spark, reader_tables):
             columns = df.columns[: len(df.columns) - len(usable)]
             floats = {n for n, t in types.items() if _type_name(t) in ("float", "double")}
             for i, flt in enumerate(usable):
-                expected = sorted((tuple(_norm_spark(r[c]) for c in columns) for r in spark_rows if r[f"__f{i}"] == 1),
-                                  key=repr)
+                expected = sorted(
+                    (tuple(_norm_spark(r[c]) for c in columns) for r in spark_rows if r[f"__f{i}"] == 1),
+                    key=repr,
+                )
                 flags = expected
 
                 def spark_where(flt=flt):
                     # Spark's real filtered read: Java prunes files by their metrics (a
                     # NaN is in no bounds) before Spark filters the rows
                     q = f"SELECT *, {', '.join(sel_meta)} FROM {ident}{version} WHERE {to_sql(flt, types)}"
-                    return sorted((tuple(_norm_spark(x) for x in r) for r in spark.sql(q).collect()), key=repr)
+                    return sorted(
+                        (tuple(_norm_spark(x) for x in r) for r in spark.sql(q).collect()), key=repr
+                    )
 
                 if i % 5 == 1:
                     expected = spark_where()
@@ -444,9 +485,11 @@ def test_rows_equal_spark(spark, reader_tables):
     assert min(per_table.values()) >= 20, per_table
     assert len(java_partition_failures) < 12, java_partition_failures
     print(f"Java could not read _partition on {java_partition_failures}")
-    print(f"compared {compared} reads with Spark over {len(per_table)} tables ({nonempty} non-empty, "
-          f"{where_queries[0]} also as Spark WHERE queries, {nan_kept[0]} where Java's WHERE loses NaN rows): "
-          f"{per_table}")
+    print(
+        f"compared {compared} reads with Spark over {len(per_table)} tables ({nonempty} non-empty, "
+        f"{where_queries[0]} also as Spark WHERE queries, {nan_kept[0]} where Java's WHERE loses NaN rows): "
+        f"{per_table}"
+    )
 
 
 def test_split_tasks_equal_spark(spark, reader_tables):
@@ -493,7 +536,10 @@ def test_spark_source_equals_java_on_every_table(spark, reader_tables):
             types = {n: schema.find_field(n).field_type for _, n in schema.column_names()}
             version, options = "", {}
             if "snapshot_id" in sel:
-                version, options = f" VERSION AS OF {sel['snapshot_id']}", {"snapshot-id": str(sel["snapshot_id"])}
+                version, options = (
+                    f" VERSION AS OF {sel['snapshot_id']}",
+                    {"snapshot-id": str(sel["snapshot_id"])},
+                )
             elif "ref" in sel:
                 kind = "branch" if md.refs[sel["ref"]].is_branch() else "tag"
                 version, options = f" VERSION AS OF '{sel['ref']}'", {kind: sel["ref"]}
@@ -509,11 +555,16 @@ def test_spark_source_equals_java_on_every_table(spark, reader_tables):
                 java_rows = java_df.collect()
 
             def ours(where=None):
-                r = (spark.read.format("icefloe").option("type", "filesystem").option("warehouse", warehouse)
-                     .option("metadata-columns", ",".join(sel_meta)).option("pushdown", "true"))
+                r = (
+                    spark.read.format("icefloe")
+                    .option("type", "filesystem")
+                    .option("warehouse", warehouse)
+                    .option("metadata-columns", ",".join(sel_meta))
+                    .option("pushdown", "true")
+                )
                 for k, v in options.items():
                     r = r.option(k, v)
-                df = r.load(ident.split(".", 1)[1])   # a new DataFrame per query
+                df = r.load(ident.split(".", 1)[1])  # a new DataFrame per query
                 return df if where is None else df.where(where)
 
             def norm(rows):
@@ -526,8 +577,17 @@ def test_spark_source_equals_java_on_every_table(spark, reader_tables):
                 continue
             got, want = norm(all_rows.collect()), norm(java_rows)
             if got != want:
-                failures.append((name, sel, "rows", len(got), len(want), [r for r in got if r not in want][:2],
-                                 [r for r in want if r not in got][:2]))
+                failures.append(
+                    (
+                        name,
+                        sel,
+                        "rows",
+                        len(got),
+                        len(want),
+                        [r for r in got if r not in want][:2],
+                        [r for r in want if r not in got][:2],
+                    )
+                )
                 continue
             java_local = spark.createDataFrame(java_rows, java_df.schema)
             for flt in [f for f in filters if _comparable(f, types) and f is not True]:

@@ -15,10 +15,9 @@ import pyarrow as pa
 import pytest
 
 import icefloe
-
+from icefloe.deletes import write_position_deletes
 from test_catalog_oracle import jident
 from test_row_delta_oracle import _JAVA_ENVIRONMENT, _java_deletes, _live, _spark_ids, env  # noqa: F401
-from icefloe.deletes import write_position_deletes
 
 pytestmark = pytest.mark.java
 
@@ -39,9 +38,17 @@ def _layout(t):
     ties of one partition in path order (Spark orders only by partition)."""
     out = []
     for m in _data_manifests(t.current_snapshot().manifest_list):
-        entries = [(tuple(sorted(e["partition"].items())), e["file_path"], e["snapshot_id"],
-                    e["sequence_number"], e["file_sequence_number"], e["status"])
-                   for e in icefloe.read_manifest(m["manifest_path"], m).to_pylist()]
+        entries = [
+            (
+                tuple(sorted(e["partition"].items())),
+                e["file_path"],
+                e["snapshot_id"],
+                e["sequence_number"],
+                e["file_sequence_number"],
+                e["status"],
+            )
+            for e in icefloe.read_manifest(m["manifest_path"], m).to_pylist()
+        ]
         out.append((m["partition_spec_id"], sorted(entries)))
     return sorted(out)
 
@@ -56,7 +63,7 @@ def test_rewrite_manifests_equals_javas_spark_action(env):
     t = cat.create_table("db.t", SCHEMA, partition_spec=[("cat", "identity")], format_version=2)
     # 12 appends of one file in each of 4 partitions, in rotating order
     for i in range(12):
-        cats = ["a", "b", "c", "d"][i % 4:] + ["a", "b", "c", "d"][:i % 4]
+        cats = ["a", "b", "c", "d"][i % 4 :] + ["a", "b", "c", "d"][: i % 4]
         _append(t, i * 4, cats)
     t = cat.load_table("db.t")
     deletes, _ = write_position_deletes(t.metadata, {_live(t, 0)[0]["file_path"]: [0]})
@@ -93,13 +100,19 @@ def test_rewrite_manifests_equals_javas_spark_action(env):
     twin = cat.load_table("db.twin")
     assert _summary(t) == _summary(twin)
     s = _summary(t)
-    assert (s["manifests-created"], s["manifests-replaced"], s["manifests-kept"], s["entries-processed"]) \
-        == ("2", "12", "2", "0")
+    assert (s["manifests-created"], s["manifests-replaced"], s["manifests-kept"], s["entries-processed"]) == (
+        "2",
+        "12",
+        "2",
+        "0",
+    )
     assert len(list(result.addedManifests())) == 2
     assert _layout(t) == _layout(twin)
     partitions = [[e[0] for e in entries] for spec, entries in _layout(t) if spec == 0]
-    assert [sorted(set(p)) for p in partitions] == [[(("cat", "a"),), (("cat", "b"),)],
-                                                    [(("cat", "c"),), (("cat", "d"),)]]
+    assert [sorted(set(p)) for p in partitions] == [
+        [(("cat", "a"),), (("cat", "b"),)],
+        [(("cat", "c"),), (("cat", "d"),)],
+    ]
 
     # nothing changed for readers; and with nothing to do (spec 1 is one small manifest
     # now), no commit, as in Java

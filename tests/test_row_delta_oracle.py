@@ -25,7 +25,6 @@ import icefloe
 import icefloe.writer
 from icefloe import errors
 from icefloe.deletes import write_position_deletes
-
 from test_catalog_oracle import java_catalog, jident, spark_catalog
 
 pytestmark = pytest.mark.java
@@ -44,8 +43,9 @@ def env(spark, tmp_path):
 
 
 def _make(cat, version, props=None):
-    t = cat.create_table("db.t", SCHEMA, partition_spec=[("cat", "identity")], format_version=version,
-                         properties=props or {})
+    t = cat.create_table(
+        "db.t", SCHEMA, partition_spec=[("cat", "identity")], format_version=version, properties=props or {}
+    )
     t.append(pa.table({"id": pa.array(range(20), pa.int64()), "cat": ["a"] * 10 + ["b"] * 10}))
     return cat.load_table("db.t")
 
@@ -74,7 +74,9 @@ def _spark_ids(spark, name):
 
 
 def _summary(snapshot_summary):
-    return {k: v for k, v in dict(snapshot_summary).items() if k not in _JAVA_ENVIRONMENT and k != "operation"}
+    return {
+        k: v for k, v in dict(snapshot_summary).items() if k not in _JAVA_ENVIRONMENT and k != "operation"
+    }
 
 
 def _java_deletes(jtable):
@@ -96,8 +98,11 @@ def _our_deletes(t):
     data = _live(t, 0)
     for d in _live(t, 1) + _live(t, 2):
         for f in data:
-            applies = (d["referenced_data_file"] == f["file_path"] if d["referenced_data_file"]
-                       else d["partition"] == f["partition"])
+            applies = (
+                d["referenced_data_file"] == f["file_path"]
+                if d["referenced_data_file"]
+                else d["partition"] == f["partition"]
+            )
             if d["content"] == 2:
                 applies = d["partition"] == f["partition"] and d["sequence_number"] > f["sequence_number"]
             if applies:
@@ -106,6 +111,7 @@ def _our_deletes(t):
 
 
 # -- Java objects for the same files ------------------------------------------------------------
+
 
 def _jdelete(spark, jtable, row):
     jvm = spark._jvm
@@ -117,8 +123,13 @@ def _jdelete(spark, jtable, row):
         b = b.ofEqualityDeletes(ids)
     else:
         b = b.ofPositionDeletes()
-    b = (b.withPath(row["file_path"]).withFormat(row["file_format"]).withFileSizeInBytes(row["file_size_in_bytes"])
-         .withRecordCount(row["record_count"]).withPartitionPath(f"cat={row['partition']['cat']}"))
+    b = (
+        b.withPath(row["file_path"])
+        .withFormat(row["file_format"])
+        .withFileSizeInBytes(row["file_size_in_bytes"])
+        .withRecordCount(row["record_count"])
+        .withPartitionPath(f"cat={row['partition']['cat']}")
+    )
     if row.get("referenced_data_file"):
         b = b.withReferencedDataFile(row["referenced_data_file"])
     if row.get("content_offset") is not None:
@@ -127,9 +138,15 @@ def _jdelete(spark, jtable, row):
 
 
 def _jdata(jvm, jtable, row):
-    return (jvm.org.apache.iceberg.DataFiles.builder(jtable.spec()).withPath(row["file_path"]).withFormat("PARQUET")
-            .withFileSizeInBytes(row["file_size_in_bytes"]).withRecordCount(row["record_count"])
-            .withPartitionPath(f"cat={row['partition']['cat']}").build())
+    return (
+        jvm.org.apache.iceberg.DataFiles.builder(jtable.spec())
+        .withPath(row["file_path"])
+        .withFormat("PARQUET")
+        .withFileSizeInBytes(row["file_size_in_bytes"])
+        .withRecordCount(row["record_count"])
+        .withPartitionPath(f"cat={row['partition']['cat']}")
+        .build()
+    )
 
 
 def _java_live_delete(jtable, path, offset):
@@ -152,8 +169,20 @@ def _java_live_data(jtable, path):
     raise AssertionError(f"Java sees no data file {path}")
 
 
-def _java_row_delta(spark, jtable, *, add_data=(), add_deletes=(), remove_deletes=(), remove_data=(),
-                    from_snapshot=None, filter_cat=None, exist=(), validate_deleted=False, isolation=None):
+def _java_row_delta(
+    spark,
+    jtable,
+    *,
+    add_data=(),
+    add_deletes=(),
+    remove_deletes=(),
+    remove_data=(),
+    from_snapshot=None,
+    filter_cat=None,
+    exist=(),
+    validate_deleted=False,
+    isolation=None,
+):
     """Java's RowDelta of the same change, applied (validated, not committed)."""
     jvm = spark._jvm
     jtable.refresh()
@@ -169,7 +198,9 @@ def _java_row_delta(spark, jtable, *, add_data=(), add_deletes=(), remove_delete
     if from_snapshot is not None:
         rd = rd.validateFromSnapshot(from_snapshot)
     if filter_cat is not None:
-        rd = rd.conflictDetectionFilter(jvm.org.apache.iceberg.expressions.Expressions.equal("cat", filter_cat))
+        rd = rd.conflictDetectionFilter(
+            jvm.org.apache.iceberg.expressions.Expressions.equal("cat", filter_cat)
+        )
     if exist:
         lst = jvm.java.util.ArrayList()
         for p in exist:
@@ -189,6 +220,7 @@ def _rows(table):
 
 
 # -- v3: deletion vectors -----------------------------------------------------------------------
+
 
 def test_v3_dvs_read_by_spark_and_java_and_replaced(env):
     spark, name, cat, jcat = env
@@ -214,10 +246,17 @@ def test_v3_dvs_read_by_spark_and_java_and_replaced(env):
     assert [r["content_offset"] for r in _rows(removed)] == [_our_deletes(t)[a["file_path"]][0][1]]
     assert _rows(added)[0]["record_count"] == 3
     start = t.current_snapshot().snapshot_id
-    java = _java_row_delta(spark, jtable, add_deletes=_rows(added), remove_deletes=_rows(removed),
-                           from_snapshot=start)
-    t.row_delta(add_delete_files=added, remove_delete_files=removed, validate_from_snapshot=start,
-                validate_data_files_exist=[a["file_path"]], validate_deleted_files=True, isolation_level="serializable")
+    java = _java_row_delta(
+        spark, jtable, add_deletes=_rows(added), remove_deletes=_rows(removed), from_snapshot=start
+    )
+    t.row_delta(
+        add_delete_files=added,
+        remove_delete_files=removed,
+        validate_from_snapshot=start,
+        validate_data_files_exist=[a["file_path"]],
+        validate_deleted_files=True,
+        isolation_level="serializable",
+    )
     snap = t.current_snapshot()
     assert snap.operation == java.operation()
     assert _summary(snap.summary) == _summary(java.summary())
@@ -231,16 +270,24 @@ def test_v3_dvs_read_by_spark_and_java_and_replaced(env):
     gone |= {ids_b[7]}
     t = cat.load_table("db.t")
     added, removed = write_position_deletes(t.metadata, {b["file_path"]: [9]})
-    assert _rows(added)[0]["record_count"] == 3    # 1 (icefloe) + 7 (Spark) + 9
-    t.row_delta(add_delete_files=added, remove_delete_files=removed,
-                validate_from_snapshot=t.current_snapshot().snapshot_id)
+    assert _rows(added)[0]["record_count"] == 3  # 1 (icefloe) + 7 (Spark) + 9
+    t.row_delta(
+        add_delete_files=added,
+        remove_delete_files=removed,
+        validate_from_snapshot=t.current_snapshot().snapshot_id,
+    )
     gone |= {ids_b[9]}
     assert _spark_ids(spark, name) == sorted(set(range(20)) - gone)
     assert _java_deletes(jtable) == _our_deletes(t)
 
     # a v3 table takes no position delete files (Java refuses them too)
-    bad = dict(_rows(added)[0], file_format="PARQUET", file_path=t.metadata.location + "/data/x.parquet",
-               content_offset=None, content_size_in_bytes=None)
+    bad = dict(
+        _rows(added)[0],
+        file_format="PARQUET",
+        file_path=t.metadata.location + "/data/x.parquet",
+        content_offset=None,
+        content_size_in_bytes=None,
+    )
     with pytest.raises(Exception) as java_error:
         _java_row_delta(spark, jtable, add_deletes=[bad])
     assert _java_kind(java_error.value) == "IllegalArgumentException"
@@ -288,10 +335,11 @@ def test_two_new_dvs_for_one_data_file_merged_as_java(env):
 
 # -- v2: position delete files and equality deletes ---------------------------------------------
 
+
 def test_v2_position_and_equality_deletes(env, tmp_path):
     spark, name, cat, jcat = env
     t = _make(cat, 2)
-    a, b = _data_file(t, "a"), _data_file(t, "b")
+    a, _b = _data_file(t, "a"), _data_file(t, "b")
     ids_a = _ids(a["file_path"])
     jtable = jcat.loadTable(jident(spark, "db.t"))
 
@@ -307,17 +355,27 @@ def test_v2_position_and_equality_deletes(env, tmp_path):
 
     # equality deletes on id in partition b, with a new data file in one row delta
     eq_path = t.metadata.location + "/data/eq-b.parquet"
-    eq = pa.table([pa.array([12, 13], pa.int64())],
-                  schema=pa.schema([pa.field("id", pa.int64(), nullable=False, metadata={"PARQUET:field_id": "1"})]))
+    eq = pa.table(
+        [pa.array([12, 13], pa.int64())],
+        schema=pa.schema([pa.field("id", pa.int64(), nullable=False, metadata={"PARQUET:field_id": "1"})]),
+    )
     pq.write_table(eq, eq_path.removeprefix("file://"))
     schema = icefloe._native.manifest_entries_schema(t.schema(), t.metadata.spec())
     for n in ("status", "snapshot_id", "sequence_number", "file_sequence_number"):
         schema = schema.remove(schema.get_field_index(n))
     size = len(open(eq_path.removeprefix("file://"), "rb").read())
-    eq_row = {"content": 2, "file_path": eq_path, "file_format": "PARQUET", "partition": {"cat": "b"},
-              "record_count": 2, "file_size_in_bytes": size, "equality_ids": [1]}
-    new_data = icefloe.writer.write_data_files(t.metadata, pa.table({"id": pa.array([12, 40], pa.int64()),
-                                                                     "cat": ["b", "b"]}))
+    eq_row = {
+        "content": 2,
+        "file_path": eq_path,
+        "file_format": "PARQUET",
+        "partition": {"cat": "b"},
+        "record_count": 2,
+        "file_size_in_bytes": size,
+        "equality_ids": [1],
+    }
+    new_data = icefloe.writer.write_data_files(
+        t.metadata, pa.table({"id": pa.array([12, 40], pa.int64()), "cat": ["b", "b"]})
+    )
     java = _java_row_delta(spark, jtable, add_deletes=[eq_row], add_data=new_data.to_pylist())
     t.row_delta(add_delete_files=pa.Table.from_pylist([eq_row], schema=schema), add_data_files=new_data)
     snap = t.current_snapshot()
@@ -367,7 +425,9 @@ def test_position_deletes_fold_into_the_first_dv_after_an_upgrade_to_v3(env):
     (dv,) = _rows(added)
     assert dv["file_format"] == "PUFFIN" and dv["record_count"] == 3
     start = t.current_snapshot().snapshot_id
-    java = _java_row_delta(spark, jtable, add_deletes=[dv], remove_deletes=_rows(removed), from_snapshot=start)
+    java = _java_row_delta(
+        spark, jtable, add_deletes=[dv], remove_deletes=_rows(removed), from_snapshot=start
+    )
     t.row_delta(add_delete_files=added, remove_delete_files=removed, validate_from_snapshot=start)
     snap = t.current_snapshot()
     assert snap.operation == java.operation() == "delete"
@@ -379,6 +439,7 @@ def test_position_deletes_fold_into_the_first_dv_after_an_upgrade_to_v3(env):
 
 # -- validation on concurrent histories ---------------------------------------------------------
 
+
 def _schema(t):
     s = icefloe._native.manifest_entries_schema(t.schema(), t.metadata.spec())
     for n in ("status", "snapshot_id", "sequence_number", "file_sequence_number"):
@@ -388,67 +449,133 @@ def _schema(t):
 
 def _dv(t, data, tag, offset=4):
     """A DV row for ``data`` (validation never reads the blob)."""
-    return {"content": 1, "file_path": f"{t.metadata.location}/data/{tag}.puffin", "file_format": "PUFFIN",
-            "partition": data["partition"], "record_count": 1, "file_size_in_bytes": 100,
-            "referenced_data_file": data["file_path"], "content_offset": offset, "content_size_in_bytes": 40}
+    return {
+        "content": 1,
+        "file_path": f"{t.metadata.location}/data/{tag}.puffin",
+        "file_format": "PUFFIN",
+        "partition": data["partition"],
+        "record_count": 1,
+        "file_size_in_bytes": 100,
+        "referenced_data_file": data["file_path"],
+        "content_offset": offset,
+        "content_size_in_bytes": 40,
+    }
 
 
 def _pos(t, data, tag):
-    return {"content": 1, "file_path": f"{t.metadata.location}/data/{tag}-pos.parquet", "file_format": "PARQUET",
-            "partition": data["partition"], "record_count": 1, "file_size_in_bytes": 100}
+    return {
+        "content": 1,
+        "file_path": f"{t.metadata.location}/data/{tag}-pos.parquet",
+        "file_format": "PARQUET",
+        "partition": data["partition"],
+        "record_count": 1,
+        "file_size_in_bytes": 100,
+    }
 
 
 def _eq(t, cat_value, tag):
-    return {"content": 2, "file_path": f"{t.metadata.location}/data/{tag}-eq.parquet", "file_format": "PARQUET",
-            "partition": {"cat": cat_value}, "record_count": 1, "file_size_in_bytes": 100, "equality_ids": [1]}
+    return {
+        "content": 2,
+        "file_path": f"{t.metadata.location}/data/{tag}-eq.parquet",
+        "file_format": "PARQUET",
+        "partition": {"cat": cat_value},
+        "record_count": 1,
+        "file_size_in_bytes": 100,
+        "equality_ids": [1],
+    }
 
 
 def _new_data(cat_value, tag):
-    return {"content": 0, "file_path": f"file:///nowhere/{tag}.parquet", "file_format": "PARQUET",
-            "partition": {"cat": cat_value}, "record_count": 1, "file_size_in_bytes": 10}
+    return {
+        "content": 0,
+        "file_path": f"file:///nowhere/{tag}.parquet",
+        "file_format": "PARQUET",
+        "partition": {"cat": cat_value},
+        "record_count": 1,
+        "file_size_in_bytes": 10,
+    }
 
 
 # each case: (format version, concurrent change, the row delta); the row delta is planned on
 # the snapshot before the concurrent change ("start") unless from_start is False
 CASES = {
-    "dv-same-file": (3, lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_dv(t, a, "c1")])),
-                     dict(deletes=lambda t, a, b: [_dv(t, a, "mine")])),
-    "dv-other-file-snapshot": (3, lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_dv(t, b, "c1")])),
-                               dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], isolation="snapshot")),
-    "dv-other-file-filtered": (3, lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_dv(t, b, "c1")])),
-                               dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], isolation="snapshot",
-                                    filter_cat="a")),
-    "append-serializable-same": (3, lambda t, a, b: t.append_files(_tbl(t, [_new_data("a", "x")])),
-                                 dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], isolation="serializable",
-                                      filter_cat="a")),
-    "append-serializable-other": (3, lambda t, a, b: t.append_files(_tbl(t, [_new_data("b", "x")])),
-                                  dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], isolation="serializable",
-                                       filter_cat="a")),
-    "append-snapshot": (3, lambda t, a, b: t.append_files(_tbl(t, [_new_data("a", "x")])),
-                        dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], isolation="snapshot")),
-    "referenced-deleted": (3, lambda t, a, b: t.delete_files([a["file_path"]]),
-                           dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], exist=True)),
-    "referenced-deleted-validated": (3, lambda t, a, b: t.delete_files([a["file_path"]]),
-                                     dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], exist=True,
-                                          validate_deleted=True)),
-    "referenced-overwritten": (3, lambda t, a, b: t.overwrite_files([a["file_path"]],
-                                                                    _tbl(t, [_new_data("a", "x")])),
-                               dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], exist=True)),
-    "removed-data-new-dv": (3, lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_dv(t, a, "c1")])),
-                            dict(remove_data=True, data=lambda t, a, b: [_new_data("a", "y")],
-                                 isolation="snapshot", filter_cat="a")),
-    "no-start-old-dv": (3, lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_dv(t, b, "c1")])),
-                        dict(deletes=lambda t, a, b: [_dv(t, b, "mine", offset=8)], from_start=False)),
-    "v2-pos-partition-conflict": (2, lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_pos(t, a, "c1")])),
-                                  dict(deletes=lambda t, a, b: [_eq(t, "a", "mine")], isolation="snapshot",
-                                       filter_cat="a")),
-    "v2-pos-other-partition": (2, lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_pos(t, b, "c1")])),
-                               dict(deletes=lambda t, a, b: [_eq(t, "a", "mine")], isolation="snapshot",
-                                    filter_cat="a")),
-    "v2-eq-serializable-no-filter": (2, lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_eq(t, "b", "c1")])),
-                                     dict(deletes=lambda t, a, b: [_pos(t, a, "mine")], isolation="serializable")),
-    "v2-nothing-checked": (2, lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_eq(t, "a", "c1")])),
-                           dict(deletes=lambda t, a, b: [_pos(t, a, "mine")])),
+    "dv-same-file": (
+        3,
+        lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_dv(t, a, "c1")])),
+        dict(deletes=lambda t, a, b: [_dv(t, a, "mine")]),
+    ),
+    "dv-other-file-snapshot": (
+        3,
+        lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_dv(t, b, "c1")])),
+        dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], isolation="snapshot"),
+    ),
+    "dv-other-file-filtered": (
+        3,
+        lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_dv(t, b, "c1")])),
+        dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], isolation="snapshot", filter_cat="a"),
+    ),
+    "append-serializable-same": (
+        3,
+        lambda t, a, b: t.append_files(_tbl(t, [_new_data("a", "x")])),
+        dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], isolation="serializable", filter_cat="a"),
+    ),
+    "append-serializable-other": (
+        3,
+        lambda t, a, b: t.append_files(_tbl(t, [_new_data("b", "x")])),
+        dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], isolation="serializable", filter_cat="a"),
+    ),
+    "append-snapshot": (
+        3,
+        lambda t, a, b: t.append_files(_tbl(t, [_new_data("a", "x")])),
+        dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], isolation="snapshot"),
+    ),
+    "referenced-deleted": (
+        3,
+        lambda t, a, b: t.delete_files([a["file_path"]]),
+        dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], exist=True),
+    ),
+    "referenced-deleted-validated": (
+        3,
+        lambda t, a, b: t.delete_files([a["file_path"]]),
+        dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], exist=True, validate_deleted=True),
+    ),
+    "referenced-overwritten": (
+        3,
+        lambda t, a, b: t.overwrite_files([a["file_path"]], _tbl(t, [_new_data("a", "x")])),
+        dict(deletes=lambda t, a, b: [_dv(t, a, "mine")], exist=True),
+    ),
+    "removed-data-new-dv": (
+        3,
+        lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_dv(t, a, "c1")])),
+        dict(
+            remove_data=True, data=lambda t, a, b: [_new_data("a", "y")], isolation="snapshot", filter_cat="a"
+        ),
+    ),
+    "no-start-old-dv": (
+        3,
+        lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_dv(t, b, "c1")])),
+        dict(deletes=lambda t, a, b: [_dv(t, b, "mine", offset=8)], from_start=False),
+    ),
+    "v2-pos-partition-conflict": (
+        2,
+        lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_pos(t, a, "c1")])),
+        dict(deletes=lambda t, a, b: [_eq(t, "a", "mine")], isolation="snapshot", filter_cat="a"),
+    ),
+    "v2-pos-other-partition": (
+        2,
+        lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_pos(t, b, "c1")])),
+        dict(deletes=lambda t, a, b: [_eq(t, "a", "mine")], isolation="snapshot", filter_cat="a"),
+    ),
+    "v2-eq-serializable-no-filter": (
+        2,
+        lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_eq(t, "b", "c1")])),
+        dict(deletes=lambda t, a, b: [_pos(t, a, "mine")], isolation="serializable"),
+    ),
+    "v2-nothing-checked": (
+        2,
+        lambda t, a, b: t.row_delta(add_delete_files=_tbl(t, [_eq(t, "a", "c1")])),
+        dict(deletes=lambda t, a, b: [_pos(t, a, "mine")]),
+    ),
 }
 
 
@@ -502,20 +629,38 @@ def test_validation_outcomes_equal_javas(env, case):
     data = delta.get("data", lambda *_: [])(t, a, b)
     remove_data = [a["file_path"]] if delta.get("remove_data") else []
     exist = [a["file_path"]] if delta.get("exist") else []
-    java = _outcome_java(lambda: _java_row_delta(
-        spark, jtable, add_data=data, add_deletes=deletes, remove_data=remove_data, from_snapshot=start,
-        filter_cat=delta.get("filter_cat"), exist=exist, validate_deleted=delta.get("validate_deleted", False),
-        isolation=delta.get("isolation")))
+    java = _outcome_java(
+        lambda: _java_row_delta(
+            spark,
+            jtable,
+            add_data=data,
+            add_deletes=deletes,
+            remove_data=remove_data,
+            from_snapshot=start,
+            filter_cat=delta.get("filter_cat"),
+            exist=exist,
+            validate_deleted=delta.get("validate_deleted", False),
+            isolation=delta.get("isolation"),
+        )
+    )
     filt = None if delta.get("filter_cat") is None else f"cat = '{delta['filter_cat']}'"
-    ours = _outcome_ours(lambda: t.row_delta(
-        add_data_files=_tbl(t, data) if data else (), add_delete_files=_tbl(t, deletes) if deletes else (),
-        remove_data_files=remove_data, validate_from_snapshot=start, conflict_detection_filter=filt,
-        validate_data_files_exist=exist, validate_deleted_files=delta.get("validate_deleted", False),
-        isolation_level=delta.get("isolation")))
+    ours = _outcome_ours(
+        lambda: t.row_delta(
+            add_data_files=_tbl(t, data) if data else (),
+            add_delete_files=_tbl(t, deletes) if deletes else (),
+            remove_data_files=remove_data,
+            validate_from_snapshot=start,
+            conflict_detection_filter=filt,
+            validate_data_files_exist=exist,
+            validate_deleted_files=delta.get("validate_deleted", False),
+            isolation_level=delta.get("isolation"),
+        )
+    )
     assert ours == java
 
 
 # -- delete and overwrite by row filter ---------------------------------------------------------
+
 
 def _jexpr(jvm, op, column, value):
     return getattr(jvm.org.apache.iceberg.expressions.Expressions, op)(column, value)
@@ -548,8 +693,9 @@ def test_delete_where_and_overwrite_where_match_java(env):
         t.delete_where("id > 3")
 
     # overwrite cat = 'a' (its position deletes go with it) with new rows of cat a
-    files = icefloe.writer.write_data_files(t.metadata, pa.table({"id": pa.array([100, 101], pa.int64()),
-                                                                  "cat": ["a", "a"]}))
+    files = icefloe.writer.write_data_files(
+        t.metadata, pa.table({"id": pa.array([100, 101], pa.int64()), "cat": ["a", "a"]})
+    )
     jtable.refresh()
     ow = jtable.newOverwrite().overwriteByRowFilter(_jexpr(jvm, "equal", "cat", "a"))
     for r in files.to_pylist():
@@ -562,7 +708,9 @@ def test_delete_where_and_overwrite_where_match_java(env):
     assert _spark_ids(spark, name) == [100, 101]
 
     # rows that do not match the overwrite filter are refused by both
-    other = icefloe.writer.write_data_files(t.metadata, pa.table({"id": pa.array([7], pa.int64()), "cat": ["z"]}))
+    other = icefloe.writer.write_data_files(
+        t.metadata, pa.table({"id": pa.array([7], pa.int64()), "cat": ["z"]})
+    )
     jtable.refresh()
     with pytest.raises(Exception) as java_error:
         ow = jtable.newOverwrite().overwriteByRowFilter(_jexpr(jvm, "equal", "cat", "a"))
@@ -576,6 +724,7 @@ def test_delete_where_and_overwrite_where_match_java(env):
 
 
 # -- rewrite files ------------------------------------------------------------------------------
+
 
 def _java_rewrite(spark, jtable, delete_paths, new_rows, seq, start):
     jtable.refresh()
@@ -596,8 +745,9 @@ def test_rewrite_files_matches_java(env):
     assert len(paths) == 2
     start = t.current_snapshot().snapshot_id
     seq = t.current_snapshot().sequence_number
-    compacted = icefloe.writer.write_data_files(t.metadata, pa.concat_tables(
-        [pq.read_table(p.removeprefix("file://")) for p in paths]).cast(SCHEMA))
+    compacted = icefloe.writer.write_data_files(
+        t.metadata, pa.concat_tables([pq.read_table(p.removeprefix("file://")) for p in paths]).cast(SCHEMA)
+    )
     jtable = jcat.loadTable(jident(spark, "db.t"))
 
     # a concurrent position delete of a replaced file: both refuse
@@ -605,22 +755,41 @@ def test_rewrite_files_matches_java(env):
     gone = _ids(paths[0])[1]
     cat.load_table("db.t").row_delta(add_delete_files=pos)
     t = cat.load_table("db.t")
-    assert _outcome_java(lambda: _java_rewrite(spark, jtable, paths, compacted.to_pylist(), seq, start)) == \
-        _outcome_ours(lambda: t.rewrite_files(paths, compacted, data_sequence_number=seq,
-                                              validate_from_snapshot=start)) == "ValidationException"
+    assert (
+        _outcome_java(lambda: _java_rewrite(spark, jtable, paths, compacted.to_pylist(), seq, start))
+        == _outcome_ours(
+            lambda: t.rewrite_files(paths, compacted, data_sequence_number=seq, validate_from_snapshot=start)
+        )
+        == "ValidationException"
+    )
 
     # a concurrent equality delete is no conflict when the sequence number is kept (it still
     # applies to the compacted rows); the compaction leaves out the row deleted by position
     here = t.current_snapshot().snapshot_id
     eq_path = t.metadata.location + "/data/eq-a.parquet"
-    pq.write_table(pa.table([pa.array([3], pa.int64())], schema=pa.schema(
-        [pa.field("id", pa.int64(), nullable=False, metadata={"PARQUET:field_id": "1"})])),
-        eq_path.removeprefix("file://"))
-    eq_row = {"content": 2, "file_path": eq_path, "file_format": "PARQUET", "partition": {"cat": "a"},
-              "record_count": 1, "file_size_in_bytes": 100, "equality_ids": [1]}
+    pq.write_table(
+        pa.table(
+            [pa.array([3], pa.int64())],
+            schema=pa.schema(
+                [pa.field("id", pa.int64(), nullable=False, metadata={"PARQUET:field_id": "1"})]
+            ),
+        ),
+        eq_path.removeprefix("file://"),
+    )
+    eq_row = {
+        "content": 2,
+        "file_path": eq_path,
+        "file_format": "PARQUET",
+        "partition": {"cat": "a"},
+        "record_count": 1,
+        "file_size_in_bytes": 100,
+        "equality_ids": [1],
+    }
     t.row_delta(add_delete_files=_tbl(t, [eq_row]))
     rows = pa.concat_tables([pq.read_table(p.removeprefix("file://")) for p in paths]).cast(SCHEMA)
-    compacted = icefloe.writer.write_data_files(t.metadata, rows.filter(pa.compute.not_equal(rows["id"], gone)))
+    compacted = icefloe.writer.write_data_files(
+        t.metadata, rows.filter(pa.compute.not_equal(rows["id"], gone))
+    )
     java = _java_rewrite(spark, jtable, paths, compacted.to_pylist(), seq, here)
     t.rewrite_files(paths, compacted, data_sequence_number=seq, validate_from_snapshot=here)
     snap = t.current_snapshot()
@@ -638,14 +807,16 @@ def test_rewrite_files_matches_java(env):
 
 # -- rewrite manifests --------------------------------------------------------------------------
 
+
 def test_rewrite_manifests_read_by_java(env):
     spark, name, cat, jcat = env
     t = _make(cat, 3)
     t.append(pa.table({"id": pa.array([20, 21], pa.int64()), "cat": ["a", "b"]}))
     t = cat.load_table("db.t")
-    assert sorted(e["partition"]["cat"] for e in _live(t, 0)) == ["a", "a", "b", "b"]   # 2 manifests
-    added, _ = write_position_deletes(t.metadata, {e["file_path"]: [0] for e in _live(t, 0)
-                                                   if e["partition"]["cat"] == "b"})
+    assert sorted(e["partition"]["cat"] for e in _live(t, 0)) == ["a", "a", "b", "b"]  # 2 manifests
+    added, _ = write_position_deletes(
+        t.metadata, {e["file_path"]: [0] for e in _live(t, 0) if e["partition"]["cat"] == "b"}
+    )
     t.row_delta(add_delete_files=added)
     jtable = jcat.loadTable(jident(spark, "db.t"))
     before_files = _java_deletes(jtable)
@@ -656,8 +827,12 @@ def test_rewrite_manifests_read_by_java(env):
     js = jtable.currentSnapshot()
     assert js.operation() == "replace"
     summary = dict(js.summary())
-    assert (summary["manifests-created"], summary["manifests-replaced"], summary["manifests-kept"],
-            summary["entries-processed"]) == ("2", "2", "1", "4")
+    assert (
+        summary["manifests-created"],
+        summary["manifests-replaced"],
+        summary["manifests-kept"],
+        summary["entries-processed"],
+    ) == ("2", "2", "1", "4")
     data_manifests = list(js.dataManifests(jtable.io()))
     assert len(data_manifests) == 2
     assert all(m.existingFilesCount() == 2 and m.addedFilesCount() == 0 for m in data_manifests)
@@ -671,18 +846,37 @@ def test_partition_summaries_match_java(env, limit):
     ``partitions.<path>`` entry per changed partition (path URL-encoded) when at most
     ``limit`` partitions changed, as Java's ``SnapshotSummary.Builder``."""
     spark, name, cat, jcat = env
-    t = cat.create_table("db.t", SCHEMA, partition_spec=[("cat", "identity")], format_version=2,
-                         properties={"write.summary.partition-limit": limit})
+    t = cat.create_table(
+        "db.t",
+        SCHEMA,
+        partition_spec=[("cat", "identity")],
+        format_version=2,
+        properties={"write.summary.partition-limit": limit},
+    )
     jtable = jcat.loadTable(jident(spark, "db.t"))
     jvm = spark._jvm
-    files = [{"content": 0, "file_path": f"file:///nowhere/{i}.parquet", "file_format": "PARQUET",
-              "partition": {"cat": c}, "record_count": i + 1, "file_size_in_bytes": 100 + i}
-             for i, c in enumerate(["a b", "x=y/z", "a b"])]
+    files = [
+        {
+            "content": 0,
+            "file_path": f"file:///nowhere/{i}.parquet",
+            "file_format": "PARQUET",
+            "partition": {"cat": c},
+            "record_count": i + 1,
+            "file_size_in_bytes": 100 + i,
+        }
+        for i, c in enumerate(["a b", "x=y/z", "a b"])
+    ]
 
     def java_data(r):
-        return (jvm.org.apache.iceberg.DataFiles.builder(jtable.spec()).withPath(r["file_path"]).withFormat("PARQUET")
-                .withFileSizeInBytes(r["file_size_in_bytes"]).withRecordCount(r["record_count"])
-                .withPartition(_jpartition(jvm, jtable, r["partition"]["cat"])).build())
+        return (
+            jvm.org.apache.iceberg.DataFiles.builder(jtable.spec())
+            .withPath(r["file_path"])
+            .withFormat("PARQUET")
+            .withFileSizeInBytes(r["file_size_in_bytes"])
+            .withRecordCount(r["record_count"])
+            .withPartition(_jpartition(jvm, jtable, r["partition"]["cat"]))
+            .build()
+        )
 
     jtable.refresh()
     app = jtable.newFastAppend()
@@ -701,8 +895,14 @@ def test_partition_summaries_match_java(env, limit):
     t.delete_files([files[1]["file_path"]])
     t = cat.load_table("db.t")
     assert _summary(t.current_snapshot().summary) == _summary(java.summary())
-    pos = {"content": 1, "file_path": "file:///nowhere/d.parquet", "file_format": "PARQUET",
-           "partition": {"cat": "a b"}, "record_count": 2, "file_size_in_bytes": 50}
+    pos = {
+        "content": 1,
+        "file_path": "file:///nowhere/d.parquet",
+        "file_format": "PARQUET",
+        "partition": {"cat": "a b"},
+        "record_count": 2,
+        "file_size_in_bytes": 50,
+    }
     java = _java_row_delta(spark, jtable, add_deletes=[pos], add_data=[])
     t.row_delta(add_delete_files=pa.Table.from_pylist([pos], schema=_schema(t)))
     t = cat.load_table("db.t")
@@ -717,8 +917,9 @@ def _jpartition(jvm, jtable, value):
     return data
 
 
-@pytest.mark.parametrize("extra", [{}, {"write.object-storage.partitioned-paths": "false"},
-                                   {"write.data.path": "OUTSIDE"}])
+@pytest.mark.parametrize(
+    "extra", [{}, {"write.object-storage.partitioned-paths": "false"}, {"write.data.path": "OUTSIDE"}]
+)
 @pytest.mark.parametrize("partitioned", [True, False])
 def test_object_storage_locations_match_java(env, tmp_path, extra, partitioned):
     """``write.object-storage.enabled``: icefloe's writer puts each data file where Java's
@@ -726,8 +927,13 @@ def test_object_storage_locations_match_java(env, tmp_path, extra, partitioned):
     spark, name, cat, jcat = env
     props = {"write.object-storage.enabled": "true"}
     props.update({k: (tmp_path / "elsewhere").as_uri() if v == "OUTSIDE" else v for k, v in extra.items()})
-    t = cat.create_table("db.t", SCHEMA, partition_spec=[("cat", "identity")] if partitioned else [],
-                         format_version=2, properties=props)
+    t = cat.create_table(
+        "db.t",
+        SCHEMA,
+        partition_spec=[("cat", "identity")] if partitioned else [],
+        format_version=2,
+        properties=props,
+    )
     # plain partition values: pyarrow decodes %-escapes in file: URIs, Hadoop does not (a
     # writer issue of every location provider, not of this one)
     rows = pa.table({"id": pa.array(range(6), pa.int64()), "cat": ["a", "b", "c", "a", "g", "g"]})
@@ -740,8 +946,12 @@ def test_object_storage_locations_match_java(env, tmp_path, extra, partitioned):
     for f in data:
         # Java's OutputFileFactory name (without partitioned paths it follows the hash after "-")
         file_name = re.search(r"\d{5}-\d+-[0-9a-f-]{36}-\d{5}\.parquet$", f["file_path"]).group(0)
-        want = (provider.newDataLocation(jtable.spec(), _jpartition(spark._jvm, jtable, f["partition"]["cat"]),
-                                         file_name)
-                if partitioned else provider.newDataLocation(file_name))
+        want = (
+            provider.newDataLocation(
+                jtable.spec(), _jpartition(spark._jvm, jtable, f["partition"]["cat"]), file_name
+            )
+            if partitioned
+            else provider.newDataLocation(file_name)
+        )
         assert f["file_path"] == want
     assert _spark_ids(spark, name) == list(range(6))

@@ -52,18 +52,20 @@ def _id_range(small, path: str) -> tuple[int, int]:
 
 # --- the plan table -----------------------------------------------------------------------
 
-DELETE_STRUCT = pa.struct([
-    pa.field("content", pa.int32(), False),
-    pa.field("file_path", pa.string(), False),
-    pa.field("file_format", pa.string(), False),
-    pa.field("record_count", pa.int64(), False),
-    pa.field("file_size_in_bytes", pa.int64(), False),
-    pa.field("data_sequence_number", pa.int64(), False),
-    pa.field("referenced_data_file", pa.string()),
-    pa.field("content_offset", pa.int64()),
-    pa.field("content_size_in_bytes", pa.int64()),
-    pa.field("equality_ids", pa.list_(pa.int32())),
-])
+DELETE_STRUCT = pa.struct(
+    [
+        pa.field("content", pa.int32(), False),
+        pa.field("file_path", pa.string(), False),
+        pa.field("file_format", pa.string(), False),
+        pa.field("record_count", pa.int64(), False),
+        pa.field("file_size_in_bytes", pa.int64(), False),
+        pa.field("data_sequence_number", pa.int64(), False),
+        pa.field("referenced_data_file", pa.string()),
+        pa.field("content_offset", pa.int64()),
+        pa.field("content_size_in_bytes", pa.int64()),
+        pa.field("equality_ids", pa.list_(pa.int32())),
+    ]
+)
 
 PLAN_FIELDS = [
     pa.field("group", pa.int32()),
@@ -75,7 +77,9 @@ PLAN_FIELDS = [
     pa.field("file_size_in_bytes", pa.int64(), False),
     pa.field("spec_id", pa.int32(), False),
     # partition fields carry their partition field id, so readers find a spec's fields
-    pa.field("partition", pa.struct([pa.field("cat", pa.string(), metadata={b"PARQUET:field_id": b"1000"})]), False),
+    pa.field(
+        "partition", pa.struct([pa.field("cat", pa.string(), metadata={b"PARQUET:field_id": b"1000"})]), False
+    ),
     pa.field("data_sequence_number", pa.int64(), False),
     pa.field("file_sequence_number", pa.int64()),
     pa.field("first_row_id", pa.int64()),
@@ -88,18 +92,24 @@ def test_plan_arrow_schema_and_metadata(small, table):
     plan = table.scan().plan_arrow()
     assert plan.schema.remove_metadata() == pa.schema(PLAN_FIELDS)
     md = plan.schema.metadata
-    assert set(md) == {b"icefloe.snapshot_id", b"icefloe.schema", b"icefloe.projected_schema",
-                       b"icefloe.partition_specs", b"icefloe.residuals", b"icefloe.filter",
-                       b"icefloe.format_version"}  # and icefloe.name_mapping when the table has one
+    assert set(md) == {
+        b"icefloe.snapshot_id",
+        b"icefloe.schema",
+        b"icefloe.projected_schema",
+        b"icefloe.partition_specs",
+        b"icefloe.residuals",
+        b"icefloe.filter",
+        b"icefloe.format_version",
+    }  # and icefloe.name_mapping when the table has one
     assert md[b"icefloe.format_version"] == str(table.metadata.format_version).encode()
     assert int(md[b"icefloe.snapshot_id"]) == small.snapshots[-1]
     schema = json.loads(md[b"icefloe.schema"])
     assert [f["name"] for f in schema["fields"]] == ["id", "cat", "ts", "v", "info", "extra"]
     assert json.loads(md[b"icefloe.projected_schema"]) == schema
     specs = json.loads(md[b"icefloe.partition_specs"])
-    assert [(s["spec-id"], [(f["name"], f["transform"], f["source-id"]) for f in s["fields"]]) for s in specs] == [
-        (0, [("cat", "identity", 2)])
-    ]
+    assert [
+        (s["spec-id"], [(f["name"], f["transform"], f["source-id"]) for f in s["fields"]]) for s in specs
+    ] == [(0, [("cat", "identity", 2)])]
     assert json.loads(md[b"icefloe.residuals"]) == [True]
     assert json.loads(md[b"icefloe.filter"]) is True
 
@@ -137,9 +147,16 @@ def test_plan_metrics(table):
     plan = table.scan("cat = 'd'").plan()
     m = plan.metrics
     assert set(m) == {
-        "total_data_manifests", "scanned_data_manifests", "skipped_data_manifests", "total_delete_manifests",
-        "scanned_delete_manifests", "skipped_delete_manifests", "result_data_files", "skipped_data_files",
-        "result_delete_files", "skipped_delete_files",
+        "total_data_manifests",
+        "scanned_data_manifests",
+        "skipped_data_manifests",
+        "total_delete_manifests",
+        "scanned_delete_manifests",
+        "skipped_delete_manifests",
+        "result_data_files",
+        "skipped_data_files",
+        "result_delete_files",
+        "skipped_delete_files",
     }
     assert m["total_data_manifests"] == m["scanned_data_manifests"] + m["skipped_data_manifests"]
     # the manifests whose partition summaries exclude 'd' are skipped
@@ -178,11 +195,21 @@ def test_plan_files_objects(table):
     assert all(isinstance(t, icefloe.FileScanTask) for t in tasks)
     rows = plan.to_pylist()
     assert [t.file_path for t in tasks] == [r["file_path"] for r in rows]
-    for t, r in zip(tasks, rows):
+    for t, r in zip(tasks, rows, strict=True):
         assert (t.file_format, t.start, t.length, t.record_count, t.file_size_in_bytes, t.spec_id) == (
-            r["file_format"], r["start"], r["length"], r["record_count"], r["file_size_in_bytes"], r["spec_id"])
+            r["file_format"],
+            r["start"],
+            r["length"],
+            r["record_count"],
+            r["file_size_in_bytes"],
+            r["spec_id"],
+        )
         assert (t.partition, t.data_sequence_number, t.first_row_id, t.deletes) == (
-            r["partition"], r["data_sequence_number"], r["first_row_id"], r["deletes"])
+            r["partition"],
+            r["data_sequence_number"],
+            r["first_row_id"],
+            r["deletes"],
+        )
         assert t.residual == {"type": "gt-eq", "term": "id", "value": 192}
     # files whose ids all lie below 192 are pruned by their bounds
     assert len(tasks) == 5
@@ -198,7 +225,8 @@ def test_plan_tasks_default_is_one_group(table):
     assert set(group.table.column("group").to_pylist()) == {0}
     # PyIceberg writes split offsets [4]: one range per file, from the first row group on
     assert sorted((t.file_path, t.start, t.length) for t in group.tasks) == sorted(
-        (r["file_path"], 4, r["file_size_in_bytes"] - 4) for r in table.scan().plan_arrow().to_pylist())
+        (r["file_path"], 4, r["file_size_in_bytes"] - 4) for r in table.scan().plan_arrow().to_pylist()
+    )
 
 
 @pytest.mark.parametrize("target", [1024, 4096, 8192, 20_000])
@@ -235,8 +263,8 @@ def test_packed_plan_arrow_and_threads(table):
     packed = table.scan().plan_arrow(packed=True)
     assert packed.column("group").null_count == 0
     assert packed.drop_columns(["group"]).to_pylist() == [
-        dict(r, start=4, length=r["file_size_in_bytes"] - 4) for r in
-        table.scan().plan_arrow().drop_columns(["group"]).to_pylist()
+        dict(r, start=4, length=r["file_size_in_bytes"] - 4)
+        for r in table.scan().plan_arrow().drop_columns(["group"]).to_pylist()
     ]
     # the plan (and its order) does not depend on the number of decoding threads
     one = table.scan("id > 20").plan_arrow(threads=1)
@@ -269,7 +297,8 @@ def test_task_payloads_equal_plan_tasks(table):
             assert back.table.equals(group.table)
             assert back.table.schema.metadata == group.table.schema.metadata
             assert pa.Table.from_batches(list(read_tasks(payload))).equals(
-                pa.Table.from_batches(list(read_tasks(group))))
+                pa.Table.from_batches(list(read_tasks(group)))
+            )
         # uncompressed IPC bytes pass through unchanged
         assert _native.task_group_ipc(groups[0].to_bytes()) == groups[0].to_bytes()
     assert table.scan(False).plan_task_payloads() == []
@@ -303,13 +332,21 @@ def test_selected_fields(table):
     assert sel.drop_columns([]).equals(full) or sel.to_pylist() == full.to_pylist()
     assert _projected(sel)["fields"] == [
         {"id": 1, "name": "id", "required": False, "type": "long"},
-        {"id": 5, "name": "info", "required": False, "type": {
-            "type": "struct", "fields": [{"id": 6, "name": "a", "required": False, "type": "int"}]}},
+        {
+            "id": 5,
+            "name": "info",
+            "required": False,
+            "type": {"type": "struct", "fields": [{"id": 6, "name": "a", "required": False, "type": "int"}]},
+        },
     ]
     # the read schema stays whole
-    assert json.loads(sel.schema.metadata[b"icefloe.schema"]) == json.loads(full.schema.metadata[b"icefloe.schema"])
+    assert json.loads(sel.schema.metadata[b"icefloe.schema"]) == json.loads(
+        full.schema.metadata[b"icefloe.schema"]
+    )
     # a struct selects its children; "*" and None select everything
-    assert [f["name"] for f in _projected(table.scan(selected_fields=["info"]).plan_arrow())["fields"]] == ["info"]
+    assert [f["name"] for f in _projected(table.scan(selected_fields=["info"]).plan_arrow())["fields"]] == [
+        "info"
+    ]
     everything = json.loads(full.schema.metadata[b"icefloe.schema"])
     assert _projected(table.scan(selected_fields=("*",)).plan_arrow()) == everything
     assert _projected(table.scan(selected_fields=None).plan_arrow()) == everything
@@ -355,19 +392,23 @@ def test_refs(small, table):
     assert table.scan(ref="t1").plan().snapshot_id == small.snapshots[1]
     assert table.scan(ref="b2").plan().snapshot_id == small.snapshots[2]
     assert table.scan(ref="main").plan().snapshot_id == small.snapshots[-1]
-    assert _paths(table.scan(ref="t1").plan_arrow()) == _paths(table.scan(snapshot_id=small.snapshots[1]).plan_arrow())
+    assert _paths(table.scan(ref="t1").plan_arrow()) == _paths(
+        table.scan(snapshot_id=small.snapshots[1]).plan_arrow()
+    )
 
 
 def test_as_of(small, table):
     snaps = {s.snapshot_id: s.timestamp_ms for s in table.metadata.snapshots}
     times = [snaps[sid] for sid in small.snapshots]
     assert times == sorted(times) and len(set(times)) == len(times)
-    for sid, ms in zip(small.snapshots, times):
+    for sid, ms in zip(small.snapshots, times, strict=True):
         assert table.scan(as_of=ms).plan().snapshot_id == sid
         assert table.scan(as_of=ms + 1).plan().snapshot_id == sid  # the snapshots are >= 5 ms apart
         aware = dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc)
         assert table.scan(as_of=aware).plan().snapshot_id == sid
-        assert table.scan(as_of=aware.astimezone(dt.timezone(dt.timedelta(hours=-5)))).plan().snapshot_id == sid
+        assert (
+            table.scan(as_of=aware.astimezone(dt.timezone(dt.timedelta(hours=-5)))).plan().snapshot_id == sid
+        )
     assert table.scan(as_of=times[2] - 1).plan().snapshot_id == small.snapshots[1]
     assert table.scan(as_of=2**62).plan().snapshot_id == small.snapshots[-1]
 
@@ -392,9 +433,11 @@ def test_time_travel_errors(small, table):
         table.scan(ref="nope").plan_arrow()
     with pytest.raises(errors.NotFoundError, match="snapshot-log starts later"):
         table.scan(as_of=small.table.metadata.snapshots[0].timestamp_ms - 1).plan_arrow()
-    for kwargs in ({"snapshot_id": small.snapshots[0], "ref": "main"},
-                   {"snapshot_id": small.snapshots[0], "as_of": 1},
-                   {"ref": "main", "as_of": 1}):
+    for kwargs in (
+        {"snapshot_id": small.snapshots[0], "ref": "main"},
+        {"snapshot_id": small.snapshots[0], "as_of": 1},
+        {"ref": "main", "as_of": 1},
+    ):
         with pytest.raises(ValueError, match="at most one of snapshot_id, ref and as_of"):
             table.scan(**kwargs)
     with pytest.raises(errors.InvalidArgumentError, match="at most one"):
@@ -413,12 +456,16 @@ def test_case_insensitive(table):
     lower = _paths(table.scan("cat = 'a' and id > 5").plan_arrow())
     assert len(lower) == 2
     assert _paths(table.scan("CAT = 'a' and Id > 5", case_sensitive=False).plan_arrow()) == lower
-    assert _paths(table.scan(E.EqualTo("Cat", "a") & E.GreaterThan("ID", 5), case_sensitive=False).plan_arrow()) == lower
+    assert (
+        _paths(table.scan(E.EqualTo("Cat", "a") & E.GreaterThan("ID", 5), case_sensitive=False).plan_arrow())
+        == lower
+    )
     with pytest.raises(errors.NotFoundError, match="cannot find column 'CAT'"):
         table.scan("CAT = 'a'").plan_arrow()
     # residuals keep the names as written, as Java's (test_scan_oracle compares them)
     assert table.scan("CAT = 'a' and Id > 5", case_sensitive=False).plan().residuals == [
-        {"type": "gt", "term": "Id", "value": 5}]
+        {"type": "gt", "term": "Id", "value": 5}
+    ]
 
 
 @pytest.mark.parametrize(
@@ -488,8 +535,13 @@ def test_filter_errors(table):
 def test_filter_json_form(table):
     # the JSON form (what the Java comparisons use) gives the same plan
     scan = table.scan()
-    scan._filter_json = json.dumps({"type": "and", "left": {"type": "eq", "term": "cat", "value": "b"},
-                                    "right": {"type": "gt", "term": "id", "value": 150}})
+    scan._filter_json = json.dumps(
+        {
+            "type": "and",
+            "left": {"type": "eq", "term": "cat", "value": "b"},
+            "right": {"type": "gt", "term": "id", "value": 150},
+        }
+    )
     assert _paths(scan.plan_arrow()) == _paths(table.scan("cat = 'b' and id > 150").plan_arrow())
 
 
@@ -612,7 +664,8 @@ def test_plan_batches_equal_plan_arrow(table, row_filter):
     assert all(b.num_rows == 1 for b in batches)
     assert all(b.schema == stream.schema for b in batches)
     assert sorted(_rows_with_residuals(batches, stream.residuals)) == sorted(
-        _rows_with_residuals(expected.table.to_batches(), expected.residuals))
+        _rows_with_residuals(expected.table.to_batches(), expected.residuals)
+    )
     assert stream.metrics == expected.metrics
 
 

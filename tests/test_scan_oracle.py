@@ -142,14 +142,26 @@ def generate_filters(spark, metadata_path: Path, limit_rows: int = 200) -> list:
     schema = md.schema()
     table_dir = metadata_path.parent.parent
     try:
-        rows = [r.asDict() for r in spark.read.format("iceberg").load(str(table_dir)).limit(limit_rows).collect()]
+        rows = [
+            r.asDict() for r in spark.read.format("iceberg").load(str(table_dir)).limit(limit_rows).collect()
+        ]
     except Exception:  # noqa: BLE001 - tables built through the Java API have no data files
         rows = _rows_from_bounds(md, schema)
     filters: list = [True, False]
     per_column = []
     for f in schema.fields:
         t = _type_name(f.field_type)
-        if t not in ("int", "long", "float", "double", "decimal", "date", "timestamp", "timestamptz", "string"):
+        if t not in (
+            "int",
+            "long",
+            "float",
+            "double",
+            "decimal",
+            "date",
+            "timestamp",
+            "timestamptz",
+            "string",
+        ):
             continue
         name = f.name
         samples = []
@@ -225,7 +237,12 @@ def _canon_expr(e):
 def _canon_java(tasks: list[dict]) -> list[tuple]:
     return sorted(
         (
-            t["path"], t["start"], t["length"], t["spec_id"], t["data_sequence_number"], t["first_row_id"],
+            t["path"],
+            t["start"],
+            t["length"],
+            t["spec_id"],
+            t["data_sequence_number"],
+            t["first_row_id"],
             tuple(sorted((d["path"], d["content"]) for d in t["deletes"])),
             json.dumps(_canon_expr(t["residual"]), sort_keys=True),
         )
@@ -237,7 +254,12 @@ def _canon_icefloe(table) -> list[tuple]:
     residuals = json.loads(table.schema.metadata[b"icefloe.residuals"])
     return sorted(
         (
-            r["file_path"], r["start"], r["length"], r["spec_id"], r["data_sequence_number"], r["first_row_id"],
+            r["file_path"],
+            r["start"],
+            r["length"],
+            r["spec_id"],
+            r["data_sequence_number"],
+            r["first_row_id"],
             tuple(sorted((d["file_path"], d["content"]) for d in r["deletes"])),
             json.dumps(_canon_expr(residuals[r["residual"]]), sort_keys=True),
         )
@@ -296,15 +318,22 @@ def test_plans_equal_java(spark, scan_tables, scan_oracle):
     failures = []
     for name, md_path in sorted(scan_tables.items()):
         md = icefloe.TableMetadata.from_path(str(md_path))
-        filters = generate_filters(spark, md_path) if md.snapshots else [True, {"type": "eq", "term": "a", "value": 1}]
+        filters = (
+            generate_filters(spark, md_path)
+            if md.snapshots
+            else [True, {"type": "eq", "term": "a", "value": 1}]
+        )
         per_table[name] = len(filters)
         floats = {f.name for f in md.schema().fields if _type_name(f.field_type) in ("float", "double")}
         for options in _selections(md):
             for flt in filters:
                 fj = None if flt is True else flt
                 try:
-                    java_text = str(scan_oracle.planJson(str(md_path), None if fj is None else json.dumps(fj),
-                                                         json.dumps(options)))
+                    java_text = str(
+                        scan_oracle.planJson(
+                            str(md_path), None if fj is None else json.dumps(fj), json.dumps(options)
+                        )
+                    )
                     java = _canon_java(json.loads(java_text))
                 except Exception as e:  # noqa: BLE001 - e.g. a column not in a time-travel schema
                     java = ("error", str(e).split("\n")[1][:200] if "\n" in str(e) else str(e)[:200])
@@ -322,8 +351,13 @@ def test_plans_equal_java(spark, scan_tables, scan_oracle):
                     # nothing there, as Java's row Evaluator does (see docs/conformance.md)
                     java_npe.append((name, flt))
                     continue
-                if (java != ours and isinstance(java, list) and isinstance(ours, list)
-                        and set(java) < set(ours) and _nan_may_match(flt, floats)):
+                if (
+                    java != ours
+                    and isinstance(java, list)
+                    and isinstance(ours, list)
+                    and set(java) < set(ours)
+                    and _nan_may_match(flt, floats)
+                ):
                     # the one planned difference (docs/conformance.md): Java prunes files
                     # whose NaN-free upper bound is below the value, NaN rows and all;
                     # icefloe keeps every file that may hold NaN for `>` and `>=`
@@ -343,7 +377,9 @@ def test_plans_equal_java(spark, scan_tables, scan_oracle):
     npe_ops = {(flt["type"] if isinstance(flt, dict) else flt) for _, flt in java_npe}
     assert npe_ops <= {"starts-with", "not-starts-with", "in", "not-in", "or", "and"}, npe_ops
     assert len(java_npe) < compared / 50, len(java_npe)
-    print(f"compared {compared} plans over {len(per_table)} tables ({errors_both} rejected by both, {len(java_npe)} where Java fails with a NullPointerException, {len(nan_kept)} where icefloe keeps files with NaN that Java prunes): {per_table}")
+    print(
+        f"compared {compared} plans over {len(per_table)} tables ({errors_both} rejected by both, {len(java_npe)} where Java fails with a NullPointerException, {len(nan_kept)} where icefloe keeps files with NaN that Java prunes): {per_table}"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -390,8 +426,11 @@ def more_tables(spark, scan_tables) -> dict[str, Path]:
 
 def _java(scan_oracle, md_path, filter_json, options) -> list[dict] | tuple:
     try:
-        text = str(scan_oracle.planJson(str(md_path), None if filter_json is None else json.dumps(filter_json),
-                                        json.dumps(options)))
+        text = str(
+            scan_oracle.planJson(
+                str(md_path), None if filter_json is None else json.dumps(filter_json), json.dumps(options)
+            )
+        )
         return json.loads(text)
     except Exception as e:  # noqa: BLE001
         lines = str(e).split("\n")
@@ -412,8 +451,12 @@ def _some_filters(spark, md_path, md) -> list:
     """True and two generated filters that prune (when the table has data)."""
     if not md.snapshots:
         return [True]
-    gen = [f for f in generate_filters(spark, md_path) if isinstance(f, dict) and f["type"] in ("eq", "lt", "gt-eq")]
-    return [True] + gen[:1] + gen[len(gen) // 2:len(gen) // 2 + 1]
+    gen = [
+        f
+        for f in generate_filters(spark, md_path)
+        if isinstance(f, dict) and f["type"] in ("eq", "lt", "gt-eq")
+    ]
+    return [True] + gen[:1] + gen[len(gen) // 2 : len(gen) // 2 + 1]
 
 
 def _coverage(ranges: list[tuple]) -> list[tuple]:
@@ -456,8 +499,7 @@ def test_plan_tasks_equal_java(spark, more_tables, scan_oracle):
                     if target is not None:
                         options["target_split_size"] = target
                     java = _java(scan_oracle, md_path, fj, options)
-                    scan = icefloe.Table.from_metadata(str(md_path)).scan(
-                        snapshot_id=sel.get("snapshot_id"))
+                    scan = icefloe.Table.from_metadata(str(md_path)).scan(snapshot_id=sel.get("snapshot_id"))
                     scan._filter_json = None if fj is None else json.dumps(fj)
                     try:
                         groups = scan.plan_tasks(target_split_size=target)
@@ -520,8 +562,12 @@ def test_incremental_append_scans_equal_java(spark, more_tables, scan_oracle):
         for flt in _some_filters(spark, md_path, md)[:2]:
             fj = None if flt is True else flt
             for start, end in pairs:
-                java = _java(scan_oracle, md_path, fj, {"incremental": True, "incremental_from": start,
-                                                         "incremental_to": end})
+                java = _java(
+                    scan_oracle,
+                    md_path,
+                    fj,
+                    {"incremental": True, "incremental_from": start, "incremental_to": end},
+                )
                 if not isinstance(java, tuple):
                     java = _canon_java(java)
                 try:

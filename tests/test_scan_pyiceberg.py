@@ -160,7 +160,9 @@ def _compare(pyi_table, metadata_path: str, filters: list[str]) -> tuple[int, li
         if nan_column is not None and ours != theirs:
             # the extra files are exactly those whose NaN count is not known to be 0
             extra = ours - theirs
-            if not theirs < ours or any((every_file[p].nan_value_counts or {}).get(nan_column) == 0 for p in extra):
+            if not theirs < ours or any(
+                (every_file[p].nan_value_counts or {}).get(nan_column) == 0 for p in extra
+            ):
                 failures.append((text, "not the expected superset", len(theirs - ours), sorted(extra)[:2]))
         elif text in PRUNES_LESS:
             extra = theirs - ours

@@ -18,7 +18,6 @@ import pyarrow as pa
 import pytest
 
 import icefloe
-
 from test_catalog_oracle import java_catalog, jident, paths  # noqa: F401
 
 pytestmark = pytest.mark.java
@@ -42,7 +41,9 @@ def _comparable(properties: dict) -> dict:
 
 def _java_type(jvm, name: str):
     types = jvm.org.apache.iceberg.types.Types
-    return {"long": types.LongType.get(), "string": types.StringType.get(), "double": types.DoubleType.get()}[name]
+    return {"long": types.LongType.get(), "string": types.StringType.get(), "double": types.DoubleType.get()}[
+        name
+    ]
 
 
 def _random_ops(rng: random.Random) -> list[tuple]:
@@ -98,8 +99,11 @@ def _apply_java(jvm, table, ops) -> None:
         if op[0] == "rename":
             u = u.renameColumn(op[1], op[2])
         elif op[0] == "add":
-            u = u.addColumn(op[2], _java_type(jvm, op[3])) if op[1] is None \
+            u = (
+                u.addColumn(op[2], _java_type(jvm, op[3]))
+                if op[1] is None
                 else u.addColumn(op[1], op[2], _java_type(jvm, op[3]))
+            )
         elif op[0] == "delete":
             u = u.deleteColumn(op[1])
         elif op[0] == "promote":
@@ -125,28 +129,35 @@ def test_schema_updates_change_properties_as_java(spark, paths):  # noqa: F811
     jvm = spark._jvm
     cat = icefloe.load_catalog("props", uri=f"sqlite:///{db}", warehouse=wh)
     cat.create_namespace("db")
-    schema = pa.schema([
-        pa.field("id", pa.int64(), nullable=False),
-        pa.field("name", pa.string()),
-        pa.field("loc", pa.struct([pa.field("lat", pa.float64()), pa.field("lon", pa.float64())])),
-        pa.field("tags", pa.list_(pa.string())),
-        pa.field("n", pa.int32()),
-    ])
+    schema = pa.schema(
+        [
+            pa.field("id", pa.int64(), nullable=False),
+            pa.field("name", pa.string()),
+            pa.field("loc", pa.struct([pa.field("lat", pa.float64()), pa.field("lon", pa.float64())])),
+            pa.field("tags", pa.list_(pa.string())),
+            pa.field("n", pa.int32()),
+        ]
+    )
     base = cat.create_table("db.base", schema)
     jschema = jvm.org.apache.iceberg.SchemaParser.fromJson(base.schema().to_json())
-    mapping = json.loads(jvm.org.apache.iceberg.mapping.NameMappingParser.toJson(
-        jvm.org.apache.iceberg.mapping.MappingUtil.create(jschema)))
-    mapping[0]["names"].append("legacy")   # id was once called legacy
-    mapping[1]["names"].append("nm")       # and name nm
-    base.set_properties({
-        MAPPING: json.dumps(mapping),
-        "write.metadata.metrics.column.name": "full",
-        "write.metadata.metrics.column.loc.lat": "counts",
-        "write.metadata.metrics.column.n": "none",
-        "write.parquet.bloom-filter-enabled.column.id": "true",
-        "write.parquet.stats-enabled.column.loc.lon": "false",
-        "unrelated": "kept",
-    })
+    mapping = json.loads(
+        jvm.org.apache.iceberg.mapping.NameMappingParser.toJson(
+            jvm.org.apache.iceberg.mapping.MappingUtil.create(jschema)
+        )
+    )
+    mapping[0]["names"].append("legacy")  # id was once called legacy
+    mapping[1]["names"].append("nm")  # and name nm
+    base.set_properties(
+        {
+            MAPPING: json.dumps(mapping),
+            "write.metadata.metrics.column.name": "full",
+            "write.metadata.metrics.column.loc.lat": "counts",
+            "write.metadata.metrics.column.n": "none",
+            "write.parquet.bloom-filter-enabled.column.id": "true",
+            "write.parquet.stats-enabled.column.loc.lon": "false",
+            "unrelated": "kept",
+        }
+    )
     jcat = java_catalog(spark, "props", db, wh)
     rng = random.Random(1124)
     changed_mapping = changed_columns = 0
@@ -163,6 +174,7 @@ def test_schema_updates_change_properties_as_java(spark, paths):  # noqa: F811
         assert json.loads(mine.schema().to_json()) == json.loads(theirs.schema().to_json()), ops
         assert _comparable(mine.properties) == _comparable(theirs.properties), ops
         changed_mapping += mine.properties[MAPPING] != base.properties[MAPPING]
-        changed_columns += {k for k in mine.properties if ".column." in k} != \
-            {k for k in base.properties if ".column." in k}
+        changed_columns += {k for k in mine.properties if ".column." in k} != {
+            k for k in base.properties if ".column." in k
+        }
     assert changed_mapping > 10 and changed_columns > 5, (changed_mapping, changed_columns)

@@ -21,47 +21,120 @@ pytestmark = pytest.mark.java
 
 _BASES = [
     {
-        "type": "struct", "schema-id": 0, "identifier-field-ids": [1],
+        "type": "struct",
+        "schema-id": 0,
+        "identifier-field-ids": [1],
         "fields": [
             {"id": 1, "name": "id", "required": True, "type": "int"},
             {"id": 2, "name": "name", "required": False, "type": "string"},
-            {"id": 3, "name": "location", "required": False, "type": {
-                "type": "struct", "fields": [
-                    {"id": 4, "name": "lat", "required": True, "type": "float"},
-                    {"id": 5, "name": "long", "required": True, "type": "float"}]}},
-            {"id": 6, "name": "points", "required": False, "type": {
-                "type": "list", "element-id": 7, "element-required": True, "element": {
-                    "type": "struct", "fields": [
-                        {"id": 8, "name": "x", "required": True, "type": "long"},
-                        {"id": 9, "name": "y", "required": True, "type": "long"}]}}},
-            {"id": 10, "name": "props", "required": False, "type": {
-                "type": "map", "key-id": 11, "key": "string", "value-id": 12,
-                "value-required": False, "value": {
-                    "type": "struct", "fields": [
-                        {"id": 13, "name": "v", "required": False, "type": "decimal(9, 2)"}]}}},
+            {
+                "id": 3,
+                "name": "location",
+                "required": False,
+                "type": {
+                    "type": "struct",
+                    "fields": [
+                        {"id": 4, "name": "lat", "required": True, "type": "float"},
+                        {"id": 5, "name": "long", "required": True, "type": "float"},
+                    ],
+                },
+            },
+            {
+                "id": 6,
+                "name": "points",
+                "required": False,
+                "type": {
+                    "type": "list",
+                    "element-id": 7,
+                    "element-required": True,
+                    "element": {
+                        "type": "struct",
+                        "fields": [
+                            {"id": 8, "name": "x", "required": True, "type": "long"},
+                            {"id": 9, "name": "y", "required": True, "type": "long"},
+                        ],
+                    },
+                },
+            },
+            {
+                "id": 10,
+                "name": "props",
+                "required": False,
+                "type": {
+                    "type": "map",
+                    "key-id": 11,
+                    "key": "string",
+                    "value-id": 12,
+                    "value-required": False,
+                    "value": {
+                        "type": "struct",
+                        "fields": [{"id": 13, "name": "v", "required": False, "type": "decimal(9, 2)"}],
+                    },
+                },
+            },
         ],
     },
     {
-        "type": "struct", "schema-id": 3,
+        "type": "struct",
+        "schema-id": 3,
         "fields": [
             {"id": 1, "name": "Ts", "required": True, "type": "timestamptz"},
             {"id": 2, "name": "Amount", "required": False, "type": "double", "doc": "money"},
             {"id": 4, "name": "qty", "required": False, "type": "int"},
-            {"id": 5, "name": "tags", "required": False, "type": {
-                "type": "list", "element-id": 6, "element-required": False, "element": "string"}},
-            {"id": 7, "name": "m", "required": True, "type": {
-                "type": "map", "key-id": 8, "key": "int", "value-id": 9,
-                "value-required": True, "value": "float"}},
+            {
+                "id": 5,
+                "name": "tags",
+                "required": False,
+                "type": {"type": "list", "element-id": 6, "element-required": False, "element": "string"},
+            },
+            {
+                "id": 7,
+                "name": "m",
+                "required": True,
+                "type": {
+                    "type": "map",
+                    "key-id": 8,
+                    "key": "int",
+                    "value-id": 9,
+                    "value-required": True,
+                    "value": "float",
+                },
+            },
         ],
     },
 ]
 
-_PRIMITIVES = ["int", "long", "float", "double", "string", "boolean", "date", "timestamp", "decimal(9, 2)",
-               "decimal(12, 2)", "uuid", "binary", "fixed[4]"]
-_DEFAULTS = {"int": [7, -1], "long": [2**40], "string": ["x", ""], "boolean": [True], "double": [1.5],
-             "date": ["2024-02-29"], "decimal(9, 2)": ["12.34"]}
-_PROMOTIONS = {"int": ["long", "string"], "float": ["double", "long"], "decimal(9, 2)": ["decimal(12, 2)", "decimal(8, 2)", "decimal(12, 3)"],
-               "long": ["int"], "string": ["binary"]}
+_PRIMITIVES = [
+    "int",
+    "long",
+    "float",
+    "double",
+    "string",
+    "boolean",
+    "date",
+    "timestamp",
+    "decimal(9, 2)",
+    "decimal(12, 2)",
+    "uuid",
+    "binary",
+    "fixed[4]",
+]
+_DEFAULTS = {
+    "int": [7, -1],
+    "long": [2**40],
+    "string": ["x", ""],
+    "boolean": [True],
+    "double": [1.5],
+    "date": ["2024-02-29"],
+    "decimal(9, 2)": ["12.34"],
+}
+_PROMOTIONS = {
+    "int": ["long", "string"],
+    "float": ["double", "long"],
+    "decimal(9, 2)": ["decimal(12, 2)", "decimal(8, 2)", "decimal(12, 3)"],
+    "long": ["int"],
+    "string": ["binary"],
+}
 
 
 def _names(schema: dict) -> list[tuple[str, dict]]:
@@ -89,15 +162,34 @@ def _names(schema: dict) -> list[tuple[str, dict]]:
 def _random_type(rng: random.Random, depth=0):
     r = rng.random()
     if depth < 2 and r < 0.12:
-        return {"type": "struct", "fields": [
-            {"id": 900 + i, "name": f"f{i}", "required": rng.random() < 0.3, "type": _random_type(rng, depth + 1)}
-            for i in range(rng.randint(1, 3))]}
+        return {
+            "type": "struct",
+            "fields": [
+                {
+                    "id": 900 + i,
+                    "name": f"f{i}",
+                    "required": rng.random() < 0.3,
+                    "type": _random_type(rng, depth + 1),
+                }
+                for i in range(rng.randint(1, 3))
+            ],
+        }
     if depth < 2 and r < 0.18:
-        return {"type": "list", "element-id": 990, "element-required": rng.random() < 0.5,
-                "element": _random_type(rng, depth + 1)}
+        return {
+            "type": "list",
+            "element-id": 990,
+            "element-required": rng.random() < 0.5,
+            "element": _random_type(rng, depth + 1),
+        }
     if depth < 2 and r < 0.22:
-        return {"type": "map", "key-id": 991, "key": "string", "value-id": 992, "value-required": False,
-                "value": _random_type(rng, depth + 1)}
+        return {
+            "type": "map",
+            "key-id": 991,
+            "key": "string",
+            "value-id": 992,
+            "value-required": False,
+            "value": _random_type(rng, depth + 1),
+        }
     return rng.choice(_PRIMITIVES)
 
 
@@ -118,8 +210,23 @@ def _random_ops(rng: random.Random, base: dict) -> list[dict]:
         return n
 
     for _ in range(rng.randint(1, 6)):
-        kind = rng.choice(["add", "add", "delete", "rename", "update", "require", "optional", "doc",
-                           "move-first", "move-before", "move-after", "identifiers", "union"])
+        kind = rng.choice(
+            [
+                "add",
+                "add",
+                "delete",
+                "rename",
+                "update",
+                "require",
+                "optional",
+                "doc",
+                "move-first",
+                "move-before",
+                "move-after",
+                "identifiers",
+                "union",
+            ]
+        )
         if kind == "add":
             parents = [None, None] + [n for n, f in _names(base) if isinstance(f["type"], dict)] + ["id"]
             parent = rng.choice(parents)
@@ -127,8 +234,14 @@ def _random_ops(rng: random.Random, base: dict) -> list[dict]:
             if isinstance(t, dict):
                 t = _renumber(t)
             name = rng.choice(["new", "extra", "name", "lat", "v", "z"]) + ("" if rng.random() < 0.7 else "2")
-            op = {"op": "add", "parent": parent, "name": name, "type": t, "required": rng.random() < 0.2,
-                  "doc": rng.choice([None, "a doc"])}
+            op = {
+                "op": "add",
+                "parent": parent,
+                "name": name,
+                "type": t,
+                "required": rng.random() < 0.2,
+                "doc": rng.choice([None, "a doc"]),
+            }
             if isinstance(t, str) and t in _DEFAULTS and rng.random() < 0.3:
                 op["default"] = rng.choice(_DEFAULTS[t])
             ops.append(op)
@@ -136,7 +249,9 @@ def _random_ops(rng: random.Random, base: dict) -> list[dict]:
         elif kind == "delete":
             ops.append({"op": "delete", "name": pick()})
         elif kind == "rename":
-            ops.append({"op": "rename", "name": pick(), "new-name": rng.choice(["renamed", "name", "x", "id2"])})
+            ops.append(
+                {"op": "rename", "name": pick(), "new-name": rng.choice(["renamed", "name", "x", "id2"])}
+            )
         elif kind == "update":
             n = pick()
             field = dict(_names(base)).get(n)
@@ -174,8 +289,14 @@ def _mutated(rng: random.Random, base: dict) -> dict:
             g["doc"] = "from union"
         fields.append(g)
     if rng.random() < 0.7:
-        fields.append({"id": 500, "name": rng.choice(["added", "extra"]), "required": rng.random() < 0.3,
-                       "type": _random_type(rng)})
+        fields.append(
+            {
+                "id": 500,
+                "name": rng.choice(["added", "extra"]),
+                "required": rng.random() < 0.3,
+                "type": _random_type(rng),
+            }
+        )
     return _renumber({"type": "struct", "fields": fields})
 
 

@@ -18,7 +18,9 @@ from icefloe import _native, errors
 
 @pytest.fixture
 def catalog(tmp_path):
-    cat = icefloe.load_catalog("test", uri=f"sqlite:///{tmp_path / 'catalog.db'}", warehouse=(tmp_path / "wh").as_uri())
+    cat = icefloe.load_catalog(
+        "test", uri=f"sqlite:///{tmp_path / 'catalog.db'}", warehouse=(tmp_path / "wh").as_uri()
+    )
     cat.create_namespace("db")
     return cat
 
@@ -30,8 +32,17 @@ def data_files(table, paths):
     schema = _native.manifest_entries_schema(table.schema(), table.metadata.spec())
     for name in ("status", "snapshot_id", "sequence_number", "file_sequence_number"):
         schema = schema.remove(schema.get_field_index(name))
-    rows = [{"content": 0, "file_path": p, "file_format": "PARQUET", "partition": {}, "record_count": 1,
-             "file_size_in_bytes": 10} for p in paths]
+    rows = [
+        {
+            "content": 0,
+            "file_path": p,
+            "file_format": "PARQUET",
+            "partition": {},
+            "record_count": 1,
+            "file_size_in_bytes": 10,
+        }
+        for p in paths
+    ]
     return pa.Table.from_pylist(rows, schema=schema)
 
 
@@ -46,7 +57,7 @@ def append(table, tmp_path, *names, branch=None):
 
 
 def uri_path(uri):
-    return uri[len("file://"):] if uri.startswith("file://") else uri
+    return uri[len("file://") :] if uri.startswith("file://") else uri
 
 
 def test_branches_tags_and_rollback(catalog, tmp_path):
@@ -55,8 +66,9 @@ def test_branches_tags_and_rollback(catalog, tmp_path):
     time.sleep(0.01)
     s2 = append(t, tmp_path, "b")
     with t.manage_snapshots() as ms:
-        ms.create_tag(s1, "v1", max_ref_age_ms=10_000).create_branch(s1, "dev", min_snapshots_to_keep=2,
-                                                                     max_snapshot_age_ms=500)
+        ms.create_tag(s1, "v1", max_ref_age_ms=10_000).create_branch(
+            s1, "dev", min_snapshots_to_keep=2, max_snapshot_age_ms=500
+        )
     refs = catalog.load_table("db.t").metadata.refs
     assert refs["v1"].snapshot_id == s1 and refs["v1"].max_ref_age_ms == 10_000
     assert refs["dev"].snapshot_id == s1
@@ -75,7 +87,9 @@ def test_branches_tags_and_rollback(catalog, tmp_path):
     t.manage_snapshots().set_current_snapshot(s2).commit()
     assert t.current_snapshot().snapshot_id == s2
     ts2 = t.metadata.snapshot_by_id(s2).timestamp_ms
-    t.manage_snapshots().rollback_to_timestamp(dt.datetime.fromtimestamp(ts2 / 1000, dt.timezone.utc)).commit()
+    t.manage_snapshots().rollback_to_timestamp(
+        dt.datetime.fromtimestamp(ts2 / 1000, dt.timezone.utc)
+    ).commit()
     assert t.current_snapshot().snapshot_id == s1
     t.manage_snapshots().remove_tag("v1").remove_branch("dev").commit()
     assert set(catalog.load_table("db.t").metadata.refs) == {"main"}
@@ -127,8 +141,13 @@ def test_expire_deletes_only_unreachable_files(catalog, tmp_path):
     t.manage_snapshots().remove_tag("keep").commit()
     # the data files were appended from outside the table's location: an expiry deletes
     # them only when told to (see test_failed_writes.py for the default)
-    result = (t.expire_snapshots().older_than(int(time.time() * 1000) + 1).retain_last(1)
-              .delete_outside_location(True).commit())
+    result = (
+        t.expire_snapshots()
+        .older_than(int(time.time() * 1000) + 1)
+        .retain_last(1)
+        .delete_outside_location(True)
+        .commit()
+    )
     assert [s.snapshot_id for s in t.snapshots()] == [s4]
     assert result.data_files == [(tmp_path / "a.parquet").as_uri()]
     assert not os.path.exists(tmp_path / "a.parquet")

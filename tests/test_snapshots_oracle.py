@@ -43,8 +43,13 @@ def _java_state(jtable):
     md = jtable.operations().refresh()
     refs = {}
     for name, r in dict(md.refs()).items():
-        refs[name] = ("branch" if r.isBranch() else "tag", r.snapshotId(), r.minSnapshotsToKeep(),
-                      r.maxSnapshotAgeMs(), r.maxRefAgeMs())
+        refs[name] = (
+            "branch" if r.isBranch() else "tag",
+            r.snapshotId(),
+            r.minSnapshotsToKeep(),
+            r.maxSnapshotAgeMs(),
+            r.maxRefAgeMs(),
+        )
     current = md.currentSnapshot()
     return {
         "refs": refs,
@@ -85,20 +90,32 @@ def test_ref_operations_read_by_java_as_javas_own(spark, tmp_path):
     ts2 = t.metadata.snapshot_by_id(s2).timestamp_ms
 
     steps = [
-        (lambda ms: ms.create_tag(s1, "t1", max_ref_age_ms=86_400_000)
-         .create_branch(s2, "b", min_snapshots_to_keep=3, max_snapshot_age_ms=1000),
-         lambda m: m.createTag("t1", s1).setMaxRefAgeMs("t1", 86_400_000).createBranch("b", s2)
-         .setMinSnapshotsToKeep("b", 3).setMaxSnapshotAgeMs("b", 1000)),
+        (
+            lambda ms: ms.create_tag(s1, "t1", max_ref_age_ms=86_400_000).create_branch(
+                s2, "b", min_snapshots_to_keep=3, max_snapshot_age_ms=1000
+            ),
+            lambda m: (
+                m.createTag("t1", s1)
+                .setMaxRefAgeMs("t1", 86_400_000)
+                .createBranch("b", s2)
+                .setMinSnapshotsToKeep("b", 3)
+                .setMaxSnapshotAgeMs("b", 1000)
+            ),
+        ),
         (lambda ms: ms.rollback_to(s1), lambda m: m.rollbackTo(s1)),
         (lambda ms: ms.set_current_snapshot(s3), lambda m: m.setCurrentSnapshot(s3)),
         (lambda ms: ms.rollback_to_timestamp(ts2 + 1), lambda m: m.rollbackToTime(ts2 + 1)),
         (lambda ms: ms.fast_forward("b", "audit"), lambda m: m.fastForwardBranch("b", "audit")),
-        (lambda ms: ms.rename_branch("b", "b2").replace_tag("t1", s3).set_max_ref_age_ms("b2", 5_000_000),
-         lambda m: m.renameBranch("b", "b2").replaceTag("t1", s3).setMaxRefAgeMs("b2", 5_000_000)),
+        (
+            lambda ms: ms.rename_branch("b", "b2").replace_tag("t1", s3).set_max_ref_age_ms("b2", 5_000_000),
+            lambda m: m.renameBranch("b", "b2").replaceTag("t1", s3).setMaxRefAgeMs("b2", 5_000_000),
+        ),
         (lambda ms: ms.replace_branch("b2", s1), lambda m: m.replaceBranch("b2", s1)),
         # the staged snapshot's parent is s3: a fast-forward
-        (lambda ms: ms.set_current_snapshot(s3).cherry_pick(staged),
-         lambda m: m.setCurrentSnapshot(s3).cherrypick(staged)),
+        (
+            lambda ms: ms.set_current_snapshot(s3).cherry_pick(staged),
+            lambda m: m.setCurrentSnapshot(s3).cherrypick(staged),
+        ),
         (lambda ms: ms.remove_tag("t1").remove_branch("b2"), lambda m: m.removeTag("t1").removeBranch("b2")),
     ]
     for i, (ours_op, java_op) in enumerate(steps):
@@ -115,12 +132,18 @@ def _files(*roots: Path) -> set[str]:
 
 
 def _local(uri: str) -> str:
-    return "/" + uri[len("file:"):].lstrip("/")
+    return "/" + uri[len("file:") :].lstrip("/")
 
 
 def _java_data_file(jvm, spec, uri):
-    return (jvm.org.apache.iceberg.DataFiles.builder(spec).withPath(uri).withFormat("PARQUET")
-            .withFileSizeInBytes(1).withRecordCount(1).build())
+    return (
+        jvm.org.apache.iceberg.DataFiles.builder(spec)
+        .withPath(uri)
+        .withFormat("PARQUET")
+        .withFileSizeInBytes(1)
+        .withRecordCount(1)
+        .build()
+    )
 
 
 def _reachable_cleanup(spark, expire):
@@ -137,8 +160,15 @@ def _reachable_cleanup(spark, expire):
 
 
 def _java_delete_file(jvm, spec, uri):
-    return (jvm.org.apache.iceberg.FileMetadata.deleteFileBuilder(spec).ofPositionDeletes().withPath(uri)
-            .withFormat("PARQUET").withFileSizeInBytes(1).withRecordCount(1).build())
+    return (
+        jvm.org.apache.iceberg.FileMetadata.deleteFileBuilder(spec)
+        .ofPositionDeletes()
+        .withPath(uri)
+        .withFormat("PARQUET")
+        .withFileSizeInBytes(1)
+        .withRecordCount(1)
+        .build()
+    )
 
 
 @pytest.mark.parametrize("retain_last", [1, 2])
@@ -152,25 +182,27 @@ def test_expiry_deletes_what_java_deletes(spark, tmp_path, retain_last, refs):
     t = cat.create_table("db.t", SCHEMA, format_version=2)
     jt = jcat.loadTable(jident(spark, "db.t"))
     spec = jt.spec()
-    f = {r["path"].rsplit("/", 1)[1][0]: _java_data_file(jvm, spec, r["path"])
-         for r in _rows(tmp_path, *"abcdefg")}
-    jt.newFastAppend().appendFile(f["a"]).appendFile(f["b"]).commit()                    # s1
+    f = {
+        r["path"].rsplit("/", 1)[1][0]: _java_data_file(jvm, spec, r["path"])
+        for r in _rows(tmp_path, *"abcdefg")
+    }
+    jt.newFastAppend().appendFile(f["a"]).appendFile(f["b"]).commit()  # s1
     t.refresh()
-    t.append_files(data_files(t, [{"path": f["c"].location(), "records": 1}]))          # s2 (icefloe)
+    t.append_files(data_files(t, [{"path": f["c"].location(), "records": 1}]))  # s2 (icefloe)
     jt.refresh()
-    jt.newOverwrite().deleteFile(f["a"]).addFile(f["d"]).commit()                       # s3
+    jt.newOverwrite().deleteFile(f["a"]).addFile(f["d"]).commit()  # s3
     s3 = jt.currentSnapshot().snapshotId()
-    jt.newRewrite().deleteFile(f["b"]).deleteFile(f["c"]).addFile(f["e"]).commit()     # s4
+    jt.newRewrite().deleteFile(f["b"]).deleteFile(f["c"]).addFile(f["e"]).commit()  # s4
     s4 = jt.currentSnapshot().snapshotId()
     # br keeps s3's manifests (b, c live; a deleted) alive; the tag keeps the rewrite's
     if refs:
         jt.manageSnapshots().createBranch("br", s3).createTag("tg", s4).commit()
-        jt.newFastAppend().appendFile(f["f"]).toBranch("br").commit()                   # s5 on br
+        jt.newFastAppend().appendFile(f["f"]).toBranch("br").commit()  # s5 on br
     # position deletes: d1 replaced by d2, so d1 is live only in snapshots that expire
     d1, d2 = (_java_delete_file(jvm, spec, r["path"]) for r in _rows(tmp_path, "x1", "x2"))
     jt.newRowDelta().addDeletes(d1).commit()
     jt.newRowDelta().removeDeletes(d1).addDeletes(d2).commit()
-    jt.newFastAppend().appendFile(f["g"]).commit()                                      # head
+    jt.newFastAppend().appendFile(f["g"]).commit()  # head
     jt.refresh()
     assert {s.operation() for s in jt.snapshots()} == {"append", "overwrite", "replace", "delete"}
     # statistics files of the first snapshot (expires) and of the head (stays)
@@ -195,8 +227,13 @@ def test_expiry_deletes_what_java_deletes(spark, tmp_path, retain_last, refs):
     ours = cat2.register_table("db.t", location)
     # Java deletes files wherever they are (the data files here are outside the table's
     # location): compare with icefloe's explicit choice of the same
-    result = (ours.expire_snapshots().older_than(older_than).retain_last(retain_last)
-              .delete_outside_location(True).commit())
+    result = (
+        ours.expire_snapshots()
+        .older_than(older_than)
+        .retain_last(retain_last)
+        .delete_outside_location(True)
+        .commit()
+    )
     ours_deleted = before - _files(*roots)
     assert {_local(p) for p in result.deleted_files()} == ours_deleted
     # the history really had something of each kind to lose
@@ -209,13 +246,19 @@ def test_expiry_deletes_what_java_deletes(spark, tmp_path, retain_last, refs):
         root = next(r for r in roots if Path(path).is_relative_to(r))
         shutil.copy2(backup / root.name / rel, path)
     assert before <= _files(*roots)
-    _reachable_cleanup(spark, jt.expireSnapshots().expireOlderThan(older_than).retainLast(retain_last)).commit()
+    _reachable_cleanup(
+        spark, jt.expireSnapshots().expireOlderThan(older_than).retainLast(retain_last)
+    ).commit()
     java_deleted = before - _files(*roots)
 
-    assert sorted(ours_deleted) == sorted(java_deleted), (sorted(ours_deleted - java_deleted), sorted(java_deleted - ours_deleted))
+    assert sorted(ours_deleted) == sorted(java_deleted), (
+        sorted(ours_deleted - java_deleted),
+        sorted(java_deleted - ours_deleted),
+    )
     ours_state = _java_state(jcat2.loadTable(jident(spark, "db.t")))
     assert ours_state == _java_state(jt)
     # what icefloe says it removed is what the table lost
     assert sorted(result.removed_snapshot_ids) == sorted(
         {s.snapshot_id for s in icefloe.Table.from_metadata(_local(location)).snapshots()}
-        - set(ours_state["snapshots"]))
+        - set(ours_state["snapshots"])
+    )

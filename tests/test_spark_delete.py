@@ -15,7 +15,6 @@ import pytest
 import icefloe
 from icefloe import errors
 from icefloe.spark import delete
-
 from test_catalog_oracle import paths, spark_catalog  # noqa: F401
 
 pytestmark = pytest.mark.java
@@ -23,17 +22,23 @@ pytestmark = pytest.mark.java
 
 def _rows(n: int, offset: int = 0) -> pa.Table:
     ids = pa.array(range(offset, offset + n), pa.int64())
-    return pa.table({
-        "id": ids,
-        "category": pa.array([("a", "b", "c")[i % 3] for i in range(offset, offset + n)], pa.string()),
-        "v": pa.array([float(i) / 2 for i in range(offset, offset + n)], pa.float64()),
-    })
+    return pa.table(
+        {
+            "id": ids,
+            "category": pa.array([("a", "b", "c")[i % 3] for i in range(offset, offset + n)], pa.string()),
+            "v": pa.array([float(i) / 2 for i in range(offset, offset + n)], pa.float64()),
+        }
+    )
 
 
 def _table(cat, name: str, version: int):
     cat.create_namespace_if_not_exists("db")
-    t = cat.create_table(name, _rows(0).schema, partition_spec=[("category", "identity")],
-                         properties={"format-version": str(version)})
+    t = cat.create_table(
+        name,
+        _rows(0).schema,
+        partition_spec=[("category", "identity")],
+        properties={"format-version": str(version)},
+    )
     for k in range(3):  # three appends: several data files per partition
         t.append(_rows(400, 400 * k))
     return t
@@ -72,8 +77,9 @@ def test_distributed_delete_is_read_by_java(spark, paths, version):  # noqa: F81
     assert _ids(spark.table(f"{sc}.db.t{version}").select("id").collect()) == sorted(expected)
     assert t.scan().count() == len(expected)
 
-    deletes = spark.sql(f"SELECT file_format, referenced_data_file, record_count "
-                        f"FROM {sc}.db.t{version}.delete_files").collect()
+    deletes = spark.sql(
+        f"SELECT file_format, referenced_data_file, record_count FROM {sc}.db.t{version}.delete_files"
+    ).collect()
     if version == 3:
         assert r2.delete_files_removed > 0, "the old DVs are replaced"
         assert {d.file_format for d in deletes} == {"PUFFIN"}
@@ -82,8 +88,9 @@ def test_distributed_delete_is_read_by_java(spark, paths, version):  # noqa: F81
         assert sum(d.record_count for d in deletes) == 1200 - len(expected)
     else:
         assert {d.file_format for d in deletes} == {"PARQUET"}
-    summary = spark.sql(f"SELECT operation, summary FROM {sc}.db.t{version}.snapshots "
-                        f"ORDER BY committed_at DESC LIMIT 1").collect()[0]
+    summary = spark.sql(
+        f"SELECT operation, summary FROM {sc}.db.t{version}.snapshots ORDER BY committed_at DESC LIMIT 1"
+    ).collect()[0]
     assert summary.operation in ("delete", "overwrite")
 
     # nothing matches: no snapshot
@@ -106,8 +113,9 @@ def test_conflicting_delete_fails_and_leaves_no_files(spark, paths):  # noqa: F8
         delete(spark, stale, "category = 'b' and id < 600")
     assert cat.load_table("db.c").metadata_location == metadata_before
     assert _files_under(t.metadata.location) == files_before, "the failed delete's DV files are removed"
-    assert _ids(spark.table(f"{sc}.db.c").select("id").collect()) == \
-        sorted(i for i in range(1200) if not (i % 3 == 1 and i < 300))
+    assert _ids(spark.table(f"{sc}.db.c").select("id").collect()) == sorted(
+        i for i in range(1200) if not (i % 3 == 1 and i < 300)
+    )
 
 
 def test_bad_requests(spark, paths):  # noqa: F811
@@ -116,7 +124,7 @@ def test_bad_requests(spark, paths):  # noqa: F811
     t1 = _table(cat, "db.v1", 1)
     before = cat.load_table("db.v1").metadata_location
     with pytest.raises(errors.ValidationError, match="some, but not all, rows match"):
-        delete(spark, t1, "id = 1")   # v1 has no delete files: whole files only
+        delete(spark, t1, "id = 1")  # v1 has no delete files: whole files only
     assert cat.load_table("db.v1").metadata_location == before
     with pytest.raises(ValueError, match="isolation_level"):
         delete(spark, t1, "id = 1", isolation_level="read-committed")
@@ -140,9 +148,12 @@ def test_spark_overwrite_drops_the_delete_files_too(spark, paths):  # noqa: F811
     assert spark.sql(f"SELECT * FROM {sc}.db.ow.delete_files").count() > 0
     icefloe.spark.register(spark)
     df = spark.createDataFrame([(1, "z", 0.5), (2, "z", 1.5)], "id long, category string, v double")
-    df.write.format("icefloe").option("catalog", sc).option("uri", f"sqlite:///{db}").option("warehouse", wh) \
-        .mode("overwrite").save("db.ow")
+    df.write.format("icefloe").option("catalog", sc).option("uri", f"sqlite:///{db}").option(
+        "warehouse", wh
+    ).mode("overwrite").save("db.ow")
     assert sorted((r.id, r.category) for r in spark.table(f"{sc}.db.ow").collect()) == [(1, "z"), (2, "z")]
     assert spark.sql(f"SELECT * FROM {sc}.db.ow.delete_files").count() == 0
-    snap = spark.sql(f"SELECT operation FROM {sc}.db.ow.snapshots ORDER BY committed_at DESC LIMIT 1").collect()
+    snap = spark.sql(
+        f"SELECT operation FROM {sc}.db.ow.snapshots ORDER BY committed_at DESC LIMIT 1"
+    ).collect()
     assert snap[0].operation == "overwrite"

@@ -90,8 +90,14 @@ def env(spark, tmp_path_factory):
     warehouse = (root / "wh").as_uri()
     # a catalog name of this module's own: Spark caches catalogs by name for the session
     name = "spark_source"
-    for k, v in {"": "org.apache.iceberg.spark.SparkCatalog", ".type": "jdbc", ".uri": f"jdbc:sqlite:{db}",
-                 ".warehouse": warehouse, ".jdbc.schema-version": "V1", ".cache-enabled": "false"}.items():
+    for k, v in {
+        "": "org.apache.iceberg.spark.SparkCatalog",
+        ".type": "jdbc",
+        ".uri": f"jdbc:sqlite:{db}",
+        ".warehouse": warehouse,
+        ".jdbc.schema-version": "V1",
+        ".cache-enabled": "false",
+    }.items():
         spark.conf.set(f"spark.sql.catalog.{name}{k}", v)
     e = Env(spark, name, db, warehouse, root)
     e.catalog().create_namespace("db")
@@ -133,8 +139,10 @@ def _values(start: int, count: int) -> str:
         tags = f"array('t{i % 3}', 'u')"
         attrs = f"map('k', {i})"
         raw = f"X'{i % 256:02X}{(i * 7) % 256:02X}'"
-        out.append(f"({i}, {category}, {ts}, {amount}, {score}, {name}, {flag}, {d}, {ntz}, {n}, {payload}, "
-                   f"{tags}, {attrs}, {raw})")
+        out.append(
+            f"({i}, {category}, {ts}, {amount}, {score}, {name}, {flag}, {d}, {ntz}, {n}, {payload}, "
+            f"{tags}, {attrs}, {raw})"
+        )
     return ", ".join(out)
 
 
@@ -180,9 +188,11 @@ def _java_table(env: Env, table: str, format_version: int, partitioning: str, de
     position delete files in v2, deletion vectors in v3), a tag, a schema change, a
     partition spec change and a branch. Returns the snapshot ids in order."""
     t = f"{{cat}}.{table}"
-    env.sql(f"CREATE TABLE {t} ({COLUMNS}) USING iceberg {partitioning} TBLPROPERTIES ("
-            f"'format-version'='{format_version}', 'write.delete.mode'='{delete_mode}', "
-            f"'write.update.mode'='{delete_mode}', 'write.target-file-size-bytes'='2000')")
+    env.sql(
+        f"CREATE TABLE {t} ({COLUMNS}) USING iceberg {partitioning} TBLPROPERTIES ("
+        f"'format-version'='{format_version}', 'write.delete.mode'='{delete_mode}', "
+        f"'write.update.mode'='{delete_mode}', 'write.target-file-size-bytes'='2000')"
+    )
     env.sql(f"INSERT INTO {t} VALUES {_values(0, 80)}")
     env.sql(f"ALTER TABLE {t} CREATE TAG first")
     env.sql(f"INSERT INTO {t} VALUES {_values(80, 80)}")
@@ -201,16 +211,23 @@ def _java_table(env: Env, table: str, format_version: int, partitioning: str, de
 @pytest.fixture(scope="module")
 def java_tables(env):
     out = {}
-    out["db.java_v2"] = _java_table(env, "db.java_v2", 2, "PARTITIONED BY (category, days(ts))", "merge-on-read")
-    out["db.java_v3"] = _java_table(env, "db.java_v3", 3, "PARTITIONED BY (bucket(4, id), n)", "merge-on-read")
+    out["db.java_v2"] = _java_table(
+        env, "db.java_v2", 2, "PARTITIONED BY (category, days(ts))", "merge-on-read"
+    )
+    out["db.java_v3"] = _java_table(
+        env, "db.java_v3", 3, "PARTITIONED BY (bucket(4, id), n)", "merge-on-read"
+    )
     return out
 
 
 def _selections(snapshots):
     first_id, first_at = snapshots[0]
     third_id, third_at = snapshots[3]
-    ms = int(third_at.replace(tzinfo=UTC).timestamp() * 1000) if third_at.tzinfo is None else int(
-        third_at.timestamp() * 1000)
+    ms = (
+        int(third_at.replace(tzinfo=UTC).timestamp() * 1000)
+        if third_at.tzinfo is None
+        else int(third_at.timestamp() * 1000)
+    )
     return [
         {},
         {"snapshot_id": first_id},
@@ -264,7 +281,8 @@ def test_metadata_columns_as_java(env, java_tables, table):
     java = env.java(table).select("id", "category", *columns)
     assert ours.columns == ["id", "category", *columns]
     assert [(f.name, f.dataType, f.nullable) for f in ours.schema] == [
-        (f.name, f.dataType, f.nullable) for f in java.schema]
+        (f.name, f.dataType, f.nullable) for f in java.schema
+    ]
     assert rows(ours) == rows(java)
     assert rows(ours.where("id < 30")) == rows(java.where("id < 30"))
 
@@ -283,26 +301,42 @@ def test_schema_of_every_type_as_java(env):
         '"value-id": 8, "value": "decimal(38, 10)", "value-required": false}},'
         '{"id": 9, "name": "s", "required": false, "type": {"type": "struct", "fields": ['
         '{"id": 10, "name": "x", "required": true, "type": "int"}, {"id": 11, "name": "y", "required": false, '
-        '"type": "date"}]}}]}')
+        '"type": "date"}]}}]}'
+    )
     cat = env.catalog()
     t = cat.create_table("db.types", schema, format_version=2)
-    u1, u2 = uuid.UUID("00112233-4455-6677-8899-aabbccddeeff"), uuid.UUID("f0e1d2c3-b4a5-9687-7869-5a4b3c2d1e0f")
-    t.append(pa.table({
-        "u": pa.array([u1.bytes, None, u2.bytes], pa.binary(16)),
-        "f": pa.array([b"abc", b"\x00\x01\x02", b"xyz"], pa.binary(3)),
-        "tz": pa.array([0, None, 1_700_000_000_123_456], pa.timestamp("us", tz="UTC")),
-        "l": pa.array([[u2.bytes], [], None], pa.list_(pa.field("element", pa.binary(16), nullable=False))),
-        "m": pa.array([[("a", decimal.Decimal("1.5"))], None, [("b", None)]],
-                      pa.map_(pa.string(), pa.decimal128(38, 10))),
-        "s": pa.array([{"x": 1, "y": dt.date(2024, 1, 2)}, None, {"x": 3, "y": None}],
-                      pa.struct([pa.field("x", pa.int32(), nullable=False), pa.field("y", pa.date32())])),
-    }))
+    u1, u2 = (
+        uuid.UUID("00112233-4455-6677-8899-aabbccddeeff"),
+        uuid.UUID("f0e1d2c3-b4a5-9687-7869-5a4b3c2d1e0f"),
+    )
+    t.append(
+        pa.table(
+            {
+                "u": pa.array([u1.bytes, None, u2.bytes], pa.binary(16)),
+                "f": pa.array([b"abc", b"\x00\x01\x02", b"xyz"], pa.binary(3)),
+                "tz": pa.array([0, None, 1_700_000_000_123_456], pa.timestamp("us", tz="UTC")),
+                "l": pa.array(
+                    [[u2.bytes], [], None], pa.list_(pa.field("element", pa.binary(16), nullable=False))
+                ),
+                "m": pa.array(
+                    [[("a", decimal.Decimal("1.5"))], None, [("b", None)]],
+                    pa.map_(pa.string(), pa.decimal128(38, 10)),
+                ),
+                "s": pa.array(
+                    [{"x": 1, "y": dt.date(2024, 1, 2)}, None, {"x": 3, "y": None}],
+                    pa.struct([pa.field("x", pa.int32(), nullable=False), pa.field("y", pa.date32())]),
+                ),
+            }
+        )
+    )
     ours, java = env.read("db.types"), env.java("db.types")
     assert ours.schema == java.schema
     assert rows(ours) == rows(java)
     # Java's scan prunes the file holding u2 (it compares uuid bounds as signed longs,
     # apache/iceberg#14216) and returns no row; icefloe leaves uuid filters to Spark
-    assert [r.s for r in ours.where(f"u = '{u2}'").collect()] == [r.s for r in java.collect() if r.u == str(u2)]
+    assert [r.s for r in ours.where(f"u = '{u2}'").collect()] == [
+        r.s for r in java.collect() if r.u == str(u2)
+    ]
     assert rows(ours.where("f = X'78797A'")) == rows(java.where("f = X'78797A'")) != []
 
 
@@ -320,16 +354,22 @@ def _reader(env: Env, table: str, **options) -> IcefloeReader:
 def pruned_table(env):
     """Ten files, one per value of the identity partition ``p`` (0..8 and null)."""
     t = env.catalog().create_table(
-        "db.pruned", pa.schema([("id", pa.int64()), ("p", pa.int32()), ("s", pa.string()), ("x", pa.float64())]),
-        partition_spec=[("p", "identity")])
+        "db.pruned",
+        pa.schema([("id", pa.int64()), ("p", pa.int32()), ("s", pa.string()), ("x", pa.float64())]),
+        partition_spec=[("p", "identity")],
+    )
     n = 500
     ids = list(range(n))
-    t.append(pa.table({
-        "id": ids,
-        "p": pa.array([None if i % 10 == 9 else i % 10 for i in ids], pa.int32()),
-        "s": [f"s{i % 37}" for i in ids],
-        "x": [float(i % 5) - 2.0 for i in ids],
-    }))
+    t.append(
+        pa.table(
+            {
+                "id": ids,
+                "p": pa.array([None if i % 10 == 9 else i % 10 for i in ids], pa.int32()),
+                "s": [f"s{i % 37}" for i in ids],
+                "x": [float(i % 5) - 2.0 for i in ids],
+            }
+        )
+    )
     return "db.pruned"
 
 
@@ -337,11 +377,23 @@ def test_push_filters_returns_what_it_cannot_take_over(env, pruned_table):
     from pyspark.sql import datasource as D
 
     r = _reader(env, pruned_table)
-    taken = [D.EqualTo(("p",), 3), D.GreaterThanOrEqual(("id",), 10), D.In(("s",), ("s1", "s2", None)),
-             D.Not(D.EqualNullSafe(("p",), 4)), D.IsNotNull(("p",)), D.StringStartsWith(("s",), "s1"),
-             D.IsNull(("x",))]
-    left = [D.StringEndsWith(("s",), "1"), D.StringContains(("s",), "3"), D.GreaterThan(("x",), 0.0),
-            D.EqualTo(("x",), 1.0), D.EqualTo(("nope",), 1), D.LessThan(("id",), "not a number")]
+    taken = [
+        D.EqualTo(("p",), 3),
+        D.GreaterThanOrEqual(("id",), 10),
+        D.In(("s",), ("s1", "s2", None)),
+        D.Not(D.EqualNullSafe(("p",), 4)),
+        D.IsNotNull(("p",)),
+        D.StringStartsWith(("s",), "s1"),
+        D.IsNull(("x",)),
+    ]
+    left = [
+        D.StringEndsWith(("s",), "1"),
+        D.StringContains(("s",), "3"),
+        D.GreaterThan(("x",), 0.0),
+        D.EqualTo(("x",), 1.0),
+        D.EqualTo(("nope",), 1),
+        D.LessThan(("id",), "not a number"),
+    ]
     remaining = r.pushFilters(taken + left)
     assert [id(f) for f in remaining] == [id(f) for f in left]
     assert r.pushed == taken
@@ -351,8 +403,10 @@ def test_struct_null_checks_are_taken_over_and_read_as_java(env):
     from pyspark.sql import datasource as D
 
     t = f"{env.name}.db.structs"
-    env.spark.sql(f"CREATE TABLE {t} (id bigint, s struct<a: int, b: string>, l array<int>) USING iceberg "
-                  "TBLPROPERTIES ('format-version'='3')")
+    env.spark.sql(
+        f"CREATE TABLE {t} (id bigint, s struct<a: int, b: string>, l array<int>) USING iceberg "
+        "TBLPROPERTIES ('format-version'='3')"
+    )
     env.spark.sql(f"INSERT INTO {t} VALUES (1, named_struct('a', 1, 'b', 'x'), array(1)), (2, NULL, NULL)")
     env.spark.sql(f"INSERT INTO {t} VALUES (3, NULL, array()), (4, NULL, NULL)")
     env.spark.sql(f"INSERT INTO {t} VALUES (5, named_struct('a', CAST(NULL AS INT), 'b', 'y'), array(2))")
@@ -360,7 +414,14 @@ def test_struct_null_checks_are_taken_over_and_read_as_java(env):
     taken = [D.IsNull(("s",)), D.Not(D.IsNull(("s",))), D.IsNotNull(("l",))]
     left = [D.EqualTo(("s",), 1)]
     assert [id(f) for f in r.pushFilters(taken + left)] == [id(f) for f in left]
-    for f in ["s IS NULL", "s IS NOT NULL", "NOT (s IS NULL)", "s.a IS NULL", "l IS NULL", "s IS NULL AND id > 2"]:
+    for f in [
+        "s IS NULL",
+        "s IS NOT NULL",
+        "NOT (s IS NULL)",
+        "s.a IS NULL",
+        "l IS NULL",
+        "s IS NULL AND id > 2",
+    ]:
         ours = rows(env.read("db.structs").where(f))
         assert ours == rows(env.java("db.structs").where(f)), f
         assert ours, f
@@ -384,8 +445,20 @@ def test_pushed_filters_prune_files(env, pruned_table):
     assert env.read(pruned_table, split_size=1).where("p = 3").rdd.getNumPartitions() == 1
     assert env.read(pruned_table, split_size=1).rdd.getNumPartitions() == 10
     java = env.java(pruned_table)
-    for f in ["p = 3", "p < 3", "p <> 3", "NOT (p <=> 3)", "p IS NULL", "p IN (1, NULL)", "NOT (p IN (1, NULL))",
-              "x > 0", "x = -0.0", "s LIKE 's1%' AND p >= 5", "s LIKE '%1'", "p = 3 OR s = 's2'"]:
+    for f in [
+        "p = 3",
+        "p < 3",
+        "p <> 3",
+        "NOT (p <=> 3)",
+        "p IS NULL",
+        "p IN (1, NULL)",
+        "NOT (p IN (1, NULL))",
+        "x > 0",
+        "x = -0.0",
+        "s LIKE 's1%' AND p >= 5",
+        "s LIKE '%1'",
+        "p = 3 OR s = 's2'",
+    ]:
         assert rows(env.read(pruned_table).where(f)) == rows(java.where(f)), f
 
 
@@ -436,36 +509,42 @@ def test_read_options_are_checked(env, pruned_table):
 def _write_schema():
     from pyspark.sql import types as T
 
-    return T.StructType([
-        T.StructField("id", T.LongType(), False),
-        T.StructField("category", T.StringType()),
-        T.StructField("ts", T.TimestampType()),
-        T.StructField("ntz", T.TimestampNTZType()),
-        T.StructField("amount", T.DecimalType(9, 2)),
-        T.StructField("u", T.StringType()),
-        T.StructField("f", T.BinaryType()),
-        T.StructField("payload", T.StructType([T.StructField("a", T.IntegerType()),
-                                               T.StructField("b", T.StringType())])),
-        T.StructField("tags", T.ArrayType(T.StringType())),
-        T.StructField("attrs", T.MapType(T.StringType(), T.LongType())),
-    ])
+    return T.StructType(
+        [
+            T.StructField("id", T.LongType(), False),
+            T.StructField("category", T.StringType()),
+            T.StructField("ts", T.TimestampType()),
+            T.StructField("ntz", T.TimestampNTZType()),
+            T.StructField("amount", T.DecimalType(9, 2)),
+            T.StructField("u", T.StringType()),
+            T.StructField("f", T.BinaryType()),
+            T.StructField(
+                "payload",
+                T.StructType([T.StructField("a", T.IntegerType()), T.StructField("b", T.StringType())]),
+            ),
+            T.StructField("tags", T.ArrayType(T.StringType())),
+            T.StructField("attrs", T.MapType(T.StringType(), T.LongType())),
+        ]
+    )
 
 
 def _write_rows(start: int, count: int) -> list[tuple]:
     out = []
     for i in range(start, start + count):
-        out.append((
-            i,
-            None if i % 7 == 0 else "xyz"[i % 3],
-            dt.datetime(2024, 3, 1 + i % 5, i % 24, tzinfo=UTC),
-            dt.datetime(2024, 4, 1, i % 24, 15),
-            None if i % 5 == 0 else decimal.Decimal(f"{i}.25"),
-            None if i % 6 == 0 else str(uuid.UUID(int=i * 7919)),
-            bytes([i % 256, 1, 2, 3]),
-            None if i % 8 == 0 else (i % 3, f"b{i}"),
-            [f"t{i}", None],
-            {"k": i},
-        ))
+        out.append(
+            (
+                i,
+                None if i % 7 == 0 else "xyz"[i % 3],
+                dt.datetime(2024, 3, 1 + i % 5, i % 24, tzinfo=UTC),
+                dt.datetime(2024, 4, 1, i % 24, 15),
+                None if i % 5 == 0 else decimal.Decimal(f"{i}.25"),
+                None if i % 6 == 0 else str(uuid.UUID(int=i * 7919)),
+                bytes([i % 256, 1, 2, 3]),
+                None if i % 8 == 0 else (i % 3, f"b{i}"),
+                [f"t{i}", None],
+                {"k": i},
+            )
+        )
     return out
 
 
@@ -486,7 +565,8 @@ def written_table(env):
         '{"id": 11, "name": "tags", "required": false, "type": {"type": "list", "element-id": 12, '
         '"element": "string", "element-required": false}},'
         '{"id": 13, "name": "attrs", "required": false, "type": {"type": "map", "key-id": 14, "key": "string", '
-        '"value-id": 15, "value": "long", "value-required": false}}]}')
+        '"value-id": 15, "value": "long", "value-required": false}}]}'
+    )
     env.catalog().create_table("db.written", schema, partition_spec=[("category", "identity"), ("ts", "day")])
     return "db.written"
 
@@ -512,15 +592,22 @@ def test_spark_writes_java_reads(env, written_table):
     assert rows(env.java(written_table)) == expected
     assert rows(env.read(written_table)) == expected
 
-    snaps = env.sql(f"SELECT operation, summary FROM {{cat}}.{written_table}.snapshots ORDER BY committed_at").collect()
+    snaps = env.sql(
+        f"SELECT operation, summary FROM {{cat}}.{written_table}.snapshots ORDER BY committed_at"
+    ).collect()
     assert [s.operation for s in snaps] == ["append", "append", "overwrite"]
     assert snaps[0].summary["job"] == "first"
     assert snaps[2].summary["deleted-data-files"] == str(
-        int(snaps[0].summary["added-data-files"]) + int(snaps[1].summary["added-data-files"]))
+        int(snaps[0].summary["added-data-files"]) + int(snaps[1].summary["added-data-files"])
+    )
     # file names carry the Spark partition, the task attempt and the write id, as Java's
     for s in snaps:
         write_id = s.summary[WRITE_ID_KEY]
-        files = env.sql(f"SELECT file_path FROM {{cat}}.{written_table}.files").collect() if s is snaps[-1] else []
+        files = (
+            env.sql(f"SELECT file_path FROM {{cat}}.{written_table}.files").collect()
+            if s is snaps[-1]
+            else []
+        )
         for f in files:
             name = os.path.basename(f.file_path)
             part, attempt, rest = name.split("-", 2)
@@ -541,8 +628,10 @@ def test_overwrite_of_an_empty_dataframe_empties_the_table(env):
 
 def test_schema_mismatch_is_a_clear_error(env):
     spark = env.spark
-    env.catalog().create_table("db.strict", pa.schema([pa.field("id", pa.int64(), nullable=False),
-                                                         ("s", pa.string()), ("n", pa.int32())]))
+    env.catalog().create_table(
+        "db.strict",
+        pa.schema([pa.field("id", pa.int64(), nullable=False), ("s", pa.string()), ("n", pa.int32())]),
+    )
     cases = {
         "id bigint, s string, n int, extra int": "column 'extra' is not in the table",
         "id bigint, s string": "column 'n' of the table is missing",
@@ -569,9 +658,11 @@ def test_schema_mismatch_is_a_clear_error(env):
 def test_failed_job_commits_nothing_and_leaves_no_files(env):
     spark = env.spark
     cat = env.catalog()
-    t = cat.create_table("db.failing", pa.schema([("id", pa.int64()), ("s", pa.string())]),
-                         properties={"write.target-file-size-bytes": "20000",
-                                     "write.parquet.row-group-size-bytes": "100000"})
+    t = cat.create_table(
+        "db.failing",
+        pa.schema([("id", pa.int64()), ("s", pa.string())]),
+        properties={"write.target-file-size-bytes": "20000", "write.parquet.row-group-size-bytes": "100000"},
+    )
     env.write(spark.createDataFrame([(i, "a") for i in range(10)], "id bigint, s string"), "db.failing")
     before = cat.load_table("db.failing")
     files_before = data_files(env.root / "wh" / "db" / "failing")
@@ -604,8 +695,9 @@ def _in_process_writer(env: Env, table: str, overwrite: bool = False) -> Icefloe
 
 def test_abort_deletes_the_files_of_the_write(env):
     cat = env.catalog()
-    cat.create_table("db.aborted", pa.schema([("id", pa.int64()), ("s", pa.string())]),
-                     partition_spec=[("s", "identity")])
+    cat.create_table(
+        "db.aborted", pa.schema([("id", pa.int64()), ("s", pa.string())]), partition_spec=[("s", "identity")]
+    )
     writer = _in_process_writer(env, "db.aborted")
     batch = pa.record_batch({"id": pa.array([1, 2, 3], pa.int64()), "s": ["a", "b", "a"]})
     messages = [writer.write(iter([batch])), None, writer.write(iter([batch.slice(1)]))]
@@ -636,8 +728,11 @@ def test_a_commit_that_fails_deletes_the_files_of_its_messages(env, monkeypatch)
     from icefloe.spark.options import CatalogOptions
 
     cat = env.catalog()
-    cat.create_table("db.refused", pa.schema([("id", pa.int64()), ("s", pa.string())]),
-                     properties={"commit.retry.num-retries": "0"})
+    cat.create_table(
+        "db.refused",
+        pa.schema([("id", pa.int64()), ("s", pa.string())]),
+        properties={"commit.retry.num-retries": "0"},
+    )
     stale = cat.load_table("db.refused")
     writer = _in_process_writer(env, "db.refused")
     messages = [writer.write(iter([pa.record_batch({"id": pa.array([1], pa.int64()), "s": ["a"]})]))]
@@ -685,14 +780,21 @@ def test_abort_finds_the_files_of_a_task_that_failed(env):
     """A task that fails sends no message; its files are found by the write id in their
     names."""
     cat = env.catalog()
-    cat.create_table("db.half_written", pa.schema([("id", pa.int64()), ("s", pa.string())]),
-                     properties={"write.target-file-size-bytes": "2000", "write.parquet.row-group-size-bytes": "4000"})
+    cat.create_table(
+        "db.half_written",
+        pa.schema([("id", pa.int64()), ("s", pa.string())]),
+        properties={"write.target-file-size-bytes": "2000", "write.parquet.row-group-size-bytes": "4000"},
+    )
     writer = _in_process_writer(env, "db.half_written")
 
     def batches():
         for i in range(5):
-            yield pa.record_batch({"id": pa.array(range(i * 1000, (i + 1) * 1000), pa.int64()),
-                                   "s": [f"row {j}" for j in range(1000)]})
+            yield pa.record_batch(
+                {
+                    "id": pa.array(range(i * 1000, (i + 1) * 1000), pa.int64()),
+                    "s": [f"row {j}" for j in range(1000)],
+                }
+            )
         raise RuntimeError("the task fails")
 
     with pytest.raises(RuntimeError, match="the task fails"):

@@ -21,7 +21,6 @@ from pathlib import Path
 import pytest
 
 import icefloe
-
 from test_catalog_oracle import spark_catalog
 
 pytestmark = pytest.mark.java
@@ -103,23 +102,57 @@ def cluster(tmp_path_factory):
     """A standalone master and one worker (2 cores, 2 GiB) on 127.0.0.1."""
     home = _spark_home()
     logs = tmp_path_factory.mktemp("standalone")
-    env = dict(os.environ, SPARK_HOME=str(home), SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable,
-               SPARK_LOG_DIR=str(logs), SPARK_WORKER_DIR=str(logs / "work"))
+    env = dict(
+        os.environ,
+        SPARK_HOME=str(home),
+        SPARK_LOCAL_IP="127.0.0.1",
+        PYSPARK_PYTHON=sys.executable,
+        SPARK_LOG_DIR=str(logs),
+        SPARK_WORKER_DIR=str(logs / "work"),
+    )
     spark_class = str(home / "bin" / "spark-class")
     port, worker_port = _free_port(), _free_port()
     procs = []
     try:
         master = subprocess.Popen(
-            [spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
-             "--webui-port", str(_free_port())],
-            env=env, stdout=open(logs / "master.log", "w"), stderr=subprocess.STDOUT)
+            [
+                spark_class,
+                "org.apache.spark.deploy.master.Master",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--webui-port",
+                str(_free_port()),
+            ],
+            env=env,
+            stdout=open(logs / "master.log", "w"),
+            stderr=subprocess.STDOUT,
+        )
         procs.append(master)
         _wait_for_port(port, master, "master")
         worker = subprocess.Popen(
-            [spark_class, "org.apache.spark.deploy.worker.Worker", f"spark://127.0.0.1:{port}",
-             "--host", "127.0.0.1", "--port", str(worker_port), "--webui-port", str(_free_port()),
-             "--cores", "2", "--memory", "2g", "--work-dir", str(logs / "work")],
-            env=env, stdout=open(logs / "worker.log", "w"), stderr=subprocess.STDOUT)
+            [
+                spark_class,
+                "org.apache.spark.deploy.worker.Worker",
+                f"spark://127.0.0.1:{port}",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(worker_port),
+                "--webui-port",
+                str(_free_port()),
+                "--cores",
+                "2",
+                "--memory",
+                "2g",
+                "--work-dir",
+                str(logs / "work"),
+            ],
+            env=env,
+            stdout=open(logs / "worker.log", "w"),
+            stderr=subprocess.STDOUT,
+        )
         procs.append(worker)
         _wait_for_port(worker_port, worker, "worker")
         yield f"spark://127.0.0.1:{port}", env, logs
@@ -140,12 +173,20 @@ def test_write_read_delete_on_a_standalone_cluster(cluster, spark, tmp_path):
     # the catalog name scopes the rows of a SQL catalog: the driver writes under the name of
     # the Spark catalog that reads the table with Java afterwards
     sc = spark_catalog(spark, db, wh)
-    proc = subprocess.run([sys.executable, "-c", DRIVER, master, db, wh, str(n), sc], env=env,
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-c", DRIVER, master, db, wh, str(n), sc],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
-    assert proc.returncode == 0 and lines, (proc.stdout[-3000:], proc.stderr[-6000:],
-                                            (logs / "worker.log").read_text()[-3000:])
-    out = json.loads(lines[0][len("RESULT "):])
+    assert proc.returncode == 0 and lines, (
+        proc.stdout[-3000:],
+        proc.stderr[-6000:],
+        (logs / "worker.log").read_text()[-3000:],
+    )
+    out = json.loads(lines[0][len("RESULT ") :])
     deleted = sum(1 for i in range(n) if i % 4 == 2 and i >= 500)
     assert out["count"] == n
     assert out["filtered"] == sum(1 for i in range(1000) if i % 4 == 1)

@@ -8,7 +8,6 @@ import pytest
 
 import icefloe
 from icefloe.spark import update
-
 from test_catalog_oracle import paths, spark_catalog  # noqa: F401
 from test_spark_delete import _table
 
@@ -23,7 +22,9 @@ def test_update_is_read_by_java(spark, paths, version):  # noqa: F811
     t = _table(cat, f"db.u{version}", version)
     expected = {i: (("a", "b", "c")[i % 3], i / 2) for i in range(1200)}
 
-    r = update(spark, t, "id < 100 OR (id >= 500 AND id < 520)", {"v": "v + 1000", "category": "upper(category)"})
+    r = update(
+        spark, t, "id < 100 OR (id >= 500 AND id < 520)", {"v": "v + 1000", "category": "upper(category)"}
+    )
     changed = [i for i in range(1200) if i < 100 or 500 <= i < 520]
     assert r.updated_rows == len(changed) and r.data_files_added > 0 and r.delete_files_added > 0
     for i in changed:
@@ -42,8 +43,10 @@ def test_update_is_read_by_java(spark, paths, version):  # noqa: F811
     rows = t.scan(selected_fields=["id", "category", "v"]).to_arrow().to_pylist()
     assert {row["id"]: (row["category"], row["v"]) for row in rows} == expected
     if version == 3:
-        refs = [d.referenced_data_file for d in
-                spark.sql(f"SELECT referenced_data_file FROM {sc}.db.u{version}.delete_files").collect()]
+        refs = [
+            d.referenced_data_file
+            for d in spark.sql(f"SELECT referenced_data_file FROM {sc}.db.u{version}.delete_files").collect()
+        ]
         assert len(refs) == len(set(refs)), "one DV per data file"
     assert update(spark, t, "id < 0", {"v": "0"}).snapshot_id is None
 

@@ -23,35 +23,65 @@ pytestmark = pytest.mark.java
 
 _SCHEMAS = [
     {
-        "type": "struct", "schema-id": 0,
+        "type": "struct",
+        "schema-id": 0,
         "fields": [
             {"id": 1, "name": "id", "required": True, "type": "long"},
             {"id": 2, "name": "data", "required": False, "type": "string"},
             {"id": 3, "name": "ts", "required": False, "type": "timestamptz"},
             {"id": 4, "name": "d", "required": False, "type": "date"},
             {"id": 5, "name": "category", "required": False, "type": "string"},
-            {"id": 6, "name": "s", "required": False, "type": {
-                "type": "struct", "fields": [
-                    {"id": 7, "name": "x", "required": False, "type": "int"},
-                    {"id": 8, "name": "Name", "required": False, "type": "string"}]}},
-            {"id": 9, "name": "l", "required": False, "type": {
-                "type": "list", "element-id": 10, "element-required": False, "element": {
-                    "type": "struct", "fields": [
-                        {"id": 11, "name": "y", "required": False, "type": "int"}]}}},
+            {
+                "id": 6,
+                "name": "s",
+                "required": False,
+                "type": {
+                    "type": "struct",
+                    "fields": [
+                        {"id": 7, "name": "x", "required": False, "type": "int"},
+                        {"id": 8, "name": "Name", "required": False, "type": "string"},
+                    ],
+                },
+            },
+            {
+                "id": 9,
+                "name": "l",
+                "required": False,
+                "type": {
+                    "type": "list",
+                    "element-id": 10,
+                    "element-required": False,
+                    "element": {
+                        "type": "struct",
+                        "fields": [{"id": 11, "name": "y", "required": False, "type": "int"}],
+                    },
+                },
+            },
             {"id": 12, "name": "price", "required": False, "type": "decimal(9, 2)"},
             {"id": 13, "name": "flag", "required": False, "type": "boolean"},
         ],
     },
     {
-        "type": "struct", "schema-id": 0,
+        "type": "struct",
+        "schema-id": 0,
         "fields": [
             {"id": 1, "name": "Ts", "required": True, "type": "timestamp"},
             {"id": 2, "name": "Region", "required": False, "type": "string"},
             {"id": 3, "name": "n", "required": False, "type": "int"},
             {"id": 4, "name": "bin", "required": False, "type": "binary"},
-            {"id": 5, "name": "m", "required": False, "type": {
-                "type": "map", "key-id": 6, "key": "string", "value-id": 7,
-                "value-required": False, "value": "int"}},
+            {
+                "id": 5,
+                "name": "m",
+                "required": False,
+                "type": {
+                    "type": "map",
+                    "key-id": 6,
+                    "key": "string",
+                    "value-id": 7,
+                    "value-required": False,
+                    "value": "int",
+                },
+            },
         ],
     },
 ]
@@ -60,15 +90,39 @@ _SCHEMAS = [
 # transform) appears once with one id and name: when several old fields match an add, Java
 # re-uses whichever its hash set yields first, which no other implementation can reproduce.
 _POOLS = [
-    [("category", "identity", "category"), ("ts", "day", "ts_day"), ("ts", "hour", "ts_hour"),
-     ("id", "bucket[16]", "id_bucket_16"), ("id", "bucket[8]", "shard"), ("data", "truncate[4]", "data_trunc_4"),
-     ("d", "month", "d_month"), ("s.x", "identity", "s.x"), ("price", "bucket[4]", "p")],
-    [("Region", "identity", "Region"), ("Ts", "day", "Ts_day"), ("n", "truncate[10]", "n10"),
-     ("bin", "bucket[4]", "bin_bucket_4"), ("Ts", "year", "yr")],
+    [
+        ("category", "identity", "category"),
+        ("ts", "day", "ts_day"),
+        ("ts", "hour", "ts_hour"),
+        ("id", "bucket[16]", "id_bucket_16"),
+        ("id", "bucket[8]", "shard"),
+        ("data", "truncate[4]", "data_trunc_4"),
+        ("d", "month", "d_month"),
+        ("s.x", "identity", "s.x"),
+        ("price", "bucket[4]", "p"),
+    ],
+    [
+        ("Region", "identity", "Region"),
+        ("Ts", "day", "Ts_day"),
+        ("n", "truncate[10]", "n10"),
+        ("bin", "bucket[4]", "bin_bucket_4"),
+        ("Ts", "year", "yr"),
+    ],
 ]
 
-_TRANSFORMS = ["identity", "identity", "bucket[16]", "bucket[8]", "truncate[4]", "year", "month", "day", "hour",
-               "void", "zorder"]
+_TRANSFORMS = [
+    "identity",
+    "identity",
+    "bucket[16]",
+    "bucket[8]",
+    "truncate[4]",
+    "year",
+    "month",
+    "day",
+    "hour",
+    "void",
+    "zorder",
+]
 _NAMES = ["shard", "p", "ts_day", "category", "data", "id", "ts_hour", "x", "Region", "yr", "n10", "", "new"]
 
 
@@ -116,18 +170,35 @@ def _metadata(rng: random.Random, b: int, version: int) -> dict:
     else:
         for spec_id in range(rng.randint(1, 3)):
             chosen = rng.sample(pool, rng.randint(0, min(4, len(pool))))
-            specs.append({"spec-id": spec_id, "fields": [
-                {"source-id": sid, "field-id": fid, "name": n, "transform": t} for sid, t, n, fid in chosen]})
+            specs.append(
+                {
+                    "spec-id": spec_id,
+                    "fields": [
+                        {"source-id": sid, "field-id": fid, "name": n, "transform": t}
+                        for sid, t, n, fid in chosen
+                    ],
+                }
+            )
     current = rng.choice(specs)
     highest = max([999] + [f["field-id"] for s in specs for f in s["fields"]])
     md = {
-        "format-version": version, "table-uuid": "9c12d441-03fe-4693-9a96-a0705ddf69c1",
-        "location": "file:/tmp/icefloe-oracle", "last-updated-ms": 1700000000000,
-        "last-column-id": max(ids.values()), "current-schema-id": 0, "schemas": [schema],
-        "default-spec-id": current["spec-id"], "partition-specs": specs,
+        "format-version": version,
+        "table-uuid": "9c12d441-03fe-4693-9a96-a0705ddf69c1",
+        "location": "file:/tmp/icefloe-oracle",
+        "last-updated-ms": 1700000000000,
+        "last-column-id": max(ids.values()),
+        "current-schema-id": 0,
+        "schemas": [schema],
+        "default-spec-id": current["spec-id"],
+        "partition-specs": specs,
         "last-partition-id": highest + rng.choice([0, 0, 1, 3]),
-        "default-sort-order-id": 0, "sort-orders": [{"order-id": 0, "fields": []}],
-        "properties": {}, "current-snapshot-id": -1, "snapshots": [], "snapshot-log": [], "metadata-log": [],
+        "default-sort-order-id": 0,
+        "sort-orders": [{"order-id": 0, "fields": []}],
+        "properties": {},
+        "current-snapshot-id": -1,
+        "snapshots": [],
+        "snapshot-log": [],
+        "metadata-log": [],
     }
     if version == 1:
         md["schema"] = schema
@@ -151,8 +222,20 @@ def _random_ops(rng: random.Random, b: int, md: dict) -> list[dict]:
     for _ in range(rng.randint(1, 6)):
         if rng.random() < 0.07:
             ops.append({"op": "case-sensitive", "value": rng.random() < 0.3})
-        kind = rng.choice(["add", "add", "add", "add-old", "add-old", "add-identity", "remove", "remove",
-                           "remove-term", "rename"])
+        kind = rng.choice(
+            [
+                "add",
+                "add",
+                "add",
+                "add-old",
+                "add-old",
+                "add-identity",
+                "remove",
+                "remove",
+                "remove-term",
+                "rename",
+            ]
+        )
         if kind == "add-old":
             # a field some spec of the history has: v2 re-uses it, v1 renames a void in its way
             src, t, n = rng.choice(_POOLS[b])
@@ -171,8 +254,13 @@ def _random_ops(rng: random.Random, b: int, md: dict) -> list[dict]:
                 t = rng.choice(_TRANSFORMS)
             ops.append({"op": "remove-term", "source": src, "transform": t})
         else:
-            ops.append({"op": "rename", "name": rng.choice(field_names),
-                        "new-name": rng.choice(_NAMES + field_names)})
+            ops.append(
+                {
+                    "op": "rename",
+                    "name": rng.choice(field_names),
+                    "new-name": rng.choice(_NAMES + field_names),
+                }
+            )
     return ops
 
 
@@ -184,8 +272,9 @@ def _icefloe_partition(md_json: str, ops: list[dict]) -> dict:
     md = icefloe.TableMetadata.from_json(md_json)
     out: dict = {}
     try:
-        u = _native.UpdatePartitionSpec(md.format_version, md.schema(), md.spec(), md.specs,
-                                        md.last_partition_id)
+        u = _native.UpdatePartitionSpec(
+            md.format_version, md.schema(), md.spec(), md.specs, md.last_partition_id
+        )
         out["init"] = "ok"
     except errors.InvalidArgumentError as e:
         out["init"] = _error(e)
@@ -264,7 +353,9 @@ def test_partition_spec_updates_equal_java(java_oracle):
         history = {f["field-id"] for s in md["partition-specs"] for f in s["fields"]}
         out = ours["spec"]["fields"]
         reused += any(f["field-id"] in history and f["field-id"] not in before for f in out)
-        voided += any(f["transform"] == "void" and before.get(f["field-id"], f)["transform"] != "void" for f in out)
+        voided += any(
+            f["transform"] == "void" and before.get(f["field-id"], f)["transform"] != "void" for f in out
+        )
         void_renamed += any(f["transform"] == "void" and f["name"].endswith(f"_{f['field-id']}") for f in out)
     assert not mismatches, f"{len(mismatches)} of {len(PARTITION_CASES)} differ; first: {mismatches[0]}"
     # the generator must exercise both outcomes and each of Java's special rules
@@ -273,7 +364,18 @@ def test_partition_spec_updates_equal_java(java_oracle):
     assert reused > 10 and voided > 10 and void_renamed > 3, (reused, voided, void_renamed)
 
 
-_SORT_TRANSFORMS = ["identity", "identity", "identity", "bucket[4]", "truncate[2]", "year", "day", "hour", "void", "zorder"]
+_SORT_TRANSFORMS = [
+    "identity",
+    "identity",
+    "identity",
+    "bucket[4]",
+    "truncate[2]",
+    "year",
+    "day",
+    "hour",
+    "void",
+    "zorder",
+]
 
 
 def _random_sort_ops(rng: random.Random, b: int) -> list[dict]:
@@ -285,8 +387,14 @@ def _random_sort_ops(rng: random.Random, b: int) -> list[dict]:
         c = rng.choice(columns)
         if rng.random() < 0.1:
             c = c.upper()
-        ops.append({"op": rng.choice(["asc", "desc"]), "source": c, "transform": rng.choice(_SORT_TRANSFORMS),
-                    "null-order": rng.choice(["nulls-first", "nulls-last"])})
+        ops.append(
+            {
+                "op": rng.choice(["asc", "desc"]),
+                "source": c,
+                "transform": rng.choice(_SORT_TRANSFORMS),
+                "null-order": rng.choice(["nulls-first", "nulls-last"]),
+            }
+        )
     return ops
 
 
@@ -316,7 +424,11 @@ def _sort_outcome(r: dict) -> tuple:
     if "apply" in r:
         return (oks, "refused")
     o = r["order"]
-    return (oks, o["order-id"], [(f["source-id"], f["transform"], f["direction"], f["null-order"]) for f in o["fields"]])
+    return (
+        oks,
+        o["order-id"],
+        [(f["source-id"], f["transform"], f["direction"], f["null-order"]) for f in o["fields"]],
+    )
 
 
 SORT_CASES = []

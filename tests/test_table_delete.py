@@ -9,7 +9,6 @@ import pytest
 
 import icefloe
 from icefloe import errors
-
 from test_catalog_oracle import paths, spark_catalog  # noqa: F401
 from test_spark_delete import _ids, _table
 
@@ -35,7 +34,7 @@ def test_table_delete(spark, paths, version):  # noqa: F811
     if version == 1:
         before = cat.load_table(f"db.d{version}").metadata_location
         with pytest.raises(errors.ValidationError):
-            t.delete("id < 50")   # would need a delete file
+            t.delete("id < 50")  # would need a delete file
         assert cat.load_table(f"db.d{version}").metadata_location == before
         return
 

@@ -75,12 +75,34 @@ def _with_nulls(rng, vals):
 
 
 def gen_int(rng):
-    return _mixed_ints(rng, *I32, [0, 1, -1, 2, -2, 34, 100, -100, 999, -999, 1000, -1001, I32[0], I32[1], I32[0] + 1, I32[1] - 1])
+    return _mixed_ints(
+        rng,
+        *I32,
+        [0, 1, -1, 2, -2, 34, 100, -100, 999, -999, 1000, -1001, I32[0], I32[1], I32[0] + 1, I32[1] - 1],
+    )
 
 
 def gen_long(rng):
     return _mixed_ints(
-        rng, *I64, [0, 1, -1, 34, -34, 10**15, -(10**15), I32[0], I32[1], I32[0] - 1, I32[1] + 1, I64[0], I64[1], I64[0] + 1, I64[1] - 1]
+        rng,
+        *I64,
+        [
+            0,
+            1,
+            -1,
+            34,
+            -34,
+            10**15,
+            -(10**15),
+            I32[0],
+            I32[1],
+            I32[0] - 1,
+            I32[1] + 1,
+            I64[0],
+            I64[1],
+            I64[0] + 1,
+            I64[1] - 1,
+        ],
     )
 
 
@@ -88,7 +110,7 @@ def gen_decimal(precision, scale):
     def gen(rng):
         top = 10**precision - 1
         unscaled = [0, 1, -1, 10**scale, -(10**scale), top, -top, 5, -5, 14, -14, 1234, -1234]
-        for i in range(N_RANDOM):
+        for _i in range(N_RANDOM):
             digits = rng.randint(1, precision)
             unscaled.append(rng.choice([-1, 1]) * rng.randint(0, 10**digits - 1))
         return [(D_CTX.scaleb(decimal.Decimal(u), -scale), -scale) for u in unscaled]
@@ -97,9 +119,28 @@ def gen_decimal(precision, scale):
 
 
 def gen_date(rng):
-    edges = [0, -1, 1, 58, 59, -365, -366, 365, DAYS_MIN, DAYS_MAX, _days(1969, 12, 31), _days(1969, 1, 1), _days(1968, 12, 31),
-             _days(2000, 2, 29), _days(2024, 2, 29), _days(1900, 2, 28), _days(1900, 3, 1), _days(1600, 2, 29),
-             _days(1, 12, 31), _days(9999, 1, 1)]
+    edges = [
+        0,
+        -1,
+        1,
+        58,
+        59,
+        -365,
+        -366,
+        365,
+        DAYS_MIN,
+        DAYS_MAX,
+        _days(1969, 12, 31),
+        _days(1969, 1, 1),
+        _days(1968, 12, 31),
+        _days(2000, 2, 29),
+        _days(2024, 2, 29),
+        _days(1900, 2, 28),
+        _days(1900, 3, 1),
+        _days(1600, 2, 29),
+        _days(1, 12, 31),
+        _days(9999, 1, 1),
+    ]
     vals = edges + [rng.randint(DAYS_MIN, DAYS_MAX) for _ in range(N_RANDOM // 2)]
     vals += [rng.randint(-40000, 40000) for _ in range(N_RANDOM // 2)]
     return vals
@@ -112,14 +153,45 @@ def gen_time(rng):
 
 def _ts_edges_us():
     hour = 3_600_000_000
-    edges = [0, -1, 1, -1_000_000, 1_000_000, hour - 1, hour, -hour, -hour - 1, US_PER_DAY - 1, -US_PER_DAY, -US_PER_DAY - 1,
-             US_MIN, US_MAX, 1_709_164_800_000_000, 1_709_164_800_000_000 - 1, 951_782_400_000_000 - 1]
-    for y, m, d in [(1969, 12, 31), (1969, 1, 1), (1968, 12, 31), (2000, 2, 29), (2000, 3, 1), (1900, 3, 1), (1600, 1, 1)]:
+    edges = [
+        0,
+        -1,
+        1,
+        -1_000_000,
+        1_000_000,
+        hour - 1,
+        hour,
+        -hour,
+        -hour - 1,
+        US_PER_DAY - 1,
+        -US_PER_DAY,
+        -US_PER_DAY - 1,
+        US_MIN,
+        US_MAX,
+        1_709_164_800_000_000,
+        1_709_164_800_000_000 - 1,
+        951_782_400_000_000 - 1,
+    ]
+    for y, m, d in [
+        (1969, 12, 31),
+        (1969, 1, 1),
+        (1968, 12, 31),
+        (2000, 2, 29),
+        (2000, 3, 1),
+        (1900, 3, 1),
+        (1600, 1, 1),
+    ]:
         base = _days(y, m, d) * US_PER_DAY
         edges += [base - 1, base, base + 1]
     # Pre-epoch values just under a second past a unit boundary: where a truncating (not
     # flooring) division, or Java's own adjustment for negative values, would be off by one.
-    for base in (-hour, -2 * hour, -US_PER_DAY, _days(1969, 12, 1) * US_PER_DAY, _days(1969, 1, 1) * US_PER_DAY):
+    for base in (
+        -hour,
+        -2 * hour,
+        -US_PER_DAY,
+        _days(1969, 12, 1) * US_PER_DAY,
+        _days(1969, 1, 1) * US_PER_DAY,
+    ):
         edges += [base + 999_999, base + 500_000, base + 1_000_000, base - 999_999, base - 1_000_001]
     return edges
 
@@ -135,7 +207,12 @@ def gen_ts_ns(rng):
     vals = [v * 1000 for v in _ts_edges_us() if I64[0] <= v * 1000 <= I64[1]]
     vals += [-1, 1, 999, -999, -1001, I64[0], I64[1], I64[0] + 1, I64[1] - 1]
     # pre-epoch values one nanosecond short of a second past a unit start
-    for base_us in (-3_600_000_000, -US_PER_DAY, _days(1969, 12, 1) * US_PER_DAY, _days(1969, 1, 1) * US_PER_DAY):
+    for base_us in (
+        -3_600_000_000,
+        -US_PER_DAY,
+        _days(1969, 12, 1) * US_PER_DAY,
+        _days(1969, 1, 1) * US_PER_DAY,
+    ):
         vals += [base_us * 1000 + 999_999_999, base_us * 1000 + 999_999_998, base_us * 1000 - 1]
     vals += [rng.randint(*I64) for _ in range(N_RANDOM // 2)]
     vals += [rng.randint(-5 * US_PER_DAY * 1000, 5 * US_PER_DAY * 1000) for _ in range(N_RANDOM // 2)]
@@ -144,14 +221,30 @@ def gen_ts_ns(rng):
 
 _ALPHABET = (
     [chr(c) for c in range(0x20, 0x7F)]
-    + list("\u00e9\u00df\u00f1\u00fc\u0142\u03b2\u0416\u05d0\u0627\u4e2d\u6587\u65e5\u672c\u00a0\u200b\u0301\ufeff")
+    + list(
+        "\u00e9\u00df\u00f1\u00fc\u0142\u03b2\u0416\u05d0\u0627\u4e2d\u6587\u65e5\u672c\u00a0\u200b\u0301\ufeff"
+    )
     + ["\U0001f600", "\U0001f9ca", "\U0001f468\u200d\U0001f469", "\U00010348", "\t", "\n", "\x00", "\x7f"]
 )
 
 
 def gen_string(rng):
-    edges = ["", "a", "iceberg", "\U0001f600", "\U0001f600\U0001f600\U0001f600", "a\U0001f600b", "\u00e9t\u00e9", "\x00",
-             "abcdefghij", "abcdefghijk", "\u4e2d\u6587\u5b57\u7b26\u4e32", "e\u0301", " ", "\n"]
+    edges = [
+        "",
+        "a",
+        "iceberg",
+        "\U0001f600",
+        "\U0001f600\U0001f600\U0001f600",
+        "a\U0001f600b",
+        "\u00e9t\u00e9",
+        "\x00",
+        "abcdefghij",
+        "abcdefghijk",
+        "\u4e2d\u6587\u5b57\u7b26\u4e32",
+        "e\u0301",
+        " ",
+        "\n",
+    ]
     vals = list(edges)
     for _ in range(N_RANDOM):
         vals.append("".join(rng.choice(_ALPHABET) for _ in range(rng.randint(0, 20))))
@@ -193,8 +286,14 @@ ARROW_TYPES = {
     "uuid": pa.binary(16),
     "binary": pa.binary(),
 }
-_INT_STORAGE = {"date": pa.int32(), "time": pa.int64(), "timestamp": pa.int64(), "timestamptz": pa.int64(),
-                "timestamp_ns": pa.int64(), "timestamptz_ns": pa.int64()}
+_INT_STORAGE = {
+    "date": pa.int32(),
+    "time": pa.int64(),
+    "timestamp": pa.int64(),
+    "timestamptz": pa.int64(),
+    "timestamp_ns": pa.int64(),
+    "timestamptz_ns": pa.int64(),
+}
 
 
 def arrow_type(type_str):
@@ -297,7 +396,7 @@ def _overflows(type_str, transform, value) -> bool:
 def java_results(oracle, transform, type_str, values):
     result_type = oracle.result_type(transform, type_str)
     raw = oracle.apply_transform(transform, type_str, [o.encode(type_str, v) for v in values])
-    errors = [(v, r) for v, r in zip(values, raw) if r.startswith("!error")]
+    errors = [(v, r) for v, r in zip(values, raw, strict=True) if r.startswith("!error")]
     assert not errors, f"Java rejected inputs for {transform}({type_str}): {errors[:3]}"
     return result_type, [o.decode(result_type, r) for r in raw]
 
@@ -315,7 +414,7 @@ def icefloe_results(transform, type_str, values, arrow_t=None, pass_source_type=
 def _compare(type_str, transform, values, expected, result_type, got_arr):
     assert len(got_arr) == len(values)
     got = from_arrow(result_type, got_arr)
-    bad = [(v, e, g) for v, e, g in zip(values, expected, got) if e != g]
+    bad = [(v, e, g) for v, e, g in zip(values, expected, got, strict=True) if e != g]
     assert not bad, (
         f"{transform}({type_str}): {len(bad)}/{len(values)} differ from Java; first: "
         + "; ".join(f"input={v!r} java={e!r} icefloe={g!r}" for v, e, g in bad[:5])
@@ -347,7 +446,14 @@ def test_apply_matches_java(oracle, type_str, transforms):
         ("timestamptz", None),
         ("decimal(38,10)", None),
     ],
-    ids=["large_string", "large_binary", "int+source_type", "date+source_type", "timestamptz+source_type", "decimal+source_type"],
+    ids=[
+        "large_string",
+        "large_binary",
+        "int+source_type",
+        "date+source_type",
+        "timestamptz+source_type",
+        "decimal+source_type",
+    ],
 )
 def test_apply_other_arrow_layouts_and_explicit_source_type(oracle, type_str, arrow_t):
     values = values_for(type_str)[:500]
@@ -441,6 +547,8 @@ def test_apply_scalar_matches_java(oracle, type_str):
     for transform in CASES[type_str][1]:
         vals = [v for v in sample if not _overflows(type_str, transform, v)]
         result_type, expected = java_results(oracle, transform, type_str, vals)
-        for v, e in zip(vals, expected):
-            got = from_native(result_type, icefloe.transforms.apply_scalar(transform, type_str, to_native(type_str, v)))
+        for v, e in zip(vals, expected, strict=True):
+            got = from_native(
+                result_type, icefloe.transforms.apply_scalar(transform, type_str, to_native(type_str, v))
+            )
             assert got == e, f"apply_scalar({transform!r}, {type_str!r}, {v!r}): java={e!r} icefloe={got!r}"

@@ -20,7 +20,6 @@ import pytest
 import icefloe
 from icefloe import errors
 from icefloe.commit import to_schema
-
 from test_catalog_oracle import java_catalog, jident, jnamespace, paths, spark_catalog  # noqa: F401
 
 
@@ -28,10 +27,14 @@ def _jschema(spark, schema: icefloe.Schema):
     return spark._jvm.org.apache.iceberg.SchemaParser.fromJson(schema.to_json())
 
 
-def _java_build(spark, jcat, name: str, schema, queries: dict, namespace: list[str], properties: dict,
-                replace: bool):
-    b = jcat.buildView(jident(spark, name)).withSchema(_jschema(spark, schema)) \
+def _java_build(
+    spark, jcat, name: str, schema, queries: dict, namespace: list[str], properties: dict, replace: bool
+):
+    b = (
+        jcat.buildView(jident(spark, name))
+        .withSchema(_jschema(spark, schema))
         .withDefaultNamespace(jnamespace(spark, namespace))
+    )
     for dialect, sql in queries.items():
         b = b.withQuery(dialect, sql)
     for k, v in properties.items():
@@ -44,12 +47,14 @@ def _shape_of_java(jmd) -> dict:
     the engine)."""
     versions = []
     for v in jmd.versions():
-        versions.append({
-            "id": v.versionId(),
-            "schema": v.schemaId(),
-            "namespace": list(v.defaultNamespace().levels()),
-            "sql": [(r.dialect(), r.sql()) for r in v.representations()],
-        })
+        versions.append(
+            {
+                "id": v.versionId(),
+                "schema": v.schemaId(),
+                "namespace": list(v.defaultNamespace().levels()),
+                "sql": [(r.dialect(), r.sql()) for r in v.representations()],
+            }
+        )
     return {
         "current": jmd.currentVersionId(),
         "versions": versions,
@@ -113,13 +118,21 @@ def test_java_loads_and_runs_icefloe_views(spark, paths):  # noqa: F811
     assert [r.id for r in spark.sql(f"SELECT * FROM {sc}.db.v").collect()] == [1]
 
     # Java replaces, icefloe loads and replaces again
-    _java_build(spark, jcat, "db.v", v2.metadata.schema(), {"spark": "SELECT id FROM t", "trino": "SELECT 2"},
-                ["db"], {}, replace=True)
+    _java_build(
+        spark,
+        jcat,
+        "db.v",
+        v2.metadata.schema(),
+        {"spark": "SELECT id FROM t", "trino": "SELECT 2"},
+        ["db"],
+        {},
+        replace=True,
+    )
     loaded = cat.load_view("db.v")
     assert loaded.metadata.current_version_id == 3
     assert loaded.metadata.sql_for("spark") == "SELECT id FROM t"
     with pytest.raises(errors.ValidationError):
-        cat.replace_view("db.v", out, "SELECT 3 AS id")   # would drop trino
+        cat.replace_view("db.v", out, "SELECT 3 AS id")  # would drop trino
     v4 = cat.create_or_replace_view("db.v", out, {"spark": "SELECT 3 AS id", "trino": "SELECT 3"})
     assert v4.metadata.current_version_id == 4
     assert [r.id for r in spark.sql(f"SELECT * FROM {sc}.db.v").collect()] == [3]
@@ -129,14 +142,20 @@ def test_java_loads_and_runs_icefloe_views(spark, paths):  # noqa: F811
 
 def _random_ops(rng: random.Random, n: int):
     ops = []
-    for i in range(n):
+    for _i in range(n):
         props = {}
         if rng.random() < 0.2:
             props["version.history.num-entries"] = str(rng.randint(1, 4))
         if rng.random() < 0.15:
             props["replace.drop-dialect.allowed"] = rng.choice(["true", "false"])
-        ops.append((rng.randrange(len(SCHEMAS)), rng.randrange(len(QUERIES)),
-                    rng.choice([["db"], ["db"], ["other"]]), props))
+        ops.append(
+            (
+                rng.randrange(len(SCHEMAS)),
+                rng.randrange(len(QUERIES)),
+                rng.choice([["db"], ["db"], ["other"]]),
+                props,
+            )
+        )
     return ops
 
 
@@ -193,7 +212,9 @@ def test_a_view_with_two_queries_for_one_dialect_is_read_and_repaired_like_java(
     for name in ("db.mine", "db.java"):
         v = cat.create_view(name, schema, {"spark": "SELECT id FROM t", "trino": "SELECT id FROM t"})
         doc = json.loads(v.metadata.to_json())
-        doc["versions"][0]["representations"].append({"type": "sql", "sql": "SELECT 2 AS id", "dialect": "Spark"})
+        doc["versions"][0]["representations"].append(
+            {"type": "sql", "sql": "SELECT 2 AS id", "dialect": "Spark"}
+        )
         cat._commit_view(name, v, icefloe.ViewMetadata.from_json(json.dumps(doc)))
 
     broken = cat.load_view("db.mine").metadata
@@ -209,7 +230,11 @@ def test_a_view_with_two_queries_for_one_dialect_is_read_and_repaired_like_java(
     assert _shape_of(cat.load_view("db.mine").metadata, spark) == _shape_of_java(java_fixed)
     assert fixed.metadata.current_version_id == 2 and fixed.metadata.sql_for("spark") == "SELECT 3 AS id"
     # the old version is kept as it was
-    assert [d for d, _ in _shape_of(fixed.metadata, spark)["versions"][0]["sql"]] == ["spark", "trino", "Spark"]
+    assert [d for d, _ in _shape_of(fixed.metadata, spark)["versions"][0]["sql"]] == [
+        "spark",
+        "trino",
+        "Spark",
+    ]
 
     # a replacement that has two queries for one dialect is still refused by both
     twice = {"spark": "SELECT 4 AS id", "SPARK": "SELECT 4 AS id", "trino": "SELECT 4"}

@@ -56,7 +56,14 @@ FIELDS = [
         "id": 20,
         "name": "attrs",
         "required": False,
-        "type": {"type": "map", "key-id": 21, "key": "string", "value-id": 22, "value-required": False, "value": "long"},
+        "type": {
+            "type": "map",
+            "key-id": 21,
+            "key": "string",
+            "value-id": 22,
+            "value-required": False,
+            "value": "long",
+        },
     },
 ]
 
@@ -86,7 +93,12 @@ def metadata(location: Path, fields=FIELDS, partition=(), properties=None, sort_
                     {
                         "order-id": 1,
                         "fields": [
-                            {"transform": "identity", "source-id": s, "direction": "asc", "null-order": "nulls-first"}
+                            {
+                                "transform": "identity",
+                                "source-id": s,
+                                "direction": "asc",
+                                "null-order": "nulls-first",
+                            }
                             for s in sort_fields
                         ],
                     }
@@ -114,7 +126,9 @@ def sample(n: int = 8) -> pa.Table:
             "dec": pa.array([decimal.Decimal(k * 101) / 100 for k in range(n)], pa.decimal128(9, 2)),
             "day": pa.array([dt.date(2023, 12, 30) + dt.timedelta(days=k) for k in range(n)], pa.date32()),
             "ts": pa.array([base + dt.timedelta(hours=7 * k) for k in range(n)], pa.timestamp("us")),
-            "tstz": pa.array([base + dt.timedelta(minutes=k) for k in range(n)], pa.timestamp("us", tz="UTC")),
+            "tstz": pa.array(
+                [base + dt.timedelta(minutes=k) for k in range(n)], pa.timestamp("us", tz="UTC")
+            ),
             "s": pa.array([None if k == 3 else f"value-{k % 3}-" + "x" * k for k in range(n)]),
             "bin": pa.array([bytes([255 - k] * (k + 1)) for k in range(n)], pa.binary()),
             "u": pa.array([bytes([k] * 16) for k in range(n)], pa.binary(16)),
@@ -201,7 +215,9 @@ def test_metrics_match_the_footer_for_flat_columns(tmp_path):
         assert nulls[fid] == stats.null_count, name
     # a double inside a struct is counted where the struct is present (Java's field metrics)
     assert (values[16], nulls[16]) == (39, 0)
-    assert lower[1] == (0).to_bytes(8, "little", signed=True) and upper[1] == (39).to_bytes(8, "little", signed=True)
+    assert lower[1] == (0).to_bytes(8, "little", signed=True) and upper[1] == (39).to_bytes(
+        8, "little", signed=True
+    )
     assert dict(row["nan_value_counts"]) == {4: 1, 5: 0, 16: 0}
     # inside lists and maps only sizes
     assert 19 not in values and 21 not in values and 19 in dict(row["column_sizes"])
@@ -241,7 +257,9 @@ def test_sorted_columns_get_bounds_and_sort_order_id(tmp_path):
 
 def test_partitioned_rows_land_in_their_partition(tmp_path):
     data = sample(50)
-    md = metadata(tmp_path, partition=[(7, "day_month", "month"), (10, "s_bucket", "bucket[3]"), (3, "b", "identity")])
+    md = metadata(
+        tmp_path, partition=[(7, "day_month", "month"), (10, "s_bucket", "bucket[3]"), (3, "b", "identity")]
+    )
     files = write_data_files(md, data, task_id=7, partition_id=3)
     assert files.num_rows > 4
     assert sum(files.column("record_count").to_pylist()) == data.num_rows
@@ -269,7 +287,9 @@ def test_partitioned_rows_land_in_their_partition(tmp_path):
 
 def test_files_roll_at_the_target_size(tmp_path):
     n = 20000
-    data = pa.table({"id": pa.array(range(n), pa.int64()), "s": pa.array([f"row {k} " * 3 for k in range(n)])})
+    data = pa.table(
+        {"id": pa.array(range(n), pa.int64()), "s": pa.array([f"row {k} " * 3 for k in range(n)])}
+    )
     fields = [FIELDS[0], {"id": 10, "name": "s", "required": False, "type": "string"}]
     target = 16 * 1024
     md = metadata(tmp_path, fields=fields, properties={"write.target-file-size-bytes": str(target)})
@@ -285,12 +305,20 @@ def test_files_roll_at_the_target_size(tmp_path):
     assert back["id"].to_pylist() == list(range(n))
     # row groups of about the configured size
     files = write_data_files(
-        md, data, properties={"write.parquet.row-group-size-bytes": "50000", "write.target-file-size-bytes": str(10**9)}
+        md,
+        data,
+        properties={
+            "write.parquet.row-group-size-bytes": "50000",
+            "write.target-file-size-bytes": str(10**9),
+        },
     )
     row = files.to_pylist()[0]
     md_ = pq.read_metadata(row["file_path"])
     assert md_.num_row_groups > 3
-    assert sorted(row["split_offsets"]) == row["split_offsets"] and len(row["split_offsets"]) == md_.num_row_groups
+    assert (
+        sorted(row["split_offsets"]) == row["split_offsets"]
+        and len(row["split_offsets"]) == md_.num_row_groups
+    )
 
 
 def test_input_is_matched_by_name(tmp_path):
@@ -331,9 +359,7 @@ def test_nested_input_by_name_and_sliced(tmp_path):
     data = sample(10).slice(3, 5)
     # struct children in another order and the list as a large list
     p = data["p"].combine_chunks()
-    swapped = pa.StructArray.from_arrays(
-        [p.field("tag"), p.field("x")], names=["tag", "x"], mask=p.is_null()
-    )
+    swapped = pa.StructArray.from_arrays([p.field("tag"), p.field("x")], names=["tag", "x"], mask=p.is_null())
     data = data.set_column(14, "p", swapped).set_column(
         15, "tags", data["tags"].cast(pa.large_list(pa.string()))
     )
@@ -351,7 +377,9 @@ def test_rows_are_what_a_commit_needs(tmp_path):
     assert shipped.equals(files)
     md = icefloe.TableMetadata.from_json(md_text)
     manifest = str(tmp_path / "m.avro")
-    icefloe.write_manifest(manifest, shipped, schema=md.schema(), spec=md.spec(), format_version=2, snapshot_id=42)
+    icefloe.write_manifest(
+        manifest, shipped, schema=md.schema(), spec=md.spec(), format_version=2, snapshot_id=42
+    )
     entries = icefloe.read_manifest(manifest)
     assert sorted(entries.column("file_path").to_pylist()) == sorted(files.column("file_path").to_pylist())
     assert entries.column("partition").to_pylist() == shipped.column("partition").to_pylist()
@@ -365,9 +393,13 @@ def test_empty_input_and_codec(tmp_path):
     md = metadata(tmp_path)
     empty = write_data_files(md, sample().slice(0, 0))
     assert empty.num_rows == 0 and "lower_bounds" in empty.column_names
-    row = write_data_files(md, sample(), properties={"write.parquet.compression-codec": "snappy"}).to_pylist()[0]
+    row = write_data_files(
+        md, sample(), properties={"write.parquet.compression-codec": "snappy"}
+    ).to_pylist()[0]
     assert pq.read_metadata(row["file_path"]).row_group(0).column(0).compression == "SNAPPY"
     with pytest.raises(InvalidArgumentError, match="compression"):
         write_data_files(md, sample(), properties={"write.parquet.compression-codec": "zip"})
-    row = write_data_files(md, sample(), properties={"write.data.path": str(tmp_path / "elsewhere")}).to_pylist()[0]
+    row = write_data_files(
+        md, sample(), properties={"write.data.path": str(tmp_path / "elsewhere")}
+    ).to_pylist()[0]
     assert row["file_path"].startswith(str(tmp_path / "elsewhere") + "/")

@@ -51,7 +51,16 @@ CONFIGS = [
 
 def rows_table(n: int = 40) -> pa.Table:
     base = dt.datetime(1969, 12, 31, 22, 0)
-    strings = ["iceberg", "冰山表格冰山表格", "😀😁😂🤣", "\U0010ffff" * 5, "a b/c=d%", "", "e\u0301xyz", "ab"]
+    strings = [
+        "iceberg",
+        "冰山表格冰山表格",
+        "😀😁😂🤣",
+        "\U0010ffff" * 5,
+        "a b/c=d%",
+        "",
+        "e\u0301xyz",
+        "ab",
+    ]
     blobs = [b"\xff" * 20, b"\x00\x01", b"", b"\xfe\xff\xff", b"iceberg-table-format"]
     floats = [float("nan"), -0.0, 0.0, 1.5, -2.25, float("inf"), None]
     return pa.table(
@@ -65,8 +74,12 @@ def rows_table(n: int = 40) -> pa.Table:
                 [None if k % 8 == 0 else decimal.Decimal(k * 1013 - 20000) / 100 for k in range(n)],
                 pa.decimal128(9, 2),
             ),
-            "day": pa.array([dt.date(1969, 11, 30) + dt.timedelta(days=9 * k) for k in range(n)], pa.date32()),
-            "ts": pa.array([base + dt.timedelta(minutes=53 * k, microseconds=k) for k in range(n)], pa.timestamp("us")),
+            "day": pa.array(
+                [dt.date(1969, 11, 30) + dt.timedelta(days=9 * k) for k in range(n)], pa.date32()
+            ),
+            "ts": pa.array(
+                [base + dt.timedelta(minutes=53 * k, microseconds=k) for k in range(n)], pa.timestamp("us")
+            ),
             "tstz": pa.array(
                 [None if k % 10 == 3 else base + dt.timedelta(hours=5 * k) for k in range(n)],
                 pa.timestamp("us", tz="UTC"),
@@ -75,12 +88,16 @@ def rows_table(n: int = 40) -> pa.Table:
             "bin": pa.array([None if k % 13 == 4 else blobs[k % len(blobs)] for k in range(n)], pa.binary()),
             "p": pa.array(
                 [
-                    None if k % 5 == 4 else {"x": floats[k % len(floats)] or 0.5, "tag": strings[k % 3] if k % 2 else None}
+                    None
+                    if k % 5 == 4
+                    else {"x": floats[k % len(floats)] or 0.5, "tag": strings[k % 3] if k % 2 else None}
                     for k in range(n)
                 ],
                 pa.struct([pa.field("x", pa.float64(), nullable=True), ("tag", pa.string())]),
             ),
-            "tags": pa.array([None if k % 4 == 0 else [strings[j % 8] for j in range(k % 3)] for k in range(n)]),
+            "tags": pa.array(
+                [None if k % 4 == 0 else [strings[j % 8] for j in range(k % 3)] for k in range(n)]
+            ),
             "attrs": pa.array(
                 [None if k % 6 == 0 else [("k", k), ("z", None)][: k % 3] for k in range(n)],
                 pa.map_(pa.string(), pa.int64()),
@@ -104,7 +121,9 @@ def java_file_metrics(jvm, path: str, props: dict) -> dict:
     for k, v in props.items():
         m.put(k, v)
     config = jvm.org.apache.iceberg.MetricsConfig.fromProperties(m)
-    metrics = jvm.org.apache.iceberg.parquet.ParquetUtil.fileMetrics(jvm.org.apache.iceberg.Files.localInput(path), config)
+    metrics = jvm.org.apache.iceberg.parquet.ParquetUtil.fileMetrics(
+        jvm.org.apache.iceberg.Files.localInput(path), config
+    )
 
     def conv(jmap, f=lambda x: x):
         return {} if jmap is None else {int(k): f(jmap.get(k)) for k in jmap.keySet()}
@@ -172,9 +191,21 @@ def test_metrics_equal_java(writer_ns, tmp_path, k):
     md = icefloe.TableMetadata.from_path(str(table_dir))
     files = write_data_files(md, data, location_prefix=str(tmp_path / "ours"))
     assert files.num_rows == 1
-    ours = {c: dict(v) for c, v in files.select(
-        ["value_counts", "null_value_counts", "nan_value_counts", "lower_bounds", "upper_bounds", "column_sizes"]
-    ).to_pylist()[0].items()}
+    ours = {
+        c: dict(v)
+        for c, v in files.select(
+            [
+                "value_counts",
+                "null_value_counts",
+                "nan_value_counts",
+                "lower_bounds",
+                "upper_bounds",
+                "column_sizes",
+            ]
+        )
+        .to_pylist()[0]
+        .items()
+    }
     path = files.column("file_path")[0].as_py()
 
     # 1. Java's footer metrics of icefloe's file
@@ -203,7 +234,10 @@ def test_metrics_equal_java(writer_ns, tmp_path, k):
     ).collect()
     assert row.record_count == data.num_rows
     for key in ["value_counts", "null_value_counts", "nan_value_counts", "lower_bounds", "upper_bounds"]:
-        jv = {int(a): (bytes(b) if isinstance(b, (bytes, bytearray)) else b) for a, b in (row[key] or {}).items()}
+        jv = {
+            int(a): (bytes(b) if isinstance(b, (bytes, bytearray)) else b)
+            for a, b in (row[key] or {}).items()
+        }
         assert jv == ours[key], key
 
 
@@ -226,7 +260,7 @@ def test_partition_paths_equal_java(writer_ns, tmp_path, k):
 
     def dirs(paths, counts, root):
         out = Counter()
-        for p, c in zip(paths, counts):
+        for p, c in zip(paths, counts, strict=True):
             rel = p[len(root) + 1 :]
             out[rel.rsplit("/", 1)[0]] += c
         return out

@@ -44,8 +44,14 @@ from ._native import (
     write_deletion_vectors,
 )
 from .catalog import Catalog, View, load_catalog
+from .manifest import (
+    manifest_metadata,
+    read_manifest,
+    read_manifest_list,
+    write_manifest,
+    write_manifest_list,
+)
 from .table import CombinedScanTask, FileScanTask, ScanPlan, Table, TableScan
-from .manifest import manifest_metadata, read_manifest, read_manifest_list, write_manifest, write_manifest_list
 
 __all__ = [
     "Catalog",

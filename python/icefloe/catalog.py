@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from . import _native
 from ._log import log, some_paths
@@ -30,7 +30,7 @@ from .table import Table
 
 __all__ = ["Catalog", "View", "PropertiesUpdateSummary", "PurgeResult", "load_catalog"]
 
-Identifier = Union[str, tuple[str, ...], list[str]]
+Identifier = str | tuple[str, ...] | list[str]
 
 
 @dataclass(frozen=True)
@@ -76,8 +76,13 @@ class PropertiesUpdateSummary:
 class View:
     """An Iceberg view loaded from a catalog: its metadata and where it was read from."""
 
-    def __init__(self, metadata: _native.ViewMetadata, metadata_location: str, catalog: Catalog,
-                 identifier: tuple[str, ...]):
+    def __init__(
+        self,
+        metadata: _native.ViewMetadata,
+        metadata_location: str,
+        catalog: Catalog,
+        identifier: tuple[str, ...],
+    ):
         self.metadata = metadata
         self.metadata_location = metadata_location
         self.catalog = catalog
@@ -110,8 +115,9 @@ class Catalog:
         """Creates a namespace; ``AlreadyExistsError`` if it exists."""
         self._native.create_namespace(_namespace(namespace), list((properties or {}).items()))
 
-    def create_namespace_if_not_exists(self, namespace: Identifier,
-                                       properties: Mapping[str, str] | None = None) -> None:
+    def create_namespace_if_not_exists(
+        self, namespace: Identifier, properties: Mapping[str, str] | None = None
+    ) -> None:
         try:
             self.create_namespace(namespace, properties)
         except AlreadyExistsError:
@@ -129,8 +135,12 @@ class Catalog:
         """The namespace's properties (with ``location``, as Java reports it)."""
         return dict(self._native.namespace_properties(_namespace(namespace)))
 
-    def update_namespace_properties(self, namespace: Identifier, removals: Iterable[str] | None = None,
-                                    updates: Mapping[str, str] | None = None) -> PropertiesUpdateSummary:
+    def update_namespace_properties(
+        self,
+        namespace: Identifier,
+        removals: Iterable[str] | None = None,
+        updates: Mapping[str, str] | None = None,
+    ) -> PropertiesUpdateSummary:
         """Removes ``removals`` and sets ``updates`` in one step."""
         levels = _namespace(namespace)
         removals = sorted(set(removals or ()))
@@ -189,17 +199,22 @@ class Catalog:
         deleted, kept, failed = self._native.purge_table(_ident(identifier), delete_outside_location)
         result = PurgeResult(deleted_files=deleted, kept_outside_location=list(kept), failed=list(failed))
         if kept:
-            log.warning("purge of %s kept %d file(s) outside the table's location (pass "
-                         "delete_outside_location=True to delete them): %s", ".".join(_to_tuple(identifier)),
-                         len(kept), some_paths(kept))
+            log.warning(
+                "purge of %s kept %d file(s) outside the table's location (pass "
+                "delete_outside_location=True to delete them): %s",
+                ".".join(_to_tuple(identifier)),
+                len(kept),
+                some_paths(kept),
+            )
         return result
 
     def default_table_location(self, identifier: Identifier) -> str:
         """Where a table of that name goes when created without a location."""
         return self._native.default_table_location(_ident(identifier))
 
-    def _commit_table(self, identifier: Identifier, base: Table | None,
-                      metadata: _native.TableMetadata) -> Table:
+    def _commit_table(
+        self, identifier: Identifier, base: Table | None, metadata: _native.TableMetadata
+    ) -> Table:
         """Writes ``metadata`` as the next metadata file of the table and swaps the catalog
         pointer if the table is still at ``base`` (``None``: creates it). Raises
         ``CommitFailedError`` when another writer committed first. The building block of
@@ -207,10 +222,16 @@ class Catalog:
         base_state = None if base is None else (base.metadata_location, base.metadata)
         return self._table(identifier, self._native.commit_table(_ident(identifier), base_state, metadata))
 
-    def create_table(self, identifier: Identifier, schema: Any, location: str | None = None,
-                     partition_spec: Any = None, sort_order: Any = None,
-                     properties: Mapping[str, str] | None = None,
-                     format_version: int | None = None) -> Table:
+    def create_table(
+        self,
+        identifier: Identifier,
+        schema: Any,
+        location: str | None = None,
+        partition_spec: Any = None,
+        sort_order: Any = None,
+        properties: Mapping[str, str] | None = None,
+        format_version: int | None = None,
+    ) -> Table:
         """Creates a table; ``AlreadyExistsError`` if it exists, ``NoSuchNamespaceError``
         without its namespace.
 
@@ -223,32 +244,62 @@ class Catalog:
         """
         from .commit import create_table
 
-        location_, metadata = create_table(self, _to_tuple(identifier), schema, partition_spec, sort_order,
-                                           properties, location, format_version)
+        location_, metadata = create_table(
+            self,
+            _to_tuple(identifier),
+            schema,
+            partition_spec,
+            sort_order,
+            properties,
+            location,
+            format_version,
+        )
         return self._table(identifier, (location_, metadata))
 
-    def create_table_if_not_exists(self, identifier: Identifier, schema: Any, location: str | None = None,
-                                   partition_spec: Any = None, sort_order: Any = None,
-                                   properties: Mapping[str, str] | None = None,
-                                   format_version: int | None = None) -> Table:
+    def create_table_if_not_exists(
+        self,
+        identifier: Identifier,
+        schema: Any,
+        location: str | None = None,
+        partition_spec: Any = None,
+        sort_order: Any = None,
+        properties: Mapping[str, str] | None = None,
+        format_version: int | None = None,
+    ) -> Table:
         """As :meth:`create_table`, or the existing table when there is one."""
         try:
-            return self.create_table(identifier, schema, location, partition_spec, sort_order, properties,
-                                     format_version)
+            return self.create_table(
+                identifier, schema, location, partition_spec, sort_order, properties, format_version
+            )
         except AlreadyExistsError:
             return self.load_table(identifier)
 
-    def create_or_replace_table(self, identifier: Identifier, schema: Any, location: str | None = None,
-                                partition_spec: Any = None, sort_order: Any = None,
-                                properties: Mapping[str, str] | None = None,
-                                format_version: int | None = None) -> Table:
+    def create_or_replace_table(
+        self,
+        identifier: Identifier,
+        schema: Any,
+        location: str | None = None,
+        partition_spec: Any = None,
+        sort_order: Any = None,
+        properties: Mapping[str, str] | None = None,
+        format_version: int | None = None,
+    ) -> Table:
         """Creates the table, or replaces the existing one's schema, partitioning, sort order,
         location and properties while keeping its history (columns of the same name keep their
         ids); the replaced table has no current snapshot until data is written."""
         from .commit import create_table
 
-        location_, metadata = create_table(self, _to_tuple(identifier), schema, partition_spec, sort_order,
-                                           properties, location, format_version, replace=True)
+        location_, metadata = create_table(
+            self,
+            _to_tuple(identifier),
+            schema,
+            partition_spec,
+            sort_order,
+            properties,
+            location,
+            format_version,
+            replace=True,
+        )
         return self._table(identifier, (location_, metadata))
 
     # --- views ---
@@ -269,10 +320,18 @@ class Catalog:
     def drop_view(self, identifier: Identifier) -> None:
         self._native.drop_view(_ident(identifier))
 
-    def create_view(self, identifier: Identifier, schema: Any, sql: str | Mapping[str, str],
-                    dialect: str = "spark", default_namespace: Identifier | None = None,
-                    default_catalog: str | None = None, properties: Mapping[str, str] | None = None,
-                    summary: Mapping[str, str] | None = None, location: str | None = None) -> View:
+    def create_view(
+        self,
+        identifier: Identifier,
+        schema: Any,
+        sql: str | Mapping[str, str],
+        dialect: str = "spark",
+        default_namespace: Identifier | None = None,
+        default_catalog: str | None = None,
+        properties: Mapping[str, str] | None = None,
+        summary: Mapping[str, str] | None = None,
+        location: str | None = None,
+    ) -> View:
         """Creates a view; ``AlreadyExistsError`` if a view or table has the name.
 
         ``sql`` is the query in ``dialect``, or a ``{dialect: sql}`` mapping for several
@@ -281,43 +340,104 @@ class Catalog:
         own namespace) and ``default_catalog``. The version summary records
         ``engine-name=icefloe`` plus ``summary``; as Java, view metadata files are gzip
         unless ``write.metadata.compression-codec`` says ``none``."""
-        return self._build_view("create", identifier, schema, sql, dialect, default_namespace, default_catalog,
-                                properties, summary, location)
+        return self._build_view(
+            "create",
+            identifier,
+            schema,
+            sql,
+            dialect,
+            default_namespace,
+            default_catalog,
+            properties,
+            summary,
+            location,
+        )
 
-    def replace_view(self, identifier: Identifier, schema: Any, sql: str | Mapping[str, str],
-                     dialect: str = "spark", default_namespace: Identifier | None = None,
-                     default_catalog: str | None = None, properties: Mapping[str, str] | None = None,
-                     summary: Mapping[str, str] | None = None, location: str | None = None) -> View:
+    def replace_view(
+        self,
+        identifier: Identifier,
+        schema: Any,
+        sql: str | Mapping[str, str],
+        dialect: str = "spark",
+        default_namespace: Identifier | None = None,
+        default_catalog: str | None = None,
+        properties: Mapping[str, str] | None = None,
+        summary: Mapping[str, str] | None = None,
+        location: str | None = None,
+    ) -> View:
         """Adds a version to an existing view and makes it current (Java's rules: an identical
         earlier version is re-activated instead; the dialects of the replaced version must all
         stay unless ``replace.drop-dialect.allowed=true``; ``version.history.num-entries``
         versions are kept). ``NoSuchViewError`` without the view; ``CommitFailedError`` when
         another writer changed it meanwhile."""
-        return self._build_view("replace", identifier, schema, sql, dialect, default_namespace, default_catalog,
-                                properties, summary, location)
+        return self._build_view(
+            "replace",
+            identifier,
+            schema,
+            sql,
+            dialect,
+            default_namespace,
+            default_catalog,
+            properties,
+            summary,
+            location,
+        )
 
-    def create_or_replace_view(self, identifier: Identifier, schema: Any, sql: str | Mapping[str, str],
-                               dialect: str = "spark", default_namespace: Identifier | None = None,
-                               default_catalog: str | None = None,
-                               properties: Mapping[str, str] | None = None,
-                               summary: Mapping[str, str] | None = None, location: str | None = None) -> View:
+    def create_or_replace_view(
+        self,
+        identifier: Identifier,
+        schema: Any,
+        sql: str | Mapping[str, str],
+        dialect: str = "spark",
+        default_namespace: Identifier | None = None,
+        default_catalog: str | None = None,
+        properties: Mapping[str, str] | None = None,
+        summary: Mapping[str, str] | None = None,
+        location: str | None = None,
+    ) -> View:
         """:meth:`replace_view` when the view exists, else :meth:`create_view`."""
-        return self._build_view("create_or_replace", identifier, schema, sql, dialect, default_namespace,
-                                default_catalog, properties, summary, location)
+        return self._build_view(
+            "create_or_replace",
+            identifier,
+            schema,
+            sql,
+            dialect,
+            default_namespace,
+            default_catalog,
+            properties,
+            summary,
+            location,
+        )
 
-    def _build_view(self, mode: str, identifier: Identifier, schema: Any, sql: str | Mapping[str, str],
-                    dialect: str, default_namespace: Identifier | None, default_catalog: str | None,
-                    properties: Mapping[str, str] | None, summary: Mapping[str, str] | None,
-                    location: str | None) -> View:
+    def _build_view(
+        self,
+        mode: str,
+        identifier: Identifier,
+        schema: Any,
+        sql: str | Mapping[str, str],
+        dialect: str,
+        default_namespace: Identifier | None,
+        default_catalog: str | None,
+        properties: Mapping[str, str] | None,
+        summary: Mapping[str, str] | None,
+        location: str | None,
+    ) -> View:
         from .commit import to_schema
 
         ident = _to_tuple(identifier)
         queries = [(dialect, sql)] if isinstance(sql, str) else list(sql.items())
         namespace = list(ident[:-1]) if default_namespace is None else list(_to_tuple(default_namespace))
         location_, md = self._native.build_view(
-            _ident(ident), to_schema(schema), queries, namespace, default_catalog,
+            _ident(ident),
+            to_schema(schema),
+            queries,
+            namespace,
+            default_catalog,
             [(k, str(v)) for k, v in (summary or {}).items()],
-            [(k, str(v)) for k, v in (properties or {}).items()], location, mode)
+            [(k, str(v)) for k, v in (properties or {}).items()],
+            location,
+            mode,
+        )
         return View(md, location_, self, ident)
 
     def _commit_view(self, identifier: Identifier, base: View | None, metadata: _native.ViewMetadata) -> View:

@@ -18,13 +18,15 @@ import argparse
 import datetime as dt
 import json
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
-from . import TableMetadata, ViewMetadata, errors, transforms
+from . import TableMetadata, ViewMetadata, errors
 
 
 def _ts(ms: int) -> str:
-    return dt.datetime.fromtimestamp(ms / 1000, tz=dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + "Z"
+    return (
+        dt.datetime.fromtimestamp(ms / 1000, tz=dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + "Z"
+    )
 
 
 def _print_schema(schema, out) -> None:
@@ -61,7 +63,9 @@ def _print_snapshots(md, out) -> None:
         current = " (current)" if s.snapshot_id == md.current_snapshot_id else ""
         summary = dict(s.summary)
         counts = ", ".join(
-            f"{k}={summary[k]}" for k in ("added-data-files", "added-records", "total-records", "total-data-files") if k in summary
+            f"{k}={summary[k]}"
+            for k in ("added-data-files", "added-records", "total-records", "total-data-files")
+            if k in summary
         )
         parent = s.parent_snapshot_id if s.parent_snapshot_id is not None else "-"
         print(
@@ -122,8 +126,10 @@ def _parse_value(text: str, source_type: str):
 def _transform(transform: str, source_type: str, values: Sequence[str], out) -> None:
     from ._native import transform_json
 
-    results = transform_json(transform, source_type, [json.dumps(_parse_value(v, source_type)) for v in values])
-    for v, r in zip(values, results):
+    results = transform_json(
+        transform, source_type, [json.dumps(_parse_value(v, source_type)) for v in values]
+    )
+    for v, r in zip(values, results, strict=True):
         print(f"{transform}({v}) = {json.loads(r)}", file=out)
 
 
@@ -146,7 +152,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("transform", help="apply a partition transform to values")
     p.add_argument("transform", help="identity, bucket[N], truncate[W], year, month, day, hour, void")
     p.add_argument("type", help="Iceberg source type, e.g. long, string, timestamp, decimal(9, 2)")
-    p.add_argument("values", nargs="+", help="values as in Appendix D JSON, unquoted: 34, 2017-11-16, iceberg")
+    p.add_argument(
+        "values", nargs="+", help="values as in Appendix D JSON, unquoted: 34, 2017-11-16, iceberg"
+    )
     args = parser.parse_args(argv)
     out = sys.stdout
     try:

@@ -16,21 +16,27 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from . import _native
 
 if TYPE_CHECKING:
-    import pyarrow as pa
-
     from .table import Table
 
-__all__ = ["Transaction", "UpdateSchema", "UpdateSpec", "ReplaceSortOrder", "to_schema", "spec_json", "sort_order_json"]
+__all__ = [
+    "Transaction",
+    "UpdateSchema",
+    "UpdateSpec",
+    "ReplaceSortOrder",
+    "to_schema",
+    "spec_json",
+    "sort_order_json",
+]
 
 # (column, transform) or (column, transform, name)
-PartitionFieldSpec = Union[tuple[str, str], tuple[str, str, str]]
+PartitionFieldSpec = tuple[str, str] | tuple[str, str, str]
 # (column,) ... or (column, transform, direction, null_order)
-SortFieldSpec = Union[str, tuple[str, ...]]
+SortFieldSpec = str | tuple[str, ...]
 
 
 def to_schema(schema: Any) -> _native.Schema:
@@ -75,8 +81,14 @@ def spec_json(schema: _native.Schema, partition_spec: Any) -> str:
     for i, f in enumerate(partition_spec):
         column, transform = f[0], f[1]
         name = f[2] if len(f) > 2 else _default_name(column, transform)
-        fields.append({"name": name, "transform": transform, "source-id": _source_id(schema, column),
-                       "field-id": 1000 + i})
+        fields.append(
+            {
+                "name": name,
+                "transform": transform,
+                "source-id": _source_id(schema, column),
+                "field-id": 1000 + i,
+            }
+        )
     return json.dumps({"spec-id": 0, "fields": fields})
 
 
@@ -96,8 +108,14 @@ def sort_order_json(schema: _native.Schema, sort_order: Any) -> str:
         transform = parts[1] if len(parts) > 1 else "identity"
         direction = parts[2] if len(parts) > 2 else "asc"
         null_order = parts[3] if len(parts) > 3 else ("nulls-first" if direction == "asc" else "nulls-last")
-        fields.append({"transform": transform, "source-id": _source_id(schema, column),
-                       "direction": direction, "null-order": null_order})
+        fields.append(
+            {
+                "transform": transform,
+                "source-id": _source_id(schema, column),
+                "direction": direction,
+                "null-order": null_order,
+            }
+        )
     return json.dumps({"order-id": 1 if fields else 0, "fields": fields})
 
 
@@ -189,22 +207,41 @@ class UpdateSchema:
     (``"2024-01-01"`` for a date).
     """
 
-    def __init__(self, table: Table, transaction: Transaction | None = None, *,
-                 allow_incompatible_changes: bool = False, case_sensitive: bool = True):
+    def __init__(
+        self,
+        table: Table,
+        transaction: Transaction | None = None,
+        *,
+        allow_incompatible_changes: bool = False,
+        case_sensitive: bool = True,
+    ):
         self._table = table
         self._transaction = transaction
         md = table.metadata
-        self._native = _native.UpdateSchema(md.schema(), md.last_column_id, case_sensitive,
-                                            allow_incompatible_changes)
+        self._native = _native.UpdateSchema(
+            md.schema(), md.last_column_id, case_sensitive, allow_incompatible_changes
+        )
         self._done = False
 
-    def add_column(self, path: str | Sequence[str], field_type: Any, doc: str | None = None,
-                   required: bool = False, default: Any = None) -> UpdateSchema:
+    def add_column(
+        self,
+        path: str | Sequence[str],
+        field_type: Any,
+        doc: str | None = None,
+        required: bool = False,
+        default: Any = None,
+    ) -> UpdateSchema:
         """Adds a column; ``path`` names it, inside its parent struct when nested (for a
         list or map, the element or value struct): ``"a.b"`` or ``("a", "b")``."""
         parent, name = _split_parent(path)
-        self._native.add_column(parent, name, _type_string(field_type), doc, required,
-                                None if default is None else json.dumps(default))
+        self._native.add_column(
+            parent,
+            name,
+            _type_string(field_type),
+            doc,
+            required,
+            None if default is None else json.dumps(default),
+        )
         return self
 
     def delete_column(self, path: str | Sequence[str]) -> UpdateSchema:
@@ -215,8 +252,13 @@ class UpdateSchema:
         self._native.rename_column(_path(path_from), new_name)
         return self
 
-    def update_column(self, path: str | Sequence[str], field_type: Any = None, required: bool | None = None,
-                      doc: str | None = None) -> UpdateSchema:
+    def update_column(
+        self,
+        path: str | Sequence[str],
+        field_type: Any = None,
+        required: bool | None = None,
+        doc: str | None = None,
+    ) -> UpdateSchema:
         """Widens the type (int→long, float→double, decimal precision), changes nullability
         (optional→required needs ``allow_incompatible_changes``) and/or the doc."""
         name = _path(path)
@@ -328,11 +370,13 @@ class UpdateSpec(_Change):
         super().__init__(table, transaction)
         md = table.metadata
         self._base = (md.default_spec_id, md.last_partition_id)
-        self._native = _native.UpdatePartitionSpec(md.format_version, md.schema(), md.spec(), md.specs,
-                                                   md.last_partition_id, case_sensitive)
+        self._native = _native.UpdatePartitionSpec(
+            md.format_version, md.schema(), md.spec(), md.specs, md.last_partition_id, case_sensitive
+        )
 
-    def add_field(self, source_column_name: str, transform: str = "identity",
-                  partition_field_name: str | None = None) -> UpdateSpec:
+    def add_field(
+        self, source_column_name: str, transform: str = "identity", partition_field_name: str | None = None
+    ) -> UpdateSpec:
         self._native.add_field(source_column_name, transform, partition_field_name)
         return self
 
@@ -358,8 +402,8 @@ class UpdateSpec(_Change):
 class ReplaceSortOrder(_Change):
     """A new default sort order (Java's rules)::
 
-        with table.replace_sort_order() as s:
-            s.asc("id").desc("ts", "day", "nulls-first")
+    with table.replace_sort_order() as s:
+        s.asc("id").desc("ts", "day", "nulls-first")
     """
 
     def __init__(self, table: Table, transaction: Transaction | None = None, case_sensitive: bool = True):
@@ -367,13 +411,15 @@ class ReplaceSortOrder(_Change):
         self._base = table.metadata.default_sort_order_id
         self._native = _native.ReplaceSortOrder(table.metadata.schema(), case_sensitive)
 
-    def asc(self, source_column_name: str, transform: str = "identity", null_order: str = "nulls-first"
-            ) -> ReplaceSortOrder:
+    def asc(
+        self, source_column_name: str, transform: str = "identity", null_order: str = "nulls-first"
+    ) -> ReplaceSortOrder:
         self._native.asc(source_column_name, transform, null_order)
         return self
 
-    def desc(self, source_column_name: str, transform: str = "identity", null_order: str = "nulls-last"
-             ) -> ReplaceSortOrder:
+    def desc(
+        self, source_column_name: str, transform: str = "identity", null_order: str = "nulls-last"
+    ) -> ReplaceSortOrder:
         self._native.desc(source_column_name, transform, null_order)
         return self
 
@@ -409,15 +455,22 @@ class Transaction:
             raise ValueError("this table was opened from a file, not loaded from a catalog")
         self._table = table
         ident = table.identifier
-        self._native = _native.Transaction(table.catalog._native, (list(ident[:-1]), ident[-1]),
-                                           (table.metadata_location, table.metadata))
+        self._native = _native.Transaction(
+            table.catalog._native, (list(ident[:-1]), ident[-1]), (table.metadata_location, table.metadata)
+        )
         self._committed = False
 
-    def update_schema(self, allow_incompatible_changes: bool = False, case_sensitive: bool = True) -> UpdateSchema:
+    def update_schema(
+        self, allow_incompatible_changes: bool = False, case_sensitive: bool = True
+    ) -> UpdateSchema:
         """A schema change made against the table's schema as this transaction started; it
         joins the transaction when its ``with`` block ends (or by its ``commit()``)."""
-        return UpdateSchema(self._table, self, allow_incompatible_changes=allow_incompatible_changes,
-                            case_sensitive=case_sensitive)
+        return UpdateSchema(
+            self._table,
+            self,
+            allow_incompatible_changes=allow_incompatible_changes,
+            case_sensitive=case_sensitive,
+        )
 
     def update_spec(self, case_sensitive: bool = True) -> UpdateSpec:
         return UpdateSpec(self._table, self, case_sensitive)
@@ -459,59 +512,114 @@ class Transaction:
         self._native.remove_properties(list(keys))
         return self
 
-    def append_files(self, data_files: Any, *, spec_id: int | None = None, merge: bool = False,
-                     branch: str | None = None, snapshot_properties: Mapping[str, str] | None = None
-                     ) -> Transaction:
+    def append_files(
+        self,
+        data_files: Any,
+        *,
+        spec_id: int | None = None,
+        merge: bool = False,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+    ) -> Transaction:
         """Adds data files (written for ``spec_id``, by default the table's default spec) in a
         new snapshot of ``branch`` (default ``main``): a fast append, or with ``merge=True`` a
         merge append (manifests merged per ``commit.manifest.*``)."""
         spec_id = _spec_id_of(data_files) if spec_id is None else spec_id
-        self._native.append_files(_batches(data_files), spec_id, merge, branch,
-                                  list((snapshot_properties or {}).items()))
+        self._native.append_files(
+            _batches(data_files), spec_id, merge, branch, list((snapshot_properties or {}).items())
+        )
         return self
 
-    def delete_files(self, paths: Sequence[str], *, branch: str | None = None,
-                     snapshot_properties: Mapping[str, str] | None = None) -> Transaction:
+    def delete_files(
+        self,
+        paths: Sequence[str],
+        *,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+    ) -> Transaction:
         """Removes the data files at ``paths``; each must be live in the table."""
         self._native.replace_files(list(paths), [], None, branch, list((snapshot_properties or {}).items()))
         return self
 
-    def overwrite_files(self, delete_paths: Sequence[str], data_files: Any, *, spec_id: int | None = None,
-                        branch: str | None = None, snapshot_properties: Mapping[str, str] | None = None
-                        ) -> Transaction:
+    def overwrite_files(
+        self,
+        delete_paths: Sequence[str],
+        data_files: Any,
+        *,
+        spec_id: int | None = None,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+    ) -> Transaction:
         """Removes the data files at ``delete_paths`` (each must be live) and adds
         ``data_files``, in one snapshot (extra summary entries: ``snapshot_properties``)."""
         spec_id = _spec_id_of(data_files) if spec_id is None else spec_id
-        self._native.replace_files(list(delete_paths), _batches(data_files), spec_id, branch,
-                                   list((snapshot_properties or {}).items()))
+        self._native.replace_files(
+            list(delete_paths),
+            _batches(data_files),
+            spec_id,
+            branch,
+            list((snapshot_properties or {}).items()),
+        )
         return self
 
-    def delete_where(self, row_filter: Any, *, branch: str | None = None,
-                     snapshot_properties: Mapping[str, str] | None = None) -> Transaction:
+    def delete_where(
+        self,
+        row_filter: Any,
+        *,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+    ) -> Transaction:
         """Removes the data files (and delete files) all of whose rows match ``row_filter``
         (an expression or its text), as Java's ``DeleteFiles.deleteFromRowFilter``: by the
         strict projection of the filter on the partition, or by the file's metrics. A data
         file only some of whose rows may match fails the commit
         (``icefloe.errors.ValidationError``); delete its rows by position instead."""
-        self._native.replace_where(_expression(row_filter), [], None, branch, False, None, None, False, False,
-                                   list((snapshot_properties or {}).items()))
+        self._native.replace_where(
+            _expression(row_filter),
+            [],
+            None,
+            branch,
+            False,
+            None,
+            None,
+            False,
+            False,
+            list((snapshot_properties or {}).items()),
+        )
         return self
 
-    def overwrite_where(self, row_filter: Any, data_files: Any, *, spec_id: int | None = None,
-                        branch: str | None = None, validate_added_files_match: bool = True,
-                        validate_from_snapshot: int | None = None, conflict_detection_filter: Any = None,
-                        validate_no_conflicting_data: bool = False, validate_no_conflicting_deletes: bool = False,
-                        snapshot_properties: Mapping[str, str] | None = None) -> Transaction:
+    def overwrite_where(
+        self,
+        row_filter: Any,
+        data_files: Any,
+        *,
+        spec_id: int | None = None,
+        branch: str | None = None,
+        validate_added_files_match: bool = True,
+        validate_from_snapshot: int | None = None,
+        conflict_detection_filter: Any = None,
+        validate_no_conflicting_data: bool = False,
+        validate_no_conflicting_deletes: bool = False,
+        snapshot_properties: Mapping[str, str] | None = None,
+    ) -> Transaction:
         """Java's ``OverwriteFiles.overwriteByRowFilter``: removes the files all of whose
         rows match ``row_filter`` (as :meth:`delete_where`) and adds ``data_files``, whose
         rows must all match the filter (``validateAddedFilesMatchOverwriteFilter``, on by
         default). The conflict validations are Java's ``validateNoConflictingData`` /
         ``validateNoConflictingDeletes`` from ``validate_from_snapshot``."""
         spec_id = _spec_id_of(data_files) if spec_id is None else spec_id
-        self._native.replace_where(_expression(row_filter), _batches(data_files), spec_id, branch,
-                                   validate_added_files_match, validate_from_snapshot,
-                                   _expression(conflict_detection_filter), validate_no_conflicting_data,
-                                   validate_no_conflicting_deletes, list((snapshot_properties or {}).items()))
+        self._native.replace_where(
+            _expression(row_filter),
+            _batches(data_files),
+            spec_id,
+            branch,
+            validate_added_files_match,
+            validate_from_snapshot,
+            _expression(conflict_detection_filter),
+            validate_no_conflicting_data,
+            validate_no_conflicting_deletes,
+            list((snapshot_properties or {}).items()),
+        )
         return self
 
     def overwrite(self, data: Any, overwrite_filter: Any, **options: Any) -> Transaction:
@@ -523,9 +631,15 @@ class Transaction:
         self.own_files(files.column("file_path").to_pylist())
         return self.overwrite_where(overwrite_filter, files, **options)
 
-    def rewrite_manifests(self, *, spec_id: int | None = None, sort_by: Sequence[str] | None = None,
-                          cluster_by_partition: bool = False, branch: str | None = None,
-                          snapshot_properties: Mapping[str, str] | None = None) -> Transaction:
+    def rewrite_manifests(
+        self,
+        *,
+        spec_id: int | None = None,
+        sort_by: Sequence[str] | None = None,
+        cluster_by_partition: bool = False,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+    ) -> Transaction:
         """Rewrites manifests in a ``replace`` snapshot that changes no file (entries kept as
         EXISTING with their snapshot ids and sequence numbers).
 
@@ -540,16 +654,28 @@ class Transaction:
         With ``cluster_by_partition``: every data manifest is rewritten into one manifest per
         spec and partition (Java's ``RewriteManifests.clusterBy``); delete manifests are
         kept."""
-        self._native.rewrite_manifests(spec_id, None if sort_by is None else list(sort_by),
-                                       cluster_by_partition, branch,
-                                       list((snapshot_properties or {}).items()))
+        self._native.rewrite_manifests(
+            spec_id,
+            None if sort_by is None else list(sort_by),
+            cluster_by_partition,
+            branch,
+            list((snapshot_properties or {}).items()),
+        )
         return self
 
-    def rewrite_files(self, delete_paths: Sequence[str], data_files: Any = (), *, remove_delete_files: Any = (),
-                      add_delete_files: Any = (), data_sequence_number: int | None = None,
-                      validate_from_snapshot: int | None = None, spec_id: int | None = None,
-                      branch: str | None = None, snapshot_properties: Mapping[str, str] | None = None
-                      ) -> Transaction:
+    def rewrite_files(
+        self,
+        delete_paths: Sequence[str],
+        data_files: Any = (),
+        *,
+        remove_delete_files: Any = (),
+        add_delete_files: Any = (),
+        data_sequence_number: int | None = None,
+        validate_from_snapshot: int | None = None,
+        spec_id: int | None = None,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+    ) -> Transaction:
         """Java's ``RewriteFiles`` (compaction): the data files at ``delete_paths`` and the
         delete files ``remove_delete_files`` (rows or paths) are replaced by ``data_files``
         and ``add_delete_files`` in a ``replace`` snapshot. New data files keep
@@ -558,20 +684,37 @@ class Transaction:
         added since ``validate_from_snapshot`` may apply to a replaced data file
         (``icefloe.errors.ValidationError``)."""
         spec_id = _spec_id_of(data_files) if spec_id is None else spec_id
-        self._native.rewrite_files(list(delete_paths), _batches(data_files) if data_files is not None else [],
-                                   _batches(_delete_rows(remove_delete_files)),
-                                   _batches(add_delete_files) if add_delete_files is not None else [],
-                                   spec_id, branch, data_sequence_number, validate_from_snapshot,
-                                   list((snapshot_properties or {}).items()))
+        self._native.rewrite_files(
+            list(delete_paths),
+            _batches(data_files) if data_files is not None else [],
+            _batches(_delete_rows(remove_delete_files)),
+            _batches(add_delete_files) if add_delete_files is not None else [],
+            spec_id,
+            branch,
+            data_sequence_number,
+            validate_from_snapshot,
+            list((snapshot_properties or {}).items()),
+        )
         return self
 
-    def row_delta(self, *, add_data_files: Any = (), add_delete_files: Any = (), remove_delete_files: Any = (),
-                  remove_data_files: Sequence[str] = (), spec_id: int | None = None, branch: str | None = None,
-                  validate_from_snapshot: int | None = None, conflict_detection_filter: Any = None,
-                  validate_data_files_exist: Sequence[str] = (), validate_deleted_files: bool = False,
-                  validate_no_conflicting_data_files: bool = False,
-                  validate_no_conflicting_delete_files: bool = False, isolation_level: str | None = None,
-                  snapshot_properties: Mapping[str, str] | None = None) -> Transaction:
+    def row_delta(
+        self,
+        *,
+        add_data_files: Any = (),
+        add_delete_files: Any = (),
+        remove_delete_files: Any = (),
+        remove_data_files: Sequence[str] = (),
+        spec_id: int | None = None,
+        branch: str | None = None,
+        validate_from_snapshot: int | None = None,
+        conflict_detection_filter: Any = None,
+        validate_data_files_exist: Sequence[str] = (),
+        validate_deleted_files: bool = False,
+        validate_no_conflicting_data_files: bool = False,
+        validate_no_conflicting_delete_files: bool = False,
+        isolation_level: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+    ) -> Transaction:
         """A row-level change in one snapshot, as Java's ``RowDelta``.
 
         ``add_data_files`` and ``add_delete_files`` are data-file rows (delete files with
@@ -598,10 +741,18 @@ class Transaction:
             _batches(add_data_files) if add_data_files is not None else [],
             _batches(add_delete_files) if add_delete_files is not None else [],
             _batches(removed) if removed is not None else [],
-            list(remove_data_files), spec_id, branch, validate_from_snapshot,
-            _expression(conflict_detection_filter), list(validate_data_files_exist), validate_deleted_files,
-            validate_no_conflicting_data_files, validate_no_conflicting_delete_files, isolation_level,
-            list((snapshot_properties or {}).items()))
+            list(remove_data_files),
+            spec_id,
+            branch,
+            validate_from_snapshot,
+            _expression(conflict_detection_filter),
+            list(validate_data_files_exist),
+            validate_deleted_files,
+            validate_no_conflicting_data_files,
+            validate_no_conflicting_delete_files,
+            isolation_level,
+            list((snapshot_properties or {}).items()),
+        )
         return self
 
     def commit_transaction(self) -> Table:
@@ -628,15 +779,29 @@ class Transaction:
             self.abort()
 
 
-def create_table(catalog: Any, identifier: tuple[str, ...], schema: Any, partition_spec: Any = None,
-                 sort_order: Any = None, properties: Mapping[str, str] | None = None,
-                 location: str | None = None, format_version: int | None = None,
-                 replace: bool = False) -> tuple[str, _native.TableMetadata]:
+def create_table(
+    catalog: Any,
+    identifier: tuple[str, ...],
+    schema: Any,
+    partition_spec: Any = None,
+    sort_order: Any = None,
+    properties: Mapping[str, str] | None = None,
+    location: str | None = None,
+    format_version: int | None = None,
+    replace: bool = False,
+) -> tuple[str, _native.TableMetadata]:
     """Creates (or with ``replace``, creates or replaces) a table; returns its metadata
     location and metadata. Used by ``Catalog.create_table``."""
     native_schema = to_schema(schema)
     props = [(k, str(v)) for k, v in (properties or {}).items()]
-    return _native.create_table(catalog._native, (list(identifier[:-1]), identifier[-1]), native_schema,
-                                spec_json(native_schema, partition_spec),
-                                sort_order_json(native_schema, sort_order), location, props,
-                                format_version, replace)
+    return _native.create_table(
+        catalog._native,
+        (list(identifier[:-1]), identifier[-1]),
+        native_schema,
+        spec_json(native_schema, partition_spec),
+        sort_order_json(native_schema, sort_order),
+        location,
+        props,
+        format_version,
+        replace,
+    )

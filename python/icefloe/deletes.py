@@ -69,8 +69,9 @@ def _data_dir(table_metadata: Any) -> str:
     return props.get("write.data.path") or f"{table_metadata.location.rstrip('/')}/data"
 
 
-def write_position_deletes(table_metadata: Any, deletes: Mapping[str, Any], *, location: str | None = None
-                           ) -> PositionDeletes:
+def write_position_deletes(
+    table_metadata: Any, deletes: Mapping[str, Any], *, location: str | None = None
+) -> PositionDeletes:
     """Writes delete files for ``deletes`` (data file path -> row positions: a list, numpy
     or pyarrow array) of live data files of the table's current snapshot, all of one
     partition spec. ``location``: the Puffin file (v3) or the directory (v2) to write in;
@@ -91,10 +92,14 @@ def write_position_deletes(table_metadata: Any, deletes: Mapping[str, Any], *, l
         return PositionDeletes(pa.table(added), pa.table(removed))
 
     directory = (location or _data_dir(md)).rstrip("/")
-    schema = pa.schema([
-        pa.field("file_path", pa.string(), nullable=False, metadata={"PARQUET:field_id": str(_FILE_PATH_ID)}),
-        pa.field("pos", pa.int64(), nullable=False, metadata={"PARQUET:field_id": str(_POS_ID)}),
-    ])
+    schema = pa.schema(
+        [
+            pa.field(
+                "file_path", pa.string(), nullable=False, metadata={"PARQUET:field_id": str(_FILE_PATH_ID)}
+            ),
+            pa.field("pos", pa.int64(), nullable=False, metadata={"PARQUET:field_id": str(_POS_ID)}),
+        ]
+    )
     written = []
     for path, positions in deletes.items():
         pos = pc.unique(_positions(positions)).sort()

@@ -130,4 +130,3 @@ class ValidationError(IcefloeError):
 class PreconditionFailedError(IcefloeIOError):
     """A conditional write found the file changed (another writer replaced or deleted it
     since its version was read). Re-read and retry."""
-

@@ -27,7 +27,7 @@ import numbers
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from ._native import BoundExpression, Expression
 from .errors import InvalidArgumentError
@@ -67,7 +67,7 @@ class Reference:
     name: str
 
 
-Term = Union[str, Reference]
+Term = str | Reference
 
 _EPOCH = dt.datetime(1970, 1, 1)
 _EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
@@ -80,7 +80,9 @@ def _name(term: Term) -> str:
         return term.name
     if isinstance(term, str):
         return term
-    raise InvalidArgumentError(f"a column is given by its name or a Reference, not {type(term).__name__} {term!r}")
+    raise InvalidArgumentError(
+        f"a column is given by its name or a Reference, not {type(term).__name__} {term!r}"
+    )
 
 
 def _value(value: Any) -> tuple[str, Any]:
@@ -111,7 +113,10 @@ def _value(value: Any) -> tuple[str, Any]:
     if isinstance(value, dt.time):
         if value.utcoffset() is not None:
             raise InvalidArgumentError(f"Iceberg times have no time zone: {value!r}")
-        return ("time", ((value.hour * 60 + value.minute) * 60 + value.second) * 1_000_000 + value.microsecond)
+        return (
+            "time",
+            ((value.hour * 60 + value.minute) * 60 + value.second) * 1_000_000 + value.microsecond,
+        )
     if isinstance(value, uuid.UUID):
         return ("uuid", value.bytes)
     if isinstance(value, (bytes, bytearray, memoryview)):
@@ -222,7 +227,9 @@ def NotStartsWith(term: Term, prefix: str) -> Expression:  # noqa: N802
 
 def _values(what: str, values: Iterable[Any]) -> list[Any]:
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise InvalidArgumentError(f"{what} takes a collection of values, not {type(values).__name__} {values!r}")
+        raise InvalidArgumentError(
+            f"{what} takes a collection of values, not {type(values).__name__} {values!r}"
+        )
     return list(values)
 
 

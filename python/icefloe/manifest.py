@@ -7,13 +7,22 @@ Decoding and encoding happen in Rust; this module only moves Arrow data across.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import pyarrow as pa
 
 from . import _native
 
-__all__ = ["entries_schema", "manifest_list_schema", "read_manifest_list", "read_manifest", "manifest_metadata", "write_manifest", "write_manifest_list"]
+__all__ = [
+    "entries_schema",
+    "manifest_list_schema",
+    "read_manifest_list",
+    "read_manifest",
+    "manifest_metadata",
+    "write_manifest",
+    "write_manifest_list",
+]
 
 
 def _one_batch(data: pa.Table | pa.RecordBatch, schema: pa.Schema | None = None) -> pa.RecordBatch:
@@ -29,7 +38,9 @@ def _list_rows(manifests: pa.Table | pa.RecordBatch | Iterable[dict[str, Any]]) 
     schema = _native.manifest_list_schema()
     if isinstance(manifests, (pa.Table, pa.RecordBatch)):
         return _one_batch(manifests, schema)
-    return pa.RecordBatch.from_pylist([{k: row.get(k) for k in schema.names} for row in manifests], schema=schema)
+    return pa.RecordBatch.from_pylist(
+        [{k: row.get(k) for k in schema.names} for row in manifests], schema=schema
+    )
 
 
 def entries_schema(schema: _native.Schema, spec: _native.PartitionSpec) -> pa.Schema:
@@ -100,7 +111,9 @@ def write_manifest(
     numbers ``None`` until the list assigns them.
     """
     batch = _one_batch(entries)
-    row = _native.write_manifest_batch(path, batch, schema, spec, format_version, content, snapshot_id, compression)
+    row = _native.write_manifest_batch(
+        path, batch, schema, spec, format_version, content, snapshot_id, compression
+    )
     return row.to_pylist()[0]
 
 
@@ -121,5 +134,12 @@ def write_manifest_list(
     on; the return value is then the table's next row id (None before v3).
     """
     return _native.write_manifest_list_batch(
-        path, _list_rows(manifests), format_version, snapshot_id, parent_snapshot_id, sequence_number, first_row_id, compression
+        path,
+        _list_rows(manifests),
+        format_version,
+        snapshot_id,
+        parent_snapshot_id,
+        sequence_number,
+        first_row_id,
+        compression,
     )

@@ -116,11 +116,14 @@ def _plan_table(tasks: Any) -> pa.Table:
         return pa.Table.from_batches([tasks])
     if isinstance(tasks, pa.Table):
         return tasks
-    raise TypeError(f"read_tasks takes a CombinedScanTask, a plan table or batch, or IPC bytes, not {type(tasks)!r}")
+    raise TypeError(
+        f"read_tasks takes a CombinedScanTask, a plan table or batch, or IPC bytes, not {type(tasks)!r}"
+    )
 
 
-def _read_plan_batch(ctx: _PlanContext, batch: pa.RecordBatch, batch_size: int,
-                     residuals: list | None = None) -> Iterator[pa.RecordBatch]:
+def _read_plan_batch(
+    ctx: _PlanContext, batch: pa.RecordBatch, batch_size: int, residuals: list | None = None
+) -> Iterator[pa.RecordBatch]:
     residuals = ctx.residuals if residuals is None else residuals
     for row in batch.to_pylist():
         residual = residuals[row["residual"]]
@@ -156,13 +159,21 @@ def _index_type(t: Any, out: dict[int, dict]) -> None:
         if kind == "struct":
             _index_fields(t["fields"], out)
         elif kind == "list":
-            out[t["element-id"]] = {"id": t["element-id"], "name": "element", "type": t["element"],
-                                   "required": t.get("element-required", False)}
+            out[t["element-id"]] = {
+                "id": t["element-id"],
+                "name": "element",
+                "type": t["element"],
+                "required": t.get("element-required", False),
+            }
             _index_type(t["element"], out)
         elif kind == "map":
             out[t["key-id"]] = {"id": t["key-id"], "name": "key", "type": t["key"], "required": True}
-            out[t["value-id"]] = {"id": t["value-id"], "name": "value", "type": t["value"],
-                                  "required": t.get("value-required", False)}
+            out[t["value-id"]] = {
+                "id": t["value-id"],
+                "name": "value",
+                "type": t["value"],
+                "required": t.get("value-required", False),
+            }
             _index_type(t["key"], out)
             _index_type(t["value"], out)
 
@@ -196,7 +207,9 @@ class _PlanContext:
             projected_text = md[b"icefloe.projected_schema"].decode()
             specs = {s["spec-id"]: s for s in json.loads(md[b"icefloe.partition_specs"])}
         except KeyError as e:
-            raise InvalidArgumentError(f"the tasks' schema has no plan metadata ({e.args[0]!r}): not a scan plan") from None
+            raise InvalidArgumentError(
+                f"the tasks' schema has no plan metadata ({e.args[0]!r}): not a scan plan"
+            ) from None
         if residuals is None:
             residuals = json.loads(md.get(b"icefloe.residuals", b"[]"))
         mapping_text = md.get(b"icefloe.name_mapping")
@@ -217,14 +230,18 @@ class _PlanContext:
         # _partition as Spark reads it from Java: day fields are dates (the plan keeps them
         # as day numbers)
         day_ids = {f["field-id"] for sp in specs.values() for f in sp["fields"] if f["transform"] == "day"}
-        meta_partition_type = pa.struct([
-            f.with_type(pa.date32()) if _field_id(f) in day_ids and pa.types.is_int32(f.type) else f
-            for f in _struct_fields(partition_type)
-        ])
+        meta_partition_type = pa.struct(
+            [
+                f.with_type(pa.date32()) if _field_id(f) in day_ids and pa.types.is_int32(f.type) else f
+                for f in _struct_fields(partition_type)
+            ]
+        )
         out_fields = list(projected_arrow)
         for name in metadata_columns:
             if name not in METADATA_COLUMNS:
-                raise InvalidArgumentError(f"unknown metadata column {name!r} (known: {', '.join(METADATA_COLUMNS)})")
+                raise InvalidArgumentError(
+                    f"unknown metadata column {name!r} (known: {', '.join(METADATA_COLUMNS)})"
+                )
             fid, t = METADATA_COLUMNS[name]
             out_fields.append(_with_id(pa.field(name, t or meta_partition_type, nullable=True), fid))
         return _PlanContext(
@@ -259,7 +276,7 @@ class _PlanContext:
             if found is None:
                 return None
             path.append(found)
-            rest = rest[len(found["name"]) + 1:]
+            rest = rest[len(found["name"]) + 1 :]
             t = found["type"]
             fields = t["fields"] if isinstance(t, dict) and t.get("type") == "struct" else []
             if rest and not fields:
@@ -408,15 +425,19 @@ class _Conformer:
             try:
                 return _constant_array(default, target.type, n)
             except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
-                raise InvalidInputError(f"initial-default of field {fid} does not fit {target.type}: {e}",
-                                        field=target.name) from None
+                raise InvalidInputError(
+                    f"initial-default of field {fid} does not fit {target.type}: {e}", field=target.name
+                ) from None
         if f is not None and f.get("required"):
             # Java's readers refuse this too ("Missing required field"): nulls would break
             # the column's contract, and a required column without an initial-default was
             # in the file when it was written, so the file is not what the table says
-            raise InvalidInputError(f"data file {self.path} has no column for the required field "
-                                    f"{target.name!r} (id {fid}), which has no initial-default",
-                                    file=self.path, field=target.name)
+            raise InvalidInputError(
+                f"data file {self.path} has no column for the required field "
+                f"{target.name!r} (id {fid}), which has no initial-default",
+                file=self.path,
+                field=target.name,
+            )
         return pa.nulls(n, target.type)
 
     def conform(self, arr: pa.Array, source: pa.Field, target: pa.Field) -> pa.Array:
@@ -463,7 +484,10 @@ class _Conformer:
     def _mismatch(self, source: pa.Field, target: pa.Field) -> InvalidInputError:
         return InvalidInputError(
             f"column {source.name!r} (field id {_field_id(target)}) of {self.path} has type {source.type}, "
-            f"which cannot be read as {target.type}", file=self.path, field=target.name)
+            f"which cannot be read as {target.type}",
+            file=self.path,
+            field=target.name,
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -476,13 +500,16 @@ def local_path(location: str) -> str:
     its scheme stripped as the Rust ``LocalFileIO`` does (no percent-decoding: Java's Hadoop
     file system writes ``%3D`` in partition folder names literally)."""
     if location.startswith("file://"):
-        return location[len("file://"):]
+        return location[len("file://") :]
     if location.startswith("file:"):
-        return location[len("file:"):]
+        return location[len("file:") :]
     scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", location)
     if scheme:
-        raise UnsupportedError(f"cannot read {location}: only local files (paths and file: URIs) are supported "
-                               f"by the reader so far, not {scheme.group(1)}://", file=location)
+        raise UnsupportedError(
+            f"cannot read {location}: only local files (paths and file: URIs) are supported "
+            f"by the reader so far, not {scheme.group(1)}://",
+            file=location,
+        )
     return location
 
 
@@ -494,10 +521,14 @@ def _open_parquet(location: str, what: str) -> pq.ParquetFile:
         raise IcefloeIOError(f"{what} {location} does not exist", file=location) from None
     except OSError as e:
         if isinstance(e, (pa.ArrowInvalid,)) or "Parquet" in str(e) or "magic" in str(e):
-            raise InvalidInputError(f"{what} {location} is not a valid Parquet file: {e}", file=location) from None
+            raise InvalidInputError(
+                f"{what} {location} is not a valid Parquet file: {e}", file=location
+            ) from None
         raise IcefloeIOError(f"cannot read {what} {location}: {e}", file=location) from None
     except pa.ArrowInvalid as e:
-        raise InvalidInputError(f"{what} {location} is not a valid Parquet file: {e}", file=location) from None
+        raise InvalidInputError(
+            f"{what} {location} is not a valid Parquet file: {e}", file=location
+        ) from None
 
 
 def _file_schema(pf: pq.ParquetFile, ctx: _PlanContext) -> pa.Schema:
@@ -528,7 +559,11 @@ def _row_group_starts(pf: pq.ParquetFile) -> list[tuple[int, int, int]]:
         rg = md.row_group(i)
         first = rg.column(0)
         start = first.data_page_offset
-        if first.has_dictionary_page and first.dictionary_page_offset is not None and first.dictionary_page_offset > 0:
+        if (
+            first.has_dictionary_page
+            and first.dictionary_page_offset is not None
+            and first.dictionary_page_offset > 0
+        ):
             start = min(start, first.dictionary_page_offset)
         size = sum(rg.column(j).total_compressed_size for j in range(rg.num_columns))
         out.append((start, start + size // 2, row))
@@ -550,8 +585,10 @@ class _TaskReader:
             residual = ctx.filter
         self.residual = residual
         if task["file_format"].lower() != "parquet":
-            raise UnsupportedError(f"cannot read {self.location}: {task['file_format']} data files are not supported yet",
-                                   file=self.location)
+            raise UnsupportedError(
+                f"cannot read {self.location}: {task['file_format']} data files are not supported yet",
+                file=self.location,
+            )
 
     def _partition_has_null(self) -> bool:
         spec = self.ctx.specs.get(self.task["spec_id"])
@@ -603,7 +640,6 @@ class _TaskReader:
                 raise InvalidArgumentError(f"residual column {name!r} is not in the table schema")
             extra_ids.append(path[0]["id"])
         eq_deletes = [d for d in task["deletes"] if d["content"] == _EQUALITY_DELETES]
-        pos_deletes = [d for d in task["deletes"] if d["content"] == _POSITION_DELETES]
         eq_ids = sorted({i for d in eq_deletes for i in (d["equality_ids"] or [])})
 
         projected_ids = [_field_id(f) for f in ctx.projected_arrow]
@@ -615,7 +651,12 @@ class _TaskReader:
         # narrowed to the projected struct (see `_batch`).
         narrow: dict[int, pa.Field] = {}
         for fid in extra_ids:
-            if fid in build and fid not in narrow and fid in ctx.table_arrow and build[fid].type != ctx.table_arrow[fid].type:
+            if (
+                fid in build
+                and fid not in narrow
+                and fid in ctx.table_arrow
+                and build[fid].type != ctx.table_arrow[fid].type
+            ):
                 narrow[fid] = build[fid]
                 build[fid] = ctx.table_arrow[fid]
         for fid in extra_ids + eq_ids:
@@ -627,7 +668,9 @@ class _TaskReader:
                 # an equality column that is gone from the read schema: as the file has it
                 build[fid] = _with_id(file_top[fid][1], fid)
             elif fid in ctx.fields_by_id:
-                raise UnsupportedError(f"equality deletes on nested field {fid} are not supported", file=self.location)
+                raise UnsupportedError(
+                    f"equality deletes on nested field {fid} are not supported", file=self.location
+                )
             else:
                 build[fid] = None  # type: ignore[assignment]  # dropped and not in this file: null
 
@@ -637,10 +680,14 @@ class _TaskReader:
                 continue
             if fid in file_top:
                 read_names.append(file_top[fid][1].name)
-        lineage_in_file = {fid: file_top[fid][1].name for fid in (ROW_ID_ID, LAST_UPDATED_SEQ_ID) if fid in file_top}
+        lineage_in_file = {
+            fid: file_top[fid][1].name for fid in (ROW_ID_ID, LAST_UPDATED_SEQ_ID) if fid in file_top
+        }
         wants = set(ctx.metadata_columns)
         for fid, name in lineage_in_file.items():
-            if (fid == ROW_ID_ID and "_row_id" in wants) or (fid == LAST_UPDATED_SEQ_ID and "_last_updated_sequence_number" in wants):
+            if (fid == ROW_ID_ID and "_row_id" in wants) or (
+                fid == LAST_UPDATED_SEQ_ID and "_last_updated_sequence_number" in wants
+            ):
                 read_names.append(name)
 
         # which row groups the task's byte range covers (the row group's midpoint in the
@@ -657,20 +704,36 @@ class _TaskReader:
         for rg in selected:
             pos = groups[rg][2]  # file-global position of the row group's first row
             try:
-                for raw in pf.iter_batches(batch_size=batch_size, row_groups=[rg], columns=read_names,
-                                           use_threads=True):
+                for raw in pf.iter_batches(
+                    batch_size=batch_size, row_groups=[rg], columns=read_names, use_threads=True
+                ):
                     n = raw.num_rows
                     if n == 0:
                         continue
-                    out = self._batch(raw, n, pos, build, file_top, constants, conformer, deleted, eq_sets,
-                                      residual_expr, lineage_in_file, projected_ids, narrow)
+                    out = self._batch(
+                        raw,
+                        n,
+                        pos,
+                        build,
+                        file_top,
+                        constants,
+                        conformer,
+                        deleted,
+                        eq_sets,
+                        residual_expr,
+                        lineage_in_file,
+                        projected_ids,
+                        narrow,
+                    )
                     pos += n
                     if out is not None and out.num_rows:
                         yield out
             except (OSError, pa.ArrowInvalid) as e:
                 if isinstance(e, IcefloeIOError):
                     raise
-                raise InvalidInputError(f"cannot read data file {self.location}: {e}", file=self.location) from None
+                raise InvalidInputError(
+                    f"cannot read data file {self.location}: {e}", file=self.location
+                ) from None
 
     def _position_deletes(self, ctx: _PlanContext) -> Any:
         """One deletion vector of this file's deleted positions (DVs and position delete
@@ -681,22 +744,45 @@ class _TaskReader:
                 continue
             if d["file_format"].lower() == "puffin":
                 if d["referenced_data_file"] is not None and d["referenced_data_file"] != self.location:
-                    raise InvalidInputError(f"deletion vector in {d['file_path']} is for {d['referenced_data_file']}, "
-                                            f"not {self.location}", file=d["file_path"])
+                    raise InvalidInputError(
+                        f"deletion vector in {d['file_path']} is for {d['referenced_data_file']}, "
+                        f"not {self.location}",
+                        file=d["file_path"],
+                    )
                 try:
                     one = _native.DeletionVector.read_for_entry(
-                        local_path(d["file_path"]), d["content_offset"], d["content_size_in_bytes"],
-                        d["record_count"], d["referenced_data_file"], d["file_size_in_bytes"])
+                        local_path(d["file_path"]),
+                        d["content_offset"],
+                        d["content_size_in_bytes"],
+                        d["record_count"],
+                        d["referenced_data_file"],
+                        d["file_size_in_bytes"],
+                    )
                 except FileNotFoundError:
-                    raise IcefloeIOError(f"delete file {d['file_path']} does not exist", file=d["file_path"]) from None
+                    raise IcefloeIOError(
+                        f"delete file {d['file_path']} does not exist", file=d["file_path"]
+                    ) from None
             else:
                 one = _native.DeletionVector.from_positions(_read_position_deletes(d, self.location))
             dv = one if dv is None else dv.merge(one)
         return dv
 
-    def _batch(self, raw: pa.RecordBatch, n: int, pos: int, build: dict, file_top: dict, constants: dict,
-               conformer: _Conformer, deleted: Any, eq_sets: list, residual_expr: Any,
-               lineage_in_file: dict, projected_ids: list, narrow: dict) -> pa.RecordBatch | None:
+    def _batch(
+        self,
+        raw: pa.RecordBatch,
+        n: int,
+        pos: int,
+        build: dict,
+        file_top: dict,
+        constants: dict,
+        conformer: _Conformer,
+        deleted: Any,
+        eq_sets: list,
+        residual_expr: Any,
+        lineage_in_file: dict,
+        projected_ids: list,
+        narrow: dict,
+    ) -> pa.RecordBatch | None:
         ctx = self.ctx
         columns: dict[int, pa.Array] = {}
         for fid, target in build.items():
@@ -707,8 +793,9 @@ class _TaskReader:
                 try:
                     columns[fid] = _constant_array(constants[fid], target.type, n)
                 except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
-                    raise InvalidInputError(f"partition value of field {fid} does not fit {target.type}: {e}",
-                                            file=self.location) from None
+                    raise InvalidInputError(
+                        f"partition value of field {fid} does not fit {target.type}: {e}", file=self.location
+                    ) from None
             elif fid in file_top:
                 arr = raw.column(file_top[fid][1].name)
                 columns[fid] = conformer.conform(arr, file_top[fid][1], target)
@@ -747,21 +834,29 @@ class _TaskReader:
                 if ctx.partition_type.num_fields == 0:
                     meta[name] = pa.nulls(n, ctx.partition_type)
                 else:
-                    value = pa.scalar(task["partition"], ctx.partition_type).cast(ctx.out_schema.field(name).type)
+                    value = pa.scalar(task["partition"], ctx.partition_type).cast(
+                        ctx.out_schema.field(name).type
+                    )
                     meta[name] = pa.repeat(value, n)
             elif name == "_row_id":
-                meta[name] = self._lineage(raw, lineage_in_file.get(ROW_ID_ID), n,
-                                           None if task["first_row_id"] is None else pc.add(positions, task["first_row_id"]))
+                meta[name] = self._lineage(
+                    raw,
+                    lineage_in_file.get(ROW_ID_ID),
+                    n,
+                    None if task["first_row_id"] is None else pc.add(positions, task["first_row_id"]),
+                )
             elif name == "_last_updated_sequence_number":
                 inherited = None
                 if task["first_row_id"] is not None:
                     inherited = pa.repeat(pa.scalar(task["data_sequence_number"], pa.int64()), n)
                 meta[name] = self._lineage(raw, lineage_in_file.get(LAST_UPDATED_SEQ_ID), n, inherited)
             elif name == "_deleted":
-                meta[name] = (pa.repeat(pa.scalar(False), n) if keep is None else pc.invert(keep))
+                meta[name] = pa.repeat(pa.scalar(False), n) if keep is None else pc.invert(keep)
 
-        out_arrays = [conformer.conform(columns[fid], build[fid], narrow[fid]) if fid in narrow else columns[fid]
-                      for fid in projected_ids] + [meta[name] for name in wants]
+        out_arrays = [
+            conformer.conform(columns[fid], build[fid], narrow[fid]) if fid in narrow else columns[fid]
+            for fid in projected_ids
+        ] + [meta[name] for name in wants]
         if out_arrays:
             batch = pa.RecordBatch.from_arrays(out_arrays, schema=ctx.out_schema)
         else:  # no columns (counting rows): a batch of n rows all the same
@@ -772,13 +867,17 @@ class _TaskReader:
             try:
                 rmask = _evaluate(work, residual_expr)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as e:
-                raise InvalidArgumentError(f"cannot apply the residual filter {json.dumps(self.residual)}: {e}") from None
+                raise InvalidArgumentError(
+                    f"cannot apply the residual filter {json.dumps(self.residual)}: {e}"
+                ) from None
             mask = rmask if mask is None else pc.and_(mask, rmask)
         if mask is not None:
             batch = batch.filter(mask)
         return batch
 
-    def _lineage(self, raw: pa.RecordBatch, column: str | None, n: int, inherited: pa.Array | None) -> pa.Array:
+    def _lineage(
+        self, raw: pa.RecordBatch, column: str | None, n: int, inherited: pa.Array | None
+    ) -> pa.Array:
         if column is None:
             return inherited if inherited is not None else pa.nulls(n, pa.int64())
         arr = raw.column(column).cast(pa.int64())
@@ -801,8 +900,9 @@ def _read_position_deletes(d: dict, data_location: str) -> pa.Array:
     """The positions in a position delete file that belong to ``data_location``."""
     location = d["file_path"]
     if d["file_format"].lower() != "parquet":
-        raise UnsupportedError(f"cannot read {location}: {d['file_format']} delete files are not supported yet",
-                               file=location)
+        raise UnsupportedError(
+            f"cannot read {location}: {d['file_format']} delete files are not supported yet", file=location
+        )
     pf = _open_parquet(location, "delete file")
     schema = pf.schema_arrow
     by_id = _by_id(schema)
@@ -813,13 +913,15 @@ def _read_position_deletes(d: dict, data_location: str) -> pa.Array:
         if "file_path" in names and "pos" in names:
             path_col, pos_col = schema.field("file_path"), schema.field("pos")
         else:
-            raise InvalidInputError(f"position delete file {location} has no file_path and pos columns",
-                                    file=location)
+            raise InvalidInputError(
+                f"position delete file {location} has no file_path and pos columns", file=location
+            )
     table = _read_table(pf, location, "delete file", [path_col.name, pos_col.name])
     paths = table.column(path_col.name)
     if not pa.types.is_string(paths.type) and not pa.types.is_large_string(paths.type):
-        raise InvalidInputError(f"file_path of position delete file {location} is {paths.type}, not a string",
-                                file=location)
+        raise InvalidInputError(
+            f"file_path of position delete file {location} is {paths.type}, not a string", file=location
+        )
     rows = table.filter(pc.equal(paths, data_location))
     return rows.column(pos_col.name).cast(pa.int64()).combine_chunks()
 
@@ -836,24 +938,33 @@ class _EqualityDeletes:
     def read(d: dict, ctx: _PlanContext, build: dict, file_top: dict, data_location: str) -> _EqualityDeletes:
         location = d["file_path"]
         if d["file_format"].lower() != "parquet":
-            raise UnsupportedError(f"cannot read {location}: {d['file_format']} delete files are not supported yet",
-                                   file=location)
+            raise UnsupportedError(
+                f"cannot read {location}: {d['file_format']} delete files are not supported yet",
+                file=location,
+            )
         ids = list(d["equality_ids"] or [])
         if not ids:
-            raise InvalidInputError(f"equality delete file {location} has no equality field ids", file=location)
+            raise InvalidInputError(
+                f"equality delete file {location} has no equality field ids", file=location
+            )
         pf = _open_parquet(location, "delete file")
         schema = _file_schema(pf, ctx)
         have = _by_id(schema)
         missing = [i for i in ids if i not in have]
         if missing:
-            raise InvalidInputError(f"equality delete file {location} lacks the equality columns {missing}",
-                                    file=location)
+            raise InvalidInputError(
+                f"equality delete file {location} lacks the equality columns {missing}", file=location
+            )
         table = _read_table(pf, location, "delete file", [have[i][1].name for i in ids])
         conformer = _Conformer(ctx, location)
         cols = []
-        for k, fid in enumerate(ids):
+        for fid in ids:
             target = build.get(fid)
-            arr = table.column(have[fid][1].name).combine_chunks() if table.num_rows else pa.array([], have[fid][1].type)
+            arr = (
+                table.column(have[fid][1].name).combine_chunks()
+                if table.num_rows
+                else pa.array([], have[fid][1].type)
+            )
             if target is not None:
                 arr = conformer.conform(arr, have[fid][1], target)
             cols.append(arr)
@@ -878,7 +989,8 @@ class _EqualityDeletes:
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                     raise InvalidInputError(
                         f"equality column {fid} of delete file {self.location} has type {dels.type}, the data {data.type}",
-                        file=self.location) from None
+                        file=self.location,
+                    ) from None
             both = pa.concat_arrays([_storage(data), _storage(dels)])
             codes = pc.dictionary_encode(both, null_encoding="encode").indices
             data_codes[f"k{k}"] = codes.slice(0, n)
@@ -932,7 +1044,9 @@ def _residual_expression(expr: Any, ctx: _PlanContext) -> pc.Expression:
         return pc.scalar(False)
     t = expr["type"]
     if t == "and":
-        return pc.and_kleene(_residual_expression(expr["left"], ctx), _residual_expression(expr["right"], ctx))
+        return pc.and_kleene(
+            _residual_expression(expr["left"], ctx), _residual_expression(expr["right"], ctx)
+        )
     if t == "or":
         return pc.or_kleene(_residual_expression(expr["left"], ctx), _residual_expression(expr["right"], ctx))
     if t == "not":
@@ -1004,8 +1118,9 @@ def _leaf_arrow_type(ctx: _PlanContext, path: list[dict]) -> pa.DataType:
 # ---------------------------------------------------------------------------------------------
 
 
-def read_plan_stream(stream: Any, metadata_columns: Sequence[str] = (), batch_size: int = DEFAULT_BATCH_SIZE
-                     ) -> Iterator[pa.RecordBatch]:
+def read_plan_stream(
+    stream: Any, metadata_columns: Sequence[str] = (), batch_size: int = DEFAULT_BATCH_SIZE
+) -> Iterator[pa.RecordBatch]:
     """Reads the tasks of a ``PlanBatches`` stream as they are planned (bounded memory)."""
     ctx = None
     for plan_batch in stream:

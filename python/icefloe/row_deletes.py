@@ -79,7 +79,9 @@ def delete_in_group(group: Group) -> GroupResult:
     deleted = sum(len(pa.concat_arrays(c)) for c in positions.values())
     if not partial:
         return deleted, 0, whole, b"", b""
-    written = write_position_deletes(md, partial, location=puffin_location if md.format_version >= 3 else None)
+    written = write_position_deletes(
+        md, partial, location=puffin_location if md.format_version >= 3 else None
+    )
     return deleted, len(partial), whole, _ipc(written.added), _ipc(written.removed)
 
 
@@ -96,10 +98,18 @@ def discard_files(table: Any, paths: Sequence[str]) -> None:
         tx.abort()
 
 
-def commit_row_changes(table: Any, snapshot_id: int, isolation_level: str, *, added_deletes: pa.Table | None,
-                       removed_deletes: pa.Table | None = None, added_data: pa.Table | None = None,
-                       removed_data: Sequence[str] = (), branch: str | None = None, conflict_filter: Any = None
-                       ) -> None:
+def commit_row_changes(
+    table: Any,
+    snapshot_id: int,
+    isolation_level: str,
+    *,
+    added_deletes: pa.Table | None,
+    removed_deletes: pa.Table | None = None,
+    added_data: pa.Table | None = None,
+    removed_data: Sequence[str] = (),
+    branch: str | None = None,
+    conflict_filter: Any = None,
+) -> None:
     """Commits row-level changes read from ``snapshot_id`` as one row delta, validated as
     Java's Spark merge-on-read operations (the referenced data files still exist, nothing
     read was removed, no conflicting delete files; under ``serializable`` no conflicting data
@@ -120,7 +130,9 @@ def commit_row_changes(table: Any, snapshot_id: int, isolation_level: str, *, ad
         tx.row_delta(
             add_data_files=added_data if added_data is not None else (),
             add_delete_files=added_deletes if added_deletes is not None else (),
-            remove_delete_files=removed_deletes if removed_deletes is not None and removed_deletes.num_rows else (),
+            remove_delete_files=removed_deletes
+            if removed_deletes is not None and removed_deletes.num_rows
+            else (),
             remove_data_files=list(removed_data),
             branch=branch,
             validate_from_snapshot=snapshot_id,
@@ -133,10 +145,15 @@ def commit_row_changes(table: Any, snapshot_id: int, isolation_level: str, *, ad
         )
 
 
-def delete_rows(table: Any, where: Any, *, branch: str | None = None, isolation_level: str = "serializable",
-                groups: int = 1,
-                map_groups: Callable[[Callable[[Group], GroupResult], Sequence[Group]], list[GroupResult]]
-                | None = None) -> DeleteResult:
+def delete_rows(
+    table: Any,
+    where: Any,
+    *,
+    branch: str | None = None,
+    isolation_level: str = "serializable",
+    groups: int = 1,
+    map_groups: Callable[[Callable[[Group], GroupResult], Sequence[Group]], list[GroupResult]] | None = None,
+) -> DeleteResult:
     """Deletes the rows of ``table`` (loaded from a catalog) matching ``where`` (filter text or
     an expression) in one commit; see the module documentation. ``groups``: how many groups
     the data files are cut into; ``map_groups(fn, groups)`` runs ``fn`` on each group and
@@ -156,8 +173,14 @@ def delete_rows(table: Any, where: Any, *, branch: str | None = None, isolation_
         if head is None or (before is not None and head.snapshot_id == before.snapshot_id):
             return DeleteResult(None, 0, 0, 0, 0, 0)
         summary = dict(table.metadata.snapshot_by_id(head.snapshot_id).summary)
-        return DeleteResult(head.snapshot_id, int(summary.get("deleted-records", 0)), 0,
-                            int(summary.get("deleted-data-files", 0)), 0, 0)
+        return DeleteResult(
+            head.snapshot_id,
+            int(summary.get("deleted-records", 0)),
+            0,
+            int(summary.get("deleted-data-files", 0)),
+            0,
+            0,
+        )
     plan = table.scan(row_filter=where, ref=branch).plan()
     snapshot_id = plan.snapshot_id
     n_files = plan.table.num_rows
@@ -168,8 +191,10 @@ def delete_rows(table: Any, where: Any, *, branch: str | None = None, isolation_
     per_group = -(-n_files // n)
     data_dir = md.properties.get("write.data.path") or f"{md.location.rstrip('/')}/data"
     metadata_json = md.to_json()
-    work = [(metadata_json, _ipc(plan.table.slice(i, per_group)), f"{data_dir}/{uuid.uuid4()}-deletes.puffin")
-            for i in range(0, n_files, per_group)]
+    work = [
+        (metadata_json, _ipc(plan.table.slice(i, per_group)), f"{data_dir}/{uuid.uuid4()}-deletes.puffin")
+        for i in range(0, n_files, per_group)
+    ]
     results = (map_groups or _local_map)(delete_in_group, work)
 
     deleted_rows = sum(r[0] for r in results)
@@ -181,8 +206,16 @@ def delete_rows(table: Any, where: Any, *, branch: str | None = None, isolation_
         return DeleteResult(None, 0, 0, 0, 0, 0)
     added_t = pa.concat_tables(added, promote_options="default") if added else None
     removed_t = pa.concat_tables(removed, promote_options="default") if removed else None
-    commit_row_changes(table, snapshot_id, isolation_level, added_deletes=added_t, removed_deletes=removed_t,
-                       removed_data=whole, branch=branch, conflict_filter=where)
+    commit_row_changes(
+        table,
+        snapshot_id,
+        isolation_level,
+        added_deletes=added_t,
+        removed_deletes=removed_t,
+        removed_data=whole,
+        branch=branch,
+        conflict_filter=where,
+    )
     head = dict(table.metadata.refs).get(branch or "main")
     return DeleteResult(
         snapshot_id=None if head is None else head.snapshot_id,

@@ -60,8 +60,13 @@ class ManageSnapshots:
         self._ops.append({"op": op, **{k: v for k, v in args.items() if v is not None}})
         return self
 
-    def _retention(self, name: str, max_ref_age_ms: int | None, max_snapshot_age_ms: int | None = None,
-                   min_snapshots_to_keep: int | None = None) -> None:
+    def _retention(
+        self,
+        name: str,
+        max_ref_age_ms: int | None,
+        max_snapshot_age_ms: int | None = None,
+        min_snapshots_to_keep: int | None = None,
+    ) -> None:
         if min_snapshots_to_keep is not None:
             self._add("set_min_snapshots_to_keep", name=name, value=min_snapshots_to_keep)
         if max_snapshot_age_ms is not None:
@@ -69,14 +74,21 @@ class ManageSnapshots:
         if max_ref_age_ms is not None:
             self._add("set_max_ref_age_ms", name=name, value=max_ref_age_ms)
 
-    def create_tag(self, snapshot_id: int, tag_name: str, max_ref_age_ms: int | None = None) -> ManageSnapshots:
+    def create_tag(
+        self, snapshot_id: int, tag_name: str, max_ref_age_ms: int | None = None
+    ) -> ManageSnapshots:
         self._add("create_tag", name=tag_name, snapshot_id=snapshot_id)
         self._retention(tag_name, max_ref_age_ms)
         return self
 
-    def create_branch(self, snapshot_id: int | None, branch_name: str, max_ref_age_ms: int | None = None,
-                      max_snapshot_age_ms: int | None = None,
-                      min_snapshots_to_keep: int | None = None) -> ManageSnapshots:
+    def create_branch(
+        self,
+        snapshot_id: int | None,
+        branch_name: str,
+        max_ref_age_ms: int | None = None,
+        max_snapshot_age_ms: int | None = None,
+        min_snapshots_to_keep: int | None = None,
+    ) -> ManageSnapshots:
         """A branch at ``snapshot_id`` (``None``: the current snapshot), with optional
         retention settings of its own."""
         self._add("create_branch", name=branch_name, snapshot_id=snapshot_id)
@@ -136,8 +148,11 @@ class ManageSnapshots:
         t = self._table
         ident = t.identifier
         location, metadata = _native.manage_snapshots(
-            t.catalog._native, (list(ident[:-1]), ident[-1]), (t.metadata_location, t.metadata),
-            json.dumps(self._ops))
+            t.catalog._native,
+            (list(ident[:-1]), ident[-1]),
+            (t.metadata_location, t.metadata),
+            json.dumps(self._ops),
+        )
         self._committed = True
         t.metadata, t.metadata_location = metadata, location
         return t
@@ -166,8 +181,9 @@ class ExpireResult:
     kept_outside_location: list[str] = field(default_factory=list)
 
     def deleted_files(self) -> list[str]:
-        return sorted(self.data_files + self.delete_files + self.manifests + self.manifest_lists
-                      + self.statistics_files)
+        return sorted(
+            self.data_files + self.delete_files + self.manifests + self.manifest_lists + self.statistics_files
+        )
 
 
 class ExpireSnapshots:
@@ -222,15 +238,26 @@ class ExpireSnapshots:
     def commit(self) -> ExpireResult:
         t = self._table
         ident = t.identifier
-        out = _native.expire_snapshots(t.catalog._native, (list(ident[:-1]), ident[-1]), self._older_than,
-                                       self._retain_last, list(self._ids), self._clean, self._clean_metadata,
-                                       self._outside)
+        out = _native.expire_snapshots(
+            t.catalog._native,
+            (list(ident[:-1]), ident[-1]),
+            self._older_than,
+            self._retain_last,
+            list(self._ids),
+            self._clean,
+            self._clean_metadata,
+            self._outside,
+        )
         t.refresh()
         kept = list(out["kept_outside_location"])
         if kept:
-            log.warning("expiry of %s kept %d file(s) outside the table's location (use "
-                         "delete_outside_location(True) to delete them): %s", ".".join(ident), len(kept),
-                         some_paths(kept))
+            log.warning(
+                "expiry of %s kept %d file(s) outside the table's location (use "
+                "delete_outside_location(True) to delete them): %s",
+                ".".join(ident),
+                len(kept),
+                some_paths(kept),
+            )
         return ExpireResult(
             removed_snapshot_ids=[int(i) for i in out["removed_snapshot_ids"]],
             removed_refs=list(out["removed_refs"]),

@@ -106,8 +106,9 @@ class Table:
         block ends (or by its ``commit()``)."""
         from .commit import UpdateSchema
 
-        return UpdateSchema(self, allow_incompatible_changes=allow_incompatible_changes,
-                            case_sensitive=case_sensitive)
+        return UpdateSchema(
+            self, allow_incompatible_changes=allow_incompatible_changes, case_sensitive=case_sensitive
+        )
 
     def update_spec(self, case_sensitive: bool = True):
         """A :class:`icefloe.commit.UpdateSpec`: partition evolution committed when its
@@ -157,8 +158,7 @@ class Table:
             tx.overwrite_files(delete_paths, data_files, **options)
         return self
 
-    def delete(self, delete_filter: Any, *, branch: str | None = None,
-               isolation_level: str = "serializable"):
+    def delete(self, delete_filter: Any, *, branch: str | None = None, isolation_level: str = "serializable"):
         """Deletes the rows matching ``delete_filter`` (filter text or an expression) in one
         commit: data files all of whose rows match are removed whole, the others get
         deletion vectors (v3) or position delete files (v2); v1 tables can only lose whole
@@ -199,9 +199,15 @@ class Table:
         commits nothing when no manifest of the current snapshot would be rewritten (a
         rewrite on another ``branch`` is always committed)."""
         compacts_main = not options.get("cluster_by_partition") and options.get("branch") in (None, "main")
-        if compacts_main and _native.manifests_to_rewrite(
-                self.metadata, options.get("spec_id"),
-                None if options.get("sort_by") is None else list(options["sort_by"])) == 0:
+        if (
+            compacts_main
+            and _native.manifests_to_rewrite(
+                self.metadata,
+                options.get("spec_id"),
+                None if options.get("sort_by") is None else list(options["sort_by"]),
+            )
+            == 0
+        ):
             return self
         with self.transaction() as tx:
             tx.rewrite_manifests(**options)
@@ -267,8 +273,15 @@ class Table:
         tag) and ``as_of`` (a timezone-aware datetime or epoch milliseconds)."""
         if sum(x is not None for x in (snapshot_id, ref, as_of)) > 1:
             raise ValueError("give at most one of snapshot_id, ref and as_of")
-        return TableScan(self, _filter(row_filter), _fields(selected_fields), snapshot_id, ref,
-                         None if as_of is None else _millis(as_of), case_sensitive)
+        return TableScan(
+            self,
+            _filter(row_filter),
+            _fields(selected_fields),
+            snapshot_id,
+            ref,
+            None if as_of is None else _millis(as_of),
+            case_sensitive,
+        )
 
     def incremental_append_scan(
         self,
@@ -284,8 +297,9 @@ class Table:
         still planned, no delete files are attached, and the current schema is used.
         ``from_snapshot_exclusive`` must be the parent of ``to_snapshot`` or of one of its
         ancestors (a ``ValueError`` otherwise, also when it equals ``to_snapshot``)."""
-        scan = TableScan(self, _filter(row_filter), _fields(selected_fields), to_snapshot, None, None,
-                         case_sensitive)
+        scan = TableScan(
+            self, _filter(row_filter), _fields(selected_fields), to_snapshot, None, None, case_sensitive
+        )
         scan._incremental = True
         scan._appends_after = from_snapshot_exclusive
         return scan
@@ -442,8 +456,16 @@ def _tasks_of(table: pa.Table) -> Iterator[FileScanTask]:
 class TableScan:
     """A configured scan; nothing is read until a ``plan_*`` method is called."""
 
-    def __init__(self, table: Table, row_filter: _native.Expression | None, selected: list[str] | None,
-                 snapshot_id: int | None, ref: str | None, as_of_ms: int | None, case_sensitive: bool):
+    def __init__(
+        self,
+        table: Table,
+        row_filter: _native.Expression | None,
+        selected: list[str] | None,
+        snapshot_id: int | None,
+        ref: str | None,
+        as_of_ms: int | None,
+        case_sensitive: bool,
+    ):
         self.table = table
         self._filter = row_filter
         # the filter in the JSON form of expressions instead (tests set it)
@@ -456,10 +478,16 @@ class TableScan:
         self._incremental = False
         self._appends_after: int | None = None
 
-    def _plan(self, packed: bool, target_split_size: int | None = None, threads: int | None = None) -> ScanPlan:
+    def _plan(
+        self, packed: bool, target_split_size: int | None = None, threads: int | None = None
+    ) -> ScanPlan:
         schema, batches, counts = _native.plan_scan(
-            self.table.metadata, **self._plan_kwargs(), packed=packed,
-            target_split_size=target_split_size, threads=threads)
+            self.table.metadata,
+            **self._plan_kwargs(),
+            packed=packed,
+            target_split_size=target_split_size,
+            threads=threads,
+        )
         return ScanPlan(pa.Table.from_batches(batches, schema=schema), dict(counts))
 
     def _plan_kwargs(self) -> dict:
@@ -480,13 +508,16 @@ class TableScan:
         """The plan as a pyarrow Table (see the module documentation for the columns)."""
         return self._plan(packed, threads=threads).table
 
-    def plan_batches(self, batch_rows: int = 65536, threads: int | None = None, queue: int = 4) -> PlanBatches:
+    def plan_batches(
+        self, batch_rows: int = 65536, threads: int | None = None, queue: int = 4
+    ) -> PlanBatches:
         """The plan as record batches delivered while planning runs (see ``PlanBatches``):
         at most ``queue`` manifests' batches wait for the reader. Errors in the scan's
         settings (snapshot, filter binding) are raised here, planning errors while
         iterating."""
         stream = _native.plan_scan_stream(
-            self.table.metadata, **self._plan_kwargs(), batch_rows=batch_rows, threads=threads, queue=queue)
+            self.table.metadata, **self._plan_kwargs(), batch_rows=batch_rows, threads=threads, queue=queue
+        )
         return PlanBatches(stream)
 
     def plan(self, packed: bool = False, threads: int | None = None) -> ScanPlan:
@@ -499,15 +530,18 @@ class TableScan:
 
     # --- reading (icefloe.reader) ---
 
-    def to_batches(self, metadata_columns: Sequence[str] = (), batch_size: int | None = None) -> Iterator[pa.RecordBatch]:
+    def to_batches(
+        self, metadata_columns: Sequence[str] = (), batch_size: int | None = None
+    ) -> Iterator[pa.RecordBatch]:
         """The scan's rows as record batches, read while the plan streams in
         (``plan_batches``), so memory stays bounded whatever the size of the table. Deletes
         and the residual filter are applied; ``metadata_columns`` as ``read_tasks``."""
         from . import reader
 
         with self.plan_batches() as stream:
-            yield from reader.read_plan_stream(stream, metadata_columns,
-                                               batch_size or reader.DEFAULT_BATCH_SIZE)
+            yield from reader.read_plan_stream(
+                stream, metadata_columns, batch_size or reader.DEFAULT_BATCH_SIZE
+            )
 
     def to_arrow(self, metadata_columns: Sequence[str] = (), batch_size: int | None = None) -> pa.Table:
         """The scan's rows as one pyarrow Table (see ``to_batches``)."""
@@ -515,8 +549,11 @@ class TableScan:
 
         plan = self.plan_arrow()
         schema = reader.output_schema(plan.schema, metadata_columns)
-        batches = list(reader.read_tasks(plan, metadata_columns=metadata_columns,
-                                         batch_size=batch_size or reader.DEFAULT_BATCH_SIZE))
+        batches = list(
+            reader.read_tasks(
+                plan, metadata_columns=metadata_columns, batch_size=batch_size or reader.DEFAULT_BATCH_SIZE
+            )
+        )
         return pa.Table.from_batches(batches, schema=schema)
 
     def count(self) -> int:
@@ -539,8 +576,12 @@ class TableScan:
         plan of a million files it avoids a million-row Python loop and keeps the bytes
         sent to Spark small."""
         _, payloads, _ = _native.plan_scan(
-            self.table.metadata, **self._plan_kwargs(), packed=True,
-            target_split_size=target_split_size, payloads=True)
+            self.table.metadata,
+            **self._plan_kwargs(),
+            packed=True,
+            target_split_size=target_split_size,
+            payloads=True,
+        )
         return payloads
 
     def plan_tasks(self, target_split_size: int | None = None) -> list[CombinedScanTask]:

@@ -16,7 +16,9 @@ from . import _native
 __all__ = ["apply", "apply_scalar", "arrow_type", "source_type_of"]
 
 
-def apply(transform: str, values: pa.Array | pa.ChunkedArray, source_type: str | None = None) -> pa.Array | pa.ChunkedArray:
+def apply(
+    transform: str, values: pa.Array | pa.ChunkedArray, source_type: str | None = None
+) -> pa.Array | pa.ChunkedArray:
     """Applies ``transform`` (e.g. ``"bucket[16]"``) to every value of ``values``.
 
     ``source_type`` is the Iceberg type of the values (``"uuid"``, ``"fixed[16]"``,

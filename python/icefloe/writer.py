@@ -98,8 +98,14 @@ def write_data_files(
         props.update({str(k): str(v) for k, v in properties.items()})
     sort_order = md.sort_order()
     arrow_schema = _native.data_file_arrow_schema(schema)
-    files = _FileFactory(md.location, sorted(props.items()), location_prefix, partition_id, task_id,
-                         operation_id or str(uuid.uuid4()))
+    files = _FileFactory(
+        md.location,
+        sorted(props.items()),
+        location_prefix,
+        partition_id,
+        task_id,
+        operation_id or str(uuid.uuid4()),
+    )
     options = _WriteOptions(props)
     context = _FileContext(schema, spec, sorted(props.items()), sort_order, sort_order_id)
 
@@ -118,15 +124,21 @@ def write_data_files(
             writer = writers.get(path)
             if writer is None:
                 partition = partitions.slice(g, 1) if spec.fields else None
-                writer = writers[path] = _RollingWriter(path, partition, arrow_schema, files, options, context)
+                writer = writers[path] = _RollingWriter(
+                    path, partition, arrow_schema, files, options, context
+                )
             rows.extend(writer.write(part))
     for writer in writers.values():
         rows.extend(writer.close())
 
-    out_schema = _native.manifest_entries_schema(schema, spec).with_metadata({SPEC_ID_KEY: str(spec.spec_id).encode()})
+    out_schema = _native.manifest_entries_schema(schema, spec).with_metadata(
+        {SPEC_ID_KEY: str(spec.spec_id).encode()}
+    )
     if not rows:
         return out_schema.empty_table()
-    return pa.Table.from_batches([r.cast(out_schema) if r.schema != out_schema else r for r in rows], schema=out_schema)
+    return pa.Table.from_batches(
+        [r.cast(out_schema) if r.schema != out_schema else r for r in rows], schema=out_schema
+    )
 
 
 def data_files_to_ipc(files: pa.Table) -> bytes:
@@ -196,8 +208,15 @@ def _int_prop(props: dict[str, str], key: str, default: int) -> int:
 class _FileFactory:
     """Java's ``OutputFileFactory`` names: ``%05d-%d-%s-%05d.parquet``."""
 
-    def __init__(self, table_location: str, props: list[tuple[str, str]], location_prefix: str | None,
-                 partition_id: int, task_id: int, operation_id: str):
+    def __init__(
+        self,
+        table_location: str,
+        props: list[tuple[str, str]],
+        location_prefix: str | None,
+        partition_id: int,
+        task_id: int,
+        operation_id: str,
+    ):
         self.table_location, self.props, self.location_prefix = table_location, props, location_prefix
         self.prefix = f"{partition_id:05d}-{task_id}-{operation_id}"
         self.count = 0
@@ -207,8 +226,9 @@ class _FileFactory:
         under hash-derived directories, as Java's ``ObjectStoreLocationProvider``)."""
         self.count += 1
         name = f"{self.prefix}-{self.count:05d}.parquet"
-        return _native.new_data_location(self.table_location, self.props, partition_path, name,
-                                         self.location_prefix)
+        return _native.new_data_location(
+            self.table_location, self.props, partition_path, name, self.location_prefix
+        )
 
 
 class _FileContext:
@@ -357,7 +377,9 @@ def _conform_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
         raise InvalidArgumentError(f"duplicate input columns: {', '.join(dup)}")
     extra = [n for n in names if schema.get_field_index(n) < 0]
     if extra:
-        raise InvalidArgumentError(f"input columns not in the table schema: {', '.join(extra)}", field=extra[0])
+        raise InvalidArgumentError(
+            f"input columns not in the table schema: {', '.join(extra)}", field=extra[0]
+        )
     arrays = []
     for field in schema:
         column = batch.column(field.name) if field.name in names else None
@@ -369,7 +391,9 @@ def _error(path: str, message: str) -> InvalidArgumentError:
     return InvalidArgumentError(f"column '{path}': {message}", field=path)
 
 
-def _conform(arr: pa.Array | None, field: pa.Field, path: str, n: int, parent_valid: pa.Array | None) -> pa.Array:
+def _conform(
+    arr: pa.Array | None, field: pa.Field, path: str, n: int, parent_valid: pa.Array | None
+) -> pa.Array:
     """``arr`` as an array of ``field``'s type; ``parent_valid`` marks the slots whose
     ancestors are not null (where a required field must have a value)."""
     target = field.type
@@ -439,7 +463,15 @@ def _rebase(arr: pa.Array) -> tuple[pa.Array, pa.Array]:
     return rebased, arr.values.slice(first, last - first)
 
 
-_INT_WIDTH = {pa.int8(): 8, pa.int16(): 16, pa.int32(): 32, pa.int64(): 64, pa.uint8(): 9, pa.uint16(): 17, pa.uint32(): 33}
+_INT_WIDTH = {
+    pa.int8(): 8,
+    pa.int16(): 16,
+    pa.int32(): 32,
+    pa.int64(): 64,
+    pa.uint8(): 9,
+    pa.uint16(): 17,
+    pa.uint32(): 33,
+}
 _UNITS = ["s", "ms", "us", "ns"]
 
 

@@ -29,7 +29,16 @@ from .row_delete import DeleteResult, delete
 from .row_update import UpdateResult, update
 from .source import WRITE_ID_KEY, IcefloeDataSource
 
-__all__ = ["register", "delete", "DeleteResult", "update", "UpdateResult", "IcefloeDataSource", "WRITE_ID_KEY", "FILTER_PUSHDOWN_CONF"]
+__all__ = [
+    "register",
+    "delete",
+    "DeleteResult",
+    "update",
+    "UpdateResult",
+    "IcefloeDataSource",
+    "WRITE_ID_KEY",
+    "FILTER_PUSHDOWN_CONF",
+]
 
 #: Spark refuses to plan a Python source that pushes filters unless this is true
 FILTER_PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"

@@ -130,8 +130,11 @@ def _translate(f: Any, schema: Any, negated: bool) -> E.Expression | None:
             return None
         if negated:
             # NOT (a IN (.., NULL)) is never true
-            return E.AlwaysFalse() if len(values) != len(f.value) else (
-                E.NotIn(name, values) if values else E.NotNull(name))
+            return (
+                E.AlwaysFalse()
+                if len(values) != len(f.value)
+                else (E.NotIn(name, values) if values else E.NotNull(name))
+            )
         return E.In(name, values) if values else E.AlwaysFalse()
     if isinstance(f, D.StringStartsWith):
         if iceberg_type != "string" or not isinstance(f.value, str):
@@ -199,8 +202,12 @@ def _leaf(f: Any, batch: pa.RecordBatch) -> pa.Array:
         return pc.if_else(pc.is_null(col), _NULL, hit)
     if isinstance(f, D.StringStartsWith):
         return pc.starts_with(col, pattern=f.value)
-    ops = {D.GreaterThan: pc.greater, D.GreaterThanOrEqual: pc.greater_equal,
-           D.LessThan: pc.less, D.LessThanOrEqual: pc.less_equal}
+    ops = {
+        D.GreaterThan: pc.greater,
+        D.GreaterThanOrEqual: pc.greater_equal,
+        D.LessThan: pc.less,
+        D.LessThanOrEqual: pc.less_equal,
+    }
     return ops[type(f)](col, _scalar(f.value, col.type))
 
 

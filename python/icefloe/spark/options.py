@@ -29,7 +29,7 @@ def _lower(options: Mapping[str, str]) -> dict[str, str]:
 def _table_name(options: dict[str, str]) -> str:
     name = options.get("path") or options.get("table")
     if not name:
-        raise InvalidArgumentError("no table given: use load(\"ns.table\") / save(\"ns.table\")", field="path")
+        raise InvalidArgumentError('no table given: use load("ns.table") / save("ns.table")', field="path")
     return name
 
 
@@ -71,8 +71,12 @@ class CatalogOptions:
     @staticmethod
     def of(options: dict[str, str]) -> CatalogOptions:
         props = {k: v for k, v in options.items() if k in CATALOG_KEYS}
-        props.update({k[len(CATALOG_PREFIX):]: v for k, v in options.items() if k.startswith(CATALOG_PREFIX)})
-        return CatalogOptions(options.get("catalog", "default"), tuple(sorted(props.items())), _table_name(options))
+        props.update(
+            {k[len(CATALOG_PREFIX) :]: v for k, v in options.items() if k.startswith(CATALOG_PREFIX)}
+        )
+        return CatalogOptions(
+            options.get("catalog", "default"), tuple(sorted(props.items())), _table_name(options)
+        )
 
     def load_catalog(self) -> Any:
         from ..catalog import load_catalog
@@ -115,11 +119,21 @@ class ReadOptions:
         o = _lower(options)
         branch, tag = o.get("branch"), o.get("tag")
         snapshot_id, as_of = _int(o, "snapshot-id"), _int(o, "as-of-timestamp")
-        given = [k for k, v in (("snapshot-id", snapshot_id), ("as-of-timestamp", as_of), ("branch", branch),
-                                ("tag", tag)) if v is not None]
+        given = [
+            k
+            for k, v in (
+                ("snapshot-id", snapshot_id),
+                ("as-of-timestamp", as_of),
+                ("branch", branch),
+                ("tag", tag),
+            )
+            if v is not None
+        ]
         if len(given) > 1:
-            raise InvalidArgumentError(f"give at most one of snapshot-id, as-of-timestamp, branch and tag "
-                                       f"(got {', '.join(given)})", field=given[1])
+            raise InvalidArgumentError(
+                f"give at most one of snapshot-id, as-of-timestamp, branch and tag (got {', '.join(given)})",
+                field=given[1],
+            )
         columns = _names(o, "columns")
         split = _int(o, "split-size")
         batch = _int(o, "batch-size")
@@ -157,7 +171,12 @@ class WriteOptions:
         return WriteOptions(
             catalog=CatalogOptions.of(o),
             branch=o.get("branch") or None,
-            snapshot_properties=tuple(sorted((k[len(SNAPSHOT_PROPERTY_PREFIX):], v) for k, v in o.items()
-                                             if k.startswith(SNAPSHOT_PROPERTY_PREFIX))),
+            snapshot_properties=tuple(
+                sorted(
+                    (k[len(SNAPSHOT_PROPERTY_PREFIX) :], v)
+                    for k, v in o.items()
+                    if k.startswith(SNAPSHOT_PROPERTY_PREFIX)
+                )
+            ),
             write_properties=tuple(sorted((k, v) for k, v in o.items() if k.startswith("write."))),
         )

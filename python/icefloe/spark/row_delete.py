@@ -18,8 +18,15 @@ from ..row_deletes import DeleteResult, delete_rows
 __all__ = ["DeleteResult", "delete"]
 
 
-def delete(spark: Any, table: Any, where: Any, *, branch: str | None = None,
-           isolation_level: str = "serializable", parallelism: int | None = None) -> DeleteResult:
+def delete(
+    spark: Any,
+    table: Any,
+    where: Any,
+    *,
+    branch: str | None = None,
+    isolation_level: str = "serializable",
+    parallelism: int | None = None,
+) -> DeleteResult:
     """Deletes the rows of ``table`` (an :class:`icefloe.Table` loaded from a catalog) that
     match ``where`` (filter text or an icefloe expression) with Spark's executors, in one
     commit. ``isolation_level``: ``"serializable"`` (default, as Java's Spark DELETE) also
@@ -31,5 +38,11 @@ def delete(spark: Any, table: Any, where: Any, *, branch: str | None = None,
     def on_executors(fn, groups):
         return sc.parallelize(list(groups), max(1, len(groups))).map(fn).collect()
 
-    return delete_rows(table, where, branch=branch, isolation_level=isolation_level,
-                       groups=parallelism or sc.defaultParallelism, map_groups=on_executors)
+    return delete_rows(
+        table,
+        where,
+        branch=branch,
+        isolation_level=isolation_level,
+        groups=parallelism or sc.defaultParallelism,
+        map_groups=on_executors,
+    )

@@ -40,10 +40,15 @@ class UpdateResult:
 
 def _rows(spark: Any, table: Any, snapshot_id: int, where: str) -> Any:
     options = {"catalog": table.catalog.name, **table.catalog.properties}
-    return (spark.read.format("icefloe").options(**options)
-            .option("snapshot-id", str(snapshot_id)).option("metadata-columns", "_file,_pos")
-            .option("pushdown", "true")   # a new DataFrame for each query made from it
-            .load(".".join(table.identifier)).where(where))
+    return (
+        spark.read.format("icefloe")
+        .options(**options)
+        .option("snapshot-id", str(snapshot_id))
+        .option("metadata-columns", "_file,_pos")
+        .option("pushdown", "true")  # a new DataFrame for each query made from it
+        .load(".".join(table.identifier))
+        .where(where)
+    )
 
 
 def _write_deletes(metadata_json: str, data_dir: str):
@@ -67,11 +72,14 @@ def _write_deletes(metadata_json: str, data_dir: str):
         merged = {p: pa.concat_arrays(c) for p, c in positions.items()}
         location = f"{data_dir}/{uuid.uuid4()}-deletes.puffin" if md.format_version >= 3 else None
         written = write_position_deletes(md, merged, location=location)
-        yield pa.RecordBatch.from_pydict({
-            "added": [data_files_to_ipc(written.added)],
-            "removed": [data_files_to_ipc(written.removed)],
-            "rows": [sum(len(p) for p in merged.values())],
-        })
+        yield pa.RecordBatch.from_pydict(
+            {
+                "added": [data_files_to_ipc(written.added)],
+                "removed": [data_files_to_ipc(written.removed)],
+                "rows": [sum(len(p) for p in merged.values())],
+            }
+        )
+
     return run
 
 
@@ -91,11 +99,18 @@ def _write_data(metadata_json: str, schema_json: str):
         task_id = ctx.partitionId() if ctx is not None else 0
         files = write_data_files(md, pa.Table.from_batches(converted), task_id=task_id)
         yield pa.RecordBatch.from_pydict({"files": [data_files_to_ipc(files)]})
+
     return run
 
 
-def update(spark: Any, table: Any, where: str, assignments: Mapping[str, str], *, isolation_level: str = "serializable"
-           ) -> UpdateResult:
+def update(
+    spark: Any,
+    table: Any,
+    where: str,
+    assignments: Mapping[str, str],
+    *,
+    isolation_level: str = "serializable",
+) -> UpdateResult:
     """Sets the columns of ``assignments`` (column name -> Spark SQL expression over the row, e.g.
     ``{"amount": "amount * 2"}``) in the rows of ``table`` (an :class:`icefloe.Table` loaded
     from a catalog) that match ``where`` (a Spark SQL condition), in one commit. The table
@@ -122,19 +137,28 @@ def update(spark: Any, table: Any, where: str, assignments: Mapping[str, str], *
 
     from . import register
 
-    register(spark)   # the rows are read through the icefloe data source
+    register(spark)  # the rows are read through the icefloe data source
     metadata_json = md.to_json()
     data_dir = md.properties.get("write.data.path") or f"{md.location.rstrip('/')}/data"
-    deletes = (_rows(spark, table, current.snapshot_id, where).select("_file", "_pos").repartition("_file")
-               .mapInArrow(_write_deletes(metadata_json, data_dir), "added binary, removed binary, rows long")
-               .collect())
+    deletes = (
+        _rows(spark, table, current.snapshot_id, where)
+        .select("_file", "_pos")
+        .repartition("_file")
+        .mapInArrow(_write_deletes(metadata_json, data_dir), "added binary, removed binary, rows long")
+        .collect()
+    )
     if not deletes:
         return UpdateResult(None, 0, 0, 0, 0)
     added = pa.concat_tables([data_files_from_ipc(r["added"]) for r in deletes], promote_options="default")
-    new_rows = (_rows(spark, table, current.snapshot_id, where)
-                .withColumns({c: F.expr(e) for c, e in assignments.items()}).select(*columns))
+    new_rows = (
+        _rows(spark, table, current.snapshot_id, where)
+        .withColumns({c: F.expr(e) for c, e in assignments.items()})
+        .select(*columns)
+    )
     try:
-        written = new_rows.mapInArrow(_write_data(metadata_json, table.schema().to_json()), "files binary").collect()
+        written = new_rows.mapInArrow(
+            _write_data(metadata_json, table.schema().to_json()), "files binary"
+        ).collect()
     except BaseException:
         # the delete files of the first stage will never be committed
         discard_files(table, sorted(set(added.column("file_path").to_pylist())))
@@ -144,8 +168,14 @@ def update(spark: Any, table: Any, where: str, assignments: Mapping[str, str], *
     removed_t = pa.concat_tables(removed, promote_options="default") if removed else None
     files = [data_files_from_ipc(r["files"]) for r in written]
     files_t = pa.concat_tables(files, promote_options="default") if files else None
-    commit_row_changes(table, current.snapshot_id, isolation_level, added_deletes=added, removed_deletes=removed_t,
-                       added_data=files_t)
+    commit_row_changes(
+        table,
+        current.snapshot_id,
+        isolation_level,
+        added_deletes=added,
+        removed_deletes=removed_t,
+        added_data=files_t,
+    )
     head = table.current_snapshot()
     return UpdateResult(
         snapshot_id=None if head is None else head.snapshot_id,

@@ -53,7 +53,15 @@ from . import filters as F
 from . import types as T
 from .options import ReadOptions, WriteOptions
 
-__all__ = ["IcefloeDataSource", "IcefloeReader", "IcefloeScanReader", "IcefloeWriter", "TaskGroup", "DataFilesMessage", "WRITE_ID_KEY"]
+__all__ = [
+    "IcefloeDataSource",
+    "IcefloeReader",
+    "IcefloeScanReader",
+    "IcefloeWriter",
+    "TaskGroup",
+    "DataFilesMessage",
+    "WRITE_ID_KEY",
+]
 
 NAME = "icefloe"
 #: snapshot summary key holding the id of the Spark write that made the snapshot
@@ -138,9 +146,14 @@ class _ScanInfo:
             partition_types = self._partition_types()
             for name in metadata_columns:
                 f = out.field(name)
-                fields.append({"id": int(f.metadata[b"PARQUET:field_id"]), "name": name,
-                               "required": name in _REQUIRED_METADATA,
-                               "type": _iceberg_type_of(f.type, partition_types)})
+                fields.append(
+                    {
+                        "id": int(f.metadata[b"PARQUET:field_id"]),
+                        "name": name,
+                        "required": name in _REQUIRED_METADATA,
+                        "type": _iceberg_type_of(f.type, partition_types),
+                    }
+                )
         return fields
 
     def _partition_types(self) -> dict[int, Any]:
@@ -184,8 +197,13 @@ def _iceberg_type_of(arrow_type: pa.DataType, partition_types: dict[int, Any]) -
 
 
 def _scan(table: Any, options: ReadOptions, row_filter: Any) -> Any:
-    return table.scan(row_filter=row_filter, selected_fields=list(options.columns) if options.columns else None,
-                      snapshot_id=options.snapshot_id, ref=options.ref, as_of=options.as_of_ms)
+    return table.scan(
+        row_filter=row_filter,
+        selected_fields=list(options.columns) if options.columns else None,
+        snapshot_id=options.snapshot_id,
+        ref=options.ref,
+        as_of=options.as_of_ms,
+    )
 
 
 class TaskGroup(InputPartition):
@@ -220,7 +238,8 @@ class IcefloeScanReader(DataSourceReader):
         if schema is not None and schema != expected:
             raise InvalidArgumentError(
                 f"the schema given to the reader ({schema.simpleString()}) is not the table's "
-                f"({expected.simpleString()}); select columns with the 'columns' option instead")
+                f"({expected.simpleString()}); select columns with the 'columns' option instead"
+            )
         self.spark_schema_json = expected.json()
         self.schema_json = info.plan_schema.metadata[SCHEMA_KEY].decode()
         #: the Spark filters taken over (applied while planning and again on every row read)
@@ -241,7 +260,8 @@ class IcefloeScanReader(DataSourceReader):
 
         table = Table.from_metadata(self.metadata_location)
         payloads = _scan(table, self.options, self.row_filter()).plan_task_payloads(
-            target_split_size=self.options.split_size)
+            target_split_size=self.options.split_size
+        )
         return [TaskGroup(payload, tasks) for payload, tasks in payloads]
 
     def read(self, partition: Any) -> Iterator[pa.RecordBatch]:
@@ -253,8 +273,11 @@ class IcefloeScanReader(DataSourceReader):
         from ..reader import DEFAULT_BATCH_SIZE, read_tasks
 
         target = to_arrow_schema(StructType.fromJson(json.loads(self.spark_schema_json)))
-        batches = read_tasks(partition.payload, metadata_columns=self.options.metadata_columns,
-                             batch_size=self.options.batch_size or DEFAULT_BATCH_SIZE)
+        batches = read_tasks(
+            partition.payload,
+            metadata_columns=self.options.metadata_columns,
+            batch_size=self.options.batch_size or DEFAULT_BATCH_SIZE,
+        )
         for batch in batches:
             batch = T.to_spark_batch(batch, self.fields, target)
             mask = F.spark_mask(self.pushed, batch)
@@ -319,8 +342,14 @@ class IcefloeWriter(DataSourceArrowWriter):
         attempt_id = context.taskAttemptId() if context is not None else 0
         md = TableMetadata.from_json(self.metadata_json)
         batches = (T.to_table_batch(b, self.schema_json) for b in iterator)
-        files = write_data_files(md, batches, task_id=attempt_id, partition_id=partition_id,
-                                 operation_id=self.write_id, properties=dict(self.options.write_properties))
+        files = write_data_files(
+            md,
+            batches,
+            task_id=attempt_id,
+            partition_id=partition_id,
+            operation_id=self.write_id,
+            properties=dict(self.options.write_properties),
+        )
         return DataFilesMessage(data_files_to_ipc(files), files.num_rows)
 
     # --- driver ---
@@ -344,8 +373,9 @@ class IcefloeWriter(DataSourceArrowWriter):
                 # attempt's base, so a file appended meanwhile and the table's delete files go too
                 with table.transaction() as tx:
                     tx.own_files(written)
-                    tx.overwrite_where(E.AlwaysTrue(), files, spec_id=spec_id, branch=branch,
-                                       snapshot_properties=summary)
+                    tx.overwrite_where(
+                        E.AlwaysTrue(), files, spec_id=spec_id, branch=branch, snapshot_properties=summary
+                    )
             elif files:
                 # the transaction owns the files: a failed commit deletes them
                 with table.transaction() as tx:
@@ -360,14 +390,17 @@ class IcefloeWriter(DataSourceArrowWriter):
         if _take_state_unknown(self.write_id):
             # as Java's SparkWrite after a CommitStateUnknownException: the table may
             # reference the files, so none is deleted
-            _log.warning("icefloe: the commit of write %s has an unknown outcome; its files are kept",
-                         self.write_id)
+            _log.warning(
+                "icefloe: the commit of write %s has an unknown outcome; its files are kept", self.write_id
+            )
             return
         try:
             table = self.options.catalog.load_table()
         except Exception:  # noqa: BLE001
             # without the table we cannot tell whether a commit landed: keep the files
-            _log.exception("icefloe: abort could not load the table; files of write %s are kept", self.write_id)
+            _log.exception(
+                "icefloe: abort could not load the table; files of write %s are kept", self.write_id
+            )
             return
         if any(s.summary.get(WRITE_ID_KEY) == self.write_id for s in table.snapshots()):
             return  # the commit landed although Spark saw it fail
@@ -396,7 +429,9 @@ def _mark_state_unknown(write_id: str) -> None:
         with open(_state_unknown_marker(write_id), "w", encoding="utf-8") as f:
             f.write(write_id)
     except OSError:
-        _log.warning("icefloe: could not record the unknown commit state of write %s", write_id, exc_info=True)
+        _log.warning(
+            "icefloe: could not record the unknown commit state of write %s", write_id, exc_info=True
+        )
 
 
 def _take_state_unknown(write_id: str) -> bool:
@@ -430,7 +465,9 @@ def _data_location(md: Any, overrides: dict[str, str]) -> str:
 
     props = dict(md.properties)
     props.update(overrides)
-    return (props.get(DATA_PATH) or props.get(LEGACY_DATA_PATH) or f"{md.location.rstrip('/')}/data").rstrip("/")
+    return (props.get(DATA_PATH) or props.get(LEGACY_DATA_PATH) or f"{md.location.rstrip('/')}/data").rstrip(
+        "/"
+    )
 
 
 def _fs(location: str) -> tuple[Any, str]:

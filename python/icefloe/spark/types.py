@@ -88,8 +88,9 @@ def _spark_field(field: dict, parent: str) -> Any:
     name = field["name"]
     path = f"{parent}.{name}" if parent else name
     metadata = {"comment": field["doc"]} if field.get("doc") else {}
-    return T.StructField(name, spark_type(field["type"], path), nullable=not field.get("required", False),
-                         metadata=metadata)
+    return T.StructField(
+        name, spark_type(field["type"], path), nullable=not field.get("required", False), metadata=metadata
+    )
 
 
 def spark_schema(schema_json: str | dict) -> Any:
@@ -114,8 +115,10 @@ def check_write_schema(df_schema: Any, table_schema_json: str) -> None:
     problems: list[str] = []
     _check_struct(df_schema, {"type": "struct", "fields": table["fields"]}, "", problems)
     if problems:
-        raise InvalidArgumentError("the DataFrame does not match the table schema: " + "; ".join(problems),
-                                   field=problems[0].split("'")[1] if "'" in problems[0] else None)
+        raise InvalidArgumentError(
+            "the DataFrame does not match the table schema: " + "; ".join(problems),
+            field=problems[0].split("'")[1] if "'" in problems[0] else None,
+        )
 
 
 def _check_struct(spark_struct: Any, iceberg_struct: dict, parent: str, problems: list[str]) -> None:
@@ -194,7 +197,7 @@ def uuid_strings(arr: pa.Array) -> pa.Array:
     """16-byte values as lowercase ``8-4-4-4-12`` strings, as Java's ``UUID.toString``."""
     arr = _storage(arr)
     n = len(arr)
-    raw = np.frombuffer(arr.buffers()[1], dtype=np.uint8, count=(arr.offset + n) * 16)[arr.offset * 16:]
+    raw = np.frombuffer(arr.buffers()[1], dtype=np.uint8, count=(arr.offset + n) * 16)[arr.offset * 16 :]
     raw = raw.reshape(n, 16)
     digits = np.empty((n, 32), dtype=np.uint8)
     digits[:, 0::2] = _HEX[raw >> 4]
@@ -224,7 +227,8 @@ def uuid_bytes(arr: pa.Array, path: str) -> pa.Array:
     valid = arr.is_valid()
     filled = arr.fill_null("00000000-0000-0000-0000-000000000000") if arr.null_count else arr
     ok = pc.match_substring_regex(
-        filled, r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+        filled, r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+    )
     if not pc.all(ok).as_py():
         bad = filled.filter(pc.invert(ok))[0].as_py()
         raise InvalidArgumentError(f"column '{path}': {bad!r} is not a UUID", field=path)
@@ -247,7 +251,9 @@ def _fixed(arr: pa.Array, width: int, path: str) -> pa.Array:
     wrong = pc.not_equal(lengths, width)
     if pc.any(wrong).as_py():
         n = pc.filter(lengths, wrong)[0].as_py()
-        raise InvalidArgumentError(f"column '{path}': a value of {n} bytes does not fit fixed[{width}]", field=path)
+        raise InvalidArgumentError(
+            f"column '{path}': a value of {n} bytes does not fit fixed[{width}]", field=path
+        )
     return arr.cast(pa.binary(width))
 
 
@@ -257,8 +263,10 @@ def _rebuild(arr: pa.Array, target: pa.DataType, convert) -> pa.Array:
     mask = arr.is_null() if arr.null_count else None
     if pa.types.is_struct(target):
         children = [convert(arr.field(i), target.field(i).type, i) for i in range(target.num_fields)]
-        fields = [pa.field(target.field(i).name, children[i].type, target.field(i).nullable)
-                  for i in range(target.num_fields)]
+        fields = [
+            pa.field(target.field(i).name, children[i].type, target.field(i).nullable)
+            for i in range(target.num_fields)
+        ]
         return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
     offsets = arr.offsets
     first, last = offsets[0].as_py(), offsets[len(offsets) - 1].as_py()
@@ -277,9 +285,14 @@ def _rebuild(arr: pa.Array, target: pa.DataType, convert) -> pa.Array:
 def to_spark_batch(batch: pa.RecordBatch, iceberg_fields: list, target: pa.Schema) -> pa.RecordBatch:
     """A batch of a reader (Iceberg's Arrow types) in the Arrow types of the Spark schema
     (``target``, as ``pyspark.sql.pandas.types.to_arrow_schema`` gives it)."""
-    arrays = [_to_spark(batch.column(i), iceberg_fields[i]["type"] if i < len(iceberg_fields) else None,
-                        target.field(i).type)
-              for i in range(batch.num_columns)]
+    arrays = [
+        _to_spark(
+            batch.column(i),
+            iceberg_fields[i]["type"] if i < len(iceberg_fields) else None,
+            target.field(i).type,
+        )
+        for i in range(batch.num_columns)
+    ]
     return pa.RecordBatch.from_arrays(arrays, schema=target)
 
 
@@ -295,7 +308,9 @@ def _to_spark(arr: pa.Array, iceberg: Any, target: pa.DataType) -> pa.Array:
         if kind == "list":
             return _rebuild(arr, target, lambda a, t, i: _to_spark(a, iceberg["element"], t))
         if kind == "map":
-            return _rebuild(arr, target, lambda a, t, i: _to_spark(a, iceberg["key" if i == 0 else "value"], t))
+            return _rebuild(
+                arr, target, lambda a, t, i: _to_spark(a, iceberg["key" if i == 0 else "value"], t)
+            )
     if arr.type == target:
         return arr
     return arr.cast(target)
@@ -345,8 +360,10 @@ def _to_table(arr: pa.Array, iceberg: Any, path: str) -> pa.Array:
     if kind == "struct":
         by_name = {f["name"]: f for f in iceberg["fields"]}
         names = [arr.type.field(i).name for i in range(arr.type.num_fields)]
-        children = [_to_table(arr.field(i), by_name[n]["type"], f"{path}.{n}") if n in by_name else arr.field(i)
-                    for i, n in enumerate(names)]
+        children = [
+            _to_table(arr.field(i), by_name[n]["type"], f"{path}.{n}") if n in by_name else arr.field(i)
+            for i, n in enumerate(names)
+        ]
         mask = arr.is_null() if arr.null_count else None
         return pa.StructArray.from_arrays(children, names=names, mask=mask)
     offsets = arr.offsets
