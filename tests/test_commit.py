@@ -242,7 +242,7 @@ def test_processes_appending_at_once_lose_nothing(tmp_path):
 
 
 def test_data_files_from_the_writer_are_committed(catalog):
-    from icefloe.writer import write_data_files
+    from icefloe.executor.write import write_data_files
 
     t = catalog.create_table("db.w", ARROW_SCHEMA, partition_spec=[("cat", "identity")])
     data = pa.table({"id": pa.array([1, 2, 3], pa.int64()), "cat": ["a", "b", "a"]})

@@ -12,7 +12,7 @@ import pytest
 
 import icefloe
 from icefloe import errors
-from icefloe.commit import Transaction
+from icefloe.update.transaction import Transaction
 
 SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("cat", pa.string())])
 
@@ -82,7 +82,7 @@ def test_transaction_given_up_deletes_what_it_wrote(cat, tmp_path):
 def test_imported_files_are_never_deleted(cat, tmp_path):
     """Files handed to append_files existed before the transaction: a failed commit leaves
     them alone."""
-    from icefloe.writer import write_data_files
+    from icefloe.executor.write import write_data_files
 
     t = no_retries(cat, "db.t")
     stale = cat.load_table("db.t")
@@ -145,7 +145,7 @@ def _borrowing_table(cat, tmp_path):
     """``db.owner`` with its data, and ``db.borrower`` whose first snapshot appends the
     owner's data file and one written outside the warehouse, its second its own data file.
     Returns the borrower, the foreign paths and the borrower's own data file."""
-    from icefloe.writer import write_data_files
+    from icefloe.executor.write import write_data_files
 
     owner = cat.create_table("db.owner", SCHEMA)
     theirs = write_data_files(owner.metadata, rows([1, 2]))

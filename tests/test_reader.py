@@ -1,4 +1,4 @@
-"""The executor-side reader (``icefloe.reader``) on tables icefloe writes: schema and
+"""The executor-side reader (``icefloe.executor.read``) on tables icefloe writes: schema and
 partition evolution, nested columns, name mapping for files without field ids, split
 tasks, deletes (position delete files, deletion vectors, equality deletes, injected into
 the planned tasks since icefloe does not commit row deltas yet), residual filters,
@@ -17,8 +17,8 @@ import pytest
 
 import icefloe
 from icefloe import errors
-from icefloe.reader import read_tasks
-from icefloe.writer import write_data_files
+from icefloe.executor.read import read_tasks
+from icefloe.executor.write import write_data_files
 
 
 def _catalog(tmp_path):
@@ -30,7 +30,7 @@ def _catalog(tmp_path):
 
 
 def _local(path: str) -> str:
-    return icefloe.reader.local_path(path)
+    return icefloe.executor.files.local_path(path)
 
 
 def _nan(v):

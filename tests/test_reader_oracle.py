@@ -496,7 +496,7 @@ def test_split_tasks_equal_spark(spark, reader_tables):
     """``plan_tasks`` with a small target split size: the tasks (splits of files at row
     groups, shipped as IPC bytes) read the rows of whole files, equal to Spark's."""
     icefloe = _icefloe()
-    from icefloe.reader import read_tasks
+    from icefloe.executor.read import read_tasks
 
     ident, md_path = reader_tables["splits"]
     table = icefloe.Table.from_metadata(str(md_path))

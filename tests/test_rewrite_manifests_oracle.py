@@ -15,7 +15,7 @@ import pyarrow as pa
 import pytest
 
 import icefloe
-from icefloe.deletes import write_position_deletes
+from icefloe.executor.position_deletes import write_position_deletes
 from test_catalog_oracle import jident
 from test_row_delta_oracle import _JAVA_ENVIRONMENT, _java_deletes, _live, _spark_ids, env  # noqa: F401
 

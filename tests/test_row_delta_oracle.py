@@ -1,4 +1,4 @@
-"""Row deltas (``tx.row_delta``, ``icefloe.deletes.write_position_deletes``) against Java
+"""Row deltas (``tx.row_delta``, ``icefloe.executor.position_deletes.write_position_deletes``) against Java
 Iceberg 1.11.
 
 On a SQLite catalog shared with Java's ``JdbcCatalog`` and a Spark catalog: icefloe commits
@@ -22,9 +22,9 @@ import pyarrow.parquet as pq
 import pytest
 
 import icefloe
-import icefloe.writer
+import icefloe.executor.write
 from icefloe import errors
-from icefloe.deletes import write_position_deletes
+from icefloe.executor.position_deletes import write_position_deletes
 from test_catalog_oracle import java_catalog, jident, spark_catalog
 
 pytestmark = pytest.mark.java
@@ -373,7 +373,7 @@ def test_v2_position_and_equality_deletes(env, tmp_path):
         "file_size_in_bytes": size,
         "equality_ids": [1],
     }
-    new_data = icefloe.writer.write_data_files(
+    new_data = icefloe.executor.write.write_data_files(
         t.metadata, pa.table({"id": pa.array([12, 40], pa.int64()), "cat": ["b", "b"]})
     )
     java = _java_row_delta(spark, jtable, add_deletes=[eq_row], add_data=new_data.to_pylist())
@@ -693,7 +693,7 @@ def test_delete_where_and_overwrite_where_match_java(env):
         t.delete_where("id > 3")
 
     # overwrite cat = 'a' (its position deletes go with it) with new rows of cat a
-    files = icefloe.writer.write_data_files(
+    files = icefloe.executor.write.write_data_files(
         t.metadata, pa.table({"id": pa.array([100, 101], pa.int64()), "cat": ["a", "a"]})
     )
     jtable.refresh()
@@ -708,7 +708,7 @@ def test_delete_where_and_overwrite_where_match_java(env):
     assert _spark_ids(spark, name) == [100, 101]
 
     # rows that do not match the overwrite filter are refused by both
-    other = icefloe.writer.write_data_files(
+    other = icefloe.executor.write.write_data_files(
         t.metadata, pa.table({"id": pa.array([7], pa.int64()), "cat": ["z"]})
     )
     jtable.refresh()
@@ -745,7 +745,7 @@ def test_rewrite_files_matches_java(env):
     assert len(paths) == 2
     start = t.current_snapshot().snapshot_id
     seq = t.current_snapshot().sequence_number
-    compacted = icefloe.writer.write_data_files(
+    compacted = icefloe.executor.write.write_data_files(
         t.metadata, pa.concat_tables([pq.read_table(p.removeprefix("file://")) for p in paths]).cast(SCHEMA)
     )
     jtable = jcat.loadTable(jident(spark, "db.t"))
@@ -787,7 +787,7 @@ def test_rewrite_files_matches_java(env):
     }
     t.row_delta(add_delete_files=_tbl(t, [eq_row]))
     rows = pa.concat_tables([pq.read_table(p.removeprefix("file://")) for p in paths]).cast(SCHEMA)
-    compacted = icefloe.writer.write_data_files(
+    compacted = icefloe.executor.write.write_data_files(
         t.metadata, rows.filter(pa.compute.not_equal(rows["id"], gone))
     )
     java = _java_rewrite(spark, jtable, paths, compacted.to_pylist(), seq, here)

@@ -285,7 +285,7 @@ def test_combined_task_bytes_round_trip(table):
 
 def test_task_payloads_equal_plan_tasks(table):
     from icefloe import _native
-    from icefloe.reader import read_tasks
+    from icefloe.executor.read import read_tasks
 
     for flt, target in ((None, None), ("cat in ('a', 'b') and id > 20", 4096), ("id > 20", 1024)):
         groups = table.scan(flt).plan_tasks(target_split_size=target)

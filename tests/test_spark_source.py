@@ -746,7 +746,7 @@ def test_a_commit_that_fails_deletes_the_files_of_its_messages(env, monkeypatch)
 
 def test_abort_after_a_commit_with_unknown_outcome_keeps_the_files(env, monkeypatch):
     """As Java's SparkWrite: after CommitStateUnknownException the files may be the table's."""
-    from icefloe.commit import Transaction
+    from icefloe.update.transaction import Transaction
 
     cat = env.catalog()
     cat.create_table("db.unknown", pa.schema([("id", pa.int64()), ("s", pa.string())]))

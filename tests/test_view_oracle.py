@@ -19,7 +19,7 @@ import pytest
 
 import icefloe
 from icefloe import errors
-from icefloe.commit import to_schema
+from icefloe.update.transaction import to_schema
 from test_catalog_oracle import java_catalog, jident, jnamespace, paths, spark_catalog  # noqa: F401
 
 

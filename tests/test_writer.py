@@ -1,4 +1,4 @@
-"""icefloe.writer: Parquet data files from pyarrow data, read back by pyarrow (by field id),
+"""icefloe.executor.write: Parquet data files from pyarrow data, read back by pyarrow (by field id),
 partition values checked with the Rust transforms, files rolled at the target size, and the
 rows written into a manifest as a commit would."""
 
@@ -17,7 +17,7 @@ import pytest
 import icefloe
 from icefloe import transforms
 from icefloe.errors import InvalidArgumentError
-from icefloe.writer import SPEC_ID_KEY, data_files_from_ipc, data_files_to_ipc, write_data_files
+from icefloe.executor.write import SPEC_ID_KEY, data_files_from_ipc, data_files_to_ipc, write_data_files
 
 FIELDS = [
     {"id": 1, "name": "id", "required": True, "type": "long"},

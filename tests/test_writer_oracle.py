@@ -1,4 +1,4 @@
-"""icefloe.writer against Java Iceberg 1.11 (PySpark + py4j).
+"""icefloe.executor.write against Java Iceberg 1.11 (PySpark + py4j).
 
 For Java tables created by Spark with several metrics configurations:
 
@@ -24,7 +24,7 @@ import pyarrow as pa
 import pytest
 
 import icefloe
-from icefloe.writer import write_data_files
+from icefloe.executor.write import write_data_files
 
 pytestmark = pytest.mark.java
 

@@ -17,13 +17,26 @@ The public API:
   serialize to bytes for executors (``plan_tasks``).
 - :func:`load_catalog`: catalogs shaped like PyIceberg's (the embedded SQLite catalog, shared
   with Java's ``JdbcCatalog`` and PyIceberg's ``SqlCatalog``; file-system tables).
-- :mod:`icefloe.writer`: ``write_data_files(table_metadata, pa_table)`` writes Parquet data
-  files (partitioned, rolled, with column metrics) and returns their ``data_file`` rows for a
-  commit; it needs no catalog, so Spark executors can call it.
+- :mod:`icefloe.executor`: what runs on executors. ``executor.write.write_data_files(
+  table_metadata, pa_table)`` writes Parquet data files (partitioned, rolled, with column
+  metrics) and returns their ``data_file`` rows for a commit; ``executor.read.read_tasks``
+  reads planned tasks. They need no catalog and load no driver code.
 - :mod:`icefloe.errors`: the exceptions.
+
+The package is layered by where code runs (``docs/architecture.md``): ``executor`` below
+``scan`` below ``update`` below ``table`` below ``catalog`` below ``spark``. Importing
+``icefloe`` loads only the metadata types, errors and expressions; ``Table``, ``Catalog`` and
+the other driver names load on first use, so an executor importing ``icefloe.executor.read``
+never loads the driver side.
 """
 
-from . import errors, expressions, manifest, transforms, writer
+from __future__ import annotations
+
+import importlib
+import warnings
+from typing import TYPE_CHECKING, Any
+
+from . import errors, expressions
 from ._native import (
     BoundExpression,
     DeletionVector,
@@ -43,15 +56,61 @@ from ._native import (
     __version__,
     write_deletion_vectors,
 )
-from .catalog import Catalog, View, load_catalog
-from .manifest import (
-    manifest_metadata,
-    read_manifest,
-    read_manifest_list,
-    write_manifest,
-    write_manifest_list,
-)
-from .table import CombinedScanTask, FileScanTask, ScanPlan, Table, TableScan
+
+if TYPE_CHECKING:
+    from . import manifest, transforms
+    from .catalog import Catalog, View, load_catalog
+    from .executor.tasks import CombinedScanTask, FileScanTask
+    from .manifest import (
+        manifest_metadata,
+        read_manifest,
+        read_manifest_list,
+        write_manifest,
+        write_manifest_list,
+    )
+    from .scan import ScanPlan, TableScan
+    from .table import Table
+
+# name -> the module that defines it, imported on first use (PEP 562)
+_LAZY = {
+    "Catalog": "catalog",
+    "View": "catalog",
+    "load_catalog": "catalog",
+    "CombinedScanTask": "executor.tasks",
+    "FileScanTask": "executor.tasks",
+    "ScanPlan": "scan",
+    "TableScan": "scan",
+    "Table": "table",
+    "manifest_metadata": "manifest",
+    "read_manifest": "manifest",
+    "read_manifest_list": "manifest",
+    "write_manifest": "manifest",
+    "write_manifest_list": "manifest",
+}
+_LAZY_MODULES = {"manifest", "transforms", "executor", "scan", "update"}
+# modules that moved when the package was layered; the old names still import, with a warning
+_MOVED = {
+    "reader": "executor.read",
+    "writer": "executor.write",
+    "deletes": "executor.position_deletes",
+    "commit": "update.transaction",
+    "snapshots": "update.snapshots",
+    "row_deletes": "update.row_deletes",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    if name in _MOVED:
+        warnings.warn(
+            f"icefloe.{name} is deprecated: use icefloe.{_MOVED[name]}", DeprecationWarning, stacklevel=2
+        )
+        return importlib.import_module(f".{_MOVED[name]}", __name__)
+    raise AttributeError(f"module 'icefloe' has no attribute {name!r}")
+
 
 __all__ = [
     "Catalog",
@@ -86,7 +145,7 @@ __all__ = [
     "write_manifest",
     "write_manifest_list",
     "transforms",
-    "writer",
+    "executor",
     "write_deletion_vectors",
     "__version__",
 ]

@@ -560,7 +560,7 @@ def replace_table_metadata_json(
 ) -> str: ...
 
 class Transaction:
-    """Pending changes to one catalog table (see ``icefloe.commit``)."""
+    """Pending changes to one catalog table (see ``icefloe.update.transaction``)."""
 
     def __init__(
         self, catalog: Catalog, table: tuple[list[str], str], base: tuple[str, TableMetadata]

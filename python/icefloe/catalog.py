@@ -27,6 +27,7 @@ from . import _native
 from ._log import log, some_paths
 from .errors import AlreadyExistsError, InvalidArgumentError
 from .table import Table
+from .update.transaction import create_table, to_schema
 
 __all__ = ["Catalog", "View", "PropertiesUpdateSummary", "PurgeResult", "load_catalog"]
 
@@ -218,7 +219,7 @@ class Catalog:
         """Writes ``metadata`` as the next metadata file of the table and swaps the catalog
         pointer if the table is still at ``base`` (``None``: creates it). Raises
         ``CommitFailedError`` when another writer committed first. The building block of
-        table changes (``create_table`` and the operations of ``icefloe.commit``)."""
+        table changes (``create_table`` and the operations of ``icefloe.update.transaction``)."""
         base_state = None if base is None else (base.metadata_location, base.metadata)
         return self._table(identifier, self._native.commit_table(_ident(identifier), base_state, metadata))
 
@@ -242,8 +243,6 @@ class Catalog:
         "id_b")]`` and ``["id", ("ts", "identity", "desc", "nulls-last")]``. The format
         version is ``format_version``, else the ``format-version`` property, else 3.
         """
-        from .commit import create_table
-
         location_, metadata = create_table(
             self,
             _to_tuple(identifier),
@@ -287,8 +286,6 @@ class Catalog:
         """Creates the table, or replaces the existing one's schema, partitioning, sort order,
         location and properties while keeping its history (columns of the same name keep their
         ids); the replaced table has no current snapshot until data is written."""
-        from .commit import create_table
-
         location_, metadata = create_table(
             self,
             _to_tuple(identifier),
@@ -422,8 +419,6 @@ class Catalog:
         summary: Mapping[str, str] | None,
         location: str | None,
     ) -> View:
-        from .commit import to_schema
-
         ident = _to_tuple(identifier)
         queries = [(dialect, sql)] if isinstance(sql, str) else list(sql.items())
         namespace = list(ident[:-1]) if default_namespace is None else list(_to_tuple(default_namespace))

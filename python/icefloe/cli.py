@@ -20,7 +20,8 @@ import json
 import sys
 from collections.abc import Sequence
 
-from . import TableMetadata, ViewMetadata, errors
+from . import errors
+from ._native import TableMetadata, ViewMetadata, transform_json
 
 
 def _ts(ms: int) -> str:
@@ -124,8 +125,6 @@ def _parse_value(text: str, source_type: str):
 
 
 def _transform(transform: str, source_type: str, values: Sequence[str], out) -> None:
-    from ._native import transform_json
-
     results = transform_json(
         transform, source_type, [json.dumps(_parse_value(v, source_type)) for v in values]
     )

@@ -23,11 +23,9 @@ icefloe installed (``PYSPARK_PYTHON``).
 
 from __future__ import annotations
 
-from typing import Any
-
 from .row_delete import DeleteResult, delete
 from .row_update import UpdateResult, update
-from .source import WRITE_ID_KEY, IcefloeDataSource
+from .source import FILTER_PUSHDOWN_CONF, WRITE_ID_KEY, IcefloeDataSource, register
 
 __all__ = [
     "register",
@@ -39,14 +37,3 @@ __all__ = [
     "WRITE_ID_KEY",
     "FILTER_PUSHDOWN_CONF",
 ]
-
-#: Spark refuses to plan a Python source that pushes filters unless this is true
-FILTER_PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
-
-
-def register(spark: Any) -> None:
-    """Registers the ``icefloe`` data source with a SparkSession and turns on Python filter
-    pushdown (``spark.sql.python.filterPushdown.enabled``), which Spark 4.1 requires of a
-    source that takes filters over."""
-    spark.conf.set(FILTER_PUSHDOWN_CONF, "true")
-    spark.dataSource.register(IcefloeDataSource)

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..catalog import load_catalog
 from ..errors import InvalidArgumentError
 
 __all__ = ["ReadOptions", "WriteOptions", "catalog_of"]
@@ -79,8 +80,6 @@ class CatalogOptions:
         )
 
     def load_catalog(self) -> Any:
-        from ..catalog import load_catalog
-
         return load_catalog(self.name, **dict(self.properties))
 
     def load_table(self) -> Any:

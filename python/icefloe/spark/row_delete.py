@@ -1,7 +1,7 @@
 """A distributed row-level DELETE for PySpark users: ``icefloe.spark.delete(spark, table,
 where)``.
 
-The work of ``icefloe.row_deletes`` with Spark's executors doing it: the driver plans the
+The work of ``icefloe.update.row_deletes`` with Spark's executors doing it: the driver plans the
 rows matching ``where``, one Spark task per group of data files reads them (with the
 table's existing deletes and the filter applied) and writes deletion vectors (v3, merged
 with the live ones) or position delete files (v2); data files whose rows all match are
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..row_deletes import DeleteResult, delete_rows
+from ..update.row_deletes import DeleteResult, delete_rows
 
 __all__ = ["DeleteResult", "delete"]
 

@@ -14,6 +14,7 @@ removed again, unless the commit's outcome is unknown.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,8 +22,12 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..row_deletes import commit_row_changes, discard_files
-from ..writer import data_files_from_ipc, data_files_to_ipc
+from .. import _native
+from ..executor.position_deletes import write_position_deletes
+from ..executor.write import data_files_from_ipc, data_files_to_ipc, write_data_files
+from ..update.row_deletes import commit_row_changes, discard_files
+from . import types as T
+from .source import register
 
 __all__ = ["UpdateResult", "update"]
 
@@ -53,11 +58,6 @@ def _rows(spark: Any, table: Any, snapshot_id: int, where: str) -> Any:
 
 def _write_deletes(metadata_json: str, data_dir: str):
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        import uuid
-
-        from .. import _native
-        from ..deletes import write_position_deletes
-
         md = _native.TableMetadata.from_json(metadata_json)
         positions: dict[str, list[pa.Array]] = {}
         for b in batches:
@@ -86,10 +86,6 @@ def _write_deletes(metadata_json: str, data_dir: str):
 def _write_data(metadata_json: str, schema_json: str):
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from pyspark import TaskContext
-
-        from .. import _native
-        from ..writer import write_data_files
-        from . import types as T
 
         md = _native.TableMetadata.from_json(metadata_json)
         converted = [T.to_table_batch(b, schema_json) for b in batches if b.num_rows]
@@ -134,8 +130,6 @@ def update(
     unknown = sorted(c for c in assignments if c not in columns)
     if unknown:
         raise ValueError(f"update sets columns the table does not have: {', '.join(unknown)}")
-
-    from . import register
 
     register(spark)  # the rows are read through the icefloe data source
     metadata_json = md.to_json()

@@ -11,13 +11,13 @@ the query reads) and gives the Spark schema of the scan's projected schema;
 ``pushFilters()`` keeps the filters it can take over exactly (see ``filters``);
 ``partitions()`` plans the scan on the pinned metadata with those filters and returns one
 partition per bin-packed task group (``plan_task_payloads``: LZ4-compressed Arrow IPC);
-``read()`` reads a group with ``icefloe.reader.read_tasks`` (deletes and the residual
+``read()`` reads a group with ``icefloe.executor.read.read_tasks`` (deletes and the residual
 applied), converts it to Spark's Arrow types and applies the pushed filters with Spark's
 semantics.
 
 Writing: ``writer()`` checks the DataFrame's schema against the table's and captures the
 table's metadata and a write id; each task writes Parquet data files with
-``icefloe.writer.write_data_files`` (file names ``<partition>-<task attempt>-<write
+``icefloe.executor.write.write_data_files`` (file names ``<partition>-<task attempt>-<write
 id>-<n>.parquet``, as Java names them) and returns their data-file rows as Arrow IPC in
 its commit message; ``commit()`` on the driver commits them once (a fast append, or for
 ``overwrite`` the table's live files replaced by the new ones, as Java's overwriteByRowFilter(true)), recording the write
@@ -33,12 +33,15 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import tempfile
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.fs as pafs
 from pyspark.sql.datasource import (
     DataSource,
     DataSourceArrowWriter,
@@ -48,7 +51,19 @@ from pyspark.sql.datasource import (
 )
 
 from .. import expressions as E
+from .._native import Schema, TableMetadata, iceberg_type_of
 from ..errors import CommitStateUnknownError, InvalidArgumentError
+from ..executor.files import filesystem_for
+from ..executor.read import DEFAULT_BATCH_SIZE, output_schema, read_tasks
+from ..executor.write import (
+    DATA_PATH,
+    LEGACY_DATA_PATH,
+    SPEC_ID_KEY,
+    data_files_from_ipc,
+    data_files_to_ipc,
+    write_data_files,
+)
+from ..table import Table
 from . import filters as F
 from . import types as T
 from .options import ReadOptions, WriteOptions
@@ -116,8 +131,6 @@ class _ScanInfo:
 
     @staticmethod
     def load(options: ReadOptions, metadata_location: str | None = None) -> _ScanInfo:
-        from ..table import Table
-
         if metadata_location is None:
             table = options.catalog.load_table()
             metadata_location = table.metadata_location
@@ -130,15 +143,11 @@ class _ScanInfo:
 
     def schema(self) -> Any:
         """The icefloe Schema the scan reads with (filters bind to it)."""
-        from .._native import Schema
-
         return Schema.from_json(self.plan_schema.metadata[SCHEMA_KEY].decode())
 
     def output_fields(self) -> list[dict]:
         """The Iceberg fields (JSON objects) of the rows read: the projection, then the
         requested metadata columns."""
-        from ..reader import output_schema
-
         fields = list(json.loads(self.plan_schema.metadata[PROJECTED_SCHEMA_KEY])["fields"])
         metadata_columns = self.options.metadata_columns
         if metadata_columns:
@@ -191,8 +200,6 @@ def _iceberg_type_of(arrow_type: pa.DataType, partition_types: dict[int, Any]) -
             t = partition_types.get(fid) or _iceberg_type_of(f.type, partition_types)
             fields.append({"id": fid, "name": f.name, "required": False, "type": t})
         return {"type": "struct", "fields": fields}
-    from .._native import iceberg_type_of
-
     return iceberg_type_of(arrow_type)
 
 
@@ -247,8 +254,6 @@ class IcefloeScanReader(DataSourceReader):
 
     def row_filter(self) -> Any:
         """The icefloe expression of the pushed filters (``None``: every row)."""
-        from .._native import Schema
-
         schema = Schema.from_json(self.schema_json)
         expressions = [F.translate(f, schema) for f in self.pushed]
         if not expressions:
@@ -256,8 +261,6 @@ class IcefloeScanReader(DataSourceReader):
         return expressions[0] if len(expressions) == 1 else E.And(*expressions)
 
     def partitions(self) -> list:
-        from ..table import Table
-
         table = Table.from_metadata(self.metadata_location)
         payloads = _scan(table, self.options, self.row_filter()).plan_task_payloads(
             target_split_size=self.options.split_size
@@ -269,8 +272,6 @@ class IcefloeScanReader(DataSourceReader):
             return
         from pyspark.sql.pandas.types import to_arrow_schema
         from pyspark.sql.types import StructType
-
-        from ..reader import DEFAULT_BATCH_SIZE, read_tasks
 
         target = to_arrow_schema(StructType.fromJson(json.loads(self.spark_schema_json)))
         batches = read_tasks(
@@ -292,8 +293,6 @@ class IcefloeReader(IcefloeScanReader):
     prune files while planning and are applied to the rows read with Spark's semantics."""
 
     def pushFilters(self, filters: list) -> list:
-        from .._native import Schema
-
         schema = Schema.from_json(self.schema_json)
         rest = []
         for f in filters:
@@ -334,9 +333,6 @@ class IcefloeWriter(DataSourceArrowWriter):
     def write(self, iterator: Iterator[pa.RecordBatch]) -> DataFilesMessage:
         from pyspark import TaskContext
 
-        from .._native import TableMetadata
-        from ..writer import data_files_to_ipc, write_data_files
-
         context = TaskContext.get()
         partition_id = context.partitionId() if context is not None else 0
         attempt_id = context.taskAttemptId() if context is not None else 0
@@ -355,8 +351,6 @@ class IcefloeWriter(DataSourceArrowWriter):
     # --- driver ---
 
     def commit(self, messages: list) -> None:
-        from ..writer import SPEC_ID_KEY, data_files_from_ipc
-
         files = [data_files_from_ipc(m.data_files) for m in messages if m is not None and m.count]
         table = self.options.catalog.load_table()
         branch = self.options.branch
@@ -407,8 +401,6 @@ class IcefloeWriter(DataSourceArrowWriter):
         paths = set()
         for m in messages:
             if m is not None and m.count:
-                from ..writer import data_files_from_ipc
-
                 paths.update(data_files_from_ipc(m.data_files).column("file_path").to_pylist())
         paths.update(_files_of_write(table.metadata, dict(self.options.write_properties), self.write_id))
         _delete(paths)
@@ -418,9 +410,6 @@ def _state_unknown_marker(write_id: str) -> str:
     """A file in the driver's temporary folder that says the commit of ``write_id`` ended
     with an unknown outcome. Spark runs ``commit()`` and ``abort()`` in separate Python
     processes of the driver, so this is how the one tells the other."""
-    import os
-    import tempfile
-
     return os.path.join(tempfile.gettempdir(), f"icefloe-write-{write_id}.commit-state-unknown")
 
 
@@ -437,8 +426,6 @@ def _mark_state_unknown(write_id: str) -> None:
 def _take_state_unknown(write_id: str) -> bool:
     """Whether the commit of ``write_id`` ended with an unknown outcome (the marker is
     removed: abort runs once)."""
-    import os
-
     try:
         os.remove(_state_unknown_marker(write_id))
     except FileNotFoundError:
@@ -461,8 +448,6 @@ def _live_data_files(table: Any, branch: str | None) -> list[str]:
 
 
 def _data_location(md: Any, overrides: dict[str, str]) -> str:
-    from ..writer import DATA_PATH, LEGACY_DATA_PATH
-
     props = dict(md.properties)
     props.update(overrides)
     return (props.get(DATA_PATH) or props.get(LEGACY_DATA_PATH) or f"{md.location.rstrip('/')}/data").rstrip(
@@ -470,21 +455,11 @@ def _data_location(md: Any, overrides: dict[str, str]) -> str:
     )
 
 
-def _fs(location: str) -> tuple[Any, str]:
-    import pyarrow.fs as pafs
-
-    if "://" in location:
-        return pafs.FileSystem.from_uri(location)
-    return pafs.LocalFileSystem(), location
-
-
 def _files_of_write(md: Any, overrides: dict[str, str], write_id: str) -> list[str]:
     """Every file under the table's data location named for ``write_id`` (including those
     of failed task attempts, which sent no message)."""
-    import pyarrow.fs as pafs
-
     location = _data_location(md, overrides)
-    fs, base = _fs(location)
+    fs, base = filesystem_for(location)
     infos = fs.get_file_info(pafs.FileSelector(base, recursive=True, allow_not_found=True))
     marker = f"-{write_id}-"
     prefix = location[: len(location) - len(base)] if location.endswith(base) else ""
@@ -493,10 +468,22 @@ def _files_of_write(md: Any, overrides: dict[str, str], write_id: str) -> list[s
 
 def _delete(paths: set[str]) -> None:
     for path in sorted(paths):
-        fs, p = _fs(path)
+        fs, p = filesystem_for(path)
         try:
             fs.delete_file(p)
         except FileNotFoundError:
             pass
         except OSError:
             _log.warning("icefloe: could not delete %s", path, exc_info=True)
+
+
+#: Spark refuses to plan a Python source that pushes filters unless this is true
+FILTER_PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
+
+
+def register(spark: Any) -> None:
+    """Registers the ``icefloe`` data source with a SparkSession and turns on Python filter
+    pushdown (``spark.sql.python.filterPushdown.enabled``), which Spark 4.1 requires of a
+    source that takes filters over."""
+    spark.conf.set(FILTER_PUSHDOWN_CONF, "true")
+    spark.dataSource.register(IcefloeDataSource)

@@ -10,7 +10,7 @@ Readers yield batches in the Arrow types of the Iceberg schema (uuid as
 ``fixed_size_binary(16)``); :func:`to_spark_batch` turns them into the Arrow types Spark
 expects for the Spark schema. Spark hands writers batches in its own Arrow types;
 :func:`to_table_batch` turns uuid strings and fixed-length binary back into the table's
-types (everything else is matched by ``icefloe.writer``).
+types (everything else is matched by ``icefloe.executor.write``).
 """
 
 from __future__ import annotations
@@ -319,7 +319,7 @@ def _to_spark(arr: pa.Array, iceberg: Any, target: pa.DataType) -> pa.Array:
 def to_table_batch(batch: pa.RecordBatch, table_schema_json: str) -> pa.RecordBatch:
     """A batch Spark gave a writer, with uuid columns (Spark strings) and fixed columns
     (Spark binary) in the table's Arrow types; other columns are left as they are for
-    ``icefloe.writer`` to match."""
+    ``icefloe.executor.write`` to match."""
     fields = {f["name"]: f for f in json.loads(table_schema_json)["fields"]}
     names = batch.schema.names
     arrays = []

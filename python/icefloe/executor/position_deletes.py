@@ -1,0 +1,110 @@
+"""Deleting rows of data files by position: the delete files to commit with
+:meth:`icefloe.update.transaction.Transaction.row_delta`.
+
+v3 tables get one deletion vector per data file, merged (in Rust) with the file's live DV
+and with the positions its position delete files hold, as the spec requires; the old DV
+and the position delete files scoped to that data file alone are to be removed. v2 tables
+get one position delete file per data file (Java's default ``file`` granularity), written
+here with pyarrow::
+
+    added, removed = write_position_deletes(table.metadata, {path: [0, 5, 9]})
+    table.row_delta(add_delete_files=added, remove_delete_files=removed,
+                    validate_from_snapshot=table.current_snapshot().snapshot_id,
+                    validate_data_files_exist=[path], validate_deleted_files=True,
+                    isolation_level="serializable")
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from .. import _native
+from .files import filesystem_for
+
+__all__ = ["PositionDeletes", "write_position_deletes"]
+
+# the reserved columns of a position delete file ("Position Delete Files")
+_FILE_PATH_ID = 2147483546
+_POS_ID = 2147483545
+
+
+class PositionDeletes(NamedTuple):
+    """Delete-file rows (the form of ``manifest_entries_schema`` without entry columns)."""
+
+    added: pa.Table
+    removed: pa.Table
+
+
+def _positions(values: Any) -> pa.Array:
+    arr = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(values, pa.int64())
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    return arr.cast(pa.int64())
+
+
+def _positions_in(delete_files: Iterable[str], data_path: str) -> pa.Array:
+    """The positions of ``data_path`` in the given position delete files."""
+    chunks = []
+    for f in delete_files:
+        fs, p = filesystem_for(f)
+        t = pq.read_table(p, filesystem=fs, columns=["file_path", "pos"])
+        chunks.append(t.filter(pc.equal(t["file_path"], data_path))["pos"].combine_chunks())
+    return pa.concat_arrays(chunks) if chunks else pa.array([], pa.int64())
+
+
+def _data_dir(table_metadata: Any) -> str:
+    props = table_metadata.properties
+    return props.get("write.data.path") or f"{table_metadata.location.rstrip('/')}/data"
+
+
+def write_position_deletes(
+    table_metadata: Any, deletes: Mapping[str, Any], *, location: str | None = None
+) -> PositionDeletes:
+    """Writes delete files for ``deletes`` (data file path -> row positions: a list, numpy
+    or pyarrow array) of live data files of the table's current snapshot, all of one
+    partition spec. ``location``: the Puffin file (v3) or the directory (v2) to write in;
+    by default the table's data directory. Returns the rows to add and to remove."""
+    md = table_metadata
+    if md.format_version < 2:
+        raise ValueError("format version 1 tables have no delete files")
+    if md.format_version >= 3:
+        extra = _native.position_delete_files_for(md, list(deletes))
+        vectors = {}
+        for path, positions in deletes.items():
+            dv = _native.DeletionVector.from_positions(_positions(positions))
+            if extra.get(path):
+                dv = dv.merge(_native.DeletionVector.from_positions(_positions_in(extra[path], path)))
+            vectors[path] = dv
+        target = location or f"{_data_dir(md)}/{uuid.uuid4()}-deletes.puffin"
+        added, removed = _native.write_dv_deletes(md, target, vectors)
+        return PositionDeletes(pa.table(added), pa.table(removed))
+
+    directory = (location or _data_dir(md)).rstrip("/")
+    schema = pa.schema(
+        [
+            pa.field(
+                "file_path", pa.string(), nullable=False, metadata={"PARQUET:field_id": str(_FILE_PATH_ID)}
+            ),
+            pa.field("pos", pa.int64(), nullable=False, metadata={"PARQUET:field_id": str(_POS_ID)}),
+        ]
+    )
+    written = []
+    for path, positions in deletes.items():
+        pos = pc.unique(_positions(positions)).sort()
+        target = f"{directory}/{uuid.uuid4()}-deletes.parquet"
+        fs, p = filesystem_for(target)
+        parent = p.rsplit("/", 1)[0]
+        if parent:
+            fs.create_dir(parent, recursive=True)
+        table = pa.table([pa.array([path] * len(pos), pa.string()), pos], schema=schema)
+        with fs.open_output_stream(p) as sink:
+            pq.write_table(table, sink)
+        written.append((path, target, len(pos), fs.get_file_info(p).size))
+    added = _native.position_delete_file_rows(md, written)
+    return PositionDeletes(pa.table(added), pa.table(added).slice(0, 0))
