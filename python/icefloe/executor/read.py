@@ -142,6 +142,14 @@ def _field_id(f: pa.Field) -> int | None:
     return None
 
 
+def _id_of(f: pa.Field) -> int:
+    """The field id of a field of the plan's own schemas, which always carry one."""
+    fid = _field_id(f)
+    if fid is None:
+        raise InvalidArgumentError(f"the plan's schema field {f.name!r} has no field id")
+    return fid
+
+
 def _with_id(f: pa.Field, fid: int) -> pa.Field:
     return f.with_metadata({FIELD_ID: str(fid).encode()})
 
@@ -249,7 +257,7 @@ class _PlanContext:
             schema_json=schema_json,
             projected_json=projected_json,
             fields_by_id=fields_by_id,
-            table_arrow={_field_id(f): f for f in table_arrow_schema},
+            table_arrow={_id_of(f): f for f in table_arrow_schema},
             projected_arrow=projected_arrow,
             specs=specs,
             residuals=residuals,
@@ -261,7 +269,7 @@ class _PlanContext:
             partition_slot=slots,
         )
 
-    def column_path(self, name: str) -> list[str] | None:
+    def column_path(self, name: str) -> list[dict[str, Any]] | None:
         """The names from the top level down to the column ``name`` (a dotted name of the
         table schema), for a residual's term."""
         fields = self.schema_json["fields"]
@@ -625,21 +633,22 @@ class _TaskReader:
         eq_ids = sorted({i for d in eq_deletes for i in (d["equality_ids"] or [])})
 
         projected_ids = [_field_id(f) for f in ctx.projected_arrow]
-        build: dict[int, pa.Field] = {}  # top-level id -> target field
+        build: dict[int, pa.Field | None] = {}  # top-level id -> target field (None: null)
         for f in ctx.projected_arrow:
-            build[_field_id(f)] = f
+            build[_id_of(f)] = f
         # A residual on a field of a struct that the projection prunes (`s.a > 10` with
         # only `s.b` selected) needs the struct as the table has it; the output is then
         # narrowed to the projected struct (see `_batch`).
         narrow: dict[int, pa.Field] = {}
         for fid in extra_ids:
+            projected = build.get(fid)
             if (
-                fid in build
+                projected is not None
                 and fid not in narrow
                 and fid in ctx.table_arrow
-                and build[fid].type != ctx.table_arrow[fid].type
+                and projected.type != ctx.table_arrow[fid].type
             ):
-                narrow[fid] = build[fid]
+                narrow[fid] = projected
                 build[fid] = ctx.table_arrow[fid]
         for fid in extra_ids + eq_ids:
             if fid in build:
@@ -654,7 +663,7 @@ class _TaskReader:
                     f"equality deletes on nested field {fid} are not supported", file=self.location
                 )
             else:
-                build[fid] = None  # type: ignore[assignment]  # dropped and not in this file: null
+                build[fid] = None  # dropped and not in this file: null
 
         read_names = []
         for fid, target in build.items():
@@ -766,10 +775,10 @@ class _TaskReader:
         narrow: dict,
     ) -> pa.RecordBatch | None:
         ctx = self.ctx
-        columns: dict[int, pa.Array] = {}
+        columns: dict[int, pa.Array | None] = {}
         for fid, target in build.items():
             if target is None:
-                columns[fid] = None  # type: ignore[assignment]
+                columns[fid] = None
                 continue
             if fid in constants:
                 try:

@@ -255,7 +255,7 @@ class IcefloeScanReader(DataSourceReader):
     def row_filter(self) -> Any:
         """The icefloe expression of the pushed filters (``None``: every row)."""
         schema = Schema.from_json(self.schema_json)
-        expressions = [F.translate(f, schema) for f in self.pushed]
+        expressions = [e for e in (F.translate(f, schema) for f in self.pushed) if e is not None]
         if not expressions:
             return None
         return expressions[0] if len(expressions) == 1 else E.And(*expressions)

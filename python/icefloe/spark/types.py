@@ -355,7 +355,10 @@ def _to_table(arr: pa.Array, iceberg: Any, path: str) -> pa.Array:
     if iceberg == "uuid":
         return uuid_bytes(arr, path)
     if isinstance(iceberg, str):
-        return _fixed(arr, int(_FIXED.fullmatch(iceberg).group(1)), path)
+        fixed = _FIXED.fullmatch(iceberg)
+        if fixed is None:
+            raise UnsupportedError(f"{path}: cannot convert a Spark column to the Iceberg type {iceberg}")
+        return _fixed(arr, int(fixed.group(1)), path)
     kind = iceberg["type"]
     if kind == "struct":
         by_name = {f["name"]: f for f in iceberg["fields"]}
