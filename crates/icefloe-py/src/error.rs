@@ -1,36 +1,79 @@
 //! Maps core errors to the exception classes of `icefloe.errors` (defined in Python so
-//! they are documented and importable without the native module).
+//! they are documented and importable without the native module; looked up once).
 
 use icefloe::Error;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 
-/// The `icefloe.errors` class for an error kind.
-fn class_name(e: &Error) -> &'static str {
+/// The classes of `icefloe.errors` that core errors map to, in the order of `class_of`.
+const CLASSES: [&str; 20] = [
+    "IcefloeError",
+    "IcefloeIOError",
+    "InvalidJsonError",
+    "InvalidMetadataError",
+    "InvalidInputError",
+    "UnknownTypeError",
+    "FieldIdClashError",
+    "UnsupportedFormatVersionError",
+    "InvalidArgumentError",
+    "NotFoundError",
+    "UnsupportedError",
+    "InvalidIdentifierError",
+    "NoSuchNamespaceError",
+    "NoSuchTableError",
+    "NoSuchViewError",
+    "AlreadyExistsError",
+    "NamespaceNotEmptyError",
+    "CommitFailedError",
+    "CommitStateUnknownError",
+    "ValidationError",
+];
+const PRECONDITION_FAILED: &str = "PreconditionFailedError";
+
+/// The classes, looked up in `icefloe.errors` once per process (the last is
+/// `PRECONDITION_FAILED`).
+static LOADED: PyOnceLock<Vec<Py<PyAny>>> = PyOnceLock::new();
+
+/// The index in `CLASSES` (or `CLASSES.len()` for `PRECONDITION_FAILED`) for an error kind.
+fn class_of(e: &Error) -> usize {
     match e {
-        Error::Io { .. } => "IcefloeIOError",
-        Error::InvalidJson { .. } => "InvalidJsonError",
-        Error::InvalidMetadata { .. } => "InvalidMetadataError",
+        Error::Io { .. } => 1,
+        Error::InvalidJson { .. } => 2,
+        Error::InvalidMetadata { .. } => 3,
         // a file this reader refuses to decompress: invalid input, with no class of its own
-        Error::DecompressionLimit { .. } => "InvalidInputError",
-        Error::UnknownType { .. } => "UnknownTypeError",
-        Error::FieldIdClash { .. } => "FieldIdClashError",
-        Error::UnsupportedFormatVersion { .. } => "UnsupportedFormatVersionError",
-        Error::InvalidArgument { .. } => "InvalidArgumentError",
-        Error::NotFound { .. } => "NotFoundError",
-        Error::Unsupported { .. } => "UnsupportedError",
-        Error::InvalidIdentifier { .. } => "InvalidIdentifierError",
-        Error::NoSuchNamespace { .. } => "NoSuchNamespaceError",
-        Error::NoSuchTable { .. } => "NoSuchTableError",
-        Error::NoSuchView { .. } => "NoSuchViewError",
-        Error::AlreadyExists { .. } => "AlreadyExistsError",
-        Error::NamespaceNotEmpty { .. } => "NamespaceNotEmptyError",
-        Error::CommitFailed { .. } => "CommitFailedError",
-        Error::CommitStateUnknown { .. } => "CommitStateUnknownError",
-        Error::ValidationFailed { .. } => "ValidationError",
-        Error::PreconditionFailed { .. } => "PreconditionFailedError",
-        _ => "IcefloeError",
+        Error::DecompressionLimit { .. } => 4,
+        Error::UnknownType { .. } => 5,
+        Error::FieldIdClash { .. } => 6,
+        Error::UnsupportedFormatVersion { .. } => 7,
+        Error::InvalidArgument { .. } => 8,
+        Error::NotFound { .. } => 9,
+        Error::Unsupported { .. } => 10,
+        Error::InvalidIdentifier { .. } => 11,
+        Error::NoSuchNamespace { .. } => 12,
+        Error::NoSuchTable { .. } => 13,
+        Error::NoSuchView { .. } => 14,
+        Error::AlreadyExists { .. } => 15,
+        Error::NamespaceNotEmpty { .. } => 16,
+        Error::CommitFailed { .. } => 17,
+        Error::CommitStateUnknown { .. } => 18,
+        Error::ValidationFailed { .. } => 19,
+        Error::PreconditionFailed { .. } => CLASSES.len(),
+        _ => 0,
     }
+}
+
+fn classes(py: Python<'_>) -> PyResult<&'static [Py<PyAny>]> {
+    LOADED
+        .get_or_try_init(py, || {
+            let module = py.import("icefloe.errors")?;
+            CLASSES
+                .iter()
+                .chain([&PRECONDITION_FAILED])
+                .map(|name| module.getattr(*name).map(Bound::unbind))
+                .collect::<PyResult<Vec<_>>>()
+        })
+        .map(Vec::as_slice)
 }
 
 /// Converts a core error into the matching Python exception.
@@ -46,12 +89,14 @@ pub fn to_py(py: Python<'_>, e: Error) -> PyErr {
         _ => (None, None),
     };
     let message = e.to_string();
-    let made = py
-        .import("icefloe.errors")
-        .and_then(|m| m.getattr(class_name(&e)))
-        .and_then(|cls| cls.call1((message.clone(), file, field)));
+    // `class_of` indexes `CLASSES` and the one after it, which `classes` loads
+    let made = classes(py).and_then(|all| match all.get(class_of(&e)) {
+        Some(cls) => cls.bind(py).call1((message.clone(), file, field)).map(Some),
+        None => Ok(None),
+    });
     match made {
-        Ok(instance) => PyErr::from_value(instance),
+        Ok(Some(instance)) => PyErr::from_value(instance),
+        Ok(None) => PyRuntimeError::new_err(message),
         // Only if the Python package itself is broken; still never lose the message.
         Err(_) => PyRuntimeError::new_err(message),
     }
