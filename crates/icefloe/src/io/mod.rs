@@ -13,8 +13,8 @@ pub mod object_store_io;
 pub mod properties;
 pub mod redact;
 mod resolve;
-#[cfg(any(feature = "s3", feature = "azure", feature = "gcs"))]
-mod runtime;
+#[cfg(any(feature = "s3", feature = "azure", feature = "gcs", feature = "rest"))]
+pub(crate) mod runtime;
 
 pub use properties::FileIOProperties;
 pub use resolve::{for_location, for_location_with, scheme_of};

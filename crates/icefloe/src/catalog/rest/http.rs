@@ -1,0 +1,598 @@
+//! The HTTP side of the REST catalog: requests built as plain values (so that what is sent,
+//! headers included, can be checked without a server), sent with reqwest on the small
+//! tokio runtime the client owns (the `Catalog` trait is synchronous), answers read up to
+//! a size limit, and failures turned into typed errors by `errors`.
+//!
+//! Properties:
+//! - `header.<Name>`: sent as the HTTP header `<Name>` on every catalog request;
+//! - `rest.client.connection-timeout-ms` (default 10 000) and
+//!   `rest.client.socket-timeout-ms` (the whole request, default 120 000), Java's names;
+//! - `rest.max-response-bytes`: the largest answer read (default 256 MiB; table metadata
+//!   with a long history is large, anything past this is refused, not buffered).
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::auth::{parse_token_response, Auth};
+use super::config::{encode, get};
+use super::errors::{from_failure, protocol_error, Endpoint, Failure};
+use crate::error::{Error, Result};
+use crate::io::properties::Secret;
+use crate::io::redact::Redactor;
+use crate::io::runtime::IoRuntime;
+
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 256 * 1024 * 1024;
+/// Error bodies are read up to this much (only their start is shown).
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Head,
+    Post,
+    Delete,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Head => "HEAD",
+            Method::Post => "POST",
+            Method::Delete => "DELETE",
+        }
+    }
+
+    fn reqwest(self) -> reqwest::Method {
+        match self {
+            Method::Get => reqwest::Method::GET,
+            Method::Head => reqwest::Method::HEAD,
+            Method::Post => reqwest::Method::POST,
+            Method::Delete => reqwest::Method::DELETE,
+        }
+    }
+}
+
+/// One catalog request: a path relative to the catalog's base URI.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub method: Method,
+    pub path: String,
+    pub query: Vec<(String, String)>,
+    pub body: Option<Value>,
+    pub endpoint: Endpoint,
+    /// The table, view or namespace it is about (for `NoSuch*` errors).
+    pub subject: String,
+}
+
+impl Request {
+    pub fn new(method: Method, path: String, endpoint: Endpoint, subject: String) -> Request {
+        Request {
+            method,
+            path,
+            query: Vec::new(),
+            body: None,
+            endpoint,
+            subject,
+        }
+    }
+
+    pub fn query(mut self, key: &str, value: impl Into<String>) -> Request {
+        self.query.push((key.to_string(), value.into()));
+        self
+    }
+
+    pub fn json(mut self, body: Value) -> Request {
+        self.body = Some(body);
+        self
+    }
+}
+
+/// A request ready to send: the full URL, every header, the body bytes.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub method: Method,
+    pub url: String,
+    /// `METHOD /path` for messages (no query, no host, no credentials).
+    pub shown: String,
+    /// Header values may be credentials: never print them.
+    pub headers: Vec<(String, Secret)>,
+    pub body: Option<Vec<u8>>,
+}
+
+/// A successful answer.
+#[derive(Debug)]
+pub struct Response {
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    /// The body as JSON; `shown` names the request in errors.
+    pub fn json(&self, shown: &str) -> Result<Value> {
+        serde_json::from_slice(&self.body)
+            .map_err(|e| protocol_error(shown, &format!("the body is not JSON ({e})")))
+    }
+}
+
+/// Property keys whose values are credentials (scrubbed from every message).
+fn is_secret_key(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    [
+        "secret",
+        "token",
+        "credential",
+        "password",
+        "key",
+        "sas",
+        "signature",
+    ]
+    .iter()
+    .any(|w| k.contains(w))
+        || k.starts_with("header.authorization")
+}
+
+fn parse_millis(properties: &[(String, String)], key: &str, default: Duration) -> Result<Duration> {
+    match get(properties, key) {
+        None => Ok(default),
+        Some(v) => v
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|ms| *ms > 0)
+            .map(Duration::from_millis)
+            .ok_or_else(|| {
+                Error::invalid_argument(format!(
+                    "{key} must be a positive number of milliseconds, not '{v}'"
+                ))
+            }),
+    }
+}
+
+/// The base URI as given (`uri`), without a trailing `/`; must be http(s).
+pub fn base_uri(properties: &[(String, String)]) -> Result<String> {
+    let uri = get(properties, "uri")
+        .ok_or_else(|| Error::invalid_argument("a REST catalog needs a 'uri' property"))?
+        .trim()
+        .trim_end_matches('/');
+    if !(uri.starts_with("http://") || uri.starts_with("https://")) {
+        return Err(Error::invalid_argument(format!(
+            "REST catalog uri '{uri}' is not an http(s) URL"
+        )));
+    }
+    Ok(uri.to_string())
+}
+
+/// Sends catalog requests.
+pub struct HttpClient {
+    base: String,
+    client: reqwest::Client,
+    runtime: IoRuntime,
+    /// `header.*`, checked to be valid header names and values.
+    headers: Vec<(String, Secret)>,
+    auth: Auth,
+    /// Property values that are credentials (the auth's own are added when scrubbing).
+    secrets: Vec<String>,
+    max_response_bytes: usize,
+}
+
+impl std::fmt::Debug for HttpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpClient")
+            .field("base", &self.base)
+            .field(
+                "headers",
+                &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+impl HttpClient {
+    /// A client for the catalog at `uri`, configured by `properties` (see the module docs
+    /// and `auth`).
+    pub fn new(properties: &[(String, String)]) -> Result<HttpClient> {
+        let base = base_uri(properties)?;
+        let mut headers = Vec::new();
+        for (k, v) in properties {
+            let Some(name) = k.strip_prefix("header.") else {
+                continue;
+            };
+            reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+                Error::invalid_argument(format!(
+                    "property '{k}': '{name}' is not an HTTP header name"
+                ))
+            })?;
+            // the value is not shown: it may be a credential
+            reqwest::header::HeaderValue::from_str(v).map_err(|_| {
+                Error::invalid_argument(format!("property '{k}' is not a valid HTTP header value"))
+            })?;
+            headers.retain(|(n, _): &(String, Secret)| !n.eq_ignore_ascii_case(name));
+            headers.push((name.to_string(), Secret::new(v.as_str())));
+        }
+        let secrets = properties
+            .iter()
+            .filter(|(k, v)| is_secret_key(k) && v.len() >= 4)
+            .map(|(_, v)| v.clone())
+            .collect();
+        let connect = parse_millis(
+            properties,
+            "rest.client.connection-timeout-ms",
+            DEFAULT_CONNECT_TIMEOUT,
+        )?;
+        let request = parse_millis(
+            properties,
+            "rest.client.socket-timeout-ms",
+            DEFAULT_REQUEST_TIMEOUT,
+        )?;
+        let max_response_bytes = match get(properties, "rest.max-response-bytes") {
+            None => DEFAULT_MAX_RESPONSE_BYTES,
+            Some(v) => v
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| {
+                    Error::invalid_argument(format!(
+                        "rest.max-response-bytes must be a positive number of bytes, not '{v}'"
+                    ))
+                })?,
+        };
+        let client = reqwest::Client::builder()
+            .connect_timeout(connect)
+            .timeout(request)
+            .user_agent(concat!("icefloe/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| Error::ServiceFailure {
+                message: format!("cannot build the HTTP client for {base}: {e}"),
+            })?;
+        let auth = Auth::from_properties(properties, &base)?;
+        Ok(HttpClient {
+            base,
+            client,
+            runtime: IoRuntime::new()?,
+            headers,
+            auth,
+            secrets,
+            max_response_bytes,
+        })
+    }
+
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// Scrubs every known credential (the properties', the auth's, the current token).
+    pub fn redactor(&self) -> Redactor {
+        let mut secrets = self.secrets.clone();
+        secrets.extend(self.auth.secrets());
+        secrets.extend(self.headers.iter().map(|(_, v)| v.expose().to_string()));
+        Redactor::new(secrets)
+    }
+
+    /// The request as it would be sent with `bearer` as the token.
+    pub fn prepare(&self, req: &Request, bearer: Option<&Secret>) -> Prepared {
+        let mut url = format!("{}/{}", self.base, req.path);
+        if !req.query.is_empty() {
+            let q: Vec<String> = req
+                .query
+                .iter()
+                .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
+                .collect();
+            url.push('?');
+            url.push_str(&q.join("&"));
+        }
+        let mut headers: Vec<(String, Secret)> = Vec::new();
+        if req.body.is_some() {
+            headers.push(("Content-Type".into(), Secret::new("application/json")));
+        }
+        headers.push((
+            "X-Client-Version".into(),
+            Secret::new(concat!("icefloe ", env!("CARGO_PKG_VERSION"))),
+        ));
+        headers.extend(self.headers.iter().cloned());
+        if let Some(token) = bearer {
+            headers.retain(|(n, _)| !n.eq_ignore_ascii_case("authorization"));
+            headers.push((
+                "Authorization".into(),
+                Secret::new(format!("Bearer {}", token.expose())),
+            ));
+        }
+        Prepared {
+            method: req.method,
+            url,
+            shown: format!("{} /{}", req.method.as_str(), req.path),
+            headers,
+            body: req.body.as_ref().map(|b| b.to_string().into_bytes()),
+        }
+    }
+
+    /// The token to send now: the static one, or an OAuth2 token (fetched when missing or
+    /// due for a refresh).
+    fn bearer(&self) -> Result<Option<Secret>> {
+        match &self.auth {
+            Auth::None => Ok(None),
+            Auth::Token(t) => Ok(Some(t.clone())),
+            Auth::OAuth2(o) => {
+                if let Some(t) = o.fresh(Instant::now()) {
+                    return Ok(Some(t));
+                }
+                let fetched_at = Instant::now();
+                let shown = format!("POST {}", strip_query(&o.server_uri));
+                let prepared = Prepared {
+                    method: Method::Post,
+                    url: o.server_uri.clone(),
+                    shown: shown.clone(),
+                    headers: vec![(
+                        "Content-Type".into(),
+                        Secret::new("application/x-www-form-urlencoded"),
+                    )],
+                    body: Some(o.form().into_bytes()),
+                };
+                let (status, body) = self.execute(&prepared, Endpoint::Token)?;
+                if !(200..300).contains(&status) {
+                    return Err(from_failure(
+                        &Failure {
+                            endpoint: Endpoint::Token,
+                            shown: &shown,
+                            status,
+                            body: &body,
+                            subject: "",
+                        },
+                        &self.redactor(),
+                    ));
+                }
+                let token = parse_token_response(&body, &shown, fetched_at)?;
+                let secret = token.token.clone();
+                o.store(token);
+                Ok(Some(secret))
+            }
+        }
+    }
+
+    /// Sends the request; a 2xx answer is returned, anything else is a typed error. With
+    /// OAuth2, a 401 fetches a new token and sends the request once more.
+    pub fn send(&self, req: &Request) -> Result<Response> {
+        let prepared = self.prepare(req, self.bearer()?.as_ref());
+        let (mut status, mut body) = self.execute(&prepared, req.endpoint)?;
+        if status == 401 {
+            if let Auth::OAuth2(o) = &self.auth {
+                o.invalidate();
+                let prepared = self.prepare(req, self.bearer()?.as_ref());
+                (status, body) = self.execute(&prepared, req.endpoint)?;
+            }
+        }
+        if (200..300).contains(&status) {
+            return Ok(Response { body });
+        }
+        Err(from_failure(
+            &Failure {
+                endpoint: req.endpoint,
+                shown: &prepared.shown,
+                status,
+                body: &body,
+                subject: &req.subject,
+            },
+            &self.redactor(),
+        ))
+    }
+
+    /// Sends a prepared request and reads the answer (bounded). Transport failures are
+    /// typed here: on a commit, anything but a refused connection leaves the outcome
+    /// unknown (the server may have applied it).
+    fn execute(&self, p: &Prepared, endpoint: Endpoint) -> Result<(u16, Vec<u8>)> {
+        let mut builder = self.client.request(p.method.reqwest(), p.url.as_str());
+        for (name, value) in &p.headers {
+            builder = builder.header(name.as_str(), value.expose());
+        }
+        if let Some(body) = &p.body {
+            builder = builder.body(body.clone());
+        }
+        let limit = self.max_response_bytes;
+        let outcome = self.runtime.block_on(&p.shown, async move {
+            let mut resp = builder.send().await.map_err(Transport::Http)?;
+            let status = resp.status().as_u16();
+            let cap = if (200..300).contains(&status) {
+                limit
+            } else {
+                MAX_ERROR_BODY
+            };
+            let mut body = Vec::new();
+            while let Some(chunk) = resp.chunk().await.map_err(Transport::Http)? {
+                if body.len() + chunk.len() > cap {
+                    if (200..300).contains(&status) {
+                        return Err(Transport::TooLarge(cap));
+                    }
+                    // an error body is only shown in part: keep its start
+                    body.extend_from_slice(&chunk[..cap - body.len()]);
+                    break;
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok((status, body))
+        })?;
+        outcome.map_err(|t| self.transport_error(&p.shown, endpoint, t))
+    }
+
+    fn transport_error(&self, shown: &str, endpoint: Endpoint, t: Transport) -> Error {
+        let redactor = self.redactor();
+        match t {
+            Transport::TooLarge(cap) => Error::ServiceFailure {
+                message: format!(
+                    "{shown}: the answer is larger than {cap} bytes (rest.max-response-bytes)"
+                ),
+            },
+            Transport::Http(e) => {
+                let connect = e.is_connect();
+                let timeout = e.is_timeout();
+                let message = redactor.scrub(&format!(
+                    "{} {}: {}",
+                    shown,
+                    if timeout { "timed out" } else { "failed" },
+                    error_chain(&e.without_url())
+                ));
+                if endpoint == Endpoint::Commit && !connect {
+                    return Error::CommitStateUnknown { message };
+                }
+                let kind = if timeout {
+                    std::io::ErrorKind::TimedOut
+                } else if connect {
+                    std::io::ErrorKind::ConnectionRefused
+                } else {
+                    std::io::ErrorKind::Other
+                };
+                Error::io(
+                    format!("{} ({shown})", self.base),
+                    std::io::Error::new(kind, message),
+                )
+            }
+        }
+    }
+}
+
+enum Transport {
+    Http(reqwest::Error),
+    TooLarge(usize),
+}
+
+/// An error and its sources, one line (reqwest's own message is often just "error sending
+/// request").
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out
+}
+
+fn strip_query(url: &str) -> &str {
+    url.split(['?', '#']).next().unwrap_or(url)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    fn props(p: &[(&str, &str)]) -> Vec<(String, String)> {
+        p.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn header<'a>(p: &'a Prepared, name: &str) -> Option<&'a str> {
+        p.headers
+            .iter()
+            .rev()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.expose())
+    }
+
+    #[test]
+    fn requests_carry_the_token_and_header_properties() {
+        let client = HttpClient::new(&props(&[
+            ("uri", "http://127.0.0.1:1/api/"),
+            ("token", "tok-123456"),
+            ("header.X-Iceberg-Access-Delegation", "vended-credentials"),
+            ("header.X-Custom", "a"),
+            ("header.x-custom", "b"),
+        ]))
+        .unwrap();
+        let req = Request::new(
+            Method::Get,
+            "v1/namespaces/db".into(),
+            Endpoint::Namespace,
+            "db".into(),
+        )
+        .query("pageToken", "a b&c");
+        let p = client.prepare(&req, client.bearer().unwrap().as_ref());
+        assert_eq!(
+            p.url,
+            "http://127.0.0.1:1/api/v1/namespaces/db?pageToken=a%20b%26c"
+        );
+        assert_eq!(p.shown, "GET /v1/namespaces/db");
+        assert_eq!(header(&p, "authorization"), Some("Bearer tok-123456"));
+        assert_eq!(
+            header(&p, "X-Iceberg-Access-Delegation"),
+            Some("vended-credentials")
+        );
+        // a later header property of the same name (any case) wins
+        assert_eq!(header(&p, "x-custom"), Some("b"));
+        assert_eq!(
+            p.headers
+                .iter()
+                .filter(|(n, _)| n.eq_ignore_ascii_case("x-custom"))
+                .count(),
+            1
+        );
+        assert!(p.body.is_none() && header(&p, "content-type").is_none());
+        // the Debug forms show no credential
+        let shown = format!("{p:?} {client:?}");
+        assert!(!shown.contains("tok-123456"), "{shown}");
+        assert!(client.redactor().scrub("x tok-123456 y").contains("***"));
+        // JSON bodies are typed
+        let p = client.prepare(&req.clone().json(serde_json::json!({"a": 1})), None);
+        assert_eq!(header(&p, "content-type"), Some("application/json"));
+        assert_eq!(p.body.as_deref(), Some(&br#"{"a":1}"#[..]));
+        assert!(header(&p, "authorization").is_none());
+    }
+
+    #[test]
+    fn bad_properties_are_refused_without_showing_values() {
+        for bad in [
+            props(&[("uri", "ftp://h")]),
+            props(&[]),
+            props(&[("uri", "http://h"), ("header.Bad Name", "x")]),
+            props(&[
+                ("uri", "http://h"),
+                ("header.Authorization", "Bearer s3cret\n"),
+            ]),
+            props(&[
+                ("uri", "http://h"),
+                ("rest.client.socket-timeout-ms", "soon"),
+            ]),
+            props(&[("uri", "http://h"), ("rest.max-response-bytes", "0")]),
+        ] {
+            let e = HttpClient::new(&bad).unwrap_err();
+            assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+            assert!(!e.to_string().contains("s3cret"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_refused_connection_is_a_typed_io_error_and_unknown_only_for_commits() {
+        // a port that nothing listens on
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let client = HttpClient::new(&props(&[
+            ("uri", &format!("http://127.0.0.1:{port}")),
+            ("token", "tok-abcdefgh"),
+        ]))
+        .unwrap();
+        let req = Request::new(
+            Method::Get,
+            "v1/config".into(),
+            Endpoint::Config,
+            String::new(),
+        );
+        let e = client.send(&req).unwrap_err();
+        match &e {
+            Error::Io { path, source } => {
+                assert!(path.contains(&format!("127.0.0.1:{port}")), "{e}");
+                assert_eq!(source.kind(), std::io::ErrorKind::ConnectionRefused, "{e}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(!format!("{e} {e:?}").contains("tok-abcdefgh"));
+        // the commit was never sent: it failed, its outcome is known
+        let commit = Request::new(Method::Post, "v1/x".into(), Endpoint::Commit, "db.t".into());
+        assert!(matches!(client.send(&commit), Err(Error::Io { .. })));
+    }
+}

@@ -1,0 +1,255 @@
+//! Table requests: list (every page), exists (HEAD), load, register, rename, drop and
+//! purge, and commits (creates included) with the requirements and updates of `commit`.
+//!
+//! A `LoadTableResult` (the answer of load, register and commit) gives the metadata
+//! location, the metadata itself, and a `config` for the table's FileIO (vended
+//! credentials). Its `storage-credentials` whose `prefix` the table's location starts with
+//! are laid over that `config` (the longest prefix last, so it wins).
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::commit::CommitRequest;
+use super::config::{ident_from_json, ident_json};
+use super::errors::{protocol_error, Endpoint};
+use super::http::{Method, Request};
+use super::namespaces::{next_page_token, string_map_from_json, MAX_PAGES};
+use super::RestCatalog;
+use crate::catalog::{TableIdent, TableState};
+use crate::error::{Error, Result};
+use crate::spec::table_metadata::TableMetadata;
+
+/// A parsed `LoadTableResult`.
+#[derive(Debug, Clone)]
+pub struct LoadTableResult {
+    pub metadata_location: Option<String>,
+    pub metadata: TableMetadata,
+    /// `config` with the matching `storage-credentials` laid over it.
+    pub config: Vec<(String, String)>,
+}
+
+impl LoadTableResult {
+    pub fn from_json(body: &Value, shown: &str) -> Result<LoadTableResult> {
+        let metadata = body
+            .get("metadata")
+            .ok_or_else(|| protocol_error(shown, "no 'metadata'"))?;
+        let metadata = TableMetadata::from_json_value(metadata).map_err(|e| e.in_file(shown))?;
+        let metadata_location = body
+            .get("metadata-location")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let mut config = string_map_from_json(body.get("config"), "config", shown)?;
+        if let Some(creds) = body.get("storage-credentials").and_then(Value::as_array) {
+            let mut matching: Vec<(usize, Vec<(String, String)>)> = Vec::new();
+            for (i, c) in creds.iter().enumerate() {
+                let prefix = c.get("prefix").and_then(Value::as_str).ok_or_else(|| {
+                    protocol_error(shown, &format!("storage-credentials[{i}] has no 'prefix'"))
+                })?;
+                if metadata.location.starts_with(prefix) {
+                    let field = format!("storage-credentials[{i}].config");
+                    matching.push((
+                        prefix.len(),
+                        string_map_from_json(c.get("config"), &field, shown)?,
+                    ));
+                }
+            }
+            matching.sort_by_key(|(len, _)| *len);
+            for (_, c) in matching {
+                config = super::config::merge(&config, &c);
+            }
+        }
+        Ok(LoadTableResult {
+            metadata_location,
+            metadata,
+            config,
+        })
+    }
+}
+
+impl RestCatalog {
+    fn table_request(&self, method: Method, ident: &TableIdent) -> Result<Request> {
+        Ok(Request::new(
+            method,
+            self.paths.table(ident)?,
+            Endpoint::Table,
+            ident.to_string(),
+        ))
+    }
+
+    /// Turns a `LoadTableResult` into the table's state, and hands its `config` to the
+    /// catalog's FileIO for the table's location.
+    fn accept(&self, result: LoadTableResult, shown: &str) -> Result<TableState> {
+        let location = result
+            .metadata_location
+            .ok_or_else(|| protocol_error(shown, "no 'metadata-location'"))?;
+        self.io
+            .set_table_config(&result.metadata.location, &result.config)?;
+        Ok(TableState {
+            metadata_location: location,
+            metadata: Arc::new(result.metadata),
+        })
+    }
+
+    fn send_for_table(&self, req: &Request) -> Result<TableState> {
+        let shown = format!("{} /{}", req.method.as_str(), req.path);
+        let body = self.http.send(req)?.json(&shown)?;
+        self.accept(LoadTableResult::from_json(&body, &shown)?, &shown)
+    }
+
+    pub(super) fn rest_list_tables(
+        &self,
+        namespace: &[String],
+        views: bool,
+    ) -> Result<Vec<TableIdent>> {
+        let path = if views {
+            self.paths.views(namespace)?
+        } else {
+            self.paths.tables(namespace)?
+        };
+        let mut out = Vec::new();
+        let mut token: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let mut req = Request::new(
+                Method::Get,
+                path.clone(),
+                Endpoint::Namespace,
+                namespace.join("."),
+            );
+            if let Some(t) = &token {
+                req = req.query("pageToken", t.clone());
+            }
+            if let Some(size) = &self.page_size {
+                req = req.query("pageSize", size.clone());
+            }
+            let shown = format!("GET /{path}");
+            let body = self.http.send(&req)?.json(&shown)?;
+            let list = body
+                .get("identifiers")
+                .and_then(Value::as_array)
+                .ok_or_else(|| protocol_error(&shown, "no 'identifiers' array"))?;
+            for (i, id) in list.iter().enumerate() {
+                out.push(ident_from_json(id, &format!("identifiers[{i}]"), &shown)?);
+            }
+            token = next_page_token(&body);
+            if token.is_none() {
+                out.sort();
+                return Ok(out);
+            }
+        }
+        Err(Error::ServiceFailure {
+            message: format!("GET /{path}: more than {MAX_PAGES} pages"),
+        })
+    }
+
+    pub(super) fn rest_table_exists(&self, ident: &TableIdent) -> Result<bool> {
+        match self.http.send(&self.table_request(Method::Head, ident)?) {
+            Ok(_) => Ok(true),
+            Err(Error::NoSuchTable { .. } | Error::NoSuchNamespace { .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub(super) fn rest_load_table(&self, ident: &TableIdent) -> Result<TableState> {
+        self.send_for_table(&self.table_request(Method::Get, ident)?)
+    }
+
+    pub(super) fn rest_register_table(
+        &self,
+        ident: &TableIdent,
+        metadata_location: &str,
+    ) -> Result<TableState> {
+        let req = Request::new(
+            Method::Post,
+            self.paths.register(&ident.namespace)?,
+            Endpoint::CreateTable,
+            ident.to_string(),
+        )
+        .json(serde_json::json!({
+            "name": ident.name,
+            "metadata-location": metadata_location,
+        }));
+        self.send_for_table(&req)
+    }
+
+    pub(super) fn rest_rename(
+        &self,
+        from: &TableIdent,
+        to: &TableIdent,
+        views: bool,
+    ) -> Result<()> {
+        // the paths check both identifiers can be sent
+        self.paths.table(from)?;
+        self.paths.table(to)?;
+        let (path, endpoint) = if views {
+            (self.paths.rename_view(), Endpoint::View)
+        } else {
+            (self.paths.rename_table(), Endpoint::Table)
+        };
+        let req =
+            Request::new(Method::Post, path, endpoint, from.to_string()).json(serde_json::json!({
+                "source": ident_json(from),
+                "destination": ident_json(to),
+            }));
+        self.http.send(&req)?;
+        Ok(())
+    }
+
+    pub(super) fn rest_drop_table(&self, ident: &TableIdent, purge: bool) -> Result<()> {
+        let mut req = self.table_request(Method::Delete, ident)?;
+        if purge {
+            req = req.query("purgeRequested", "true");
+        }
+        self.http.send(&req)?;
+        Ok(())
+    }
+
+    /// Commits `metadata` as the table's next metadata: a create (`assert-create`) without
+    /// a base, else the updates from `base` with their requirements.
+    pub(super) fn rest_commit_table(
+        &self,
+        ident: &TableIdent,
+        base: Option<&TableState>,
+        metadata: &TableMetadata,
+    ) -> Result<TableState> {
+        let commit = match base {
+            None => CommitRequest::for_create(ident, metadata)?,
+            Some(b) => CommitRequest::for_update(ident, &b.metadata, metadata)?,
+        };
+        let mut req = self
+            .table_request(Method::Post, ident)?
+            .json(commit.to_json(ident));
+        req.endpoint = Endpoint::Commit;
+        let shown = format!("POST /{}", req.path);
+        let resp = self.http.send(&req)?;
+        // the server accepted the commit: an answer that cannot be read leaves its outcome
+        // unknown to the caller, who must then keep the files it wrote
+        resp.json(&shown)
+            .and_then(|b| LoadTableResult::from_json(&b, &shown))
+            .and_then(|r| self.accept(r, &shown))
+            .map_err(|e| Error::CommitStateUnknown {
+                message: format!(
+                    "{shown}: the server accepted the commit but its answer cannot be used: {e}"
+                ),
+            })
+    }
+
+    /// Where the server would place a new table: asks with a staged create (nothing is
+    /// written) of an empty schema.
+    pub(super) fn rest_staged_location(&self, ident: &TableIdent) -> Result<String> {
+        let req = Request::new(
+            Method::Post,
+            self.paths.tables(&ident.namespace)?,
+            Endpoint::CreateTable,
+            ident.to_string(),
+        )
+        .json(serde_json::json!({
+            "name": ident.name,
+            "schema": {"type": "struct", "schema-id": 0, "fields": []},
+            "stage-create": true,
+        }));
+        let shown = format!("POST /{}", req.path);
+        let body = self.http.send(&req)?.json(&shown)?;
+        Ok(LoadTableResult::from_json(&body, &shown)?.metadata.location)
+    }
+}

@@ -1,0 +1,607 @@
+//! The REST catalog client against Apache Iceberg's own REST server (the 1.10.1 runnable
+//! jar), started by `scripts/servers.sh start` (scripts/test.sh does it) twice: with its
+//! warehouse on local disk, and on moto's S3 vending its S3 credentials in loadTable's
+//! `config`. Their URIs are in the env file:
+//!
+//! ```text
+//! scripts/servers.sh start && source target/servers/servers.env
+//! cargo test -p icefloe --test rest_catalog
+//! ```
+//!
+//! Without the URIs the tests skip with a message, except under CI (`CI=true`), where they
+//! fail. The 1.10.1 server issues OAuth2 tokens but checks none, so what is sent (bearer
+//! token, `header.*`) is tested on the request builder (catalog/rest/http.rs unit tests).
+#![cfg(all(feature = "rest", feature = "s3"))]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use icefloe::catalog::load::load_catalog;
+use icefloe::catalog::rest::RestCatalog;
+use icefloe::catalog::{Catalog, TableIdent, TableState};
+use icefloe::commit::properties::RetryPolicy;
+use icefloe::commit::{create_table, Transaction};
+use icefloe::manifest::{DataContentType, DataFile, FileFormat};
+use icefloe::scan::TableScan;
+use icefloe::spec::partition::PartitionSpec;
+use icefloe::spec::schema::Schema;
+use icefloe::spec::sort::SortOrder;
+use icefloe::Error;
+
+fn env(var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(v) if !v.is_empty() => Some(v),
+        _ => {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("{var} is not set: run scripts/servers.sh start (scripts/test.sh does)");
+            }
+            eprintln!(
+                "skipped: {var} is not set (scripts/servers.sh start, then source \
+                 target/servers/servers.env)"
+            );
+            None
+        }
+    }
+}
+
+fn props(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// A name no other run (or test) has used.
+fn unique(prefix: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("{prefix}_{}_{nanos}", std::process::id())
+}
+
+/// The catalog on the local-disk server.
+fn local() -> Option<Arc<dyn Catalog>> {
+    let uri = env("ICEFLOE_TEST_REST_URI")?;
+    Some(load_catalog("rest", &props(&[("type", "rest"), ("uri", &uri)])).unwrap())
+}
+
+fn schema() -> Schema {
+    Schema::from_json(
+        &serde_json::json!({
+            "type": "struct", "schema-id": 0,
+            "fields": [
+                {"id": 1, "name": "id", "required": true, "type": "long"},
+                {"id": 2, "name": "data", "required": false, "type": "string"}
+            ]
+        }),
+        "",
+    )
+    .unwrap()
+}
+
+fn new_table(catalog: &Arc<dyn Catalog>, ident: &TableIdent) -> TableState {
+    create_table(
+        Arc::clone(catalog),
+        ident,
+        &schema(),
+        &PartitionSpec::unpartitioned(),
+        &SortOrder::unsorted(),
+        None,
+        &[("owner".to_string(), "icefloe-tests".to_string())],
+        None,
+    )
+    .unwrap()
+}
+
+fn data_file(location: &str, name: &str, rows: i64) -> DataFile {
+    DataFile::new(
+        DataContentType::Data,
+        format!("{location}/data/{name}.parquet"),
+        FileFormat::Parquet,
+        Vec::new(),
+        rows,
+        100 * rows,
+    )
+}
+
+fn no_retries() -> RetryPolicy {
+    RetryPolicy {
+        num_retries: 0,
+        ..RetryPolicy::default()
+    }
+}
+
+#[test]
+fn namespaces_are_created_listed_updated_and_dropped() {
+    let Some(cat) = local() else { return };
+    let ns = vec![unique("ns")];
+    assert!(!cat.namespace_exists(&ns).unwrap());
+    cat.create_namespace(&ns, &props(&[("a", "1"), ("b", "2")]))
+        .unwrap();
+    assert!(cat.namespace_exists(&ns).unwrap());
+    let e = cat.create_namespace(&ns, &[]).unwrap_err();
+    assert!(matches!(e, Error::AlreadyExists { .. }), "{e}");
+    assert!(cat.list_namespaces(&[]).unwrap().contains(&ns));
+
+    let p = cat.namespace_properties(&ns).unwrap();
+    assert!(p.contains(&("a".into(), "1".into())), "{p:?}");
+    assert!(p.iter().any(|(k, _)| k == "location"), "{p:?}");
+    cat.update_namespace_properties(&ns, &["a".to_string()], &props(&[("c", "3")]))
+        .unwrap();
+    let p = cat.namespace_properties(&ns).unwrap();
+    assert!(!p.iter().any(|(k, _)| k == "a"), "{p:?}");
+    assert!(p.contains(&("c".into(), "3".into())), "{p:?}");
+
+    // a nested namespace, listed under its parent (the `parent` query parameter)
+    let child = vec![ns[0].clone(), "child level".to_string()];
+    cat.create_namespace(&child, &[]).unwrap();
+    assert_eq!(cat.list_namespaces(&ns).unwrap(), vec![child.clone()]);
+    assert!(cat.namespace_exists(&child).unwrap());
+    cat.drop_namespace(&child).unwrap();
+
+    // a namespace holding a table cannot be dropped
+    let t = TableIdent::new(ns.clone(), "t");
+    new_table(&cat, &t);
+    let e = cat.drop_namespace(&ns).unwrap_err();
+    assert!(matches!(e, Error::NamespaceNotEmpty { .. }), "{e}");
+    cat.drop_table(&t).unwrap();
+
+    cat.drop_namespace(&ns).unwrap();
+    assert!(!cat.namespace_exists(&ns).unwrap());
+    for e in [
+        cat.drop_namespace(&ns).unwrap_err(),
+        cat.namespace_properties(&ns).unwrap_err(),
+        cat.list_tables(&ns).unwrap_err(),
+    ] {
+        assert!(matches!(e, Error::NoSuchNamespace { .. }), "{e}");
+        assert!(e.to_string().contains(&ns[0]), "{e}");
+    }
+}
+
+#[test]
+fn tables_are_created_loaded_listed_renamed_registered_and_dropped() {
+    let Some(cat) = local() else { return };
+    let ns = vec![unique("tables")];
+    cat.create_namespace(&ns, &[]).unwrap();
+    let t = TableIdent::new(ns.clone(), "events");
+    let created = new_table(&cat, &t);
+    assert!(
+        created.metadata_location.contains("/events/metadata/"),
+        "{}",
+        created.metadata_location
+    );
+    assert_eq!(created.metadata.property("owner"), Some("icefloe-tests"));
+    // the default location is the namespace's, as the server's own catalog places tables
+    assert!(
+        created
+            .metadata
+            .location
+            .ends_with(&format!("/{}/events", ns[0])),
+        "{}",
+        created.metadata.location
+    );
+    let e = create_table(
+        Arc::clone(&cat),
+        &t,
+        &schema(),
+        &PartitionSpec::unpartitioned(),
+        &SortOrder::unsorted(),
+        None,
+        &[],
+        None,
+    )
+    .unwrap_err();
+    assert!(matches!(e, Error::AlreadyExists { .. }), "{e}");
+
+    let loaded = cat.load_table(&t).unwrap();
+    assert_eq!(loaded.metadata_location, created.metadata_location);
+    assert_eq!(loaded.metadata.table_uuid, created.metadata.table_uuid);
+    assert_eq!(loaded.metadata.current_schema().unwrap(), &schema());
+    assert!(cat.table_exists(&t).unwrap());
+    assert_eq!(cat.list_tables(&ns).unwrap(), vec![t.clone()]);
+
+    let moved = TableIdent::new(ns.clone(), "events_renamed");
+    cat.rename_table(&t, &moved).unwrap();
+    assert!(!cat.table_exists(&t).unwrap());
+    assert_eq!(
+        cat.load_table(&moved).unwrap().metadata.table_uuid,
+        created.metadata.table_uuid
+    );
+
+    // dropped (files kept), then registered again from its metadata file
+    cat.drop_table(&moved).unwrap();
+    assert!(cat.list_tables(&ns).unwrap().is_empty());
+    let registered = cat.register_table(&t, &loaded.metadata_location).unwrap();
+    assert_eq!(registered.metadata.table_uuid, created.metadata.table_uuid);
+    let e = cat
+        .register_table(&t, &loaded.metadata_location)
+        .unwrap_err();
+    assert!(matches!(e, Error::AlreadyExists { .. }), "{e}");
+
+    cat.purge_table(&t, Default::default()).unwrap();
+    assert!(!cat.table_exists(&t).unwrap());
+    cat.drop_namespace(&ns).unwrap();
+}
+
+#[test]
+fn a_missing_table_is_no_such_table_naming_the_request() {
+    let Some(cat) = local() else { return };
+    let ns = vec![unique("missing")];
+    cat.create_namespace(&ns, &[]).unwrap();
+    let t = TableIdent::new(ns.clone(), "nope");
+    let e = cat.load_table(&t).unwrap_err();
+    match &e {
+        Error::NoSuchTable { table } => {
+            assert!(table.contains(&t.to_string()), "{e}");
+            assert!(
+                table.contains(&format!("GET /v1/namespaces/{}/tables/nope", ns[0])),
+                "{e}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(!cat.table_exists(&t).unwrap());
+    assert!(matches!(cat.drop_table(&t), Err(Error::NoSuchTable { .. })));
+    assert!(matches!(
+        cat.rename_table(&t, &TableIdent::new(ns.clone(), "other")),
+        Err(Error::NoSuchTable { .. })
+    ));
+    // a table in a namespace that does not exist
+    let e = cat
+        .load_table(&TableIdent::new(vec![unique("no_ns")], "t"))
+        .unwrap_err();
+    assert!(
+        matches!(e, Error::NoSuchTable { .. } | Error::NoSuchNamespace { .. }),
+        "{e}"
+    );
+    cat.drop_namespace(&ns).unwrap();
+}
+
+#[test]
+fn an_append_commits_through_the_server_and_a_reload_scans_it() {
+    let Some(cat) = local() else { return };
+    let ns = vec![unique("append")];
+    cat.create_namespace(&ns, &[]).unwrap();
+    let t = TableIdent::new(ns.clone(), "t");
+    let created = new_table(&cat, &t);
+    let location = created.metadata.location.clone();
+
+    let mut tx = Transaction::load(Arc::clone(&cat), t.clone()).unwrap();
+    tx.append_files(vec![data_file(&location, "a", 10)]);
+    let committed = tx.commit().unwrap();
+    let snapshot = committed.metadata.current_snapshot().unwrap().clone();
+    assert_ne!(committed.metadata_location, created.metadata_location);
+
+    // a fresh client sees the snapshot, and plans a scan of it through the catalog's FileIO
+    let other = local().unwrap();
+    let reloaded = other.load_table(&t).unwrap();
+    assert_eq!(reloaded.metadata_location, committed.metadata_location);
+    let current = reloaded.metadata.current_snapshot().unwrap();
+    assert_eq!(current.snapshot_id, snapshot.snapshot_id);
+    assert_eq!(
+        current.summary.as_ref().unwrap().get("added-records"),
+        Some("10")
+    );
+    assert_eq!(reloaded.metadata.metadata_log.len(), 1);
+    let plan = TableScan::new(Arc::clone(&reloaded.metadata), other.io())
+        .plan_files()
+        .unwrap();
+    assert_eq!(plan.tasks.len(), 1);
+    assert_eq!(
+        plan.tasks[0].file.file.file_path,
+        format!("{location}/data/a.parquet")
+    );
+
+    // a property change and a second append in one transaction
+    let mut tx = Transaction::load(Arc::clone(&cat), t.clone()).unwrap();
+    tx.set_properties(props(&[("k", "v")])).unwrap();
+    tx.remove_properties(vec!["owner".to_string()]);
+    tx.append_files(vec![data_file(&location, "b", 5)]);
+    let second = tx.commit().unwrap();
+    let reloaded = other.load_table(&t).unwrap();
+    assert_eq!(reloaded.metadata_location, second.metadata_location);
+    assert_eq!(reloaded.metadata.property("k"), Some("v"));
+    assert_eq!(reloaded.metadata.property("owner"), None);
+    assert_eq!(reloaded.metadata.snapshots.len(), 2);
+    let plan = TableScan::new(Arc::clone(&reloaded.metadata), other.io())
+        .plan_files()
+        .unwrap();
+    assert_eq!(plan.tasks.len(), 2);
+
+    cat.purge_table(&t, Default::default()).unwrap();
+    cat.drop_namespace(&ns).unwrap();
+}
+
+#[test]
+fn a_concurrent_commit_is_a_conflict_then_retried_on_a_fresh_base() {
+    let Some(cat) = local() else { return };
+    let ns = vec![unique("conflict")];
+    cat.create_namespace(&ns, &[]).unwrap();
+    let t = TableIdent::new(ns.clone(), "t");
+    let base = new_table(&cat, &t);
+    let location = base.metadata.location.clone();
+
+    // two writers start from the same base; the first wins
+    let mut first = Transaction::new(Arc::clone(&cat), t.clone(), base.clone());
+    first.append_files(vec![data_file(&location, "first", 1)]);
+    let won = first.commit().unwrap();
+
+    // without retries the second gets the server's 409 as CommitFailed
+    let mut second =
+        Transaction::new(Arc::clone(&cat), t.clone(), base.clone()).with_retry_policy(no_retries());
+    second.append_files(vec![data_file(&location, "second", 2)]);
+    let e = second.commit().unwrap_err();
+    assert!(matches!(e, Error::CommitFailed { .. }), "{e}");
+    assert!(e.to_string().contains("POST /v1/namespaces/"), "{e}");
+    assert_eq!(
+        cat.load_table(&t).unwrap().metadata_location,
+        won.metadata_location
+    );
+
+    // with retries it is re-applied on the refreshed base
+    let mut third = Transaction::new(Arc::clone(&cat), t.clone(), base);
+    third.append_files(vec![data_file(&location, "third", 3)]);
+    let state = third.commit().unwrap();
+    let current = state.metadata.current_snapshot().unwrap();
+    assert_eq!(
+        current.parent_snapshot_id,
+        won.metadata.current_snapshot().map(|s| s.snapshot_id)
+    );
+    let plan = TableScan::new(Arc::clone(&state.metadata), cat.io())
+        .plan_files()
+        .unwrap();
+    assert_eq!(plan.tasks.len(), 2);
+
+    cat.purge_table(&t, Default::default()).unwrap();
+    cat.drop_namespace(&ns).unwrap();
+}
+
+#[test]
+fn oauth2_client_credentials_fetch_a_token_and_refusals_are_typed() {
+    let Some(uri) = env("ICEFLOE_TEST_REST_URI") else {
+        return;
+    };
+    let secret = "very-secret-client-secret";
+    let credential = format!("icefloe-client:{secret}");
+    // the server's token endpoint (the spec's default `/v1/oauth/tokens`)
+    let cat = RestCatalog::open(
+        "rest",
+        &props(&[
+            ("uri", &uri),
+            ("credential", &credential),
+            ("scope", "catalog"),
+        ]),
+    )
+    .unwrap();
+    let ns = vec![unique("oauth")];
+    cat.create_namespace(&ns, &[]).unwrap();
+    assert!(cat.namespace_exists(&ns).unwrap());
+    cat.drop_namespace(&ns).unwrap();
+    assert!(!format!("{cat:?}").contains(secret));
+
+    // a token endpoint that refuses: a typed error without the secret
+    let e = RestCatalog::open(
+        "rest",
+        &props(&[
+            ("uri", &uri),
+            ("credential", &credential),
+            (
+                "oauth2-server-uri",
+                &format!("{uri}/v1/no-such-token-endpoint"),
+            ),
+        ]),
+    )
+    .unwrap_err();
+    assert!(matches!(e, Error::NotAuthorized { .. }), "{e}");
+    let shown = format!("{e} {e:?}");
+    assert!(shown.contains("/v1/no-such-token-endpoint"), "{shown}");
+    assert!(!shown.contains(secret), "{shown}");
+}
+
+#[test]
+fn something_that_is_not_a_rest_catalog_is_a_typed_error() {
+    let Some(s3) = env("ICEFLOE_TEST_S3_ENDPOINT") else {
+        return;
+    };
+    // moto answers /v1/config with something that is not a catalog's config
+    let e = RestCatalog::open("rest", &props(&[("uri", &s3), ("token", "tok-0123456789")]))
+        .unwrap_err();
+    let shown = format!("{e} {e:?}");
+    assert!(shown.contains("/v1/config"), "{shown}");
+    assert!(!shown.contains("tok-0123456789"), "{shown}");
+    // nothing listening
+    let port = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let e = RestCatalog::open(
+        "rest",
+        &props(&[("uri", &format!("http://127.0.0.1:{port}"))]),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::ConnectionRefused),
+        "{e}"
+    );
+}
+
+/// A proxy on 127.0.0.1 in front of `upstream` that keeps the head of every request (to
+/// see which credentials signed it). It stops by itself after 60 s.
+fn recording_proxy(upstream: SocketAddr) -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let heads = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&heads);
+    std::thread::spawn(move || {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            let Ok((client, _)) = listener.accept() else {
+                std::thread::sleep(Duration::from_millis(5));
+                continue;
+            };
+            let seen = Arc::clone(&seen);
+            std::thread::spawn(move || forward(client, upstream, &seen));
+        }
+    });
+    (format!("http://{addr}"), heads)
+}
+
+/// The head of an HTTP message (up to the blank line) with its `Connection` header
+/// replaced by `Connection: close`, and the bytes after it.
+fn close_after(message: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
+    let end = message.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
+    let head = String::from_utf8_lossy(&message[..end - 4]);
+    let mut out: Vec<&str> = head
+        .split("\r\n")
+        .filter(|l| !l.to_ascii_lowercase().starts_with("connection:"))
+        .collect();
+    out.push("Connection: close");
+    let head = format!("{}\r\n\r\n", out.join("\r\n"));
+    Some((head.into_bytes(), message[end..].to_vec()))
+}
+
+/// Forwards one request per connection (both sides are told `Connection: close`, so that
+/// every request opens a connection and is recorded).
+fn forward(mut client: TcpStream, upstream: SocketAddr, seen: &Mutex<Vec<String>>) {
+    client.set_nonblocking(false).unwrap();
+    client
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 65536];
+    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+        match client.read(&mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(k) => buf.extend_from_slice(&chunk[..k]),
+        }
+    }
+    let Some((head, mut body)) = close_after(&buf) else {
+        return;
+    };
+    let head_text = String::from_utf8_lossy(&head).into_owned();
+    let length: usize = head_text
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case("content-length")
+                .then(|| v.trim().parse().ok())?
+        })
+        .unwrap_or(0);
+    while body.len() < length {
+        match client.read(&mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(k) => body.extend_from_slice(&chunk[..k]),
+        }
+    }
+    seen.lock().unwrap().push(head_text);
+    let Ok(mut up) = TcpStream::connect(upstream) else {
+        return;
+    };
+    if up
+        .write_all(&head)
+        .and_then(|_| up.write_all(&body))
+        .is_err()
+    {
+        return;
+    }
+    let mut answer = Vec::new();
+    let _ = up.read_to_end(&mut answer);
+    if let Some((head, rest)) = close_after(&answer) {
+        let _ = client
+            .write_all(&head)
+            .and_then(|_| client.write_all(&rest));
+    }
+    let _ = client.shutdown(std::net::Shutdown::Both);
+}
+
+#[test]
+fn vended_credentials_from_load_table_reach_the_file_io() {
+    let (Some(uri), Some(s3), Some(key_id)) = (
+        env("ICEFLOE_TEST_REST_S3_URI"),
+        env("ICEFLOE_TEST_S3_ENDPOINT"),
+        env("ICEFLOE_TEST_REST_S3_VENDED_KEY_ID"),
+    ) else {
+        return;
+    };
+    let upstream: SocketAddr = s3.trim_start_matches("http://").parse().unwrap();
+    let (proxy, heads) = recording_proxy(upstream);
+    // the client knows the endpoint but has no S3 credentials of its own: the server does
+    // not send `s3.endpoint`, and it vends the keys
+    let cat: Arc<dyn Catalog> = Arc::new(
+        RestCatalog::open(
+            "rest-s3",
+            &props(&[
+                ("uri", &uri),
+                ("s3.endpoint", &proxy),
+                ("s3.path-style-access", "true"),
+                ("s3.region", "us-east-1"),
+                ("header.X-Iceberg-Access-Delegation", "vended-credentials"),
+            ]),
+        )
+        .unwrap(),
+    );
+    let ns = vec![unique("vended")];
+    cat.create_namespace(&ns, &[]).unwrap();
+    let t = TableIdent::new(ns.clone(), "t");
+    let created = new_table(&cat, &t);
+    let location = created.metadata.location.clone();
+    assert!(location.starts_with("s3://"), "{location}");
+
+    let loaded = cat.load_table(&t).unwrap();
+    let rest = RestCatalog::open(
+        "rest-s3",
+        &props(&[
+            ("uri", &uri),
+            ("s3.endpoint", &proxy),
+            ("s3.path-style-access", "true"),
+        ]),
+    )
+    .unwrap();
+    rest.load_table(&t).unwrap();
+    let keys = rest.file_io_keys(&loaded.metadata_location);
+    assert!(keys.contains(&"s3.access-key-id".to_string()), "{keys:?}");
+    assert!(
+        keys.contains(&"s3.secret-access-key".to_string()),
+        "{keys:?}"
+    );
+
+    // the metadata file the server wrote is read through the catalog's FileIO, signed with
+    // the vended key
+    let bytes = cat.io().read(&loaded.metadata_location).unwrap();
+    assert!(!bytes.is_empty());
+    {
+        let heads = heads.lock().unwrap();
+        let signed: Vec<&String> = heads.iter().filter(|h| h.contains("Credential=")).collect();
+        assert!(
+            !signed.is_empty(),
+            "no signed request went through the proxy"
+        );
+        assert!(
+            signed
+                .iter()
+                .all(|h| h.contains(&format!("Credential={key_id}/"))),
+            "a request was not signed with the vended key"
+        );
+    }
+
+    // an append writes its manifests to S3 with the vended credentials, and scans plan
+    let mut tx = Transaction::load(Arc::clone(&cat), t.clone()).unwrap();
+    tx.append_files(vec![data_file(&location, "a", 7)]);
+    let committed = tx.commit().unwrap();
+    let plan = TableScan::new(Arc::clone(&committed.metadata), cat.io())
+        .plan_files()
+        .unwrap();
+    assert_eq!(plan.tasks.len(), 1);
+    let heads = heads.lock().unwrap();
+    assert!(heads
+        .iter()
+        .any(|h| h.starts_with("PUT ") && h.contains(&format!("Credential={key_id}/"))));
+
+    cat.drop_table(&t).unwrap();
+    cat.drop_namespace(&ns).unwrap();
+}
