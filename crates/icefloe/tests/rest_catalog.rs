@@ -430,8 +430,13 @@ fn something_that_is_not_a_rest_catalog_is_a_typed_error() {
 }
 
 /// A proxy on 127.0.0.1 in front of `upstream` that keeps the head of every request (to
-/// see which credentials signed it). It stops by itself after 60 s.
-fn recording_proxy(upstream: SocketAddr) -> (String, Arc<Mutex<Vec<String>>>) {
+/// see which credentials signed it). With `lose_commit_answers`, a table commit (`POST` to
+/// `.../tables/<name>`) reaches the server but its answer is replaced by a 502. It stops by
+/// itself after 60 s.
+fn recording_proxy(
+    upstream: SocketAddr,
+    lose_commit_answers: bool,
+) -> (String, Arc<Mutex<Vec<String>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let addr = listener.local_addr().unwrap();
@@ -445,7 +450,7 @@ fn recording_proxy(upstream: SocketAddr) -> (String, Arc<Mutex<Vec<String>>>) {
                 continue;
             };
             let seen = Arc::clone(&seen);
-            std::thread::spawn(move || forward(client, upstream, &seen));
+            std::thread::spawn(move || forward(client, upstream, &seen, lose_commit_answers));
         }
     });
     (format!("http://{addr}"), heads)
@@ -467,7 +472,12 @@ fn close_after(message: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
 
 /// Forwards one request per connection (both sides are told `Connection: close`, so that
 /// every request opens a connection and is recorded).
-fn forward(mut client: TcpStream, upstream: SocketAddr, seen: &Mutex<Vec<String>>) {
+fn forward(
+    mut client: TcpStream,
+    upstream: SocketAddr,
+    seen: &Mutex<Vec<String>>,
+    lose_commit_answers: bool,
+) {
     client.set_nonblocking(false).unwrap();
     client
         .set_read_timeout(Some(Duration::from_secs(20)))
@@ -498,7 +508,7 @@ fn forward(mut client: TcpStream, upstream: SocketAddr, seen: &Mutex<Vec<String>
             Ok(k) => body.extend_from_slice(&chunk[..k]),
         }
     }
-    seen.lock().unwrap().push(head_text);
+    seen.lock().unwrap().push(head_text.clone());
     let Ok(mut up) = TcpStream::connect(upstream) else {
         return;
     };
@@ -511,6 +521,19 @@ fn forward(mut client: TcpStream, upstream: SocketAddr, seen: &Mutex<Vec<String>
     }
     let mut answer = Vec::new();
     let _ = up.read_to_end(&mut answer);
+    let request_line = head_text.lines().next().unwrap_or("");
+    let is_commit = request_line.starts_with("POST ")
+        && request_line.contains("/tables/")
+        && !request_line.contains("/tables/rename");
+    if lose_commit_answers && is_commit {
+        let body =
+            r#"{"error":{"message":"bad gateway","type":"ServiceFailureException","code":502}}"#;
+        answer = format!(
+            "HTTP/1.1 502 Bad Gateway\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes();
+    }
     if let Some((head, rest)) = close_after(&answer) {
         let _ = client
             .write_all(&head)
@@ -529,7 +552,7 @@ fn vended_credentials_from_load_table_reach_the_file_io() {
         return;
     };
     let upstream: SocketAddr = s3.trim_start_matches("http://").parse().unwrap();
-    let (proxy, heads) = recording_proxy(upstream);
+    let (proxy, heads) = recording_proxy(upstream, false);
     // the client knows the endpoint but has no S3 credentials of its own: the server does
     // not send `s3.endpoint`, and it vends the keys
     let cat: Arc<dyn Catalog> = Arc::new(
@@ -603,5 +626,54 @@ fn vended_credentials_from_load_table_reach_the_file_io() {
         .any(|h| h.starts_with("PUT ") && h.contains(&format!("Credential={key_id}/"))));
 
     cat.drop_table(&t).unwrap();
+    cat.drop_namespace(&ns).unwrap();
+}
+
+#[test]
+fn a_lost_commit_answer_is_state_unknown_and_keeps_the_files() {
+    let Some(uri) = env("ICEFLOE_TEST_REST_URI") else {
+        return;
+    };
+    let upstream: SocketAddr = uri.trim_start_matches("http://").parse().unwrap();
+    let (proxy, _) = recording_proxy(upstream, true);
+    let cat = local().unwrap();
+    let ns = vec![unique("unknown")];
+    cat.create_namespace(&ns, &[]).unwrap();
+    let t = TableIdent::new(ns.clone(), "t");
+    let created = new_table(&cat, &t);
+    let location = created.metadata.location.clone();
+    let data = format!("{location}/data/a.parquet");
+    cat.io().write_new(&data, b"not really parquet").unwrap();
+
+    // the same server behind a proxy that loses the answers to commits
+    let lossy: Arc<dyn Catalog> =
+        Arc::new(RestCatalog::open("rest", &props(&[("uri", &proxy)])).unwrap());
+    let mut tx = Transaction::load(Arc::clone(&lossy), t.clone()).unwrap();
+    tx.append_files(vec![data_file(&location, "a", 10)]);
+    tx.own_files([data.clone()]);
+    let e = tx.commit().unwrap_err();
+    assert!(matches!(e, Error::CommitStateUnknown { .. }), "{e}");
+    assert!(e.to_string().contains("502"), "{e}");
+    assert!(
+        e.to_string().contains(&data),
+        "the error names the kept files: {e}"
+    );
+    // nothing was deleted: the commit did reach the server, and its files are the table's
+    assert!(cat.io().exists(&data).unwrap());
+    let state = cat.load_table(&t).unwrap();
+    let snapshot = state
+        .metadata
+        .current_snapshot()
+        .expect("the commit was applied");
+    assert!(cat
+        .io()
+        .exists(snapshot.manifest_list.as_deref().unwrap())
+        .unwrap());
+    let plan = TableScan::new(Arc::clone(&state.metadata), cat.io())
+        .plan_files()
+        .unwrap();
+    assert_eq!(plan.tasks.len(), 1);
+
+    cat.purge_table(&t, Default::default()).unwrap();
     cat.drop_namespace(&ns).unwrap();
 }
