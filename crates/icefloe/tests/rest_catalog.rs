@@ -429,14 +429,21 @@ fn something_that_is_not_a_rest_catalog_is_a_typed_error() {
     );
 }
 
+/// What a proxy does besides forwarding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    None,
+    /// A table commit (`POST` to `.../tables/<name>`) reaches the server, but its answer is
+    /// replaced by a 502.
+    LoseCommitAnswers,
+    /// The first request that is not a token request is answered 401 without reaching
+    /// the server (an expired or revoked token).
+    RejectFirstRequest,
+}
+
 /// A proxy on 127.0.0.1 in front of `upstream` that keeps the head of every request (to
-/// see which credentials signed it). With `lose_commit_answers`, a table commit (`POST` to
-/// `.../tables/<name>`) reaches the server but its answer is replaced by a 502. It stops by
-/// itself after 60 s.
-fn recording_proxy(
-    upstream: SocketAddr,
-    lose_commit_answers: bool,
-) -> (String, Arc<Mutex<Vec<String>>>) {
+/// see which credentials signed it), with `fault`. It stops by itself after 60 s.
+fn recording_proxy(upstream: SocketAddr, fault: Fault) -> (String, Arc<Mutex<Vec<String>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let addr = listener.local_addr().unwrap();
@@ -450,7 +457,7 @@ fn recording_proxy(
                 continue;
             };
             let seen = Arc::clone(&seen);
-            std::thread::spawn(move || forward(client, upstream, &seen, lose_commit_answers));
+            std::thread::spawn(move || forward(client, upstream, &seen, fault));
         }
     });
     (format!("http://{addr}"), heads)
@@ -472,12 +479,7 @@ fn close_after(message: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
 
 /// Forwards one request per connection (both sides are told `Connection: close`, so that
 /// every request opens a connection and is recorded).
-fn forward(
-    mut client: TcpStream,
-    upstream: SocketAddr,
-    seen: &Mutex<Vec<String>>,
-    lose_commit_answers: bool,
-) {
+fn forward(mut client: TcpStream, upstream: SocketAddr, seen: &Mutex<Vec<String>>, fault: Fault) {
     client.set_nonblocking(false).unwrap();
     client
         .set_read_timeout(Some(Duration::from_secs(20)))
@@ -508,7 +510,22 @@ fn forward(
             Ok(k) => body.extend_from_slice(&chunk[..k]),
         }
     }
-    seen.lock().unwrap().push(head_text.clone());
+    let first_catalog_request = {
+        let mut seen = seen.lock().unwrap();
+        seen.push(head_text.clone());
+        !head_text.contains("/oauth/tokens")
+            && seen.iter().filter(|h| !h.contains("/oauth/tokens")).count() == 1
+    };
+    if fault == Fault::RejectFirstRequest && first_catalog_request {
+        let body =
+            r#"{"error":{"message":"token expired","type":"NotAuthorizedException","code":401}}"#;
+        let _ = write!(
+            client,
+            "HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        return;
+    }
     let Ok(mut up) = TcpStream::connect(upstream) else {
         return;
     };
@@ -525,7 +542,7 @@ fn forward(
     let is_commit = request_line.starts_with("POST ")
         && request_line.contains("/tables/")
         && !request_line.contains("/tables/rename");
-    if lose_commit_answers && is_commit {
+    if fault == Fault::LoseCommitAnswers && is_commit {
         let body =
             r#"{"error":{"message":"bad gateway","type":"ServiceFailureException","code":502}}"#;
         answer = format!(
@@ -552,7 +569,7 @@ fn vended_credentials_from_load_table_reach_the_file_io() {
         return;
     };
     let upstream: SocketAddr = s3.trim_start_matches("http://").parse().unwrap();
-    let (proxy, heads) = recording_proxy(upstream, false);
+    let (proxy, heads) = recording_proxy(upstream, Fault::None);
     // the client knows the endpoint but has no S3 credentials of its own: the server does
     // not send `s3.endpoint`, and it vends the keys
     let cat: Arc<dyn Catalog> = Arc::new(
@@ -635,7 +652,7 @@ fn a_lost_commit_answer_is_state_unknown_and_keeps_the_files() {
         return;
     };
     let upstream: SocketAddr = uri.trim_start_matches("http://").parse().unwrap();
-    let (proxy, _) = recording_proxy(upstream, true);
+    let (proxy, _) = recording_proxy(upstream, Fault::LoseCommitAnswers);
     let cat = local().unwrap();
     let ns = vec![unique("unknown")];
     cat.create_namespace(&ns, &[]).unwrap();
@@ -676,4 +693,84 @@ fn a_lost_commit_answer_is_state_unknown_and_keeps_the_files() {
 
     cat.purge_table(&t, Default::default()).unwrap();
     cat.drop_namespace(&ns).unwrap();
+}
+
+#[test]
+fn lists_follow_every_page() {
+    let Some(uri) = env("ICEFLOE_TEST_REST_URI") else {
+        return;
+    };
+    let upstream: SocketAddr = uri.trim_start_matches("http://").parse().unwrap();
+    let (proxy, heads) = recording_proxy(upstream, Fault::None);
+    let cat: Arc<dyn Catalog> = Arc::new(
+        RestCatalog::open("rest", &props(&[("uri", &proxy), ("rest.page-size", "2")])).unwrap(),
+    );
+    let ns = vec![unique("pages")];
+    cat.create_namespace(&ns, &[]).unwrap();
+    let mut idents: Vec<TableIdent> = (0..5)
+        .map(|i| TableIdent::new(ns.clone(), format!("t{i}")))
+        .collect();
+    for t in &idents {
+        new_table(&cat, t);
+    }
+    let children: Vec<Vec<String>> = (0..3)
+        .map(|i| vec![ns[0].clone(), format!("c{i}")])
+        .collect();
+    for c in &children {
+        cat.create_namespace(c, &[]).unwrap();
+    }
+    heads.lock().unwrap().clear();
+    idents.sort();
+    assert_eq!(cat.list_tables(&ns).unwrap(), idents);
+    let mut listed = cat.list_namespaces(&ns).unwrap();
+    listed.sort();
+    assert_eq!(listed, children);
+    let heads = heads.lock().unwrap();
+    let pages = |part: &str| {
+        heads
+            .iter()
+            .filter(|h| h.starts_with("GET ") && h.contains(part))
+            .count()
+    };
+    assert!(pages("/tables?") >= 3, "{heads:?}");
+    assert!(heads.iter().any(|h| h.contains("pageToken=")), "{heads:?}");
+    assert!(pages("/namespaces?") >= 2, "{heads:?}");
+    drop(heads);
+    for t in &idents {
+        cat.drop_table(t).unwrap();
+    }
+    for c in &children {
+        cat.drop_namespace(c).unwrap();
+    }
+    cat.drop_namespace(&ns).unwrap();
+}
+
+#[test]
+fn a_401_fetches_a_new_oauth2_token_once() {
+    let Some(uri) = env("ICEFLOE_TEST_REST_URI") else {
+        return;
+    };
+    let upstream: SocketAddr = uri.trim_start_matches("http://").parse().unwrap();
+    let (proxy, heads) = recording_proxy(upstream, Fault::RejectFirstRequest);
+    let cat = RestCatalog::open(
+        "rest",
+        &props(&[
+            ("uri", &proxy),
+            ("credential", "client-401:its-secret-value"),
+        ]),
+    )
+    .unwrap();
+    let heads = heads.lock().unwrap();
+    let tokens = heads
+        .iter()
+        .filter(|h| h.contains("/v1/oauth/tokens"))
+        .count();
+    assert_eq!(tokens, 2, "a token, a 401, a new token: {heads:?}");
+    let configs: Vec<&String> = heads.iter().filter(|h| h.contains("/v1/config")).collect();
+    assert_eq!(configs.len(), 2, "{heads:?}");
+    assert!(configs
+        .iter()
+        .all(|h| h.contains("Bearer client-credentials-token:sub=client-401")));
+    drop(heads);
+    assert!(cat.list_namespaces(&[]).is_ok());
 }
