@@ -250,6 +250,12 @@ fn a_missing_table_is_no_such_table_naming_the_request() {
         cat.rename_table(&t, &TableIdent::new(ns.clone(), "other")),
         Err(Error::NoSuchTable { .. })
     ));
+    // views: none here
+    assert!(cat.list_views(&ns).unwrap().is_empty());
+    assert!(!cat.view_exists(&t).unwrap());
+    let e = cat.load_view(&t).unwrap_err();
+    assert!(matches!(e, Error::NoSuchView { .. }), "{e}");
+    assert!(matches!(cat.drop_view(&t), Err(Error::NoSuchView { .. })));
     // a table in a namespace that does not exist
     let e = cat
         .load_table(&TableIdent::new(vec![unique("no_ns")], "t"))

@@ -54,16 +54,15 @@ fn string_map(value: Option<&Value>, field: &str, shown: &str) -> Result<Vec<(St
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Object(m)) => m
             .iter()
-            .map(|(k, v)| match v {
-                Value::String(s) => Ok((k.clone(), s.clone())),
+            .filter_map(|(k, v)| match v {
+                Value::String(s) => Some(Ok((k.clone(), s.clone()))),
                 // a null value means "unset": Java's parser drops it too
-                Value::Null => Ok((k.clone(), String::new())),
-                _ => Err(protocol_error(
+                Value::Null => None,
+                _ => Some(Err(protocol_error(
                     shown,
                     &format!("'{field}.{k}' is not a string"),
-                )),
+                ))),
             })
-            .filter(|r| !matches!(r, Ok((_, v)) if v.is_empty()))
             .collect(),
         Some(_) => Err(protocol_error(
             shown,
@@ -302,7 +301,7 @@ mod tests {
     fn config_merges_defaults_client_then_overrides() {
         let answer = serde_json::json!({
             "defaults": {"a": "server-default", "b": "server-default", "clients": "4"},
-            "overrides": {"b": "server-override", "prefix": "cat1"},
+            "overrides": {"b": "server-override", "prefix": "cat1", "unset": null, "empty": ""},
             "endpoints": ["GET /v1/{prefix}/namespaces"]
         });
         let config = ConfigResponse::from_json(&answer, "GET /v1/config").unwrap();
@@ -311,6 +310,8 @@ mod tests {
         assert_eq!(get(&merged, "b"), Some("server-override"));
         assert_eq!(get(&merged, "c"), Some("client"));
         assert_eq!(get(&merged, "clients"), Some("4"));
+        assert_eq!(get(&merged, "unset"), None);
+        assert_eq!(get(&merged, "empty"), Some(""));
         let paths = Paths::new(&merged);
         assert_eq!(paths.namespaces(), "v1/cat1/namespaces");
         let bad = serde_json::json!({"defaults": {"a": 1}});
