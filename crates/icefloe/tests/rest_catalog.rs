@@ -780,3 +780,117 @@ fn a_401_fetches_a_new_oauth2_token_once() {
     drop(heads);
     assert!(cat.list_namespaces(&[]).is_ok());
 }
+
+#[test]
+fn schema_spec_order_upgrade_tags_and_expiry_commit_through_the_server() {
+    use icefloe::commit::{ExpireSnapshots, ManageSnapshots};
+    use icefloe::spec::partition_update::UpdatePartitionSpec;
+    use icefloe::spec::schema_update::UpdateSchema;
+    use icefloe::spec::types::{PrimitiveType, Type};
+
+    let Some(cat) = local() else { return };
+    let ns = vec![unique("evolve")];
+    cat.create_namespace(&ns, &[]).unwrap();
+    let t = TableIdent::new(ns.clone(), "t");
+    let created = create_table(
+        Arc::clone(&cat),
+        &t,
+        &schema(),
+        &PartitionSpec::unpartitioned(),
+        &SortOrder::unsorted(),
+        None,
+        &[],
+        Some(2),
+    )
+    .unwrap();
+    let location = created.metadata.location.clone();
+    let mut snapshots = Vec::new();
+    for name in ["a", "b", "c"] {
+        let mut tx = Transaction::load(Arc::clone(&cat), t.clone()).unwrap();
+        tx.append_files(vec![data_file(&location, name, 1)]);
+        snapshots.push(tx.commit().unwrap().metadata.current_snapshot_id.unwrap());
+    }
+
+    // a new column, an identity partition on `data` and a sort order, in one commit
+    let base = cat.load_table(&t).unwrap();
+    let md = Arc::clone(&base.metadata);
+    let mut tx = Transaction::new(Arc::clone(&cat), t.clone(), base);
+    let mut update = UpdateSchema::new(md.current_schema().unwrap(), md.last_column_id);
+    update
+        .add_column(
+            None,
+            "extra",
+            Type::Primitive(PrimitiveType::String),
+            None,
+            None,
+        )
+        .unwrap();
+    tx.update_schema(&update).unwrap();
+    let mut spec = UpdatePartitionSpec::new(
+        md.format_version,
+        md.current_schema().unwrap(),
+        md.default_spec().unwrap(),
+        &md.partition_specs,
+        md.last_partition_id,
+    )
+    .unwrap();
+    spec.add_identity("data").unwrap();
+    tx.update_spec(
+        spec.apply().unwrap(),
+        md.default_spec_id,
+        md.last_partition_id,
+    );
+    let order = SortOrder::from_json(
+        &serde_json::json!({"order-id": 1, "fields": [
+            {"transform": "identity", "source-id": 1, "direction": "asc", "null-order": "nulls-first"}
+        ]}),
+        "",
+    )
+    .unwrap();
+    tx.replace_sort_order(order, md.default_sort_order_id);
+    tx.commit().unwrap();
+
+    let evolved = local().unwrap().load_table(&t).unwrap().metadata;
+    let current = evolved.current_schema().unwrap();
+    assert_eq!(evolved.current_schema_id, 1);
+    assert!(
+        current.to_json().to_string().contains("\"extra\""),
+        "{}",
+        current.to_json()
+    );
+    assert_eq!(evolved.last_column_id, 3);
+    assert_eq!(evolved.default_spec().unwrap().fields.len(), 1);
+    assert_eq!(evolved.last_partition_id, 1000);
+    assert_eq!(evolved.default_sort_order_id, 1);
+    assert_eq!(evolved.default_sort_order().unwrap().fields.len(), 1);
+
+    // a format upgrade and a property, then a tag, then an expiry
+    let mut tx = Transaction::load(Arc::clone(&cat), t.clone()).unwrap();
+    tx.set_properties(props(&[("format-version", "3"), ("p", "q")]))
+        .unwrap();
+    tx.commit().unwrap();
+    let mut tx = Transaction::load(Arc::clone(&cat), t.clone()).unwrap();
+    let mut ms = ManageSnapshots::new();
+    ms.create_tag("second", snapshots[1]);
+    tx.add_change(Box::new(ms));
+    tx.commit().unwrap();
+    ExpireSnapshots::new()
+        .expire_snapshot_id(snapshots[0])
+        .clean_expired_files(false)
+        .commit(Arc::clone(&cat), &t)
+        .unwrap();
+
+    let last = local().unwrap().load_table(&t).unwrap().metadata;
+    assert_eq!(last.format_version, 3);
+    assert_eq!(last.property("p"), Some("q"));
+    assert_eq!(
+        last.snapshot_ref("second").unwrap().snapshot_id,
+        snapshots[1]
+    );
+    let ids: Vec<i64> = last.snapshots.iter().map(|s| s.snapshot_id).collect();
+    assert_eq!(ids, snapshots[1..].to_vec());
+    assert_eq!(last.current_snapshot_id, Some(snapshots[2]));
+
+    cat.drop_table(&t).unwrap();
+    cat.drop_namespace(&ns).unwrap();
+}
