@@ -894,3 +894,43 @@ fn schema_spec_order_upgrade_tags_and_expiry_commit_through_the_server() {
     cat.drop_table(&t).unwrap();
     cat.drop_namespace(&ns).unwrap();
 }
+
+#[test]
+fn create_or_replace_keeps_the_history_on_the_server() {
+    use icefloe::commit::{create_or_replace_table, NewTable};
+
+    let Some(cat) = local() else { return };
+    let ns = vec![unique("replace")];
+    cat.create_namespace(&ns, &[]).unwrap();
+    let t = TableIdent::new(ns.clone(), "t");
+    // creating through create-or-replace, with its first append in the same commit
+    let first = create_or_replace_table(Arc::clone(&cat), &t, NewTable::new(schema())).unwrap();
+    assert!(first.metadata.current_snapshot_id.is_none());
+    let mut tx = Transaction::load(Arc::clone(&cat), t.clone()).unwrap();
+    tx.append_files(vec![data_file(&first.metadata.location, "a", 1)]);
+    let appended = tx.commit().unwrap();
+    let old_snapshot = appended.metadata.current_snapshot_id.unwrap();
+
+    let other = Schema::from_json(
+        &serde_json::json!({"type": "struct", "schema-id": 0, "fields": [
+            {"id": 1, "name": "k", "required": false, "type": "int"}
+        ]}),
+        "",
+    )
+    .unwrap();
+    let replaced = create_or_replace_table(Arc::clone(&cat), &t, NewTable::new(other)).unwrap();
+    let reloaded = local().unwrap().load_table(&t).unwrap();
+    assert_eq!(reloaded.metadata_location, replaced.metadata_location);
+    assert_eq!(reloaded.metadata.table_uuid, first.metadata.table_uuid);
+    assert!(reloaded.metadata.current_snapshot_id.is_none());
+    assert!(reloaded.metadata.snapshot_by_id(old_snapshot).is_some());
+    assert!(reloaded
+        .metadata
+        .current_schema()
+        .unwrap()
+        .to_json()
+        .to_string()
+        .contains("\"k\""));
+    cat.drop_table(&t).unwrap();
+    cat.drop_namespace(&ns).unwrap();
+}
