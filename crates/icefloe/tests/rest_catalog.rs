@@ -419,6 +419,23 @@ fn something_that_is_not_a_rest_catalog_is_a_typed_error() {
     let shown = format!("{e} {e:?}");
     assert!(shown.contains("/v1/config"), "{shown}");
     assert!(!shown.contains("tok-0123456789"), "{shown}");
+    // an answer over the size limit is refused, not buffered
+    let uri = env("ICEFLOE_TEST_REST_URI").unwrap();
+    let ns = vec![unique("big")];
+    let normal = RestCatalog::open("rest", &props(&[("uri", &uri)])).unwrap();
+    normal
+        .create_namespace(&ns, &props(&[("long", &"x".repeat(10_000))]))
+        .unwrap();
+    // (the config answer, about 1 KB, still fits)
+    let small = RestCatalog::open(
+        "rest",
+        &props(&[("uri", &uri), ("rest.max-response-bytes", "5000")]),
+    )
+    .unwrap();
+    let e = small.namespace_properties(&ns).unwrap_err();
+    assert!(matches!(e, Error::ServiceFailure { .. }), "{e}");
+    assert!(e.to_string().contains("larger than 5000 bytes"), "{e}");
+    small.drop_namespace(&ns).unwrap();
     // nothing listening
     let port = {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
