@@ -87,6 +87,8 @@ __all__ = [
     "CommitFailedError",
     "CommitStateUnknownError",
     "ValidationError",
+    "NotAuthorizedError",
+    "ServiceFailureError",
 ]
 
 
@@ -130,3 +132,13 @@ class ValidationError(IcefloeError):
 class PreconditionFailedError(IcefloeIOError):
     """A conditional write found the file changed (another writer replaced or deleted it
     since its version was read). Re-read and retry."""
+
+
+class NotAuthorizedError(IcefloeError, PermissionError):
+    """A catalog service refused the credentials (HTTP 401, 403 or 419, or a refused token
+    request). The message never holds the credentials."""
+
+
+class ServiceFailureError(IcefloeError):
+    """A catalog service failed (a 5xx outside a commit) or answered something that is not
+    its protocol (a body that is not the expected JSON, an answer over the size limit)."""

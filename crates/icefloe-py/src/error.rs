@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
 /// The classes of `icefloe.errors` that core errors map to, in the order of `class_of`.
-const CLASSES: [&str; 20] = [
+const CLASSES: [&str; 22] = [
     "IcefloeError",
     "IcefloeIOError",
     "InvalidJsonError",
@@ -28,6 +28,8 @@ const CLASSES: [&str; 20] = [
     "CommitFailedError",
     "CommitStateUnknownError",
     "ValidationError",
+    "NotAuthorizedError",
+    "ServiceFailureError",
 ];
 const PRECONDITION_FAILED: &str = "PreconditionFailedError";
 
@@ -58,6 +60,8 @@ fn class_of(e: &Error) -> usize {
         Error::CommitFailed { .. } => 17,
         Error::CommitStateUnknown { .. } => 18,
         Error::ValidationFailed { .. } => 19,
+        Error::NotAuthorized { .. } => 20,
+        Error::ServiceFailure { .. } => 21,
         Error::PreconditionFailed { .. } => CLASSES.len(),
         _ => 0,
     }
