@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import os
+import re
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -804,3 +805,57 @@ def test_abort_finds_the_files_of_a_task_that_failed(env):
     writer.abort([None])
     assert data_files(env.root / "wh" / "db" / "half_written") == set()
     assert cat.load_table("db.half_written").current_snapshot() is None
+
+
+# ---------------------------------------------------------------------------------------------
+# where files go: one rule, Rust's (Java 1.11's LocationProviders)
+# ---------------------------------------------------------------------------------------------
+
+
+def _java_location_error(env, location: str, props: dict[str, str]) -> str:
+    """The message of Java's ``LocationProviders.locationsFor`` for a table's properties."""
+    jvm = env.spark._jvm
+    jprops = jvm.java.util.HashMap()
+    for k, v in props.items():
+        jprops.put(k, v)
+    try:
+        jvm.org.apache.iceberg.LocationProviders.locationsFor(location, jprops)
+    except Exception as e:  # noqa: BLE001 (py4j wraps Java's IllegalArgumentException)
+        return str(e.java_exception.getMessage())
+    raise AssertionError("Java accepted the properties")
+
+
+def test_folder_storage_path_gets_the_rust_error_in_spark_writes(env):
+    """Java 1.11 refuses ``write.folder-storage.path`` (deprecated; ``write.data.path``
+    instead): a Spark write gets the very error of the Rust location provider, which is
+    Java's, before any task writes a file, whether the property is the table's or a write
+    option; with ``write.data.path`` as well, the write goes there (Java reads only that)."""
+    spark = env.spark
+    cat = env.catalog()
+    legacy = (env.root / "legacy").as_uri()
+    t = cat.create_table(
+        "db.folder_storage",
+        pa.schema([("id", pa.int64()), ("s", pa.string())]),
+        properties={"write.folder-storage.path": legacy},
+    )
+    with pytest.raises(errors.InvalidArgumentError) as rust:
+        icefloe._native.LocationProvider(t.metadata)
+    message = str(rust.value)
+    assert message == _java_location_error(env, t.metadata.location, {"write.folder-storage.path": legacy})
+    df = spark.createDataFrame([(1, "a")], "id bigint, s string")
+    with pytest.raises(Exception, match=re.escape(message)):
+        env.write(df, "db.folder_storage")
+    cat.create_table("db.folder_option", pa.schema([("id", pa.int64()), ("s", pa.string())]))
+    with pytest.raises(Exception, match=re.escape(message)):
+        env.write(df, "db.folder_option", **{"write.folder-storage.path": legacy})
+    assert not (env.root / "legacy").exists()
+    assert cat.load_table("db.folder_storage").current_snapshot() is None
+    assert cat.load_table("db.folder_option").current_snapshot() is None
+
+    elsewhere = (env.root / "elsewhere").as_uri()
+    env.write(df, "db.folder_storage", **{"write.data.path": elsewhere})
+    paths = [
+        r.file_path for r in spark.sql(f"SELECT file_path FROM {env.name}.db.folder_storage.files").collect()
+    ]
+    assert len(paths) == 1 and paths[0].startswith(elsewhere + "/")
+    assert env.java("db.folder_storage").count() == 1

@@ -673,3 +673,33 @@ def expire_snapshots(
     clean_expired_metadata: bool = False,
     delete_outside_location: bool = False,
 ) -> dict[str, list[str]]: ...
+
+# --- spec rules and wire names defined once, in Rust (crates/icefloe-py/src/rules.rs) -------
+
+RESERVED_FIELD_IDS: dict[str, int]
+PARTITION_DATA_ID_START: int
+PARQUET_FIELD_ID: bytes
+SNAPSHOT_ID_KEY: bytes
+SCHEMA_KEY: bytes
+PROJECTED_SCHEMA_KEY: bytes
+SPECS_KEY: bytes
+RESIDUALS_KEY: bytes
+FILTER_KEY: bytes
+NAME_MAPPING_KEY: bytes
+FORMAT_VERSION_KEY: bytes
+SPEC_ID_KEY: bytes
+
+class LocationProvider:
+    def __init__(
+        self,
+        metadata: TableMetadata,
+        overrides: dict[str, str] | None = None,
+        data_location: str | None = None,
+    ) -> None: ...
+    @property
+    def data_location(self) -> str: ...
+    def new_data_location(self, file_name: str, partition_path: str = "") -> str: ...
+
+def single_values_to_arrow(type_json: str, values: list[str]) -> pa.Array: ...
+def isolation_level(name: str) -> str: ...
+def default_partition_field_name(column: str, transform: str) -> str: ...

@@ -57,6 +57,11 @@ class InvalidArgumentError(IcefloeError, ValueError):
     """An argument that cannot be used (a bad transform, a value of the wrong type)."""
 
 
+class InvalidArgumentTypeError(InvalidArgumentError, TypeError):
+    """An argument of a type the call does not take (also a ``TypeError``, what Python
+    raises for a wrong type)."""
+
+
 class NotFoundError(IcefloeError, LookupError):
     """A lookup found nothing (a field, a snapshot, a ref)."""
 
@@ -75,6 +80,7 @@ __all__ = [
     "UnsupportedFormatVersionError",
     "IcefloeIOError",
     "InvalidArgumentError",
+    "InvalidArgumentTypeError",
     "NotFoundError",
     "UnsupportedError",
     "InvalidIdentifierError",

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import _native
+from .errors import InvalidArgumentError, InvalidArgumentTypeError
 from .executor.tasks import CombinedScanTask, FileScanTask
 from .expressions import to_filter
 from .scan import PlanBatches, ScanPlan, TableScan
@@ -51,7 +52,9 @@ def _filter(row_filter: Any) -> _native.Expression | None:
 
 def _fields(selected_fields: Sequence[str] | None) -> list[str] | None:
     if isinstance(selected_fields, str):
-        raise TypeError(f"selected_fields is a sequence of column names, not the string {selected_fields!r}")
+        raise InvalidArgumentTypeError(
+            f"selected_fields is a sequence of column names, not the string {selected_fields!r}"
+        )
     if selected_fields is None or tuple(selected_fields) == ("*",):
         return None
     return list(selected_fields)
@@ -63,13 +66,13 @@ _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 def _millis(as_of: Any) -> int:
     if isinstance(as_of, _dt.datetime):
         if as_of.tzinfo is None:
-            raise ValueError("as_of must be timezone-aware (or milliseconds since the epoch)")
+            raise InvalidArgumentError("as_of must be timezone-aware (or milliseconds since the epoch)")
         # exact integer arithmetic: `timestamp() * 1000` is a float product that can land a
         # millisecond short, and truncates before 1970 instead of flooring
         return (as_of - _EPOCH) // _dt.timedelta(milliseconds=1)
     if isinstance(as_of, int) and not isinstance(as_of, bool):
         return as_of
-    raise TypeError("as_of must be a datetime or milliseconds since the epoch")
+    raise InvalidArgumentTypeError("as_of must be a datetime or milliseconds since the epoch")
 
 
 class Table:
@@ -97,7 +100,7 @@ class Table:
     def refresh(self) -> Table:
         """Reloads the current metadata from the catalog (in place; returns ``self``)."""
         if self.catalog is None or self.identifier is None:
-            raise ValueError("this table was opened from a file, not loaded from a catalog")
+            raise InvalidArgumentError("this table was opened from a file, not loaded from a catalog")
         fresh = self.catalog.load_table(self.identifier)
         self.metadata, self.metadata_location = fresh.metadata, fresh.metadata_location
         return self
@@ -268,7 +271,7 @@ class Table:
         (``("*",)`` or ``None`` for all); at most one of ``snapshot_id``, ``ref`` (branch or
         tag) and ``as_of`` (a timezone-aware datetime or epoch milliseconds)."""
         if sum(x is not None for x in (snapshot_id, ref, as_of)) > 1:
-            raise ValueError("give at most one of snapshot_id, ref and as_of")
+            raise InvalidArgumentError("give at most one of snapshot_id, ref and as_of")
         return TableScan(
             self,
             _filter(row_filter),

@@ -10,6 +10,7 @@ mod manifest;
 mod metadata;
 mod projection;
 mod puffin;
+mod rules;
 mod scan;
 mod schema;
 mod schema_update;
@@ -63,5 +64,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     transaction::register(m)?;
     deletes::register(m)?;
     snapshots::register(m)?;
+    rules::register(m)?;
     Ok(())
 }

@@ -25,13 +25,14 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .. import _native
+from ..errors import InvalidArgumentError
 from .files import filesystem_for
 
 __all__ = ["PositionDeletes", "write_position_deletes"]
 
 # the reserved columns of a position delete file ("Position Delete Files")
-_FILE_PATH_ID = 2147483546
-_POS_ID = 2147483545
+_FILE_PATH_ID = _native.RESERVED_FIELD_IDS["file_path"]
+_POS_ID = _native.RESERVED_FIELD_IDS["pos"]
 
 
 class PositionDeletes(NamedTuple):
@@ -58,22 +59,21 @@ def _positions_in(delete_files: Iterable[str], data_path: str) -> pa.Array:
     return pa.concat_arrays(chunks) if chunks else pa.array([], pa.int64())
 
 
-def _data_dir(table_metadata: Any) -> str:
-    props = table_metadata.properties
-    return props.get("write.data.path") or f"{table_metadata.location.rstrip('/')}/data"
-
-
 def write_position_deletes(
     table_metadata: Any, deletes: Mapping[str, Any], *, location: str | None = None
 ) -> PositionDeletes:
     """Writes delete files for ``deletes`` (data file path -> row positions: a list, numpy
     or pyarrow array) of live data files of the table's current snapshot, all of one
-    partition spec. ``location``: the Puffin file (v3) or the directory (v2) to write in;
-    by default the table's data directory. Returns the rows to add and to remove."""
+    partition spec. ``location``: the Puffin file (v3) or the data location (v2) to write
+    in; by default the table's location provider places the files (as Java's
+    ``OutputFileFactory.newOutputFile()``: under the data location, hash directories first
+    with ``write.object-storage.enabled``). Returns the rows to add and to remove."""
     md = table_metadata
     if md.format_version < 2:
-        raise ValueError("format version 1 tables have no delete files")
+        raise InvalidArgumentError("format version 1 tables have no delete files")
     if md.format_version >= 3:
+        # placed first: a location property Java refuses fails before any work
+        target = location or _native.LocationProvider(md).new_data_location(f"{uuid.uuid4()}-deletes.puffin")
         extra = _native.position_delete_files_for(md, list(deletes))
         vectors = {}
         for path, positions in deletes.items():
@@ -81,23 +81,25 @@ def write_position_deletes(
             if extra.get(path):
                 dv = dv.merge(_native.DeletionVector.from_positions(_positions_in(extra[path], path)))
             vectors[path] = dv
-        target = location or f"{_data_dir(md)}/{uuid.uuid4()}-deletes.puffin"
         added, removed = _native.write_dv_deletes(md, target, vectors)
         return PositionDeletes(pa.table(added), pa.table(removed))
 
-    directory = (location or _data_dir(md)).rstrip("/")
+    locations = _native.LocationProvider(md, data_location=location)
     schema = pa.schema(
         [
             pa.field(
-                "file_path", pa.string(), nullable=False, metadata={"PARQUET:field_id": str(_FILE_PATH_ID)}
+                "file_path",
+                pa.string(),
+                nullable=False,
+                metadata={_native.PARQUET_FIELD_ID: str(_FILE_PATH_ID)},
             ),
-            pa.field("pos", pa.int64(), nullable=False, metadata={"PARQUET:field_id": str(_POS_ID)}),
+            pa.field("pos", pa.int64(), nullable=False, metadata={_native.PARQUET_FIELD_ID: str(_POS_ID)}),
         ]
     )
     written = []
     for path, positions in deletes.items():
         pos = pc.unique(_positions(positions)).sort()
-        target = f"{directory}/{uuid.uuid4()}-deletes.parquet"
+        target = locations.new_data_location(f"{uuid.uuid4()}-deletes.parquet")
         fs, p = filesystem_for(target)
         parent = p.rsplit("/", 1)[0]
         if parent:

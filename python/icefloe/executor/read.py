@@ -28,11 +28,7 @@ asked, with their reserved ids. Positions (``_pos``) are file-global.
 
 from __future__ import annotations
 
-import datetime as _dt
-import decimal
 import json
-import re
-import uuid as _uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,25 +39,33 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .. import _native
-from ..errors import IcefloeIOError, InvalidArgumentError, InvalidInputError, UnsupportedError
+from ..errors import (
+    IcefloeIOError,
+    InvalidArgumentError,
+    InvalidArgumentTypeError,
+    InvalidInputError,
+    UnsupportedError,
+)
 from .files import local_path
 from .tasks import CombinedScanTask
 
 __all__ = ["read_tasks", "METADATA_COLUMNS", "DEFAULT_BATCH_SIZE"]
 
 DEFAULT_BATCH_SIZE = 65536
-FIELD_ID = b"PARQUET:field_id"
+FIELD_ID = _native.PARQUET_FIELD_ID
 
-# The spec's reserved field ids ("Reserved Field IDs", "Row Lineage")
-FILE_PATH_ID = 2147483646
-POS_ID = 2147483645
-DELETED_ID = 2147483644
-SPEC_ID_ID = 2147483643
-PARTITION_ID = 2147483642
-DELETE_FILE_PATH_ID = 2147483546
-DELETE_FILE_POS_ID = 2147483545
-ROW_ID_ID = 2147483540
-LAST_UPDATED_SEQ_ID = 2147483539
+# The spec's reserved field ids ("Reserved Field IDs", "Row Lineage"), as the Rust core
+# defines them
+_RESERVED = _native.RESERVED_FIELD_IDS
+FILE_PATH_ID = _RESERVED["_file"]
+POS_ID = _RESERVED["_pos"]
+DELETED_ID = _RESERVED["_deleted"]
+SPEC_ID_ID = _RESERVED["_spec_id"]
+PARTITION_ID = _RESERVED["_partition"]
+DELETE_FILE_PATH_ID = _RESERVED["file_path"]
+DELETE_FILE_POS_ID = _RESERVED["pos"]
+ROW_ID_ID = _RESERVED["_row_id"]
+LAST_UPDATED_SEQ_ID = _RESERVED["_last_updated_sequence_number"]
 
 METADATA_COLUMNS = {
     "_file": (FILE_PATH_ID, pa.string()),
@@ -116,7 +120,7 @@ def _plan_table(tasks: Any) -> pa.Table:
         return pa.Table.from_batches([tasks])
     if isinstance(tasks, pa.Table):
         return tasks
-    raise TypeError(
+    raise InvalidArgumentTypeError(
         f"read_tasks takes a CombinedScanTask, a plan table or batch, or IPC bytes, not {type(tasks)!r}"
     )
 
@@ -211,16 +215,16 @@ class _PlanContext:
     def of(plan_schema: pa.Schema, residuals: list | None, metadata_columns: Sequence[str]) -> _PlanContext:
         md = plan_schema.metadata or {}
         try:
-            schema_text = md[b"icefloe.schema"].decode()
-            projected_text = md[b"icefloe.projected_schema"].decode()
-            specs = {s["spec-id"]: s for s in json.loads(md[b"icefloe.partition_specs"])}
+            schema_text = md[_native.SCHEMA_KEY].decode()
+            projected_text = md[_native.PROJECTED_SCHEMA_KEY].decode()
+            specs = {s["spec-id"]: s for s in json.loads(md[_native.SPECS_KEY])}
         except KeyError as e:
             raise InvalidArgumentError(
                 f"the tasks' schema has no plan metadata ({e.args[0]!r}): not a scan plan"
             ) from None
         if residuals is None:
-            residuals = json.loads(md.get(b"icefloe.residuals", b"[]"))
-        mapping_text = md.get(b"icefloe.name_mapping")
+            residuals = json.loads(md.get(_native.RESIDUALS_KEY, b"[]"))
+        mapping_text = md.get(_native.NAME_MAPPING_KEY)
         name_mapping = _native.NameMapping.from_json(mapping_text.decode()) if mapping_text else None
         schema_json = json.loads(schema_text)
         projected_json = json.loads(projected_text)
@@ -261,7 +265,7 @@ class _PlanContext:
             projected_arrow=projected_arrow,
             specs=specs,
             residuals=residuals,
-            filter=json.loads(md.get(b"icefloe.filter", b"true")),
+            filter=json.loads(md.get(_native.FILTER_KEY, b"true")),
             name_mapping=name_mapping,
             metadata_columns=list(metadata_columns),
             out_schema=pa.schema(out_fields),
@@ -293,80 +297,23 @@ class _PlanContext:
 
 
 # ---------------------------------------------------------------------------------------------
-# values: single-value JSON (Appendix D) -> Arrow scalars
+# values: single-value JSON (Appendix D) -> Arrow, parsed by the Rust core
 # ---------------------------------------------------------------------------------------------
 
-_TS_RE = re.compile(r"(-?\d{4,})-(\d\d)-(\d\d)T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,9}))?)?(Z|[+-]\d\d:\d\d)?")
-_EPOCH_DATE = _dt.date(1970, 1, 1)
 
-
-def _ts_units(text: str, per_second: int) -> int:
-    m = _TS_RE.fullmatch(text)
-    if not m:
-        raise InvalidArgumentError(f"not a timestamp: {text!r}")
-    y, mo, d, h, mi = (int(m.group(i)) for i in range(1, 6))
-    days = (_dt.date(y, mo, d) - _EPOCH_DATE).days
-    secs = days * 86400 + h * 3600 + mi * 60 + int(m.group(6) or 0)
-    off = m.group(8)
-    if off and off != "Z":
-        sign = 1 if off[0] == "+" else -1
-        secs -= sign * (int(off[1:3]) * 3600 + int(off[4:6]) * 60)
-    nanos = int((m.group(7) or "").ljust(9, "0"))
-    total = secs * 1_000_000_000 + nanos
-    return total // (1_000_000_000 // per_second)
-
-
-def _to_arrow_value(value: Any, arrow_type: pa.DataType) -> Any:
-    """A Python value for ``pa.scalar(..., arrow_type)`` from a decoded single-value JSON
-    value."""
-    if value is None:
-        return None
-    t = arrow_type
-    if pa.types.is_timestamp(t):
-        if isinstance(value, str):
-            return _ts_units(value, 1_000_000_000 if t.unit == "ns" else 1_000_000)
-        return value
-    if pa.types.is_date32(t):
-        return _dt.date.fromisoformat(value) if isinstance(value, str) else value
-    if pa.types.is_time64(t):
-        if isinstance(value, str):
-            hh, mm, rest = value.split(":")
-            secs, _, frac = rest.partition(".")
-            return ((int(hh) * 60 + int(mm)) * 60 + int(secs)) * 1_000_000 + int(frac.ljust(6, "0")[:6])
-        return value
-    if pa.types.is_decimal(t):
-        return decimal.Decimal(str(value))
-    if pa.types.is_fixed_size_binary(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
-        if isinstance(value, str):
-            if pa.types.is_fixed_size_binary(t) and t.byte_width == 16 and "-" in value:
-                return _uuid.UUID(value).bytes
-            return bytes.fromhex(value)
-        return value
-    if pa.types.is_floating(t):
-        return float(value)
-    if pa.types.is_struct(t) and isinstance(value, dict):
-        # struct defaults are keyed by field id in the JSON form
-        out = {}
-        for i in range(t.num_fields):
-            child = t.field(i)
-            fid = _field_id(child)
-            v = value.get(str(fid), value.get(child.name))
-            out[child.name] = _to_arrow_value(v, child.type)
-        return out
-    return value
-
-
-def _scalar(value: Any, arrow_type: pa.DataType) -> pa.Scalar:
-    v = _to_arrow_value(value, arrow_type)
-    if pa.types.is_time64(arrow_type) or pa.types.is_timestamp(arrow_type):
-        return pa.scalar(v, pa.int64()).cast(arrow_type) if v is not None else pa.scalar(None, arrow_type)
-    return pa.scalar(v, arrow_type)
+def _json_values(values: Sequence[Any], iceberg_type: Any, arrow_type: pa.DataType) -> pa.Array:
+    """An array of ``iceberg_type`` (its JSON form) values given in their single-value JSON
+    form (``initial-default``s, the literals of a residual), in ``arrow_type``."""
+    arr = _native.single_values_to_arrow(json.dumps(iceberg_type), [json.dumps(v) for v in values])
+    return arr if arr.type == arrow_type else arr.cast(arrow_type)
 
 
 def _constant_array(value: Any, arrow_type: pa.DataType, n: int) -> pa.Array:
+    """``n`` copies of a partition value as the plan holds it (a Python value of its Arrow
+    column)."""
     if value is None:
         return pa.nulls(n, arrow_type)
-    return pa.repeat(_scalar(value, arrow_type), n)
+    return pa.repeat(pa.scalar(value, arrow_type), n)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -431,7 +378,8 @@ class _Conformer:
         default = f.get("initial-default") if f is not None else None
         if default is not None:
             try:
-                return _constant_array(default, target.type, n)
+                value = _json_values([default], f["type"], target.type)[0]
+                return pa.repeat(value, n)
             except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
                 raise InvalidInputError(
                     f"initial-default of field {fid} does not fit {target.type}: {e}", field=target.name
@@ -1059,14 +1007,14 @@ def _residual_expression(expr: Any, ctx: _PlanContext) -> pc.Expression:
         return pc.and_kleene(ref.is_valid(), pc.is_nan(ref)) if is_float else pc.scalar(False)
     if t == "not-nan":
         return pc.or_kleene(ref.is_null(), pc.invert(pc.is_nan(ref))) if is_float else pc.scalar(True)
+    iceberg_type = path[-1]["type"]
     if t in ("in", "not-in"):
-        values = [_to_arrow_value(v, arrow_type) for v in expr["values"]]
-        value_set = _value_array(values, arrow_type)
+        value_set = _json_values(expr["values"], iceberg_type, arrow_type)
         inside = pc.is_in(ref, value_set=value_set)
         if t == "in":
             return pc.and_kleene(ref.is_valid(), inside)
         return pc.and_kleene(ref.is_valid(), pc.invert(inside))
-    value = _scalar(expr["value"], arrow_type)
+    value = _json_values([expr["value"]], iceberg_type, arrow_type)[0]
     lit = pc.scalar(value)
     if t == "lt":
         return pc.less(ref, lit)
@@ -1088,12 +1036,6 @@ def _residual_expression(expr: Any, ctx: _PlanContext) -> pc.Expression:
     if t == "not-starts-with":
         return pc.invert(pc.starts_with(ref, pattern=value.as_py()))
     raise UnsupportedError(f"residual operation {t!r} is not supported")
-
-
-def _value_array(values: list, arrow_type: pa.DataType) -> pa.Array:
-    if pa.types.is_time64(arrow_type) or pa.types.is_timestamp(arrow_type):
-        return pa.array(values, pa.int64()).cast(arrow_type)
-    return pa.array(values, arrow_type)
 
 
 def _leaf_arrow_type(ctx: _PlanContext, path: list[dict]) -> pa.DataType:

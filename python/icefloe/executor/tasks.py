@@ -59,7 +59,7 @@ class CombinedScanTask:
 
 def tasks_of(table: pa.Table) -> Iterator[FileScanTask]:
     """The tasks of a plan table (or a slice of one), one row at a time."""
-    residuals = json.loads(table.schema.metadata[b"icefloe.residuals"])
+    residuals = json.loads(table.schema.metadata[_native.RESIDUALS_KEY])
     # one batch at a time: only the tasks being iterated exist as Python objects
     rows = (row for batch in table.to_batches() for row in batch.to_pylist())
     for row in rows:

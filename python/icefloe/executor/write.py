@@ -35,7 +35,7 @@ from .files import filesystem_for
 __all__ = ["write_data_files", "data_files_to_ipc", "data_files_from_ipc", "SPEC_ID_KEY"]
 
 #: Schema metadata key of the returned table holding the partition spec id of its rows.
-SPEC_ID_KEY = b"icefloe.spec-id"
+SPEC_ID_KEY = _native.SPEC_ID_KEY
 
 TARGET_FILE_SIZE = "write.target-file-size-bytes"
 TARGET_FILE_SIZE_DEFAULT = 512 * 1024 * 1024
@@ -48,8 +48,6 @@ DICT_SIZE_DEFAULT = 2 * 1024 * 1024
 COMPRESSION = "write.parquet.compression-codec"
 COMPRESSION_DEFAULT = "zstd"
 COMPRESSION_LEVEL = "write.parquet.compression-level"
-DATA_PATH = "write.data.path"
-LEGACY_DATA_PATH = "write.folder-storage.path"
 
 # Java's codec names and pyarrow's
 _CODECS = {
@@ -98,14 +96,9 @@ def write_data_files(
         props.update({str(k): str(v) for k, v in properties.items()})
     sort_order = md.sort_order()
     arrow_schema = _native.data_file_arrow_schema(schema)
-    files = _FileFactory(
-        md.location,
-        sorted(props.items()),
-        location_prefix,
-        partition_id,
-        task_id,
-        operation_id or str(uuid.uuid4()),
-    )
+    # made before any row is written: a location property Java refuses fails every write
+    locations = _native.LocationProvider(md, props, location_prefix)
+    files = _FileFactory(locations, partition_id, task_id, operation_id or str(uuid.uuid4()))
     options = _WriteOptions(props)
     context = _FileContext(schema, spec, sorted(props.items()), sort_order, sort_order_id)
 
@@ -208,16 +201,8 @@ def _int_prop(props: dict[str, str], key: str, default: int) -> int:
 class _FileFactory:
     """Java's ``OutputFileFactory`` names: ``%05d-%d-%s-%05d.parquet``."""
 
-    def __init__(
-        self,
-        table_location: str,
-        props: list[tuple[str, str]],
-        location_prefix: str | None,
-        partition_id: int,
-        task_id: int,
-        operation_id: str,
-    ):
-        self.table_location, self.props, self.location_prefix = table_location, props, location_prefix
+    def __init__(self, locations: Any, partition_id: int, task_id: int, operation_id: str):
+        self.locations = locations
         self.prefix = f"{partition_id:05d}-{task_id}-{operation_id}"
         self.count = 0
 
@@ -226,9 +211,7 @@ class _FileFactory:
         under hash-derived directories, as Java's ``ObjectStoreLocationProvider``)."""
         self.count += 1
         name = f"{self.prefix}-{self.count:05d}.parquet"
-        return _native.new_data_location(
-            self.table_location, self.props, partition_path, name, self.location_prefix
-        )
+        return self.locations.new_data_location(name, partition_path)
 
 
 class _FileContext:

@@ -45,11 +45,11 @@ class ScanPlan:
 
     @property
     def residuals(self) -> list:
-        return json.loads(self.table.schema.metadata[b"icefloe.residuals"])
+        return json.loads(self.table.schema.metadata[_native.RESIDUALS_KEY])
 
     @property
     def snapshot_id(self) -> int | None:
-        raw = self.table.schema.metadata[b"icefloe.snapshot_id"]
+        raw = self.table.schema.metadata[_native.SNAPSHOT_ID_KEY]
         return int(raw) if raw else None
 
 
@@ -99,7 +99,7 @@ class PlanBatches:
         in ``plan_arrow()``."""
         table = pa.Table.from_batches(list(self), schema=self.schema)
         metadata = dict(table.schema.metadata or {})
-        metadata[b"icefloe.residuals"] = self._stream.residuals_json().encode()
+        metadata[_native.RESIDUALS_KEY] = self._stream.residuals_json().encode()
         return table.replace_schema_metadata(metadata)
 
     def close(self) -> None:
@@ -115,9 +115,9 @@ class PlanBatches:
 def _without_projection(plan: pa.Table) -> pa.Table:
     """The plan reading no columns (for counting rows)."""
     metadata = dict(plan.schema.metadata)
-    projected = json.loads(metadata[b"icefloe.projected_schema"])
+    projected = json.loads(metadata[_native.PROJECTED_SCHEMA_KEY])
     projected["fields"] = []
-    metadata[b"icefloe.projected_schema"] = json.dumps(projected).encode()
+    metadata[_native.PROJECTED_SCHEMA_KEY] = json.dumps(projected).encode()
     return plan.replace_schema_metadata(metadata)
 
 

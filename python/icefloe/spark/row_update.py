@@ -14,7 +14,6 @@ removed again, unless the commit's outcome is unknown.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -23,9 +22,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import _native
+from ..errors import InvalidArgumentError
 from ..executor.position_deletes import write_position_deletes
 from ..executor.write import data_files_from_ipc, data_files_to_ipc, write_data_files
-from ..update.row_deletes import commit_row_changes, discard_files
+from ..update.row_deletes import check_isolation_level, commit_row_changes, discard_files
 from . import types as T
 from .source import register
 
@@ -56,7 +56,7 @@ def _rows(spark: Any, table: Any, snapshot_id: int, where: str) -> Any:
     )
 
 
-def _write_deletes(metadata_json: str, data_dir: str):
+def _write_deletes(metadata_json: str):
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         md = _native.TableMetadata.from_json(metadata_json)
         positions: dict[str, list[pa.Array]] = {}
@@ -70,8 +70,8 @@ def _write_deletes(metadata_json: str, data_dir: str):
         if not positions:
             return
         merged = {p: pa.concat_arrays(c) for p, c in positions.items()}
-        location = f"{data_dir}/{uuid.uuid4()}-deletes.puffin" if md.format_version >= 3 else None
-        written = write_position_deletes(md, merged, location=location)
+        # the table's location provider places the files
+        written = write_position_deletes(md, merged)
         yield pa.RecordBatch.from_pydict(
             {
                 "added": [data_files_to_ipc(written.added)],
@@ -114,31 +114,30 @@ def update(
     from pyspark.sql import functions as F
 
     if table.catalog is None or table.identifier is None:
-        raise ValueError("update needs a table loaded from a catalog (it commits)")
+        raise InvalidArgumentError("update needs a table loaded from a catalog (it commits)")
     if not assignments:
-        raise ValueError("update needs at least one column to set")
-    if isolation_level not in ("serializable", "snapshot"):
-        raise ValueError(f"isolation_level must be 'serializable' or 'snapshot', not {isolation_level!r}")
+        raise InvalidArgumentError("update needs at least one column to set")
+    isolation_level = check_isolation_level(isolation_level)
     table.refresh()
     md = table.metadata
     if md.format_version < 2:
-        raise ValueError("row-level updates need format version 2 or later (this table is v1)")
+        raise InvalidArgumentError("row-level updates need format version 2 or later (this table is v1)")
     current = md.current_snapshot()
     if current is None:
         return UpdateResult(None, 0, 0, 0, 0)
     columns = [f.name for f in table.schema().fields]
     unknown = sorted(c for c in assignments if c not in columns)
     if unknown:
-        raise ValueError(f"update sets columns the table does not have: {', '.join(unknown)}")
+        raise InvalidArgumentError(f"update sets columns the table does not have: {', '.join(unknown)}")
 
     register(spark)  # the rows are read through the icefloe data source
     metadata_json = md.to_json()
-    data_dir = md.properties.get("write.data.path") or f"{md.location.rstrip('/')}/data"
+    _native.LocationProvider(md)  # refuses a deprecated location property before any task runs
     deletes = (
         _rows(spark, table, current.snapshot_id, where)
         .select("_file", "_pos")
         .repartition("_file")
-        .mapInArrow(_write_deletes(metadata_json, data_dir), "added binary, removed binary, rows long")
+        .mapInArrow(_write_deletes(metadata_json), "added binary, removed binary, rows long")
         .collect()
     )
     if not deletes:

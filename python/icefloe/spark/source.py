@@ -50,19 +50,13 @@ from pyspark.sql.datasource import (
     WriterCommitMessage,
 )
 
+from .. import _native
 from .. import expressions as E
 from .._native import Schema, TableMetadata, iceberg_type_of
 from ..errors import CommitStateUnknownError, InvalidArgumentError
 from ..executor.files import filesystem_for
 from ..executor.read import DEFAULT_BATCH_SIZE, output_schema, read_tasks
-from ..executor.write import (
-    DATA_PATH,
-    LEGACY_DATA_PATH,
-    SPEC_ID_KEY,
-    data_files_from_ipc,
-    data_files_to_ipc,
-    write_data_files,
-)
+from ..executor.write import SPEC_ID_KEY, data_files_from_ipc, data_files_to_ipc, write_data_files
 from ..table import Table
 from . import filters as F
 from . import types as T
@@ -81,8 +75,8 @@ __all__ = [
 NAME = "icefloe"
 #: snapshot summary key holding the id of the Spark write that made the snapshot
 WRITE_ID_KEY = "icefloe.write-id"
-PROJECTED_SCHEMA_KEY = b"icefloe.projected_schema"
-SCHEMA_KEY = b"icefloe.schema"
+PROJECTED_SCHEMA_KEY = _native.PROJECTED_SCHEMA_KEY
+SCHEMA_KEY = _native.SCHEMA_KEY
 
 _log = logging.getLogger(__name__)
 
@@ -157,7 +151,7 @@ class _ScanInfo:
                 f = out.field(name)
                 fields.append(
                     {
-                        "id": int(f.metadata[b"PARQUET:field_id"]),
+                        "id": int(f.metadata[_native.PARQUET_FIELD_ID]),
                         "name": name,
                         "required": name in _REQUIRED_METADATA,
                         "type": _iceberg_type_of(f.type, partition_types),
@@ -196,7 +190,7 @@ def _iceberg_type_of(arrow_type: pa.DataType, partition_types: dict[int, Any]) -
     if pa.types.is_struct(arrow_type):
         fields = []
         for f in arrow_type:
-            fid = int((f.metadata or {}).get(b"PARQUET:field_id", -1))
+            fid = int((f.metadata or {}).get(_native.PARQUET_FIELD_ID, -1))
             t = partition_types.get(fid) or _iceberg_type_of(f.type, partition_types)
             fields.append({"id": fid, "name": f.name, "required": False, "type": t})
         return {"type": "struct", "fields": fields}
@@ -323,6 +317,10 @@ class IcefloeWriter(DataSourceArrowWriter):
         md = table.metadata
         schema_json = md.schema().to_json()
         T.check_write_schema(schema, schema_json)
+        # the table's location provider with the write's options, as every task makes it:
+        # made here so that a location property Java refuses fails the write on the driver
+        # (before any task runs), and abort() lists where the tasks wrote
+        self.data_location = _native.LocationProvider(md, dict(self.options.write_properties)).data_location
         self.overwrite = overwrite
         self.metadata_json = md.to_json()
         self.schema_json = schema_json
@@ -402,7 +400,7 @@ class IcefloeWriter(DataSourceArrowWriter):
         for m in messages:
             if m is not None and m.count:
                 paths.update(data_files_from_ipc(m.data_files).column("file_path").to_pylist())
-        paths.update(_files_of_write(table.metadata, dict(self.options.write_properties), self.write_id))
+        paths.update(_files_of_write(self.data_location, self.write_id))
         _delete(paths)
 
 
@@ -447,18 +445,9 @@ def _live_data_files(table: Any, branch: str | None) -> list[str]:
     return sorted(set(plan.column("file_path").to_pylist()))
 
 
-def _data_location(md: Any, overrides: dict[str, str]) -> str:
-    props = dict(md.properties)
-    props.update(overrides)
-    return (props.get(DATA_PATH) or props.get(LEGACY_DATA_PATH) or f"{md.location.rstrip('/')}/data").rstrip(
-        "/"
-    )
-
-
-def _files_of_write(md: Any, overrides: dict[str, str], write_id: str) -> list[str]:
-    """Every file under the table's data location named for ``write_id`` (including those
+def _files_of_write(location: str, write_id: str) -> list[str]:
+    """Every file under the write's data ``location`` named for ``write_id`` (including those
     of failed task attempts, which sent no message)."""
-    location = _data_location(md, overrides)
     fs, base = filesystem_for(location)
     infos = fs.get_file_info(pafs.FileSelector(base, recursive=True, allow_not_found=True))
     marker = f"-{write_id}-"

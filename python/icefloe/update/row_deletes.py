@@ -25,12 +25,15 @@ from typing import Any
 
 import pyarrow as pa
 
+from .. import _native
+from ..errors import InvalidArgumentError
+
 # Arrow IPC stream bytes both ways: what crosses between the driver and the group workers
 from ..executor.row_deletes import Group, GroupResult, delete_in_group
 from ..executor.write import data_files_from_ipc as _from_ipc
 from ..executor.write import data_files_to_ipc as _ipc
 
-__all__ = ["DeleteResult", "delete_rows"]
+__all__ = ["DeleteResult", "delete_rows", "check_isolation_level"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,16 @@ class DeleteResult:
     data_files_removed: int  # data files removed whole
     delete_files_added: int
     delete_files_removed: int
+
+
+def check_isolation_level(name: str) -> str:
+    """``name`` as the commit reads it (``serializable`` or ``snapshot``, the rule of the Rust
+    commit layer, any case as Java's ``IsolationLevel.fromName``); otherwise
+    ``InvalidArgumentError`` naming the argument."""
+    try:
+        return _native.isolation_level(name)
+    except InvalidArgumentError as e:
+        raise InvalidArgumentError(f"isolation_level: {e}", field="isolation_level") from None
 
 
 def _local_map(fn: Callable[[Group], GroupResult], groups: Sequence[Group]) -> list[GroupResult]:
@@ -99,8 +112,8 @@ def commit_row_changes(
             conflict_detection_filter=conflict_filter,
             validate_data_files_exist=referenced,
             validate_deleted_files=True,
-            validate_no_conflicting_delete_files=True,
-            validate_no_conflicting_data_files=isolation_level == "serializable",
+            # the level's validations (conflicting delete files; data files too when
+            # serializable) are the Rust commit layer's rule
             isolation_level=isolation_level,
         )
 
@@ -119,11 +132,10 @@ def delete_rows(
     the data files are cut into; ``map_groups(fn, groups)`` runs ``fn`` on each group and
     returns the results in order (default: a loop in this process)."""
     if where is None or where is True:
-        raise ValueError("delete needs a filter (to delete every row, overwrite the table)")
+        raise InvalidArgumentError("delete needs a filter (to delete every row, overwrite the table)")
     if table.catalog is None:
-        raise ValueError("delete needs a table loaded from a catalog (it commits)")
-    if isolation_level not in ("serializable", "snapshot"):
-        raise ValueError(f"isolation_level must be 'serializable' or 'snapshot', not {isolation_level!r}")
+        raise InvalidArgumentError("delete needs a table loaded from a catalog (it commits)")
+    isolation_level = check_isolation_level(isolation_level)
     md = table.metadata
     if md.format_version < 2:
         # v1 has no delete files: only whole data files can go (a partial match fails)
@@ -149,10 +161,15 @@ def delete_rows(
 
     n = max(1, min(n_files, groups))
     per_group = -(-n_files // n)
-    data_dir = md.properties.get("write.data.path") or f"{md.location.rstrip('/')}/data"
+    # one Puffin file per group, placed as Java's DV writer places it (newDataLocation)
+    locations = _native.LocationProvider(md)
     metadata_json = md.to_json()
     work = [
-        (metadata_json, _ipc(plan.table.slice(i, per_group)), f"{data_dir}/{uuid.uuid4()}-deletes.puffin")
+        (
+            metadata_json,
+            _ipc(plan.table.slice(i, per_group)),
+            locations.new_data_location(f"{uuid.uuid4()}-deletes.puffin"),
+        )
         for i in range(0, n_files, per_group)
     ]
     results = (map_groups or _local_map)(delete_in_group, work)

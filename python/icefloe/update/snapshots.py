@@ -22,6 +22,7 @@ from typing import Any
 
 from .. import _native
 from .._log import log, some_paths
+from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from .target import CatalogTable
 
 __all__ = ["ManageSnapshots", "ExpireSnapshots", "ExpireResult"]
@@ -33,16 +34,16 @@ def _millis(t: Any, what: str) -> int:
     """Milliseconds since the epoch of a timezone-aware datetime or an int."""
     if isinstance(t, _dt.datetime):
         if t.tzinfo is None:
-            raise ValueError(f"{what} must be timezone-aware (or milliseconds since the epoch)")
+            raise InvalidArgumentError(f"{what} must be timezone-aware (or milliseconds since the epoch)")
         return (t - _EPOCH) // _dt.timedelta(milliseconds=1)
     if isinstance(t, int) and not isinstance(t, bool):
         return t
-    raise TypeError(f"{what} must be a datetime or milliseconds since the epoch")
+    raise InvalidArgumentTypeError(f"{what} must be a datetime or milliseconds since the epoch")
 
 
 def _catalog_table(table: CatalogTable) -> None:
     if table.catalog is None or table.identifier is None:
-        raise ValueError("this table was opened from a file, not loaded from a catalog")
+        raise InvalidArgumentError("this table was opened from a file, not loaded from a catalog")
 
 
 class ManageSnapshots:
@@ -206,7 +207,7 @@ class ExpireSnapshots:
 
     def retain_last(self, n: int) -> ExpireSnapshots:
         if n < 1:
-            raise ValueError(f"number of snapshots to retain must be at least 1, cannot be: {n}")
+            raise InvalidArgumentError(f"number of snapshots to retain must be at least 1, cannot be: {n}")
         self._retain_last = n
         return self
 

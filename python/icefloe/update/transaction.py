@@ -21,6 +21,7 @@ from typing import Any
 import pyarrow as pa
 
 from .. import _native
+from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from ..executor.write import SPEC_ID_KEY, write_data_files
 from .target import CatalogTable
 
@@ -47,31 +48,23 @@ def to_schema(schema: Any) -> _native.Schema:
         return schema
     if isinstance(schema, pa.Schema):
         return _native.schema_from_arrow(schema)
-    raise TypeError(f"expected an icefloe Schema or a pyarrow Schema, got {type(schema).__name__}")
+    raise InvalidArgumentTypeError(
+        f"expected an icefloe Schema or a pyarrow Schema, got {type(schema).__name__}"
+    )
 
 
 def _source_id(schema: _native.Schema, column: str) -> int:
     field = schema.find_field(column)
     if field is None:
-        raise ValueError(f"column {column!r} is not in the schema")
+        raise InvalidArgumentError(f"column {column!r} is not in the schema")
     return field.id
-
-
-def _default_name(column: str, transform: str) -> str:
-    """The name Java's ``PartitionSpec.Builder`` (what Spark's ``PARTITIONED BY`` uses) gives
-    a field: ``id``, ``id_bucket``, ``name_trunc``, ``ts_day``, ``x_null`` for void. (Partition
-    *evolution* names differ: ``id_bucket_16``, as Java's ``UpdatePartitionSpec``.)"""
-    base = column.replace(".", "_")
-    if transform == "identity":
-        return base
-    head = transform.split("[")[0]
-    return f"{base}_{ {'truncate': 'trunc', 'void': 'null'}.get(head, head) }"
 
 
 def spec_json(schema: _native.Schema, partition_spec: Any) -> str:
     """The JSON of a partition spec given as an icefloe ``PartitionSpec`` (its source ids
     refer to ``schema``), ``None`` (unpartitioned), or a list of ``(column, transform)`` /
-    ``(column, transform, name)`` tuples."""
+    ``(column, transform, name)`` tuples. Unnamed fields get the names Java's
+    ``PartitionSpec.Builder`` gives them and ids from 1000, as the Rust core defines both."""
     if partition_spec is None:
         return json.dumps({"spec-id": 0, "fields": []})
     if isinstance(partition_spec, _native.PartitionSpec):
@@ -79,13 +72,13 @@ def spec_json(schema: _native.Schema, partition_spec: Any) -> str:
     fields = []
     for i, f in enumerate(partition_spec):
         column, transform = f[0], f[1]
-        name = f[2] if len(f) > 2 else _default_name(column, transform)
+        name = f[2] if len(f) > 2 else _native.default_partition_field_name(column, transform)
         fields.append(
             {
                 "name": name,
                 "transform": transform,
                 "source-id": _source_id(schema, column),
-                "field-id": 1000 + i,
+                "field-id": _native.PARTITION_DATA_ID_START + i,
             }
         )
     return json.dumps({"spec-id": 0, "fields": fields})
@@ -128,7 +121,9 @@ def _batches(data_files: Any) -> list:
         for d in data_files:
             out.extend(_batches(d))
         return out
-    raise TypeError(f"expected a pyarrow Table or RecordBatch of data files, got {type(data_files).__name__}")
+    raise InvalidArgumentTypeError(
+        f"expected a pyarrow Table or RecordBatch of data files, got {type(data_files).__name__}"
+    )
 
 
 def _type_string(field_type: Any) -> str:
@@ -140,7 +135,9 @@ def _type_string(field_type: Any) -> str:
         return json.dumps(field_type)
     if isinstance(field_type, pa.DataType):
         return _native.iceberg_type_of(field_type)
-    raise TypeError(f"expected a type string, type JSON or a pyarrow type, got {type(field_type).__name__}")
+    raise InvalidArgumentTypeError(
+        f"expected a type string, type JSON or a pyarrow type, got {type(field_type).__name__}"
+    )
 
 
 def _path(path: str | Sequence[str]) -> str:
@@ -151,7 +148,7 @@ def _split_parent(path: str | Sequence[str]) -> tuple[str | None, str]:
     """``"a.b.c"`` or ``("a", "b", "c")`` as (parent ``"a.b"``, name ``"c"``)."""
     parts = path.split(".") if isinstance(path, str) else list(path)
     if not parts or not all(parts):
-        raise ValueError(f"not a column path: {path!r}")
+        raise InvalidArgumentError(f"not a column path: {path!r}")
     return (".".join(parts[:-1]) or None), parts[-1]
 
 
@@ -178,7 +175,7 @@ def _expression(value: Any) -> _native.Expression | None:
         return value
     if isinstance(value, str):
         return _native.Expression.parse(value)
-    raise TypeError(f"expected an Expression or its text, got {type(value).__name__}")
+    raise InvalidArgumentTypeError(f"expected an Expression or its text, got {type(value).__name__}")
 
 
 class UpdateSchema:
@@ -301,7 +298,7 @@ class UpdateSchema:
     def commit(self) -> None:
         """Adds the change to the transaction, or commits it on its own."""
         if self._done:
-            raise ValueError("this schema update was already committed")
+            raise InvalidArgumentError("this schema update was already committed")
         self._done = True
         if self._transaction is not None:
             self._transaction._native.update_schema(self._native)
@@ -331,7 +328,7 @@ class _Change:
 
     def commit(self) -> None:
         if self._done:
-            raise ValueError("this change was already committed")
+            raise InvalidArgumentError("this change was already committed")
         self._done = True
         if self._transaction is not None:
             self._add_to(self._transaction)
@@ -447,7 +444,7 @@ class Transaction:
 
     def __init__(self, table: CatalogTable):
         if table.catalog is None or table.identifier is None:
-            raise ValueError("this table was opened from a file, not loaded from a catalog")
+            raise InvalidArgumentError("this table was opened from a file, not loaded from a catalog")
         self._table = table
         ident = table.identifier
         self._native = _native.Transaction(

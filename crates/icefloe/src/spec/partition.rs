@@ -12,6 +12,26 @@ use crate::error::{Error, Result};
 /// The first partition field id assigned when a v1 spec does not track field ids.
 pub const PARTITION_DATA_ID_START: i32 = 1000;
 
+/// The name Java's `PartitionSpec.Builder` (what Spark's `PARTITIONED BY` uses) gives a
+/// new table's partition field on `column` without a name: `id`, `id_bucket`, `name_trunc`,
+/// `ts_day`, `x_null` for void, a nested column's dots as underscores. Partition
+/// *evolution* names differ (`id_bucket_16`, as Java's `UpdatePartitionSpec`).
+pub fn default_field_name(column: &str, transform: &Transform) -> String {
+    let base = column.replace('.', "_");
+    let suffix = match transform {
+        Transform::Identity => return base,
+        Transform::Bucket(_) => "bucket",
+        Transform::Truncate(_) => "trunc",
+        Transform::Year => "year",
+        Transform::Month => "month",
+        Transform::Day => "day",
+        Transform::Hour => "hour",
+        Transform::Void => "null",
+        Transform::Unknown(t) => t.split('[').next().unwrap_or(t),
+    };
+    format!("{base}_{suffix}")
+}
+
 /// One field of a partition spec.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionField {
@@ -291,6 +311,19 @@ mod tests {
     use super::*;
     use crate::spec::types::{PrimitiveType as P, Type};
     use crate::Error;
+
+    #[test]
+    fn default_field_names_as_java_builder() {
+        let name = |c: &str, t: &str| default_field_name(c, &t.parse().unwrap());
+        assert_eq!(name("id", "identity"), "id");
+        assert_eq!(name("id", "bucket[16]"), "id_bucket");
+        assert_eq!(name("name", "truncate[4]"), "name_trunc");
+        assert_eq!(name("ts", "day"), "ts_day");
+        assert_eq!(name("ts", "hour"), "ts_hour");
+        assert_eq!(name("x", "void"), "x_null");
+        assert_eq!(name("a.b", "month"), "a_b_month");
+        assert_eq!(name("a.b", "identity"), "a_b");
+    }
 
     fn schema() -> Schema {
         Schema::new(

@@ -81,6 +81,12 @@ impl LocationProvider {
         })
     }
 
+    /// The data location: new files go under it (below the hash directories with
+    /// `write.object-storage.enabled`), so every file a write made is found by listing it.
+    pub fn data_location(&self) -> &str {
+        &self.storage
+    }
+
     /// The location of a new data file named `file_name` in the partition at
     /// `partition_path` (empty for an unpartitioned spec).
     pub fn new_data_location(&self, partition_path: &str, file_name: &str) -> String {
@@ -140,6 +146,26 @@ mod tests {
         kv.iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    #[test]
+    fn data_location_is_the_root_of_new_files() {
+        let p = LocationProvider::new("s3://b/t/", &props(&[]), None).unwrap();
+        assert_eq!(p.data_location(), "s3://b/t/data");
+        let p = LocationProvider::new("s3://b/t", &props(&[(WRITE_DATA_PATH, "s3://o/d/")]), None)
+            .unwrap();
+        assert_eq!(p.data_location(), "s3://o/d");
+        let p = LocationProvider::new(
+            "s3://b/t",
+            &props(&[
+                (WRITE_DATA_PATH, "s3://o/d"),
+                (OBJECT_STORAGE_ENABLED, "true"),
+            ]),
+            Some("s3://x/y/"),
+        )
+        .unwrap();
+        assert_eq!(p.data_location(), "s3://x/y");
+        assert!(p.new_data_location("", "f").starts_with("s3://x/y/"));
     }
 
     #[test]
