@@ -174,6 +174,49 @@ def test_reserved_field_ids_are_the_specs_and_the_readers(cat):
     }
 
 
+def test_metadata_column_types_are_the_specs():
+    spec_types = {
+        "_file": "string",
+        "_pos": "long",
+        "_deleted": "boolean",
+        "_spec_id": "int",
+        "_row_id": "long",
+    }
+    for name, t in spec_types.items():
+        assert _native.RESERVED_FIELD_TYPES[name] == t
+        assert reader.METADATA_COLUMNS[name][1] == _native.arrow_type(t)
+    assert reader.METADATA_COLUMNS["_last_updated_sequence_number"][1] == pa.int64()
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("decimal(9, 2)", ("decimal", [9, 2])),
+        ("decimal(38,0)", ("decimal", [38, 0])),
+        ("fixed[16]", ("fixed", [16])),
+        ("long", ("long", [])),
+        ("timestamptz_ns", ("timestamptz_ns", [])),
+        ("decimal(39, 2)", None),  # beyond the spec's precision
+        ("fixed[x]", None),
+        ("nope", None),
+    ],
+)
+def test_type_strings_are_parsed_in_rust(text, want):
+    assert _native.primitive_type_parameters(text) == want
+
+
+def test_spark_type_mapping_takes_type_strings_from_rust():
+    pytest.importorskip("pyspark")
+    from pyspark.sql import types as ST
+
+    from icefloe.spark import types as T
+
+    assert T.spark_type("decimal(12, 3)") == ST.DecimalType(12, 3)
+    assert T.spark_type("fixed[4]") == ST.BinaryType()
+    with pytest.raises(errors.UnsupportedError):
+        T.spark_type("decimal(39, 2)")  # not an Iceberg type: nothing Spark could read
+
+
 # --- plan keys --------------------------------------------------------------------------------
 
 

@@ -19,7 +19,7 @@ use icefloe::scan::plan_batches;
 use icefloe::spec::json::parse_text;
 use icefloe::spec::partition::{default_field_name, PARTITION_DATA_ID_START};
 use icefloe::spec::schema::reserved;
-use icefloe::spec::{Literal, NestedField, Schema, Transform, Type};
+use icefloe::spec::{Literal, NestedField, PrimitiveType, Schema, Transform, Type};
 use icefloe::write::location::LocationProvider;
 use icefloe::Error;
 use pyo3::prelude::*;
@@ -253,6 +253,20 @@ fn default_partition_field_name(py: Python<'_>, column: &str, transform: &str) -
     Ok(default_field_name(column, &t))
 }
 
+/// The name and parameters of a primitive type string of Appendix C: `("decimal", [9, 2])`,
+/// `("fixed", [16])`, `("long", [])`; `None` for a string that is not a primitive type.
+#[pyfunction]
+fn primitive_type_parameters(text: &str) -> Option<(String, Vec<u64>)> {
+    Some(match PrimitiveType::parse(text)? {
+        PrimitiveType::Decimal { precision, scale } => (
+            "decimal".to_string(),
+            vec![u64::from(precision), u64::from(scale)],
+        ),
+        PrimitiveType::Fixed(length) => ("fixed".to_string(), vec![length]),
+        other => (other.to_string(), Vec::new()),
+    })
+}
+
 fn add_bytes(m: &Bound<'_, PyModule>, name: &str, value: &str) -> PyResult<()> {
     m.add(name, PyBytes::new(m.py(), value.as_bytes()))
 }
@@ -262,12 +276,18 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(single_values_to_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(isolation_level, m)?)?;
     m.add_function(wrap_pyfunction!(default_partition_field_name, m)?)?;
+    m.add_function(wrap_pyfunction!(primitive_type_parameters, m)?)?;
 
     let ids = PyDict::new(m.py());
     for (id, name, _) in reserved::COLUMNS {
         ids.set_item(*name, *id)?;
     }
     m.add("RESERVED_FIELD_IDS", ids)?;
+    let types = PyDict::new(m.py());
+    for (_, name, ty) in reserved::COLUMNS {
+        types.set_item(*name, *ty)?;
+    }
+    m.add("RESERVED_FIELD_TYPES", types)?;
     m.add("PARTITION_DATA_ID_START", PARTITION_DATA_ID_START)?;
 
     add_bytes(m, "PARQUET_FIELD_ID", PARQUET_FIELD_ID)?;

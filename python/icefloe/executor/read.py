@@ -67,14 +67,22 @@ DELETE_FILE_POS_ID = _RESERVED["pos"]
 ROW_ID_ID = _RESERVED["_row_id"]
 LAST_UPDATED_SEQ_ID = _RESERVED["_last_updated_sequence_number"]
 
+# the metadata columns a scan reads, with their reserved ids and Arrow types (None: the
+# plan's partition struct)
 METADATA_COLUMNS = {
-    "_file": (FILE_PATH_ID, pa.string()),
-    "_pos": (POS_ID, pa.int64()),
-    "_deleted": (DELETED_ID, pa.bool_()),
-    "_spec_id": (SPEC_ID_ID, pa.int32()),
-    "_partition": (PARTITION_ID, None),  # the plan's partition struct
-    "_row_id": (ROW_ID_ID, pa.int64()),
-    "_last_updated_sequence_number": (LAST_UPDATED_SEQ_ID, pa.int64()),
+    name: (
+        _RESERVED[name],
+        None if name == "_partition" else _native.arrow_type(_native.RESERVED_FIELD_TYPES[name]),
+    )
+    for name in (
+        "_file",
+        "_pos",
+        "_deleted",
+        "_spec_id",
+        "_partition",
+        "_row_id",
+        "_last_updated_sequence_number",
+    )
 }
 
 _POSITION_DELETES = 1

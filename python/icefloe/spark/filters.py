@@ -31,19 +31,17 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
-import re
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .. import _native
 from .. import expressions as E
 from ..errors import IcefloeError
 
 __all__ = ["translate", "spark_mask"]
 
-_DECIMAL = re.compile(r"decimal\(\s*\d+\s*,\s*\d+\s*\)")
-_FIXED = re.compile(r"fixed\[\d+\]")
 # types whose order Iceberg and Spark share (Spark's type of the column: see types.py)
 _ORDERED = {"boolean", "int", "long", "date", "timestamp", "timestamptz", "string", "binary"}
 
@@ -71,7 +69,8 @@ def _column(schema: Any, attribute: tuple[str, ...]) -> tuple[str, str] | None:
 
 
 def _kind(iceberg_type: str) -> str:
-    if iceberg_type in _ORDERED or _DECIMAL.fullmatch(iceberg_type) or _FIXED.fullmatch(iceberg_type):
+    parsed = _native.primitive_type_parameters(iceberg_type)
+    if iceberg_type in _ORDERED or (parsed is not None and parsed[0] in ("decimal", "fixed")):
         return "ordered"
     return "nulls"
 

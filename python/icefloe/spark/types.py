@@ -16,19 +16,23 @@ types (everything else is matched by ``icefloe.executor.write``).
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .. import _native
 from ..errors import InvalidArgumentError, UnsupportedError
 
 __all__ = ["spark_schema", "spark_type", "check_write_schema", "to_spark_batch", "to_table_batch"]
 
-_DECIMAL = re.compile(r"decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)")
-_FIXED = re.compile(r"fixed\[(\d+)\]")
+
+def _parameters(t: Any, kind: str) -> list[int] | None:
+    """The parameters of the type string ``t`` when it is a ``kind`` type (``decimal``:
+    precision and scale, ``fixed``: length), parsed by the Rust core; else None."""
+    parsed = _native.primitive_type_parameters(t) if isinstance(t, str) else None
+    return parsed[1] if parsed is not None and parsed[0] == kind else None
 
 
 def _types():
@@ -71,10 +75,10 @@ def spark_type(iceberg_type: Any, path: str = "") -> Any:
     }
     if t in simple:
         return simple[t]
-    m = _DECIMAL.fullmatch(t)
-    if m:
-        return T.DecimalType(int(m.group(1)), int(m.group(2)))
-    if _FIXED.fullmatch(t):
+    decimal = _parameters(t, "decimal")
+    if decimal is not None:
+        return T.DecimalType(decimal[0], decimal[1])
+    if _parameters(t, "fixed") is not None:
         return T.BinaryType()
     if t == "variant":
         return T.VariantType()
@@ -168,12 +172,12 @@ def _check_type(spark: Any, iceberg: Any, path: str, problems: list[str]) -> Non
     }.get(t, ())
     if accepted and isinstance(spark, accepted):
         return
-    m = _DECIMAL.fullmatch(t)
-    if m and isinstance(spark, T.DecimalType):
-        precision, scale = int(m.group(1)), int(m.group(2))
+    decimal = _parameters(t, "decimal")
+    if decimal is not None and isinstance(spark, T.DecimalType):
+        precision, scale = decimal
         if spark.scale == scale and spark.precision <= precision:
             return
-    if _FIXED.fullmatch(t) and isinstance(spark, T.BinaryType):
+    if _parameters(t, "fixed") is not None and isinstance(spark, T.BinaryType):
         return
     problems.append(f"column '{path}' is {spark.simpleString()}, which cannot be written to the table's {t}")
 
@@ -345,7 +349,7 @@ def _needs_table_conversion(iceberg: Any) -> bool:
         if kind == "map":
             return _needs_table_conversion(iceberg["key"]) or _needs_table_conversion(iceberg["value"])
         return False
-    return iceberg == "uuid" or bool(_FIXED.fullmatch(str(iceberg)))
+    return iceberg == "uuid" or _parameters(iceberg, "fixed") is not None
 
 
 def _to_table(arr: pa.Array, iceberg: Any, path: str) -> pa.Array:
@@ -355,10 +359,10 @@ def _to_table(arr: pa.Array, iceberg: Any, path: str) -> pa.Array:
     if iceberg == "uuid":
         return uuid_bytes(arr, path)
     if isinstance(iceberg, str):
-        fixed = _FIXED.fullmatch(iceberg)
-        if fixed is None:
+        parameters = _parameters(iceberg, "fixed")
+        if parameters is None:
             raise UnsupportedError(f"{path}: cannot convert a Spark column to the Iceberg type {iceberg}")
-        return _fixed(arr, int(fixed.group(1)), path)
+        return _fixed(arr, parameters[0], path)
     kind = iceberg["type"]
     if kind == "struct":
         by_name = {f["name"]: f for f in iceberg["fields"]}
