@@ -1,7 +1,7 @@
 # Type stub of the native module (crates/icefloe-py). tests/test_python_api.py checks that
 # every public name here exists in the module and the other way around.
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, final
 
 import pyarrow as pa
 
@@ -690,13 +690,14 @@ NAME_MAPPING_KEY: bytes
 FORMAT_VERSION_KEY: bytes
 SPEC_ID_KEY: bytes
 
+@final
 class LocationProvider:
-    def __init__(
-        self,
+    def __new__(
+        cls,
         metadata: TableMetadata,
         overrides: dict[str, str] | None = None,
         data_location: str | None = None,
-    ) -> None: ...
+    ) -> LocationProvider: ...
     @property
     def data_location(self) -> str: ...
     def new_data_location(self, file_name: str, partition_path: str = "") -> str: ...
