@@ -282,8 +282,8 @@ class _PlanContext:
         )
 
     def column_path(self, name: str) -> list[dict[str, Any]] | None:
-        """The names from the top level down to the column ``name`` (a dotted name of the
-        table schema), for a residual's term."""
+        """The fields (JSON objects) from the top level down to the column ``name`` (a dotted
+        name of the table schema), for a residual's term."""
         fields = self.schema_json["fields"]
         path = []
         rest = name
