@@ -10,6 +10,7 @@ use icefloe::commit::view;
 use pyo3::prelude::*;
 
 use crate::error::IntoPyResult;
+use crate::fileio::PyFileIO;
 use crate::metadata::PyTableMetadata;
 use crate::schema::PySchema;
 use crate::view::PyViewMetadata;
@@ -47,6 +48,12 @@ impl PyCatalog {
     #[getter]
     fn name(&self) -> String {
         self.inner.name().to_string()
+    }
+
+    /// The FileIO the catalog reads and writes its tables' files through.
+    #[getter]
+    fn io(&self) -> PyFileIO {
+        PyFileIO::new(self.inner.io())
     }
 
     fn default_table_location(&self, py: Python<'_>, table: Ident) -> PyResult<String> {

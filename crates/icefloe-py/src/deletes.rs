@@ -7,7 +7,6 @@ use std::sync::Arc;
 use arrow::pyarrow::ToPyArrow;
 use arrow::record_batch::RecordBatch;
 use icefloe::arrow::manifest::entries_to_batch;
-use icefloe::io::LocalFileIO;
 use icefloe::manifest::{DataFile, ManifestEntry};
 use icefloe::puffin::DeletionVector;
 use icefloe::spec::table_metadata::TableMetadata;
@@ -19,6 +18,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::error::IntoPyResult;
+use crate::fileio::PyFileIO;
 use crate::metadata::PyTableMetadata;
 use crate::puffin::PyDeletionVector;
 
@@ -65,17 +65,18 @@ fn rows(md: &TableMetadata, spec_id: i32, files: Vec<DataFile>) -> icefloe::Resu
     Ok(batch)
 }
 
-/// For each data file path: the position delete files (not DVs) that apply to it in the
+/// For each data file path (read through `io`, the table's FileIO): the position delete files (not DVs) that apply to it in the
 /// current snapshot, whose positions a v3 writer must fold into the new DV.
 #[pyfunction]
 fn position_delete_files_for(
     py: Python<'_>,
+    io: &PyFileIO,
     metadata: &PyTableMetadata,
     paths: Vec<String>,
 ) -> PyResult<HashMap<String, Vec<String>>> {
     let md = Arc::clone(&metadata.inner);
     py.detach(|| {
-        let found = deletes_for(&LocalFileIO, &md, None, &paths)?;
+        let found = deletes_for(io.inner.as_ref(), &md, None, &paths)?;
         Ok(found
             .into_iter()
             .map(|(p, d)| {
@@ -94,6 +95,7 @@ fn position_delete_files_for(
 #[pyfunction]
 fn write_dv_deletes(
     py: Python<'_>,
+    io: &PyFileIO,
     metadata: &PyTableMetadata,
     location: &str,
     vectors: &Bound<'_, PyDict>,
@@ -107,7 +109,7 @@ fn write_dv_deletes(
     let (added, removed) = py
         .detach(|| {
             let paths: Vec<String> = items.iter().map(|(p, _)| p.clone()).collect();
-            let found = deletes_for(&LocalFileIO, &md, None, &paths)?;
+            let found = deletes_for(io.inner.as_ref(), &md, None, &paths)?;
             let spec_id = one_spec(found.values())?.unwrap_or(md.default_spec_id);
             let mut targets = Vec::with_capacity(items.len());
             for (p, dv) in items {
@@ -116,7 +118,7 @@ fn write_dv_deletes(
                     .ok_or_else(|| Error::invalid_argument(format!("not a live data file: {p}")))?;
                 targets.push((t, dv));
             }
-            let written = write_dvs(&LocalFileIO, location, &targets)?;
+            let written = write_dvs(io.inner.as_ref(), location, &targets)?;
             let added = rows(
                 &md,
                 spec_id,
@@ -141,6 +143,7 @@ fn write_dv_deletes(
 #[pyfunction]
 fn position_delete_file_rows(
     py: Python<'_>,
+    io: &PyFileIO,
     metadata: &PyTableMetadata,
     files: Vec<(String, String, i64, i64)>,
 ) -> PyResult<Py<PyAny>> {
@@ -148,7 +151,7 @@ fn position_delete_file_rows(
     let batch = py
         .detach(|| {
             let paths: Vec<String> = files.iter().map(|f| f.0.clone()).collect();
-            let found = deletes_for(&LocalFileIO, &md, None, &paths)?;
+            let found = deletes_for(io.inner.as_ref(), &md, None, &paths)?;
             let spec_id = one_spec(found.values())?.unwrap_or(md.default_spec_id);
             let mut out = Vec::with_capacity(files.len());
             for (data, path, count, size) in &files {

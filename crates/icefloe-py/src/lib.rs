@@ -6,6 +6,7 @@ mod commit;
 mod deletes;
 mod error;
 mod expr;
+mod fileio;
 mod manifest;
 mod metadata;
 mod projection;
@@ -49,6 +50,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<metadata::PySnapshotRef>()?;
     m.add_class::<view::PyViewMetadata>()?;
     m.add_class::<catalog::PyCatalog>()?;
+    m.add_class::<fileio::PyFileIO>()?;
     m.add_class::<view::PyViewVersion>()?;
     m.add_class::<view::PyNameMapping>()?;
     transforms::register(m)?;

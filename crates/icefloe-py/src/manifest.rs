@@ -7,7 +7,6 @@ use icefloe::arrow::manifest::{
     batch_to_entries, batch_to_manifest_files, entries_schema, entries_to_batch,
     manifest_bytes_to_batch, manifest_files_schema, manifest_files_to_batch, with_decoded_bounds,
 };
-use icefloe::io::{FileIO, LocalFileIO};
 use icefloe::manifest::{
     read_key_value_metadata, read_manifest_for, read_manifest_list, read_manifest_with,
     write_manifest_list, Codec, ManifestContent, ManifestReadOptions, ManifestWriter,
@@ -16,6 +15,7 @@ use icefloe::Error;
 use pyo3::prelude::*;
 
 use crate::error::IntoPyResult;
+use crate::fileio::{io_for, PyFileIO};
 use crate::metadata::PyPartitionSpec;
 use crate::schema::PySchema;
 
@@ -23,11 +23,20 @@ fn to_py(py: Python<'_>, batch: RecordBatch) -> PyResult<Py<PyAny>> {
     Ok(batch.to_pyarrow(py)?.unbind())
 }
 
-/// The manifest list at `path` as one record batch.
+/// The manifest list at `path` as one record batch, read through `io` (default: the
+/// FileIO for the path's scheme).
 #[pyfunction]
-fn read_manifest_list_batch(py: Python<'_>, path: &str) -> PyResult<Py<PyAny>> {
+#[pyo3(signature = (path, *, io = None))]
+fn read_manifest_list_batch(
+    py: Python<'_>,
+    path: &str,
+    io: Option<&PyFileIO>,
+) -> PyResult<Py<PyAny>> {
     let batch = py
-        .detach(|| manifest_files_to_batch(&read_manifest_list(&LocalFileIO, path)?))
+        .detach(|| {
+            let io = io_for(io, path)?;
+            manifest_files_to_batch(&read_manifest_list(io.as_ref(), path)?)
+        })
         .py(py)?;
     to_py(py, batch)
 }
@@ -36,9 +45,10 @@ fn read_manifest_list_batch(py: Python<'_>, path: &str) -> PyResult<Py<PyAny>> {
 /// one-row batch of a manifest list) inheritance is applied. `stats` and `bounds_for`
 /// choose what to decode (see `ManifestReadOptions`); `decode_bounds` names columns (full
 /// names in the manifest's schema, or field ids) whose bounds are added as typed struct
-/// columns `lower_bound_values` and `upper_bound_values`.
+/// columns `lower_bound_values` and `upper_bound_values`. Read through `io` (default: the
+/// FileIO for the path's scheme).
 #[pyfunction]
-#[pyo3(signature = (path, manifest_file = None, stats = true, bounds_for = None, decode_bounds = None))]
+#[pyo3(signature = (path, *, manifest_file = None, stats = true, bounds_for = None, decode_bounds = None, io = None))]
 fn read_manifest_batch(
     py: Python<'_>,
     path: &str,
@@ -46,6 +56,7 @@ fn read_manifest_batch(
     stats: bool,
     bounds_for: Option<Vec<i32>>,
     decode_bounds: Option<Vec<String>>,
+    io: Option<&PyFileIO>,
 ) -> PyResult<Py<PyAny>> {
     let row = match manifest_file {
         Some(obj) => {
@@ -70,6 +81,7 @@ fn read_manifest_batch(
     };
     let batch = py
         .detach(|| {
+            let io = io_for(io, path)?;
             let options = ManifestReadOptions {
                 stats,
                 counts_for: Vec::new(),
@@ -78,14 +90,14 @@ fn read_manifest_batch(
             };
             let Some(columns) = decode_bounds else {
                 // straight into Arrow, no entry materialised
-                let bytes = LocalFileIO.read(path)?;
+                let bytes = io.read(path)?;
                 return manifest_bytes_to_batch(&bytes, &options, row.as_ref())
                     .map(|(_, batch)| batch)
                     .map_err(|e| e.in_file(path));
             };
             let manifest = match &row {
-                Some(f) => read_manifest_for(&LocalFileIO, f, &options)?,
-                None => read_manifest_with(&LocalFileIO, path, &options)?,
+                Some(f) => read_manifest_for(io.as_ref(), f, &options)?,
+                None => read_manifest_with(io.as_ref(), path, &options)?,
             };
             let md = &manifest.metadata;
             let partition_type = md.partition_spec.partition_type(&md.schema)?;
@@ -96,10 +108,16 @@ fn read_manifest_batch(
     to_py(py, batch)
 }
 
-/// The key-value metadata of a manifest (or manifest list) file.
+/// The key-value metadata of a manifest (or manifest list) file, read through `io`
+/// (default: the FileIO for the path's scheme).
 #[pyfunction]
-fn manifest_metadata(py: Python<'_>, path: &str) -> PyResult<Vec<(String, String)>> {
-    py.detach(|| read_key_value_metadata(&LocalFileIO, path))
+#[pyo3(signature = (path, *, io = None))]
+fn manifest_metadata(
+    py: Python<'_>,
+    path: &str,
+    io: Option<&PyFileIO>,
+) -> PyResult<Vec<(String, String)>> {
+    py.detach(|| read_key_value_metadata(io_for(io, path)?.as_ref(), path))
         .py(py)
 }
 
@@ -124,7 +142,7 @@ fn manifest_entries_schema(
 /// returns its manifest list row as a one-row batch.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (path, entries, schema, spec, format_version, content, snapshot_id, compression))]
+#[pyo3(signature = (path, entries, schema, spec, *, format_version, content, snapshot_id, compression, io = None))]
 fn write_manifest_batch(
     py: Python<'_>,
     path: &str,
@@ -135,6 +153,7 @@ fn write_manifest_batch(
     content: i32,
     snapshot_id: i64,
     compression: &str,
+    io: Option<&PyFileIO>,
 ) -> PyResult<Py<PyAny>> {
     let batch = RecordBatch::from_pyarrow_bound(entries)?;
     let row = py
@@ -155,7 +174,7 @@ fn write_manifest_batch(
             for e in entries {
                 writer.add_entry(e)?;
             }
-            let written = writer.finish(&LocalFileIO, path)?;
+            let written = writer.finish(io_for(io, path)?.as_ref(), path)?;
             manifest_files_to_batch(&[written])
         })
         .py(py)?;
@@ -166,7 +185,7 @@ fn write_manifest_batch(
 /// the table's next row id for v3 (None before).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (path, manifests, format_version, snapshot_id, parent_snapshot_id, sequence_number, first_row_id, compression))]
+#[pyo3(signature = (path, manifests, *, format_version, snapshot_id, parent_snapshot_id, sequence_number, first_row_id, compression, io = None))]
 fn write_manifest_list_batch(
     py: Python<'_>,
     path: &str,
@@ -177,12 +196,13 @@ fn write_manifest_list_batch(
     sequence_number: i64,
     first_row_id: Option<i64>,
     compression: &str,
+    io: Option<&PyFileIO>,
 ) -> PyResult<Option<i64>> {
     let batch = RecordBatch::from_pyarrow_bound(manifests)?;
     py.detach(|| {
         let files = batch_to_manifest_files(&batch)?;
         let written = write_manifest_list(
-            &LocalFileIO,
+            io_for(io, path)?.as_ref(),
             path,
             format_version,
             snapshot_id,

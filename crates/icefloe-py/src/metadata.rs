@@ -4,7 +4,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use icefloe::catalog::filesystem::resolve_metadata_location;
-use icefloe::io::LocalFileIO;
 use icefloe::spec::partition::{PartitionField, PartitionSpec};
 use icefloe::spec::snapshot::{Snapshot, SnapshotRef};
 use icefloe::spec::sort::{SortField, SortOrder};
@@ -14,6 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::error::IntoPyResult;
+use crate::fileio::{io_for, PyFileIO};
 use crate::json_to_py;
 use crate::schema::{PyNestedField, PySchema};
 
@@ -365,13 +365,20 @@ fn schema_view(s: &Schema) -> PySchema {
 
 #[pymethods]
 impl PyTableMetadata {
-    /// Reads a metadata file (plain or gzip), or the current metadata of a table directory.
+    /// Reads a metadata file (plain or gzip), or the current metadata of a table directory,
+    /// through `io` (default: the FileIO for the path's scheme).
     #[staticmethod]
-    fn from_path(py: Python<'_>, path: &str) -> PyResult<PyTableMetadata> {
+    #[pyo3(signature = (path, *, io = None))]
+    fn from_path(
+        py: Python<'_>,
+        path: &str,
+        io: Option<&PyFileIO>,
+    ) -> PyResult<PyTableMetadata> {
         let md = py
             .detach(|| {
-                let location = resolve_metadata_location(&LocalFileIO, path)?;
-                TableMetadata::read(&LocalFileIO, &location)
+                let io = io_for(io, path)?;
+                let location = resolve_metadata_location(io.as_ref(), path)?;
+                TableMetadata::read(io.as_ref(), &location)
             })
             .py(py)?;
         Ok(PyTableMetadata {
@@ -394,11 +401,21 @@ impl PyTableMetadata {
         self.inner.to_json_string(pretty)
     }
 
-    /// Writes the metadata to a new file (never overwrites); gzip when `compress`.
-    #[pyo3(signature = (path, compress = false))]
-    fn write(&self, py: Python<'_>, path: &str, compress: bool) -> PyResult<()> {
-        py.detach(|| self.inner.write(&LocalFileIO, path, compress))
-            .py(py)
+    /// Writes the metadata to a new file (never overwrites); gzip when `compress`. Written
+    /// through `io` (default: the FileIO for the path's scheme).
+    #[pyo3(signature = (path, compress = false, *, io = None))]
+    fn write(
+        &self,
+        py: Python<'_>,
+        path: &str,
+        compress: bool,
+        io: Option<&PyFileIO>,
+    ) -> PyResult<()> {
+        py.detach(|| {
+            self.inner
+                .write(io_for(io, path)?.as_ref(), path, compress)
+        })
+        .py(py)
     }
 
     #[getter]

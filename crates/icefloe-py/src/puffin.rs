@@ -8,7 +8,6 @@ use arrow::array::{make_array, Array, ArrayData, ArrayRef, AsArray, BooleanArray
 use arrow::compute::{cast_with_options, CastOptions};
 use arrow::datatypes::{DataType, Int64Type};
 use arrow::pyarrow::{FromPyArrow, ToPyArrow};
-use icefloe::io::LocalFileIO;
 use icefloe::puffin::{
     read_deletion_vector, read_entry_deletion_vector, write_deletion_vectors, DeletionVector,
     DvEntry,
@@ -18,6 +17,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use crate::error::IntoPyResult;
+use crate::fileio::{io_for, PyFileIO};
 
 /// The deleted row positions of one data file (an Iceberg v3 deletion vector). Immutable.
 #[pyclass(frozen, module = "icefloe._native", name = "DeletionVector")]
@@ -112,19 +112,30 @@ impl PyDeletionVector {
 
     /// Reads the `deletion-vector-v1` blob at `offset` / `length` of a Puffin file (the
     /// `content_offset` / `content_size_in_bytes` of its manifest entry).
+    /// Read through `io` (default: the FileIO for the path's scheme).
     #[staticmethod]
-    fn read(py: Python<'_>, path: &str, offset: u64, length: u64) -> PyResult<Self> {
-        py.detach(|| read_deletion_vector(&LocalFileIO, path, offset, length))
-            .py(py)
-            .map(Self::wrap)
+    #[pyo3(signature = (path, offset, length, *, io = None))]
+    fn read(
+        py: Python<'_>,
+        path: &str,
+        offset: u64,
+        length: u64,
+        io: Option<&PyFileIO>,
+    ) -> PyResult<Self> {
+        py.detach(|| {
+            read_deletion_vector(io_for(io, path)?.as_ref(), path, offset, length)
+        })
+        .py(py)
+        .map(Self::wrap)
     }
 
     /// Reads the DV of a delete file's manifest entry and checks it against the entry:
     /// its cardinality must be `record_count`, and the Puffin footer must describe a
     /// deletion vector at `offset` of `length` bytes for `referenced_data_file`.
-    /// `file_size` (`file_size_in_bytes`) saves a look-up.
+    /// `file_size` (`file_size_in_bytes`) saves a look-up. Read through `io` (default: the
+    /// FileIO for the path's scheme).
     #[staticmethod]
-    #[pyo3(signature = (path, offset, length, record_count, referenced_data_file, file_size = None))]
+    #[pyo3(signature = (path, offset, length, record_count, referenced_data_file, file_size = None, *, io = None))]
     fn read_for_entry(
         py: Python<'_>,
         path: &str,
@@ -133,6 +144,7 @@ impl PyDeletionVector {
         record_count: i64,
         referenced_data_file: Option<&str>,
         file_size: Option<u64>,
+        io: Option<&PyFileIO>,
     ) -> PyResult<Self> {
         let entry = DvEntry {
             location: path,
@@ -142,7 +154,7 @@ impl PyDeletionVector {
             referenced_data_file,
             file_size,
         };
-        py.detach(|| read_entry_deletion_vector(&LocalFileIO, &entry))
+        py.detach(|| read_entry_deletion_vector(io_for(io, path)?.as_ref(), &entry))
             .py(py)
             .map(Self::wrap)
     }
@@ -234,12 +246,14 @@ impl PyDeletionVector {
 /// Writes a new Puffin file with one deletion vector per data file; returns, per data
 /// file, what its manifest entry needs: `referenced_data_file`, `offset` and `length`
 /// (`content_offset`, `content_size_in_bytes`) and `cardinality` (`record_count`).
+/// Written through `io` (default: the FileIO for the path's scheme).
 #[pyfunction]
-#[pyo3(name = "write_deletion_vectors")]
+#[pyo3(name = "write_deletion_vectors", signature = (path, vectors, *, io = None))]
 fn write_deletion_vectors_py<'py>(
     py: Python<'py>,
     path: &str,
     vectors: &Bound<'py, PyDict>,
+    io: Option<&PyFileIO>,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let mut items: Vec<(String, Arc<DeletionVector>)> = Vec::with_capacity(vectors.len());
     for (k, v) in vectors.iter() {
@@ -249,7 +263,7 @@ fn write_deletion_vectors_py<'py>(
     let refs = py
         .detach(|| {
             write_deletion_vectors(
-                &LocalFileIO,
+                io_for(io, path)?.as_ref(),
                 path,
                 items.iter().map(|(k, dv)| (k.as_str(), dv.as_ref())),
             )

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use arrow::pyarrow::ToPyArrow;
 use icefloe::expr::Expression;
-use icefloe::io::LocalFileIO;
+use icefloe::io::FileIO;
 use icefloe::scan::plan_batches::{plan_stream, plan_to_batches, PlanStream};
 use icefloe::scan::split::SplitOptions;
 use icefloe::scan::task_groups::{plan_packed, task_group_from_payload};
@@ -14,124 +14,25 @@ use icefloe::spec::table_metadata::TableMetadata;
 use icefloe::Error;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::error::IntoPyResult;
 use crate::expr::PyExpression;
+use crate::fileio::{io_for, PyFileIO};
 use crate::metadata::PyTableMetadata;
 
 /// The pyarrow schema, the list of record batches and the planning counts.
 type PlannedScan = (Py<PyAny>, Py<PyAny>, Vec<(String, usize)>);
 
-/// Plans a scan of `metadata`. The row filter is `filter` (an `Expression`) or `filter_json`
-/// (its JSON form, literals read by the current schema's types), not both; at most one of
-/// `snapshot_id`, `ref_name` and `as_of_ms` may be given.
-/// With `packed`, files are split and bin-packed into groups (`group` column) using the
-/// table's `read.split.*` properties unless `target_split_size` is given. Returns the
-/// pyarrow schema, the record batches and the planning counts; with `packed` and
-/// `payloads`, the schema is None and the list holds each group as `(payload bytes,
-/// number of tasks)` (`icefloe::scan::task_groups::PackedPlan::payloads`).
-#[pyfunction]
-#[pyo3(signature = (metadata, filter_json = None, filter = None, selected = None, snapshot_id = None, ref_name = None, as_of_ms = None, case_sensitive = true, packed = false, target_split_size = None, batch_rows = 65536, threads = None, appends_after = None, incremental = false, payloads = false))]
-#[allow(clippy::too_many_arguments)]
-fn plan_scan(
-    py: Python<'_>,
-    metadata: &PyTableMetadata,
-    filter_json: Option<String>,
-    filter: Option<PyRef<'_, PyExpression>>,
-    selected: Option<Vec<String>>,
-    snapshot_id: Option<i64>,
-    ref_name: Option<String>,
-    as_of_ms: Option<i64>,
-    case_sensitive: bool,
-    packed: bool,
-    target_split_size: Option<i64>,
-    batch_rows: usize,
-    threads: Option<usize>,
-    appends_after: Option<i64>,
-    incremental: bool,
-    payloads: bool,
-) -> PyResult<PlannedScan> {
-    let md = metadata.inner.clone();
-    // the expression itself, not its JSON form: JSON loses the kind of some literals (a
-    // decimal is written as a string, which a double column does not take)
-    let filter_expr = filter.map(|f| f.inner.clone());
-    let options = ScanOptions {
-        filter_json,
-        filter: filter_expr,
-        selected,
-        snapshot_id,
-        ref_name,
-        as_of_ms,
-        case_sensitive,
-        threads,
-        appends_after,
-        incremental,
-    };
-    let (output, counts) = py
-        .detach(|| {
-            let scan = options.build(&md)?;
-            let (plan, schema, batches) = if packed {
-                let mut options = SplitOptions::from_table(&md)?;
-                if let Some(size) = target_split_size {
-                    options.target_size = size;
-                }
-                let packed = plan_packed(&scan, &options)?;
-                if payloads {
-                    let threads = threads.unwrap_or_else(|| {
-                        std::thread::available_parallelism().map_or(1, |n| n.get())
-                    });
-                    let payloads = packed.payloads(threads)?;
-                    return Ok((Output::Payloads(payloads), counts_of(&packed.plan.metrics)));
-                }
-                let batches = packed.to_batches(batch_rows)?;
-                let schema = packed.schema().clone();
-                (packed.plan, schema, batches)
-            } else {
-                plan_to_batches(&scan, batch_rows)?
-            };
-            Ok((Output::Batches(schema, batches), counts_of(&plan.metrics)))
-        })
-        .py(py)?;
-    let list = PyList::empty(py);
-    let py_schema = match output {
-        Output::Batches(schema, batches) => {
-            for b in batches {
-                list.append(b.to_pyarrow(py)?)?;
-            }
-            schema.as_ref().to_pyarrow(py)?.unbind()
-        }
-        Output::Payloads(payloads) => {
-            for (bytes, tasks) in payloads {
-                list.append((PyBytes::new(py, &bytes), tasks))?;
-            }
-            py.None()
-        }
-    };
-    Ok((py_schema, list.into_any().unbind(), counts))
-}
-
-/// What `plan_scan` returns besides the counts.
-enum Output {
-    Batches(
-        Arc<arrow::datatypes::Schema>,
-        Vec<arrow::record_batch::RecordBatch>,
-    ),
-    Payloads(Vec<(Vec<u8>, usize)>),
-}
-
-/// The Arrow IPC stream bytes of a task group payload (`plan_scan(..., payloads=True)`);
-/// other bytes are returned unchanged.
-#[pyfunction]
-fn task_group_ipc<'py>(py: Python<'py>, payload: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-    let ipc = py
-        .detach(|| task_group_from_payload(payload).map(|b| b.into_owned()))
-        .py(py)?;
-    Ok(PyBytes::new(py, &ipc))
-}
-
-/// The scan settings that `plan_scan` and `plan_scan_stream` share.
-struct ScanOptions {
+/// What a scan plans: the row filter, the columns, the snapshot and how planning runs
+/// (the settings of `icefloe::scan::TableScan`). Keyword-only. The row filter is `filter`
+/// (an `Expression`) or `filter_json` (its JSON form, literals read by the current schema's
+/// types), not both; at most one of `snapshot_id`, `ref_name` and `as_of_ms` may be given.
+/// With `incremental`, only the files appended after `appends_after` (`None`: from the
+/// oldest ancestor) are planned.
+#[pyclass(frozen, module = "icefloe._native", name = "ScanOptions")]
+#[derive(Clone)]
+pub struct PyScanOptions {
     filter_json: Option<String>,
     filter: Option<Expression>,
     selected: Option<Vec<String>>,
@@ -142,10 +43,206 @@ struct ScanOptions {
     threads: Option<usize>,
     appends_after: Option<i64>,
     incremental: bool,
+    batch_rows: usize,
 }
 
-impl ScanOptions {
-    fn build(self, md: &Arc<TableMetadata>) -> icefloe::Result<TableScan> {
+#[pymethods]
+impl PyScanOptions {
+    #[new]
+    #[pyo3(signature = (*, filter_json = None, filter = None, selected = None, snapshot_id = None, ref_name = None, as_of_ms = None, case_sensitive = true, threads = None, appends_after = None, incremental = false, batch_rows = 65536))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        filter_json: Option<String>,
+        filter: Option<PyRef<'_, PyExpression>>,
+        selected: Option<Vec<String>>,
+        snapshot_id: Option<i64>,
+        ref_name: Option<String>,
+        as_of_ms: Option<i64>,
+        case_sensitive: bool,
+        threads: Option<usize>,
+        appends_after: Option<i64>,
+        incremental: bool,
+        batch_rows: usize,
+    ) -> Self {
+        PyScanOptions {
+            filter_json,
+            // the expression itself, not its JSON form: JSON loses the kind of some
+            // literals (a decimal is written as a string, which a double column does not
+            // take)
+            filter: filter.map(|f| f.inner.clone()),
+            selected,
+            snapshot_id,
+            ref_name,
+            as_of_ms,
+            case_sensitive,
+            threads,
+            appends_after,
+            incremental,
+            batch_rows,
+        }
+    }
+}
+
+/// The options of a planning call: `options`, or a `ScanOptions` built from the keyword
+/// arguments (`plan_scan(md, snapshot_id=1)`), not both.
+fn scan_options(
+    py: Python<'_>,
+    options: Option<PyRef<'_, PyScanOptions>>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<PyScanOptions> {
+    let kwargs = kwargs.filter(|k| !k.is_empty());
+    match (options, kwargs) {
+        (Some(o), None) => Ok((*o).clone()),
+        (Some(_), Some(_)) => Err(crate::error::to_py(
+            py,
+            Error::invalid_argument(
+                "give the scan options as ScanOptions or as keywords, not both",
+            ),
+        )),
+        (None, kw) => py
+            .get_type::<PyScanOptions>()
+            .call((), kw)?
+            .extract::<PyScanOptions>(),
+    }
+}
+
+/// The FileIO planning reads manifests through: the table's (`io`), else the one for the
+/// table location's scheme.
+fn scan_io(io: Option<&PyFileIO>, md: &TableMetadata) -> icefloe::Result<Arc<dyn FileIO>> {
+    io_for(io, &md.location)
+}
+
+/// Plans a scan of `metadata` through `io` (see `ScanOptions`; keyword arguments build
+/// one). Returns the pyarrow schema, the record batches and the planning counts.
+#[pyfunction]
+#[pyo3(signature = (metadata, options = None, *, io = None, **kwargs))]
+fn plan_scan(
+    py: Python<'_>,
+    metadata: &PyTableMetadata,
+    options: Option<PyRef<'_, PyScanOptions>>,
+    io: Option<&PyFileIO>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<PlannedScan> {
+    let options = scan_options(py, options, kwargs)?;
+    let md = metadata.inner.clone();
+    let io = scan_io(io, &md).py(py)?;
+    let batch_rows = options.batch_rows;
+    let (plan, schema, batches) = py
+        .detach(|| plan_to_batches(&options.build(&md, io)?, batch_rows))
+        .py(py)?;
+    batches_to_py(py, &schema, batches, counts_of(&plan.metrics))
+}
+
+/// As `plan_scan`, with files split and bin-packed into groups (`group` column) using the
+/// table's `read.split.*` properties unless `target_split_size` is given.
+#[pyfunction]
+#[pyo3(signature = (metadata, options = None, *, io = None, target_split_size = None, **kwargs))]
+fn plan_scan_packed(
+    py: Python<'_>,
+    metadata: &PyTableMetadata,
+    options: Option<PyRef<'_, PyScanOptions>>,
+    io: Option<&PyFileIO>,
+    target_split_size: Option<i64>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<PlannedScan> {
+    let options = scan_options(py, options, kwargs)?;
+    let md = metadata.inner.clone();
+    let io = scan_io(io, &md).py(py)?;
+    let batch_rows = options.batch_rows;
+    let (packed, batches) = py
+        .detach(|| {
+            let packed = plan_packed(
+                &options.build(&md, io)?,
+                &split_options(&md, target_split_size)?,
+            )?;
+            let batches = packed.to_batches(batch_rows)?;
+            Ok::<_, Error>((packed, batches))
+        })
+        .py(py)?;
+    batches_to_py(
+        py,
+        packed.schema(),
+        batches,
+        counts_of(&packed.plan.metrics),
+    )
+}
+
+/// As `plan_scan_packed`, returning each group ready to ship to a reader: the list of
+/// `(payload bytes, number of tasks)` (`icefloe::scan::task_groups::PackedPlan::payloads`)
+/// and the planning counts.
+#[pyfunction]
+#[pyo3(signature = (metadata, options = None, *, io = None, target_split_size = None, **kwargs))]
+fn plan_scan_payloads(
+    py: Python<'_>,
+    metadata: &PyTableMetadata,
+    options: Option<PyRef<'_, PyScanOptions>>,
+    io: Option<&PyFileIO>,
+    target_split_size: Option<i64>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<(Py<PyAny>, Vec<(String, usize)>)> {
+    let options = scan_options(py, options, kwargs)?;
+    let md = metadata.inner.clone();
+    let io = scan_io(io, &md).py(py)?;
+    let threads = options.threads;
+    let (payloads, counts) = py
+        .detach(|| {
+            let packed = plan_packed(
+                &options.build(&md, io)?,
+                &split_options(&md, target_split_size)?,
+            )?;
+            let threads = threads
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            Ok::<_, Error>((packed.payloads(threads)?, counts_of(&packed.plan.metrics)))
+        })
+        .py(py)?;
+    let list = PyList::empty(py);
+    for (bytes, tasks) in payloads {
+        list.append((PyBytes::new(py, &bytes), tasks))?;
+    }
+    Ok((list.into_any().unbind(), counts))
+}
+
+/// The table's split settings, with the target size overridden when given.
+fn split_options(
+    md: &TableMetadata,
+    target_split_size: Option<i64>,
+) -> icefloe::Result<SplitOptions> {
+    let mut options = SplitOptions::from_table(md)?;
+    if let Some(size) = target_split_size {
+        options.target_size = size;
+    }
+    Ok(options)
+}
+
+fn batches_to_py(
+    py: Python<'_>,
+    schema: &Arc<arrow::datatypes::Schema>,
+    batches: Vec<arrow::record_batch::RecordBatch>,
+    counts: Vec<(String, usize)>,
+) -> PyResult<PlannedScan> {
+    let list = PyList::empty(py);
+    for b in batches {
+        list.append(b.to_pyarrow(py)?)?;
+    }
+    Ok((
+        schema.as_ref().to_pyarrow(py)?.unbind(),
+        list.into_any().unbind(),
+        counts,
+    ))
+}
+
+/// The Arrow IPC stream bytes of a task group payload (`plan_scan_payloads`); other bytes
+/// are returned unchanged.
+#[pyfunction]
+fn task_group_ipc<'py>(py: Python<'py>, payload: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    let ipc = py
+        .detach(|| task_group_from_payload(payload).map(|b| b.into_owned()))
+        .py(py)?;
+    Ok(PyBytes::new(py, &ipc))
+}
+
+impl PyScanOptions {
+    fn build(self, md: &Arc<TableMetadata>, io: Arc<dyn FileIO>) -> icefloe::Result<TableScan> {
         let selection = match (self.snapshot_id, self.ref_name, self.as_of_ms) {
             (None, None, None) => SnapshotSelection::Current,
             (Some(id), None, None) => SnapshotSelection::SnapshotId(id),
@@ -173,7 +270,7 @@ impl ScanOptions {
                 Expression::from_json(&value, schema)?
             }
         };
-        let mut scan = TableScan::new(md.clone(), Arc::new(LocalFileIO))
+        let mut scan = TableScan::new(md.clone(), io)
             .filter(filter)
             .case_sensitive(self.case_sensitive)
             .snapshot(selection);
@@ -279,43 +376,25 @@ impl PyPlanStream {
     }
 }
 
-/// Starts planning a scan (the arguments of `plan_scan`, without packing) and returns a
-/// `PlanStream` once the plan's schema is known; errors found before any manifest is
-/// read are raised here.
+/// Starts planning a scan through `io` (see `plan_scan`) and returns a `PlanStream` once
+/// the plan's schema is known, keeping at most `queue` manifests' batches waiting; errors
+/// found before any manifest is read are raised here.
 #[pyfunction]
-#[pyo3(signature = (metadata, filter_json = None, filter = None, selected = None, snapshot_id = None, ref_name = None, as_of_ms = None, case_sensitive = true, batch_rows = 65536, threads = None, appends_after = None, incremental = false, queue = 4))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (metadata, options = None, *, io = None, queue = 4, **kwargs))]
 fn plan_scan_stream(
     py: Python<'_>,
     metadata: &PyTableMetadata,
-    filter_json: Option<String>,
-    filter: Option<PyRef<'_, PyExpression>>,
-    selected: Option<Vec<String>>,
-    snapshot_id: Option<i64>,
-    ref_name: Option<String>,
-    as_of_ms: Option<i64>,
-    case_sensitive: bool,
-    batch_rows: usize,
-    threads: Option<usize>,
-    appends_after: Option<i64>,
-    incremental: bool,
+    options: Option<PyRef<'_, PyScanOptions>>,
+    io: Option<&PyFileIO>,
     queue: usize,
+    kwargs: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PyPlanStream> {
+    let options = scan_options(py, options, kwargs)?;
     let md = metadata.inner.clone();
-    let options = ScanOptions {
-        filter_json,
-        filter: filter.map(|f| f.inner.clone()),
-        selected,
-        snapshot_id,
-        ref_name,
-        as_of_ms,
-        case_sensitive,
-        threads,
-        appends_after,
-        incremental,
-    };
+    let io = scan_io(io, &md).py(py)?;
+    let batch_rows = options.batch_rows;
     let stream = py
-        .detach(|| plan_stream(options.build(&md)?, batch_rows, queue))
+        .detach(|| plan_stream(options.build(&md, io)?, batch_rows, queue))
         .py(py)?;
     Ok(PyPlanStream {
         schema: stream.schema().clone(),
@@ -325,6 +404,9 @@ fn plan_scan_stream(
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPlanStream>()?;
+    m.add_class::<PyScanOptions>()?;
+    m.add_function(wrap_pyfunction!(plan_scan_packed, m)?)?;
+    m.add_function(wrap_pyfunction!(plan_scan_payloads, m)?)?;
     m.add_function(wrap_pyfunction!(plan_scan_stream, m)?)?;
     m.add_function(wrap_pyfunction!(plan_scan, m)?)?;
     m.add_function(wrap_pyfunction!(task_group_ipc, m)?)?;

@@ -147,7 +147,7 @@ fn manage_snapshots(
 /// outside the table's location (`kept_outside_location`; none with
 /// `delete_outside_location`).
 #[pyfunction]
-#[pyo3(signature = (catalog, table, older_than_ms = None, retain_last = None, snapshot_ids = vec![], clean_expired_files = true, clean_expired_metadata = false, delete_outside_location = false))]
+#[pyo3(signature = (catalog, table, *, older_than_ms = None, retain_last = None, snapshot_ids = vec![], clean_expired_files = true, clean_expired_metadata = false, delete_outside_location = false))]
 #[allow(clippy::too_many_arguments)]
 fn expire_snapshots(
     py: Python<'_>,

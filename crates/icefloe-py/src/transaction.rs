@@ -9,9 +9,8 @@ use arrow::record_batch::RecordBatch;
 use icefloe::arrow::arrow_to_schema;
 use icefloe::catalog::{Catalog, TableIdent, TableState};
 use icefloe::commit::data_files::data_files_from_batch;
-use icefloe::commit::snapshot::validate::IsolationLevel;
+use icefloe::commit::snapshot::validate::{IsolationLevel, RowDeltaValidation};
 use icefloe::commit::{ManifestLayout, NewTable, SnapshotProducer, Transaction};
-use icefloe::io::LocalFileIO;
 use icefloe::spec::json::parse_text;
 use icefloe::spec::partition::PartitionSpec;
 use icefloe::spec::sort::SortOrder;
@@ -25,6 +24,7 @@ use crate::schema_update::PyUpdateSchema;
 use crate::catalog::PyCatalog;
 use crate::error::IntoPyResult;
 use crate::expr::PyExpression;
+use crate::fileio::PyFileIO;
 use crate::metadata::{PyPartitionSpec, PySortOrder, PyTableMetadata};
 use crate::schema::PySchema;
 
@@ -84,6 +84,83 @@ impl PyTransaction {
             out.extend(data_files_from_batch(b, &ptype)?);
         }
         Ok((spec_id, out))
+    }
+}
+
+/// How a snapshot is committed: the branch, the extra snapshot summary properties and
+/// the conflict validations run on every attempt (`RowDeltaValidation`; Java's
+/// `validateFromSnapshot`, `conflictDetectionFilter`, ...). Keyword-only. An
+/// `isolation_level` (`serializable` or `snapshot`) adds the validations Spark's
+/// row-level writes ask for at that level.
+#[pyclass(frozen, module = "icefloe._native", name = "CommitOptions")]
+#[derive(Clone, Default)]
+pub struct PyCommitOptions {
+    branch: Option<String>,
+    snapshot_properties: Vec<(String, String)>,
+    validation: RowDeltaValidation,
+    isolation_level: Option<String>,
+}
+
+#[pymethods]
+impl PyCommitOptions {
+    #[new]
+    #[pyo3(signature = (*, branch = None, snapshot_properties = vec![], from_snapshot = None, conflict_filter = None, referenced_data_files = vec![], validate_deleted_files = false, no_conflicting_data_files = false, no_conflicting_delete_files = false, isolation_level = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        branch: Option<String>,
+        snapshot_properties: Vec<(String, String)>,
+        from_snapshot: Option<i64>,
+        conflict_filter: Option<PyRef<'_, PyExpression>>,
+        referenced_data_files: Vec<String>,
+        validate_deleted_files: bool,
+        no_conflicting_data_files: bool,
+        no_conflicting_delete_files: bool,
+        isolation_level: Option<String>,
+    ) -> Self {
+        PyCommitOptions {
+            branch,
+            snapshot_properties,
+            validation: RowDeltaValidation {
+                from_snapshot,
+                conflict_filter: conflict_filter.map(|f| f.inner.clone()),
+                referenced_data_files,
+                validate_deleted_files,
+                no_conflicting_data_files,
+                no_conflicting_delete_files,
+            },
+            isolation_level,
+        }
+    }
+}
+
+impl PyCommitOptions {
+    /// The producer committing to the branch, with the summary properties and validations.
+    fn apply(self, mut p: SnapshotProducer) -> icefloe::Result<SnapshotProducer> {
+        if let Some(b) = self.branch {
+            p = p.to_branch(b);
+        }
+        for (k, v) in self.snapshot_properties {
+            p.set_summary(k, v);
+        }
+        let v = p.validation_mut();
+        *v = self.validation;
+        if let Some(level) = self.isolation_level {
+            IsolationLevel::parse(&level)?.apply(v);
+        }
+        Ok(p)
+    }
+}
+
+fn commit_options(options: Option<PyRef<'_, PyCommitOptions>>) -> PyCommitOptions {
+    options.map(|o| (*o).clone()).unwrap_or_default()
+}
+
+impl PyTransaction {
+    fn add(&self, p: SnapshotProducer) -> icefloe::Result<()> {
+        self.with(|tx| {
+            tx.add_change(Box::new(p));
+            Ok(())
+        })
     }
 }
 
@@ -165,17 +242,17 @@ impl PyTransaction {
 
     /// Appends data files: `files` are record batches of data-file rows (the columns of
     /// `manifest_entries_schema`, entry columns optional). `merge` selects a merge append.
-    #[pyo3(signature = (files, spec_id = None, merge = false, branch = None, summary = vec![]))]
+    #[pyo3(signature = (files, options = None, *, spec_id = None, merge = false))]
     fn append_files(
         &self,
         py: Python<'_>,
         files: Vec<Bound<'_, PyAny>>,
+        options: Option<PyRef<'_, PyCommitOptions>>,
         spec_id: Option<i32>,
         merge: bool,
-        branch: Option<String>,
-        summary: Vec<(String, String)>,
     ) -> PyResult<()> {
         let batches = batches(&files)?;
+        let options = commit_options(options);
         py.detach(|| {
             let (spec_id, files) = self.files(&batches, spec_id)?;
             let mut p = if merge {
@@ -183,37 +260,27 @@ impl PyTransaction {
             } else {
                 SnapshotProducer::fast_append()
             };
-            if let Some(b) = branch {
-                p = p.to_branch(b);
-            }
             for f in files {
                 p.add_file_with_spec(spec_id, f);
             }
-            for (k, v) in summary {
-                p.set_summary(k, v);
-            }
-            self.with(|tx| {
-                tx.add_change(Box::new(p));
-                Ok(())
-            })
+            self.add(options.apply(p)?)
         })
         .py(py)
     }
 
     /// Removes the data files at `paths` and adds `files` (either may be empty): a delete
     /// when nothing is added, an overwrite otherwise. Every removed file must be live.
-    /// `summary`: extra snapshot summary properties, as for `append_files`.
-    #[pyo3(signature = (paths, files = vec![], spec_id = None, branch = None, summary = vec![]))]
+    #[pyo3(signature = (paths, files = vec![], options = None, *, spec_id = None))]
     fn replace_files(
         &self,
         py: Python<'_>,
         paths: Vec<String>,
         files: Vec<Bound<'_, PyAny>>,
+        options: Option<PyRef<'_, PyCommitOptions>>,
         spec_id: Option<i32>,
-        branch: Option<String>,
-        summary: Vec<(String, String)>,
     ) -> PyResult<()> {
         let batches = batches(&files)?;
+        let options = commit_options(options);
         py.detach(|| {
             let (spec_id, files) = self.files(&batches, spec_id)?;
             let mut p = if files.is_empty() {
@@ -221,48 +288,34 @@ impl PyTransaction {
             } else {
                 SnapshotProducer::overwrite_files()
             };
-            if let Some(b) = branch {
-                p = p.to_branch(b);
-            }
             for path in paths {
                 p.delete_path(path);
             }
             for f in files {
                 p.add_file_with_spec(spec_id, f);
             }
-            for (k, v) in summary {
-                p.set_summary(k, v);
-            }
-            self.with(|tx| {
-                tx.add_change(Box::new(p));
-                Ok(())
-            })
+            self.add(options.apply(p)?)
         })
         .py(py)
     }
 
     /// Removes the files all of whose rows match `filter` and adds `files` (an overwrite
     /// by filter; a delete when there are none). A data file only some of whose rows may
-    /// match fails the commit (`ValidationFailed`).
-    #[pyo3(signature = (filter, files = vec![], spec_id = None, branch = None, validate_added_files_match = false, from_snapshot = None, conflict_filter = None, no_conflicting_data_files = false, no_conflicting_delete_files = false, summary = vec![]))]
-    #[allow(clippy::too_many_arguments)]
+    /// match fails the commit (`ValidationFailed`). With `validate_added_files_match`, every
+    /// added file must match `filter` too.
+    #[pyo3(signature = (filter, files = vec![], options = None, *, spec_id = None, validate_added_files_match = false))]
     fn replace_where(
         &self,
         py: Python<'_>,
         filter: PyRef<'_, PyExpression>,
         files: Vec<Bound<'_, PyAny>>,
+        options: Option<PyRef<'_, PyCommitOptions>>,
         spec_id: Option<i32>,
-        branch: Option<String>,
         validate_added_files_match: bool,
-        from_snapshot: Option<i64>,
-        conflict_filter: Option<PyRef<'_, PyExpression>>,
-        no_conflicting_data_files: bool,
-        no_conflicting_delete_files: bool,
-        summary: Vec<(String, String)>,
     ) -> PyResult<()> {
         let batches = batches(&files)?;
         let filter = filter.inner.clone();
-        let conflict = conflict_filter.map(|f| f.inner.clone());
+        let options = commit_options(options);
         py.detach(|| {
             let (spec_id, files) = self.files(&batches, spec_id)?;
             let mut p = if files.is_empty() {
@@ -270,9 +323,6 @@ impl PyTransaction {
             } else {
                 SnapshotProducer::overwrite_files()
             };
-            if let Some(b) = branch {
-                p = p.to_branch(b);
-            }
             p.delete_by_row_filter(filter);
             for f in files {
                 p.add_file_with_spec(spec_id, f);
@@ -280,18 +330,7 @@ impl PyTransaction {
             if validate_added_files_match {
                 p.validate_added_files_match_filter();
             }
-            for (k, v) in summary {
-                p.set_summary(k, v);
-            }
-            let v = p.validation_mut();
-            v.from_snapshot = from_snapshot;
-            v.conflict_filter = conflict;
-            v.no_conflicting_data_files = no_conflicting_data_files;
-            v.no_conflicting_delete_files = no_conflicting_delete_files;
-            self.with(|tx| {
-                tx.add_change(Box::new(p));
-                Ok(())
-            })
+            self.add(options.apply(p)?)
         })
         .py(py)
     }
@@ -299,7 +338,7 @@ impl PyTransaction {
     /// A rewrite (Java's `RewriteFiles`): data files at `delete_paths` and the delete files
     /// `remove_delete_files` (rows) replaced by `files` and `delete_files`; new data files
     /// keep `data_sequence_number` when given.
-    #[pyo3(signature = (delete_paths, files = vec![], remove_delete_files = vec![], delete_files = vec![], spec_id = None, branch = None, data_sequence_number = None, from_snapshot = None, summary = vec![]))]
+    #[pyo3(signature = (delete_paths, files = vec![], remove_delete_files = vec![], delete_files = vec![], options = None, *, spec_id = None, data_sequence_number = None))]
     #[allow(clippy::too_many_arguments)]
     fn rewrite_files(
         &self,
@@ -308,22 +347,18 @@ impl PyTransaction {
         files: Vec<Bound<'_, PyAny>>,
         remove_delete_files: Vec<Bound<'_, PyAny>>,
         delete_files: Vec<Bound<'_, PyAny>>,
+        options: Option<PyRef<'_, PyCommitOptions>>,
         spec_id: Option<i32>,
-        branch: Option<String>,
         data_sequence_number: Option<i64>,
-        from_snapshot: Option<i64>,
-        summary: Vec<(String, String)>,
     ) -> PyResult<()> {
         let data = batches(&files)?;
         let deletes = batches(&delete_files)?;
         let removed = batches(&remove_delete_files)?;
+        let options = commit_options(options);
         py.detach(|| {
             let (spec_id, data) = self.files(&data, spec_id)?;
             let (_, deletes) = self.files(&deletes, Some(spec_id))?;
             let mut p = SnapshotProducer::rewrite_files();
-            if let Some(b) = branch {
-                p = p.to_branch(b);
-            }
             for path in delete_paths {
                 p.delete_path(path);
             }
@@ -341,14 +376,7 @@ impl PyTransaction {
             if let Some(seq) = data_sequence_number {
                 p.data_sequence_number(seq);
             }
-            p.validation_mut().from_snapshot = from_snapshot;
-            for (k, v) in summary {
-                p.set_summary(k, v);
-            }
-            self.with(|tx| {
-                tx.add_change(Box::new(p));
-                Ok(())
-            })
+            self.add(options.apply(p)?)
         })
         .py(py)
     }
@@ -358,15 +386,14 @@ impl PyTransaction {
     /// `sort_by` partition fields into target-sized manifests); with
     /// `cluster_by_partition`, one manifest per spec and partition (Java's
     /// `RewriteManifests.clusterBy`). See `icefloe::commit::ManifestLayout`.
-    #[pyo3(signature = (spec_id = None, sort_by = None, cluster_by_partition = false, branch = None, summary = vec![]))]
+    #[pyo3(signature = (options = None, *, spec_id = None, sort_by = None, cluster_by_partition = false))]
     fn rewrite_manifests(
         &self,
         py: Python<'_>,
+        options: Option<PyRef<'_, PyCommitOptions>>,
         spec_id: Option<i32>,
         sort_by: Option<Vec<String>>,
         cluster_by_partition: bool,
-        branch: Option<String>,
-        summary: Vec<(String, String)>,
     ) -> PyResult<()> {
         let mut p = SnapshotProducer::rewrite_manifests();
         if cluster_by_partition {
@@ -379,53 +406,32 @@ impl PyTransaction {
         } else {
             p.manifest_layout(ManifestLayout::Compact { spec_id, sort_by });
         }
-        if let Some(b) = branch {
-            p = p.to_branch(b);
-        }
-        for (k, v) in summary {
-            p.set_summary(k, v);
-        }
-        self.with(|tx| {
-            tx.add_change(Box::new(p));
-            Ok(())
-        })
-        .py(py)
+        let options = commit_options(options);
+        options.apply(p).and_then(|p| self.add(p)).py(py)
     }
 
     /// A row delta (Java's `RowDelta`): data files and delete files (rows of the same form,
     /// `content` 1 or 2) added; delete files (rows, matched by path and DV offset) and data
-    /// files (paths) removed; the validations run on every attempt.
-    #[pyo3(signature = (add_data_files = vec![], add_delete_files = vec![], remove_delete_files = vec![], remove_data_files = vec![], spec_id = None, branch = None, from_snapshot = None, conflict_filter = None, referenced_data_files = vec![], validate_deleted_files = false, no_conflicting_data_files = false, no_conflicting_delete_files = false, isolation_level = None, summary = vec![]))]
-    #[allow(clippy::too_many_arguments)]
+    /// files (paths) removed; the validations of `options` run on every attempt.
+    #[pyo3(signature = (options = None, *, add_data_files = vec![], add_delete_files = vec![], remove_delete_files = vec![], remove_data_files = vec![], spec_id = None))]
     fn row_delta(
         &self,
         py: Python<'_>,
+        options: Option<PyRef<'_, PyCommitOptions>>,
         add_data_files: Vec<Bound<'_, PyAny>>,
         add_delete_files: Vec<Bound<'_, PyAny>>,
         remove_delete_files: Vec<Bound<'_, PyAny>>,
         remove_data_files: Vec<String>,
         spec_id: Option<i32>,
-        branch: Option<String>,
-        from_snapshot: Option<i64>,
-        conflict_filter: Option<PyRef<'_, PyExpression>>,
-        referenced_data_files: Vec<String>,
-        validate_deleted_files: bool,
-        no_conflicting_data_files: bool,
-        no_conflicting_delete_files: bool,
-        isolation_level: Option<String>,
-        summary: Vec<(String, String)>,
     ) -> PyResult<()> {
         let data = batches(&add_data_files)?;
         let deletes = batches(&add_delete_files)?;
         let removed = batches(&remove_delete_files)?;
-        let filter = conflict_filter.map(|f| f.inner.clone());
+        let options = commit_options(options);
         py.detach(|| {
             let (spec_id, data) = self.files(&data, spec_id)?;
             let (_, deletes) = self.files(&deletes, Some(spec_id))?;
             let mut p = SnapshotProducer::row_delta();
-            if let Some(b) = branch {
-                p = p.to_branch(b);
-            }
             for f in data {
                 p.add_file_with_spec(spec_id, f);
             }
@@ -440,23 +446,7 @@ impl PyTransaction {
             for path in remove_data_files {
                 p.delete_path(path);
             }
-            for (k, v) in summary {
-                p.set_summary(k, v);
-            }
-            let v = p.validation_mut();
-            v.from_snapshot = from_snapshot;
-            v.conflict_filter = filter;
-            v.referenced_data_files = referenced_data_files;
-            v.validate_deleted_files = validate_deleted_files;
-            v.no_conflicting_data_files = no_conflicting_data_files;
-            v.no_conflicting_delete_files = no_conflicting_delete_files;
-            if let Some(level) = isolation_level {
-                IsolationLevel::parse(&level)?.apply(v);
-            }
-            self.with(|tx| {
-                tx.add_change(Box::new(p));
-                Ok(())
-            })
+            self.add(options.apply(p)?)
         })
         .py(py)
     }
@@ -504,7 +494,7 @@ impl PyTransaction {
 /// Creates a table (or, with `replace`, creates or replaces it keeping its history).
 /// `spec_json` and `sort_order_json` refer to the columns of `schema` by its ids.
 #[pyfunction]
-#[pyo3(signature = (catalog, table, schema, spec_json, sort_order_json, location, properties, format_version = None, replace = false))]
+#[pyo3(signature = (catalog, table, schema, spec_json, sort_order_json, location, properties, *, format_version = None, replace = false))]
 #[allow(clippy::too_many_arguments)]
 fn create_table(
     py: Python<'_>,
@@ -578,22 +568,24 @@ fn delete_file_keys(batch: &RecordBatch) -> icefloe::Result<Vec<(String, Option<
 /// How many of the table's current manifests `rewrite_manifests` (the default layout)
 /// would rewrite with these settings; 0 when there is nothing to do.
 #[pyfunction]
-#[pyo3(signature = (metadata, spec_id = None, sort_by = None))]
+#[pyo3(signature = (io, metadata, *, spec_id = None, sort_by = None))]
 fn manifests_to_rewrite(
     py: Python<'_>,
+    io: &PyFileIO,
     metadata: &PyTableMetadata,
     spec_id: Option<i32>,
     sort_by: Option<Vec<String>>,
 ) -> PyResult<usize> {
     let md = metadata.inner.clone();
     py.detach(|| {
-        icefloe::commit::manifests_to_rewrite(&LocalFileIO, &md, spec_id, sort_by.as_deref())
+        icefloe::commit::manifests_to_rewrite(io.inner.as_ref(), &md, spec_id, sort_by.as_deref())
     })
     .py(py)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTransaction>()?;
+    m.add_class::<PyCommitOptions>()?;
     m.add_function(wrap_pyfunction!(manifests_to_rewrite, m)?)?;
     m.add_function(wrap_pyfunction!(create_table, m)?)?;
     m.add_function(wrap_pyfunction!(schema_from_arrow, m)?)?;

@@ -3,13 +3,13 @@
 use std::sync::Arc;
 
 use icefloe::catalog::filesystem::resolve_metadata_location;
-use icefloe::io::LocalFileIO;
 use icefloe::spec::name_mapping::NameMapping;
 use icefloe::spec::view_metadata::{ViewMetadata, ViewVersion};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::error::IntoPyResult;
+use crate::fileio::{io_for, PyFileIO};
 use crate::schema::PySchema;
 
 #[pyclass(frozen, module = "icefloe._native", name = "ViewVersion")]
@@ -89,13 +89,20 @@ pub struct PyViewMetadata {
 
 #[pymethods]
 impl PyViewMetadata {
-    /// Reads a view metadata file (plain or gzip), or the current one of a view directory.
+    /// Reads a view metadata file (plain or gzip), or the current one of a view directory,
+    /// through `io` (default: the FileIO for the path's scheme).
     #[staticmethod]
-    fn from_path(py: Python<'_>, path: &str) -> PyResult<PyViewMetadata> {
+    #[pyo3(signature = (path, *, io = None))]
+    fn from_path(
+        py: Python<'_>,
+        path: &str,
+        io: Option<&PyFileIO>,
+    ) -> PyResult<PyViewMetadata> {
         let md = py
             .detach(|| {
-                let location = resolve_metadata_location(&LocalFileIO, path)?;
-                ViewMetadata::read(&LocalFileIO, &location)
+                let io = io_for(io, path)?;
+                let location = resolve_metadata_location(io.as_ref(), path)?;
+                ViewMetadata::read(io.as_ref(), &location)
             })
             .py(py)?;
         Ok(PyViewMetadata {

@@ -1,0 +1,89 @@
+//! The FileIO a table or catalog reads and writes through, for Python. Every binding that
+//! touches files takes one, so a table on an object store is never read from local disk
+//! by accident; which FileIO a location gets is decided in one place,
+//! `icefloe::io::for_location`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use icefloe::io::{for_location, FileIO, MemoryFileIO};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::error::IntoPyResult;
+
+/// A FileIO: local files, an object store, or (for tests) memory.
+#[pyclass(frozen, module = "icefloe._native", name = "FileIO")]
+#[derive(Clone)]
+pub struct PyFileIO {
+    pub(crate) inner: Arc<dyn FileIO>,
+}
+
+impl PyFileIO {
+    pub(crate) fn new(inner: Arc<dyn FileIO>) -> Self {
+        PyFileIO { inner }
+    }
+}
+
+/// The FileIO a binding given a bare path uses: `io` when given, else the one
+/// `for_location` picks for the path's scheme (no properties).
+pub(crate) fn io_for(io: Option<&PyFileIO>, location: &str) -> icefloe::Result<Arc<dyn FileIO>> {
+    match io {
+        Some(io) => Ok(Arc::clone(&io.inner)),
+        None => for_location(location, &HashMap::new()),
+    }
+}
+
+#[pymethods]
+impl PyFileIO {
+    /// The FileIO for `location` (a table or warehouse location), configured by
+    /// `properties` (FileIO properties such as `s3.region`; a catalog's merged with a
+    /// table's vended config).
+    #[new]
+    #[pyo3(signature = (location, properties = None))]
+    fn py_new(
+        py: Python<'_>,
+        location: &str,
+        properties: Option<HashMap<String, String>>,
+    ) -> PyResult<Self> {
+        let properties = properties.unwrap_or_default();
+        for_location(location, &properties).py(py).map(Self::new)
+    }
+
+    /// An empty in-memory FileIO (for tests: nothing reaches a disk).
+    #[staticmethod]
+    fn in_memory() -> Self {
+        Self::new(Arc::new(MemoryFileIO::default()))
+    }
+
+    /// Reads the whole file.
+    fn read<'py>(&self, py: Python<'py>, location: &str) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = py.detach(|| self.inner.read(location)).py(py)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// Writes a new file; fails if it exists.
+    fn write_new(&self, py: Python<'_>, location: &str, data: &[u8]) -> PyResult<()> {
+        py.detach(|| self.inner.write_new(location, data)).py(py)
+    }
+
+    fn exists(&self, py: Python<'_>, location: &str) -> PyResult<bool> {
+        py.detach(|| self.inner.exists(location)).py(py)
+    }
+
+    /// Whether both are the same FileIO (not merely of the same kind).
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<PyFileIO>()
+            .map(|o| std::ptr::addr_eq(Arc::as_ptr(&o.get().inner), Arc::as_ptr(&self.inner)))
+            .unwrap_or(false)
+    }
+
+    fn __hash__(&self) -> u64 {
+        Arc::as_ptr(&self.inner).cast::<()>() as usize as u64
+    }
+
+    fn __repr__(&self) -> String {
+        "FileIO()".to_string()
+    }
+}
