@@ -193,13 +193,26 @@ class SnapshotRef:
     @property
     def max_ref_age_ms(self) -> int | None: ...
 
+class FileIO:
+    """A FileIO (local files, an object store, or memory): ``FileIO(location, properties)``
+    is the one ``icefloe::io::for_location`` picks for the location's scheme."""
+
+    def __init__(self, location: str, properties: dict[str, str] | None = None) -> None: ...
+    @staticmethod
+    def in_memory() -> FileIO: ...
+    def read(self, location: str) -> bytes: ...
+    def write_new(self, location: str, data: bytes) -> None: ...
+    def exists(self, location: str) -> bool: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
 class TableMetadata:
     @staticmethod
-    def from_path(path: str) -> TableMetadata: ...
+    def from_path(path: str, *, io: FileIO | None = None) -> TableMetadata: ...
     @staticmethod
     def from_json(text: str) -> TableMetadata: ...
     def to_json(self, pretty: bool = False) -> str: ...
-    def write(self, path: str, compress: bool = False) -> None: ...
+    def write(self, path: str, compress: bool = False, *, io: FileIO | None = None) -> None: ...
     @property
     def format_version(self) -> int: ...
     @property
@@ -276,7 +289,7 @@ class ViewVersion:
 
 class ViewMetadata:
     @staticmethod
-    def from_path(path: str) -> ViewMetadata: ...
+    def from_path(path: str, *, io: FileIO | None = None) -> ViewMetadata: ...
     @staticmethod
     def from_json(text: str) -> ViewMetadata: ...
     def to_json(self) -> str: ...
@@ -331,7 +344,7 @@ class DeletionVector:
     @staticmethod
     def from_positions(positions: Iterable[int] | pa.Array | pa.ChunkedArray | Any) -> DeletionVector: ...
     @staticmethod
-    def read(path: str, offset: int, length: int) -> DeletionVector: ...
+    def read(path: str, offset: int, length: int, *, io: FileIO | None = None) -> DeletionVector: ...
     @staticmethod
     def read_for_entry(
         path: str,
@@ -340,6 +353,8 @@ class DeletionVector:
         record_count: int,
         referenced_data_file: str | None,
         file_size: int | None = None,
+        *,
+        io: FileIO | None = None,
     ) -> DeletionVector: ...
     @staticmethod
     def from_bytes(data: bytes) -> DeletionVector: ...
@@ -351,40 +366,70 @@ class DeletionVector:
     def keep_mask(self, start: int, length: int) -> pa.BooleanArray: ...
     def merge(self, other: DeletionVector) -> DeletionVector: ...
 
-def write_deletion_vectors(path: str, vectors: dict[str, DeletionVector]) -> list[dict[str, Any]]: ...
-def position_delete_files_for(metadata: TableMetadata, paths: list[str]) -> dict[str, list[str]]: ...
+def write_deletion_vectors(
+    path: str, vectors: dict[str, DeletionVector], *, io: FileIO | None = None
+) -> list[dict[str, Any]]: ...
+def position_delete_files_for(
+    io: FileIO, metadata: TableMetadata, paths: list[str]
+) -> dict[str, list[str]]: ...
 def write_dv_deletes(
-    metadata: TableMetadata, location: str, vectors: dict[str, DeletionVector]
+    io: FileIO, metadata: TableMetadata, location: str, vectors: dict[str, DeletionVector]
 ) -> tuple[pa.RecordBatch, pa.RecordBatch]: ...
 def position_delete_file_rows(
-    metadata: TableMetadata, files: list[tuple[str, str, int, int]]
+    io: FileIO, metadata: TableMetadata, files: list[tuple[str, str, int, int]]
 ) -> pa.RecordBatch: ...
-def read_manifest_list_batch(path: str) -> pa.RecordBatch: ...
+def read_manifest_list_batch(path: str, *, io: FileIO | None = None) -> pa.RecordBatch: ...
 def read_manifest_batch(
     path: str,
+    *,
     manifest_file: pa.RecordBatch | None = None,
     stats: bool = True,
     bounds_for: list[int] | None = None,
     decode_bounds: list[str] | None = None,
+    io: FileIO | None = None,
 ) -> pa.RecordBatch: ...
-def manifest_metadata(path: str) -> list[tuple[str, str]]: ...
+def manifest_metadata(path: str, *, io: FileIO | None = None) -> list[tuple[str, str]]: ...
+
+class ScanOptions:
+    """What a scan plans (``icefloe::scan::TableScan`` settings); keyword-only."""
+
+    def __init__(
+        self,
+        *,
+        filter_json: str | None = None,
+        filter: Expression | None = None,
+        selected: list[str] | None = None,
+        snapshot_id: int | None = None,
+        ref_name: str | None = None,
+        as_of_ms: int | None = None,
+        case_sensitive: bool = True,
+        threads: int | None = None,
+        appends_after: int | None = None,
+        incremental: bool = False,
+        batch_rows: int = 65536,
+    ) -> None: ...
+
+# Each planning function takes a ScanOptions, or keyword arguments that build one (not
+# both); `io` defaults to the FileIO for the table location's scheme.
 def plan_scan(
+    metadata: TableMetadata, options: ScanOptions | None = None, *, io: FileIO | None = None, **kwargs: Any
+) -> tuple[pa.Schema, list[pa.RecordBatch], list[tuple[str, int]]]: ...
+def plan_scan_packed(
     metadata: TableMetadata,
-    filter_json: str | None = None,
-    filter: Expression | None = None,
-    selected: list[str] | None = None,
-    snapshot_id: int | None = None,
-    ref_name: str | None = None,
-    as_of_ms: int | None = None,
-    case_sensitive: bool = True,
-    packed: bool = False,
+    options: ScanOptions | None = None,
+    *,
+    io: FileIO | None = None,
     target_split_size: int | None = None,
-    batch_rows: int = 65536,
-    threads: int | None = None,
-    appends_after: int | None = None,
-    incremental: bool = False,
-    payloads: bool = False,
-) -> tuple[pa.Schema | None, list[pa.RecordBatch] | list[tuple[bytes, int]], list[tuple[str, int]]]: ...
+    **kwargs: Any,
+) -> tuple[pa.Schema, list[pa.RecordBatch], list[tuple[str, int]]]: ...
+def plan_scan_payloads(
+    metadata: TableMetadata,
+    options: ScanOptions | None = None,
+    *,
+    io: FileIO | None = None,
+    target_split_size: int | None = None,
+    **kwargs: Any,
+) -> tuple[list[tuple[bytes, int]], list[tuple[str, int]]]: ...
 def task_group_ipc(payload: bytes) -> bytes: ...
 
 class PlanStream:
@@ -397,18 +442,11 @@ class PlanStream:
 
 def plan_scan_stream(
     metadata: TableMetadata,
-    filter_json: str | None = None,
-    filter: Expression | None = None,
-    selected: list[str] | None = None,
-    snapshot_id: int | None = None,
-    ref_name: str | None = None,
-    as_of_ms: int | None = None,
-    case_sensitive: bool = True,
-    batch_rows: int = 65536,
-    threads: int | None = None,
-    appends_after: int | None = None,
-    incremental: bool = False,
+    options: ScanOptions | None = None,
+    *,
+    io: FileIO | None = None,
     queue: int = 4,
+    **kwargs: Any,
 ) -> PlanStream: ...
 def manifest_list_schema() -> pa.Schema: ...
 def manifest_entries_schema(schema: Schema, spec: PartitionSpec) -> pa.Schema: ...
@@ -417,10 +455,12 @@ def write_manifest_batch(
     entries: pa.RecordBatch,
     schema: Schema,
     spec: PartitionSpec,
+    *,
     format_version: int,
     content: int,
     snapshot_id: int,
     compression: str,
+    io: FileIO | None = None,
 ) -> pa.RecordBatch: ...
 def data_file_arrow_schema(schema: Schema) -> pa.Schema: ...
 def new_data_location(
@@ -449,12 +489,14 @@ def data_file_batch(
 def write_manifest_list_batch(
     path: str,
     manifests: pa.RecordBatch,
+    *,
     format_version: int,
     snapshot_id: int,
     parent_snapshot_id: int | None,
     sequence_number: int,
     first_row_id: int | None,
     compression: str,
+    io: FileIO | None = None,
 ) -> int | None: ...
 
 class Expression:
@@ -498,6 +540,8 @@ class Catalog:
     def load(name: str, properties: list[tuple[str, str]]) -> Catalog: ...
     @property
     def name(self) -> str: ...
+    @property
+    def io(self) -> FileIO: ...
     def default_table_location(self, table: _Ident) -> str: ...
     def create_namespace(self, namespace: list[str], properties: list[tuple[str, str]] = ...) -> None: ...
     def list_namespaces(self, parent: list[str] = ...) -> list[list[str]]: ...
@@ -559,6 +603,24 @@ def replace_table_metadata_json(
     format_version: int | None = None,
 ) -> str: ...
 
+class CommitOptions:
+    """How a change is committed: branch, extra snapshot summary properties, the
+    validations run on every attempt and an isolation level; keyword-only."""
+
+    def __init__(
+        self,
+        *,
+        branch: str | None = None,
+        snapshot_properties: list[tuple[str, str]] = ...,
+        from_snapshot: int | None = None,
+        conflict_filter: Expression | None = None,
+        referenced_data_files: list[str] = ...,
+        validate_deleted_files: bool = False,
+        no_conflicting_data_files: bool = False,
+        no_conflicting_delete_files: bool = False,
+        isolation_level: str | None = None,
+    ) -> None: ...
+
 class Transaction:
     """Pending changes to one catalog table (see ``icefloe.update.transaction``)."""
 
@@ -575,26 +637,26 @@ class Transaction:
     def append_files(
         self,
         files: list[pa.RecordBatch],
+        options: CommitOptions | None = None,
+        *,
         spec_id: int | None = None,
         merge: bool = False,
-        branch: str | None = None,
-        summary: list[tuple[str, str]] = ...,
     ) -> None: ...
     def replace_files(
         self,
         paths: list[str],
         files: list[pa.RecordBatch] = ...,
+        options: CommitOptions | None = None,
+        *,
         spec_id: int | None = None,
-        branch: str | None = None,
-        summary: list[tuple[str, str]] = ...,
     ) -> None: ...
     def rewrite_manifests(
         self,
+        options: CommitOptions | None = None,
+        *,
         spec_id: int | None = None,
         sort_by: list[str] | None = None,
         cluster_by_partition: bool = False,
-        branch: str | None = None,
-        summary: list[tuple[str, str]] = ...,
     ) -> None: ...
     def rewrite_files(
         self,
@@ -602,41 +664,29 @@ class Transaction:
         files: list[pa.RecordBatch] = ...,
         remove_delete_files: list[pa.RecordBatch] = ...,
         delete_files: list[pa.RecordBatch] = ...,
+        options: CommitOptions | None = None,
+        *,
         spec_id: int | None = None,
-        branch: str | None = None,
         data_sequence_number: int | None = None,
-        from_snapshot: int | None = None,
-        summary: list[tuple[str, str]] = ...,
     ) -> None: ...
     def replace_where(
         self,
         filter: Expression,
         files: list[pa.RecordBatch] = ...,
+        options: CommitOptions | None = None,
+        *,
         spec_id: int | None = None,
-        branch: str | None = None,
         validate_added_files_match: bool = False,
-        from_snapshot: int | None = None,
-        conflict_filter: Expression | None = None,
-        no_conflicting_data_files: bool = False,
-        no_conflicting_delete_files: bool = False,
-        summary: list[tuple[str, str]] = ...,
     ) -> None: ...
     def row_delta(
         self,
+        options: CommitOptions | None = None,
+        *,
         add_data_files: list[pa.RecordBatch] = ...,
         add_delete_files: list[pa.RecordBatch] = ...,
         remove_delete_files: list[pa.RecordBatch] = ...,
         remove_data_files: list[str] = ...,
         spec_id: int | None = None,
-        branch: str | None = None,
-        from_snapshot: int | None = None,
-        conflict_filter: Expression | None = None,
-        referenced_data_files: list[str] = ...,
-        validate_deleted_files: bool = False,
-        no_conflicting_data_files: bool = False,
-        no_conflicting_delete_files: bool = False,
-        isolation_level: str | None = None,
-        summary: list[tuple[str, str]] = ...,
     ) -> None: ...
     def own_files(self, paths: list[str]) -> None: ...
     def abort(self) -> None: ...
@@ -650,12 +700,13 @@ def create_table(
     sort_order_json: str,
     location: str | None,
     properties: list[tuple[str, str]],
+    *,
     format_version: int | None = None,
     replace: bool = False,
 ) -> tuple[str, TableMetadata]: ...
 def schema_from_arrow(schema: pa.Schema) -> Schema: ...
 def manifests_to_rewrite(
-    metadata: TableMetadata, spec_id: int | None = None, sort_by: list[str] | None = None
+    io: FileIO, metadata: TableMetadata, *, spec_id: int | None = None, sort_by: list[str] | None = None
 ) -> int: ...
 def manage_snapshots(
     catalog: Catalog,
@@ -666,6 +717,7 @@ def manage_snapshots(
 def expire_snapshots(
     catalog: Catalog,
     table: tuple[list[str], str],
+    *,
     older_than_ms: int | None = None,
     retain_last: int | None = None,
     snapshot_ids: list[int] = ...,

@@ -107,6 +107,18 @@ class Catalog:
     def name(self) -> str:
         return self._native.name
 
+    @property
+    def io(self) -> _native.FileIO:
+        """The FileIO the catalog's tables are read and written through (chosen by the
+        warehouse location's scheme and the catalog's FileIO properties)."""
+        return self._native.io
+
+    @property
+    def native(self) -> _native.Catalog:
+        """The native catalog handle, which transactions and snapshot changes commit
+        through."""
+        return self._native
+
     def __repr__(self) -> str:
         return f"Catalog({self.name!r})"
 

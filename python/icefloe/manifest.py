@@ -85,7 +85,13 @@ def read_manifest(
     row = None if manifest_file is None else _list_rows([manifest_file])
     bounds = None if bounds_for is None else [int(i) for i in bounds_for]
     decode = None if decode_bounds is None else [str(c) for c in decode_bounds]
-    return pa.Table.from_batches([_native.read_manifest_batch(path, row, stats, bounds, decode)])
+    return pa.Table.from_batches(
+        [
+            _native.read_manifest_batch(
+                path, manifest_file=row, stats=stats, bounds_for=bounds, decode_bounds=decode
+            )
+        ]
+    )
 
 
 def manifest_metadata(path: str) -> dict[str, str]:
@@ -112,7 +118,14 @@ def write_manifest(
     """
     batch = _one_batch(entries)
     row = _native.write_manifest_batch(
-        path, batch, schema, spec, format_version, content, snapshot_id, compression
+        path,
+        batch,
+        schema,
+        spec,
+        format_version=format_version,
+        content=content,
+        snapshot_id=snapshot_id,
+        compression=compression,
     )
     return row.to_pylist()[0]
 
@@ -136,10 +149,10 @@ def write_manifest_list(
     return _native.write_manifest_list_batch(
         path,
         _list_rows(manifests),
-        format_version,
-        snapshot_id,
-        parent_snapshot_id,
-        sequence_number,
-        first_row_id,
-        compression,
+        format_version=format_version,
+        snapshot_id=snapshot_id,
+        parent_snapshot_id=parent_snapshot_id,
+        sequence_number=sequence_number,
+        first_row_id=first_row_id,
+        compression=compression,
     )

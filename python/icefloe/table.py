@@ -78,7 +78,10 @@ def _millis(as_of: Any) -> int:
 class Table:
     """An Iceberg table read from its metadata: opened from a file with
     :meth:`from_metadata`, or loaded from a catalog (``catalog.load_table("db.t")``), in
-    which case it remembers its catalog and identifier."""
+    which case it remembers its catalog and identifier.
+
+    Its files are read and written through ``io``: the given FileIO, else its catalog's,
+    else the one for the table location's scheme (local files for a plain path)."""
 
     def __init__(
         self,
@@ -86,11 +89,22 @@ class Table:
         metadata_location: str | None = None,
         catalog: Any = None,
         identifier: tuple[str, ...] | None = None,
+        io: _native.FileIO | None = None,
     ):
         self.metadata = metadata
         self.metadata_location = metadata_location
         self.catalog = catalog
         self.identifier = identifier
+        self._io = io
+
+    @property
+    def io(self) -> _native.FileIO:
+        """The FileIO the table's files are read and written through (resolved on first
+        use, so a table opened only to inspect its metadata needs no object-store
+        settings)."""
+        if self._io is None:
+            self._io = self.catalog.io if self.catalog is not None else _native.FileIO(self.metadata.location)
+        return self._io
 
     def name(self) -> tuple[str, ...] | None:
         """The identifier in the catalog, e.g. ``("db", "events")`` (``None`` when the table
@@ -205,9 +219,10 @@ class Table:
         if (
             compacts_main
             and _native.manifests_to_rewrite(
+                self.io,
                 self.metadata,
-                options.get("spec_id"),
-                None if options.get("sort_by") is None else list(options["sort_by"]),
+                spec_id=options.get("spec_id"),
+                sort_by=None if options.get("sort_by") is None else list(options["sort_by"]),
             )
             == 0
         ):
@@ -252,7 +267,8 @@ class Table:
     def from_metadata(cls, path: str) -> Table:
         """Opens the table whose metadata file is ``path`` (a ``*.metadata.json`` file, plain
         or gzip), or the current metadata of the table directory ``path``."""
-        return cls(_native.TableMetadata.from_path(str(path)), str(path))
+        io = _native.FileIO(str(path))
+        return cls(_native.TableMetadata.from_path(str(path), io=io), str(path), io=io)
 
     def schema(self) -> _native.Schema:
         return self.metadata.schema()

@@ -369,11 +369,7 @@ impl PyTableMetadata {
     /// through `io` (default: the FileIO for the path's scheme).
     #[staticmethod]
     #[pyo3(signature = (path, *, io = None))]
-    fn from_path(
-        py: Python<'_>,
-        path: &str,
-        io: Option<&PyFileIO>,
-    ) -> PyResult<PyTableMetadata> {
+    fn from_path(py: Python<'_>, path: &str, io: Option<&PyFileIO>) -> PyResult<PyTableMetadata> {
         let md = py
             .detach(|| {
                 let io = io_for(io, path)?;
@@ -411,11 +407,8 @@ impl PyTableMetadata {
         compress: bool,
         io: Option<&PyFileIO>,
     ) -> PyResult<()> {
-        py.detach(|| {
-            self.inner
-                .write(io_for(io, path)?.as_ref(), path, compress)
-        })
-        .py(py)
+        py.detach(|| self.inner.write(io_for(io, path)?.as_ref(), path, compress))
+            .py(py)
     }
 
     #[getter]

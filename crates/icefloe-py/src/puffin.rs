@@ -122,11 +122,9 @@ impl PyDeletionVector {
         length: u64,
         io: Option<&PyFileIO>,
     ) -> PyResult<Self> {
-        py.detach(|| {
-            read_deletion_vector(io_for(io, path)?.as_ref(), path, offset, length)
-        })
-        .py(py)
-        .map(Self::wrap)
+        py.detach(|| read_deletion_vector(io_for(io, path)?.as_ref(), path, offset, length))
+            .py(py)
+            .map(Self::wrap)
     }
 
     /// Reads the DV of a delete file's manifest entry and checks it against the entry:
@@ -136,6 +134,7 @@ impl PyDeletionVector {
     /// FileIO for the path's scheme).
     #[staticmethod]
     #[pyo3(signature = (path, offset, length, record_count, referenced_data_file, file_size = None, *, io = None))]
+    #[allow(clippy::too_many_arguments)]
     fn read_for_entry(
         py: Python<'_>,
         path: &str,

@@ -22,7 +22,10 @@ use crate::fileio::{io_for, PyFileIO};
 use crate::metadata::PyTableMetadata;
 
 /// The pyarrow schema, the list of record batches and the planning counts.
-type PlannedScan = (Py<PyAny>, Py<PyAny>, Vec<(String, usize)>);
+type PlannedScan = (Py<PyAny>, Py<PyAny>, Counts);
+
+/// The planning counts by name.
+type Counts = Vec<(String, usize)>;
 
 /// What a scan plans: the row filter, the columns, the snapshot and how planning runs
 /// (the settings of `icefloe::scan::TableScan`). Keyword-only. The row filter is `filter`
@@ -179,7 +182,7 @@ fn plan_scan_payloads(
     io: Option<&PyFileIO>,
     target_split_size: Option<i64>,
     kwargs: Option<&Bound<'_, PyDict>>,
-) -> PyResult<(Py<PyAny>, Vec<(String, usize)>)> {
+) -> PyResult<(Py<PyAny>, Counts)> {
     let options = scan_options(py, options, kwargs)?;
     let md = metadata.inner.clone();
     let io = scan_io(io, &md).py(py)?;
@@ -218,7 +221,7 @@ fn batches_to_py(
     py: Python<'_>,
     schema: &Arc<arrow::datatypes::Schema>,
     batches: Vec<arrow::record_batch::RecordBatch>,
-    counts: Vec<(String, usize)>,
+    counts: Counts,
 ) -> PyResult<PlannedScan> {
     let list = PyList::empty(py);
     for b in batches {

@@ -414,6 +414,8 @@ impl PyTransaction {
     /// `content` 1 or 2) added; delete files (rows, matched by path and DV offset) and data
     /// files (paths) removed; the validations of `options` run on every attempt.
     #[pyo3(signature = (options = None, *, add_data_files = vec![], add_delete_files = vec![], remove_delete_files = vec![], remove_data_files = vec![], spec_id = None))]
+    // the files are keyword-only arguments, the commit settings one object
+    #[allow(clippy::too_many_arguments)]
     fn row_delta(
         &self,
         py: Python<'_>,

@@ -93,11 +93,7 @@ impl PyViewMetadata {
     /// through `io` (default: the FileIO for the path's scheme).
     #[staticmethod]
     #[pyo3(signature = (path, *, io = None))]
-    fn from_path(
-        py: Python<'_>,
-        path: &str,
-        io: Option<&PyFileIO>,
-    ) -> PyResult<PyViewMetadata> {
+    fn from_path(py: Python<'_>, path: &str, io: Option<&PyFileIO>) -> PyResult<PyViewMetadata> {
         let md = py
             .detach(|| {
                 let io = io_for(io, path)?;

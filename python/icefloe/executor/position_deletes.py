@@ -60,28 +60,35 @@ def _positions_in(delete_files: Iterable[str], data_path: str) -> pa.Array:
 
 
 def write_position_deletes(
-    table_metadata: Any, deletes: Mapping[str, Any], *, location: str | None = None
+    table_metadata: Any,
+    deletes: Mapping[str, Any],
+    *,
+    location: str | None = None,
+    io: _native.FileIO | None = None,
 ) -> PositionDeletes:
     """Writes delete files for ``deletes`` (data file path -> row positions: a list, numpy
     or pyarrow array) of live data files of the table's current snapshot, all of one
     partition spec. ``location``: the Puffin file (v3) or the data location (v2) to write
     in; by default the table's location provider places the files (as Java's
     ``OutputFileFactory.newOutputFile()``: under the data location, hash directories first
-    with ``write.object-storage.enabled``). Returns the rows to add and to remove."""
+    with ``write.object-storage.enabled``). The table's manifests are read (and a Puffin
+    file written) through ``io``, by default the FileIO for the table location's scheme.
+    Returns the rows to add and to remove."""
     md = table_metadata
+    io = io if io is not None else _native.FileIO(md.location)
     if md.format_version < 2:
         raise InvalidArgumentError("format version 1 tables have no delete files")
     if md.format_version >= 3:
         # placed first: a location property Java refuses fails before any work
         target = location or _native.LocationProvider(md).new_data_location(f"{uuid.uuid4()}-deletes.puffin")
-        extra = _native.position_delete_files_for(md, list(deletes))
+        extra = _native.position_delete_files_for(io, md, list(deletes))
         vectors = {}
         for path, positions in deletes.items():
             dv = _native.DeletionVector.from_positions(_positions(positions))
             if extra.get(path):
                 dv = dv.merge(_native.DeletionVector.from_positions(_positions_in(extra[path], path)))
             vectors[path] = dv
-        added, removed = _native.write_dv_deletes(md, target, vectors)
+        added, removed = _native.write_dv_deletes(io, md, target, vectors)
         return PositionDeletes(pa.table(added), pa.table(removed))
 
     locations = _native.LocationProvider(md, data_location=location)
@@ -108,5 +115,5 @@ def write_position_deletes(
         with fs.open_output_stream(p) as sink:
             pq.write_table(table, sink)
         written.append((path, target, len(pos), fs.get_file_info(p).size))
-    added = _native.position_delete_file_rows(md, written)
+    added = _native.position_delete_file_rows(io, md, written)
     return PositionDeletes(pa.table(added), pa.table(added).slice(0, 0))

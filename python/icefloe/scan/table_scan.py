@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import pyarrow as pa
 
@@ -31,6 +31,11 @@ class Scannable(Protocol):
     """What a scan needs of its table (``icefloe.table.Table`` is one)."""
 
     metadata: _native.TableMetadata
+
+    @property
+    def io(self) -> _native.FileIO:
+        """The FileIO planning reads the table's manifests through."""
+        ...
 
 
 __all__ = ["TableScan", "ScanPlan", "PlanBatches"]
@@ -153,18 +158,19 @@ class TableScan:
     def _plan(
         self, packed: bool, target_split_size: int | None = None, threads: int | None = None
     ) -> ScanPlan:
-        schema, batches, counts = _native.plan_scan(
-            self.table.metadata,
-            **self._plan_kwargs(),
-            packed=packed,
-            target_split_size=target_split_size,
-            threads=threads,
-        )
+        options = self._options(threads=threads)
+        if packed:
+            schema, batches, counts = _native.plan_scan_packed(
+                self.table.metadata, options, io=self.table.io, target_split_size=target_split_size
+            )
+        else:
+            schema, batches, counts = _native.plan_scan(self.table.metadata, options, io=self.table.io)
         return ScanPlan(pa.Table.from_batches(batches, schema=schema), dict(counts))
 
-    def _plan_kwargs(self) -> dict:
-        """The scan's settings as ``_native.plan_scan`` takes them."""
-        return dict(
+    def _options(self, **planning: Any) -> _native.ScanOptions:
+        """The scan's settings (with ``planning``: threads, batch_rows) as the native
+        planning functions take them."""
+        return _native.ScanOptions(
             filter_json=self._filter_json,
             filter=self._filter if self._filter_json is None else None,
             selected=self._selected,
@@ -174,6 +180,7 @@ class TableScan:
             case_sensitive=self._case_sensitive,
             appends_after=self._appends_after,
             incremental=self._incremental,
+            **planning,
         )
 
     def plan_arrow(self, packed: bool = False, threads: int | None = None) -> pa.Table:
@@ -188,7 +195,10 @@ class TableScan:
         settings (snapshot, filter binding) are raised here, planning errors while
         iterating."""
         stream = _native.plan_scan_stream(
-            self.table.metadata, **self._plan_kwargs(), batch_rows=batch_rows, threads=threads, queue=queue
+            self.table.metadata,
+            self._options(batch_rows=batch_rows, threads=threads),
+            io=self.table.io,
+            queue=queue,
         )
         return PlanBatches(stream)
 
@@ -241,12 +251,8 @@ class TableScan:
         take the payload. This is what the Spark data source's partitions carry: for a
         plan of a million files it avoids a million-row Python loop and keeps the bytes
         sent to Spark small."""
-        _, payloads, _ = _native.plan_scan(
-            self.table.metadata,
-            **self._plan_kwargs(),
-            packed=True,
-            target_split_size=target_split_size,
-            payloads=True,
+        payloads, _ = _native.plan_scan_payloads(
+            self.table.metadata, self._options(), io=self.table.io, target_split_size=target_split_size
         )
         return payloads
 

@@ -147,7 +147,7 @@ class ManageSnapshots:
         t = self._table
         ident = t.identifier
         location, metadata = _native.manage_snapshots(
-            t.catalog._native,
+            t.catalog.native,
             (list(ident[:-1]), ident[-1]),
             (t.metadata_location, t.metadata),
             json.dumps(self._ops),
@@ -238,14 +238,14 @@ class ExpireSnapshots:
         t = self._table
         ident = t.identifier
         out = _native.expire_snapshots(
-            t.catalog._native,
+            t.catalog.native,
             (list(ident[:-1]), ident[-1]),
-            self._older_than,
-            self._retain_last,
-            list(self._ids),
-            self._clean,
-            self._clean_metadata,
-            self._outside,
+            older_than_ms=self._older_than,
+            retain_last=self._retain_last,
+            snapshot_ids=list(self._ids),
+            clean_expired_files=self._clean,
+            clean_expired_metadata=self._clean_metadata,
+            delete_outside_location=self._outside,
         )
         t.refresh()
         kept = list(out["kept_outside_location"])

@@ -448,7 +448,7 @@ class Transaction:
         self._table = table
         ident = table.identifier
         self._native = _native.Transaction(
-            table.catalog._native, (list(ident[:-1]), ident[-1]), (table.metadata_location, table.metadata)
+            table.catalog.native, (list(ident[:-1]), ident[-1]), (table.metadata_location, table.metadata)
         )
         self._committed = False
 
@@ -516,7 +516,7 @@ class Transaction:
         merge append (manifests merged per ``commit.manifest.*``)."""
         spec_id = _spec_id_of(data_files) if spec_id is None else spec_id
         self._native.append_files(
-            _batches(data_files), spec_id, merge, branch, list((snapshot_properties or {}).items())
+            _batches(data_files), _options(branch, snapshot_properties), spec_id=spec_id, merge=merge
         )
         return self
 
@@ -528,7 +528,7 @@ class Transaction:
         snapshot_properties: Mapping[str, str] | None = None,
     ) -> Transaction:
         """Removes the data files at ``paths``; each must be live in the table."""
-        self._native.replace_files(list(paths), [], None, branch, list((snapshot_properties or {}).items()))
+        self._native.replace_files(list(paths), [], _options(branch, snapshot_properties))
         return self
 
     def overwrite_files(
@@ -544,11 +544,7 @@ class Transaction:
         ``data_files``, in one snapshot (extra summary entries: ``snapshot_properties``)."""
         spec_id = _spec_id_of(data_files) if spec_id is None else spec_id
         self._native.replace_files(
-            list(delete_paths),
-            _batches(data_files),
-            spec_id,
-            branch,
-            list((snapshot_properties or {}).items()),
+            list(delete_paths), _batches(data_files), _options(branch, snapshot_properties), spec_id=spec_id
         )
         return self
 
@@ -564,18 +560,7 @@ class Transaction:
         strict projection of the filter on the partition, or by the file's metrics. A data
         file only some of whose rows may match fails the commit
         (``icefloe.errors.ValidationError``); delete its rows by position instead."""
-        self._native.replace_where(
-            _expression(row_filter),
-            [],
-            None,
-            branch,
-            False,
-            None,
-            None,
-            False,
-            False,
-            list((snapshot_properties or {}).items()),
-        )
+        self._native.replace_where(_expression(row_filter), [], _options(branch, snapshot_properties))
         return self
 
     def overwrite_where(
@@ -598,17 +583,20 @@ class Transaction:
         default). The conflict validations are Java's ``validateNoConflictingData`` /
         ``validateNoConflictingDeletes`` from ``validate_from_snapshot``."""
         spec_id = _spec_id_of(data_files) if spec_id is None else spec_id
+        options = _options(
+            branch,
+            snapshot_properties,
+            from_snapshot=validate_from_snapshot,
+            conflict_filter=_expression(conflict_detection_filter),
+            no_conflicting_data_files=validate_no_conflicting_data,
+            no_conflicting_delete_files=validate_no_conflicting_deletes,
+        )
         self._native.replace_where(
             _expression(row_filter),
             _batches(data_files),
-            spec_id,
-            branch,
-            validate_added_files_match,
-            validate_from_snapshot,
-            _expression(conflict_detection_filter),
-            validate_no_conflicting_data,
-            validate_no_conflicting_deletes,
-            list((snapshot_properties or {}).items()),
+            options,
+            spec_id=spec_id,
+            validate_added_files_match=validate_added_files_match,
         )
         return self
 
@@ -643,11 +631,10 @@ class Transaction:
         spec and partition (Java's ``RewriteManifests.clusterBy``); delete manifests are
         kept."""
         self._native.rewrite_manifests(
-            spec_id,
-            None if sort_by is None else list(sort_by),
-            cluster_by_partition,
-            branch,
-            list((snapshot_properties or {}).items()),
+            _options(branch, snapshot_properties),
+            spec_id=spec_id,
+            sort_by=None if sort_by is None else list(sort_by),
+            cluster_by_partition=cluster_by_partition,
         )
         return self
 
@@ -677,11 +664,9 @@ class Transaction:
             _batches(data_files) if data_files is not None else [],
             _batches(_delete_rows(remove_delete_files)),
             _batches(add_delete_files) if add_delete_files is not None else [],
-            spec_id,
-            branch,
-            data_sequence_number,
-            validate_from_snapshot,
-            list((snapshot_properties or {}).items()),
+            _options(branch, snapshot_properties, from_snapshot=validate_from_snapshot),
+            spec_id=spec_id,
+            data_sequence_number=data_sequence_number,
         )
         return self
 
@@ -725,21 +710,24 @@ class Transaction:
         fails. Failures raise ``icefloe.errors.ValidationFailed``."""
         spec_id = _spec_id_of(add_data_files) if spec_id is None else spec_id
         removed = _delete_rows(remove_delete_files)
-        self._native.row_delta(
-            _batches(add_data_files) if add_data_files is not None else [],
-            _batches(add_delete_files) if add_delete_files is not None else [],
-            _batches(removed) if removed is not None else [],
-            list(remove_data_files),
-            spec_id,
+        options = _options(
             branch,
-            validate_from_snapshot,
-            _expression(conflict_detection_filter),
-            list(validate_data_files_exist),
-            validate_deleted_files,
-            validate_no_conflicting_data_files,
-            validate_no_conflicting_delete_files,
-            isolation_level,
-            list((snapshot_properties or {}).items()),
+            snapshot_properties,
+            from_snapshot=validate_from_snapshot,
+            conflict_filter=_expression(conflict_detection_filter),
+            referenced_data_files=list(validate_data_files_exist),
+            validate_deleted_files=validate_deleted_files,
+            no_conflicting_data_files=validate_no_conflicting_data_files,
+            no_conflicting_delete_files=validate_no_conflicting_delete_files,
+            isolation_level=isolation_level,
+        )
+        self._native.row_delta(
+            options,
+            add_data_files=_batches(add_data_files) if add_data_files is not None else [],
+            add_delete_files=_batches(add_delete_files) if add_delete_files is not None else [],
+            remove_delete_files=_batches(removed) if removed is not None else [],
+            remove_data_files=list(remove_data_files),
+            spec_id=spec_id,
         )
         return self
 
@@ -767,6 +755,15 @@ class Transaction:
             self.abort()
 
 
+def _options(
+    branch: str | None, snapshot_properties: Mapping[str, str] | None, **validation: Any
+) -> _native.CommitOptions:
+    """How a change is committed: its branch, extra summary entries and validations."""
+    return _native.CommitOptions(
+        branch=branch, snapshot_properties=list((snapshot_properties or {}).items()), **validation
+    )
+
+
 def create_table(
     catalog: Any,
     identifier: tuple[str, ...],
@@ -783,13 +780,13 @@ def create_table(
     native_schema = to_schema(schema)
     props = [(k, str(v)) for k, v in (properties or {}).items()]
     return _native.create_table(
-        catalog._native,
+        catalog.native,
         (list(identifier[:-1]), identifier[-1]),
         native_schema,
         spec_json(native_schema, partition_spec),
         sort_order_json(native_schema, sort_order),
         location,
         props,
-        format_version,
-        replace,
+        format_version=format_version,
+        replace=replace,
     )
