@@ -477,6 +477,7 @@ def data_file_batch(
     batches: list[pa.RecordBatch],
     schema: Schema,
     spec: PartitionSpec,
+    *,
     properties: list[tuple[str, str]],
     sort_order: SortOrder | None,
     path: str,
@@ -576,12 +577,13 @@ class Catalog:
         view: _Ident,
         schema: Schema,
         queries: list[tuple[str, str]],
-        default_namespace: list[str],
-        default_catalog: str | None,
-        summary: list[tuple[str, str]],
-        properties: list[tuple[str, str]],
-        location: str | None,
+        *,
         mode: str,
+        default_namespace: list[str],
+        default_catalog: str | None = None,
+        summary: list[tuple[str, str]] = ...,
+        properties: list[tuple[str, str]] = ...,
+        location: str | None = None,
     ) -> tuple[str, ViewMetadata]: ...
 
 def new_table_metadata_json(

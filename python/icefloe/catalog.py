@@ -438,12 +438,12 @@ class Catalog:
             _ident(ident),
             to_schema(schema),
             queries,
-            namespace,
-            default_catalog,
-            [(k, str(v)) for k, v in (summary or {}).items()],
-            [(k, str(v)) for k, v in (properties or {}).items()],
-            location,
-            mode,
+            mode=mode,
+            default_namespace=namespace,
+            default_catalog=default_catalog,
+            summary=[(k, str(v)) for k, v in (summary or {}).items()],
+            properties=[(k, str(v)) for k, v in (properties or {}).items()],
+            location=location,
         )
         return View(md, location_, self, ident)
 

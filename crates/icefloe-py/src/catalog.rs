@@ -242,20 +242,20 @@ impl PyCatalog {
     /// (`"create_or_replace"`) a view with Java's view-builder rules; returns
     /// `(metadata_location, metadata)`. `summary` is added to icefloe's engine summary.
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (view, schema, queries, default_namespace, default_catalog, summary,
-                        properties, location, mode))]
+    #[pyo3(signature = (view, schema, queries, *, mode, default_namespace, default_catalog = None,
+                        summary = vec![], properties = vec![], location = None))]
     fn build_view(
         &self,
         py: Python<'_>,
         view: Ident,
         schema: PyRef<'_, PySchema>,
         queries: Vec<(String, String)>,
+        mode: &str,
         default_namespace: Vec<String>,
         default_catalog: Option<String>,
         summary: Vec<(String, String)>,
         properties: Vec<(String, String)>,
         location: Option<String>,
-        mode: &str,
     ) -> PyResult<(String, PyViewMetadata)> {
         let mut full_summary = view::engine_summary();
         full_summary.extend(summary);

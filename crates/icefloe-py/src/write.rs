@@ -59,7 +59,7 @@ fn partition_batch(
 /// (None when unpartitioned); metrics follow `properties` (`write.metadata.metrics.*`).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (batches, schema, spec, properties, sort_order, path, file_size_in_bytes, column_sizes, split_offsets, partition, sort_order_id))]
+#[pyo3(signature = (batches, schema, spec, *, properties, sort_order, path, file_size_in_bytes, column_sizes, split_offsets, partition, sort_order_id))]
 fn data_file_batch(
     py: Python<'_>,
     batches: Vec<Bound<'_, PyAny>>,

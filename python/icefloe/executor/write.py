@@ -326,14 +326,14 @@ class _OpenFile:
             self.batches,
             ctx.schema,
             ctx.spec,
-            ctx.props,
-            ctx.sort_order,
-            self.path,
-            size,
-            column_sizes,
-            split_offsets,
-            self.partition,
-            ctx.sort_order_id,
+            properties=ctx.props,
+            sort_order=ctx.sort_order,
+            path=self.path,
+            file_size_in_bytes=size,
+            column_sizes=column_sizes,
+            split_offsets=split_offsets,
+            partition=self.partition,
+            sort_order_id=ctx.sort_order_id,
         )
 
 
