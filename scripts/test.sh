@@ -27,6 +27,13 @@ cargo fmt --all --check
 ruff format --check .
 ruff check .
 
+step "type check and stub check"
+mypy
+# the stub of the Rust extension against the built module (its __all__ is allowlisted: PyO3
+# makes it at runtime)
+(cd python && python -m mypy.stubtest icefloe._native --mypy-config-file ../pyproject.toml \
+  --allowlist stubtest-allowlist.txt)
+
 step "cargo test"
 # The PyO3 extension crate (cdylib, extension-module) does not link as a test binary.
 cargo test --workspace --exclude icefloe-py

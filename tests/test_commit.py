@@ -173,6 +173,22 @@ def test_delete_and_overwrite_files(catalog):
     assert live_paths(t) == ["file:///d/c.parquet", "file:///d/z.parquet"]
 
 
+def test_row_filter_commits_need_a_filter_and_a_catalog_table(catalog, tmp_path):
+    t = catalog.create_table("db.f", ARROW_SCHEMA, format_version=2)
+    t.append_files(data_files(t, [{"path": "file:///d/a.parquet", "records": 1}]))
+    # None is not "every row": the caller must say what to remove
+    with pytest.raises(errors.InvalidArgumentError, match="row filter is required"):
+        t.delete_where(None)
+    with pytest.raises(errors.InvalidArgumentError, match="row filter is required"):
+        t.overwrite_where(None, [])
+    assert live_paths(t) == ["file:///d/a.parquet"]
+    opened = icefloe.Table.from_metadata(t.metadata_location)
+    with pytest.raises(errors.InvalidArgumentError, match="opened from a file"):
+        opened.delete_where("true")
+    with pytest.raises(errors.InvalidArgumentError, match="opened from a file"):
+        opened.manage_snapshots().create_tag("x", t.current_snapshot().snapshot_id).commit()
+
+
 def test_append_to_a_branch_and_merge_append(catalog):
     t = catalog.create_table("db.t", ARROW_SCHEMA, properties={"commit.manifest.min-count-to-merge": "2"})
     t.append_files(data_files(t, [{"path": "file:///d/a.parquet", "records": 1}]))

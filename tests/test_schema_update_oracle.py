@@ -327,7 +327,9 @@ def _icefloe_apply(base: dict, last_column_id: int, ops: list[dict]) -> str:
     schema = icefloe.Schema.from_json(json.dumps(base))
     case_sensitive = not any(o["op"] == "case-sensitive" for o in ops)
     allow = any(o["op"] == "allow-incompatible" for o in ops)
-    u = _native.UpdateSchema(schema, last_column_id, case_sensitive, allow)
+    u = _native.UpdateSchema(
+        schema, last_column_id, case_sensitive=case_sensitive, allow_incompatible_changes=allow
+    )
     try:
         for o in ops:
             k = o["op"]
@@ -336,7 +338,7 @@ def _icefloe_apply(base: dict, last_column_id: int, ops: list[dict]) -> str:
             if k == "add":
                 t = o["type"] if isinstance(o["type"], str) else json.dumps(o["type"])
                 default = json.dumps(o["default"]) if "default" in o else None
-                u.add_column(o["parent"], o["name"], t, o.get("doc"), o["required"], default)
+                u.add_column(o["parent"], o["name"], t, doc=o.get("doc"), required=o["required"], default_json=default)
             elif k == "delete":
                 u.delete_column(o["name"])
             elif k == "rename":

@@ -232,7 +232,11 @@ class Catalog:
         pointer if the table is still at ``base`` (``None``: creates it). Raises
         ``CommitFailedError`` when another writer committed first. The building block of
         table changes (``create_table`` and the operations of ``icefloe.update.transaction``)."""
-        base_state = None if base is None else (base.metadata_location, base.metadata)
+        base_state = None
+        if base is not None:
+            if base.metadata_location is None:
+                raise InvalidArgumentError("the base of a commit must be a table loaded from this catalog")
+            base_state = (base.metadata_location, base.metadata)
         return self._table(identifier, self._native.commit_table(_ident(identifier), base_state, metadata))
 
     def create_table(
@@ -449,7 +453,11 @@ class Catalog:
 
     def _commit_view(self, identifier: Identifier, base: View | None, metadata: _native.ViewMetadata) -> View:
         """As :meth:`_commit_table`, for views (create when ``base`` is ``None``, else replace)."""
-        base_state = None if base is None else (base.metadata_location, base.metadata)
+        base_state = None
+        if base is not None:
+            if base.metadata_location is None:
+                raise InvalidArgumentError("the base of a commit must be a table loaded from this catalog")
+            base_state = (base.metadata_location, base.metadata)
         location, md = self._native.commit_view(_ident(identifier), base_state, metadata)
         return View(md, location, self, _to_tuple(identifier))
 

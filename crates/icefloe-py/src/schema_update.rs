@@ -76,7 +76,7 @@ impl PyUpdateSchema {
 #[pymethods]
 impl PyUpdateSchema {
     #[new]
-    #[pyo3(signature = (schema, last_column_id, case_sensitive=true, allow_incompatible_changes=false))]
+    #[pyo3(signature = (schema, last_column_id, *, case_sensitive=true, allow_incompatible_changes=false))]
     fn new(
         schema: &PySchema,
         last_column_id: i32,
@@ -93,7 +93,7 @@ impl PyUpdateSchema {
         }
     }
 
-    #[pyo3(signature = (parent, name, field_type, doc=None, required=false, default_json=None))]
+    #[pyo3(signature = (parent, name, field_type, *, doc=None, required=false, default_json=None))]
     #[allow(clippy::too_many_arguments)]
     fn add_column(
         &self,

@@ -384,7 +384,7 @@ class _Conformer:
         fid = _field_id(target)
         f = self.ctx.fields_by_id.get(fid) if fid is not None else None
         default = f.get("initial-default") if f is not None else None
-        if default is not None:
+        if f is not None and default is not None:
             try:
                 value = _json_values([default], f["type"], target.type)[0]
                 return pa.repeat(value, n)

@@ -23,7 +23,7 @@ from typing import Any
 from .. import _native
 from .._log import log, some_paths
 from ..errors import InvalidArgumentError, InvalidArgumentTypeError
-from .target import CatalogTable
+from .target import CatalogTable, catalog_state
 
 __all__ = ["ManageSnapshots", "ExpireSnapshots", "ExpireResult"]
 
@@ -145,11 +145,8 @@ class ManageSnapshots:
     def commit(self) -> CatalogTable:
         """Commits the operations; updates the table object and returns it."""
         t = self._table
-        ident = t.identifier
         location, metadata = _native.manage_snapshots(
-            t.catalog.native,
-            (list(ident[:-1]), ident[-1]),
-            (t.metadata_location, t.metadata),
+            *catalog_state(t),
             json.dumps(self._ops),
         )
         self._committed = True
@@ -236,10 +233,10 @@ class ExpireSnapshots:
 
     def commit(self) -> ExpireResult:
         t = self._table
-        ident = t.identifier
+        native_catalog, (namespace, name), _ = catalog_state(t)
         out = _native.expire_snapshots(
-            t.catalog.native,
-            (list(ident[:-1]), ident[-1]),
+            native_catalog,
+            (namespace, name),
             older_than_ms=self._older_than,
             retain_last=self._retain_last,
             snapshot_ids=list(self._ids),
@@ -253,7 +250,7 @@ class ExpireSnapshots:
             log.warning(
                 "expiry of %s kept %d file(s) outside the table's location (use "
                 "delete_outside_location(True) to delete them): %s",
-                ".".join(ident),
+                ".".join([*namespace, name]),
                 len(kept),
                 some_paths(kept),
             )

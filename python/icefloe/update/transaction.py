@@ -23,7 +23,7 @@ import pyarrow as pa
 from .. import _native
 from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from ..executor.write import SPEC_ID_KEY, write_data_files
-from .target import CatalogTable
+from .target import CatalogTable, catalog_state
 
 __all__ = [
     "Transaction",
@@ -178,6 +178,14 @@ def _expression(value: Any) -> _native.Expression | None:
     raise InvalidArgumentTypeError(f"expected an Expression or its text, got {type(value).__name__}")
 
 
+def _row_filter(value: Any) -> _native.Expression:
+    """A required row filter (``_expression`` that is not ``None``)."""
+    expression = _expression(value)
+    if expression is None:
+        raise InvalidArgumentError("a row filter is required (an Expression or its text), not None")
+    return expression
+
+
 class UpdateSchema:
     """Schema evolution, with PyIceberg's method names and Java's rules (ids, order,
     validation: see :mod:`icefloe` docs). Changes are checked as they are made; the new
@@ -207,7 +215,10 @@ class UpdateSchema:
         self._transaction = transaction
         md = table.metadata
         self._native = _native.UpdateSchema(
-            md.schema(), md.last_column_id, case_sensitive, allow_incompatible_changes
+            md.schema(),
+            md.last_column_id,
+            case_sensitive=case_sensitive,
+            allow_incompatible_changes=allow_incompatible_changes,
         )
         self._done = False
 
@@ -226,9 +237,9 @@ class UpdateSchema:
             parent,
             name,
             _type_string(field_type),
-            doc,
-            required,
-            None if default is None else json.dumps(default),
+            doc=doc,
+            required=required,
+            default_json=None if default is None else json.dumps(default),
         )
         return self
 
@@ -443,13 +454,8 @@ class Transaction:
     """
 
     def __init__(self, table: CatalogTable):
-        if table.catalog is None or table.identifier is None:
-            raise InvalidArgumentError("this table was opened from a file, not loaded from a catalog")
         self._table = table
-        ident = table.identifier
-        self._native = _native.Transaction(
-            table.catalog.native, (list(ident[:-1]), ident[-1]), (table.metadata_location, table.metadata)
-        )
+        self._native = _native.Transaction(*catalog_state(table))
         self._committed = False
 
     def update_schema(
@@ -560,7 +566,7 @@ class Transaction:
         strict projection of the filter on the partition, or by the file's metrics. A data
         file only some of whose rows may match fails the commit
         (``icefloe.errors.ValidationError``); delete its rows by position instead."""
-        self._native.replace_where(_expression(row_filter), [], _options(branch, snapshot_properties))
+        self._native.replace_where(_row_filter(row_filter), [], _options(branch, snapshot_properties))
         return self
 
     def overwrite_where(
@@ -592,7 +598,7 @@ class Transaction:
             no_conflicting_delete_files=validate_no_conflicting_deletes,
         )
         self._native.replace_where(
-            _expression(row_filter),
+            _row_filter(row_filter),
             _batches(data_files),
             options,
             spec_id=spec_id,
