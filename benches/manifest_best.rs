@@ -1,5 +1,5 @@
 //! The best of N decodes of the bench manifest (`common/manifest_fixture.rs`) with
-//! `read_manifest_visit`, for each codec and for all fields and the scan fields the
+//! `visit_manifest`, for each codec and for all fields and the scan fields the
 //! manifests issue names. On a shared machine whose speed moves by more than the changes
 //! being measured, the fastest of many runs is steadier than criterion's mean; the cases
 //! alternate within each round so that a slow spell touches all of them.
@@ -11,7 +11,9 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use icefloe::manifest::{read_manifest_visit, Codec, ManifestReadOptions};
+use icefloe::manifest::{
+    visit_manifest, Codec, ManifestProjection, ManifestSource, ReadManifestOptions,
+};
 
 #[path = "common/manifest_fixture.rs"]
 mod fixture;
@@ -35,16 +37,20 @@ fn arg(flag: &str, default: usize) -> usize {
 }
 
 /// Nanoseconds an entry of the fastest of `iters` decodes.
-fn best_of(bytes: &[u8], options: &ManifestReadOptions, iters: usize) -> f64 {
+fn best_of(bytes: &[u8], options: &ManifestProjection, iters: usize) -> f64 {
     let mut best = f64::MAX;
     for _ in 0..iters {
         let t = Instant::now();
         let mut n = 0usize;
-        read_manifest_visit(bytes, options, None, |e| {
-            n += 1;
-            black_box(e.data_file.record_count);
-            Ok(())
-        })
+        visit_manifest(
+            ManifestSource::Bytes(bytes),
+            &ReadManifestOptions::default().projection(options),
+            |e| {
+                n += 1;
+                black_box(e.data_file.record_count);
+                Ok(())
+            },
+        )
         .unwrap();
         assert_eq!(n, ENTRIES as usize);
         best = best.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
@@ -55,9 +61,9 @@ fn best_of(bytes: &[u8], options: &ManifestReadOptions, iters: usize) -> f64 {
 fn main() {
     let rounds = arg("--rounds", 3);
     let iters = arg("--iters", 100);
-    let all = ManifestReadOptions::all();
+    let all = ManifestProjection::all();
     let named = named_options();
-    let cases: Vec<(String, Vec<u8>, &ManifestReadOptions)> = [Codec::Deflate, Codec::Null]
+    let cases: Vec<(String, Vec<u8>, &ManifestProjection)> = [Codec::Deflate, Codec::Null]
         .into_iter()
         .flat_map(|codec| {
             let bytes = manifest(codec);

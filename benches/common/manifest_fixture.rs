@@ -3,7 +3,7 @@
 //! and upper bounds) for 4 columns, partitioned by day(ts), written by our own writer.
 
 use icefloe::manifest::{
-    Codec, DataContentType, DataFile, FileFormat, ManifestContent, ManifestReadOptions,
+    Codec, DataContentType, DataFile, FileFormat, ManifestContent, ManifestProjection,
     ManifestWriter,
 };
 use icefloe::spec::partition::{PartitionField, PartitionSpec};
@@ -66,9 +66,9 @@ pub fn manifest(codec: Codec) -> Vec<u8> {
 /// The fields the manifests issue names for its scan target: path, format, partition,
 /// record count, sizes and the filtered column's bounds (the planner's `scan` also keeps
 /// that column's counts and the split offsets).
-pub fn named_options() -> ManifestReadOptions {
-    ManifestReadOptions {
+pub fn named_options() -> ManifestProjection {
+    ManifestProjection {
         bounds_for: Some(vec![1]),
-        ..ManifestReadOptions::minimal()
+        ..ManifestProjection::minimal()
     }
 }

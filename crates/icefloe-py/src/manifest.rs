@@ -8,8 +8,8 @@ use icefloe::arrow::manifest::{
     manifest_bytes_to_batch, manifest_files_schema, manifest_files_to_batch, with_decoded_bounds,
 };
 use icefloe::manifest::{
-    read_key_value_metadata, read_manifest_for, read_manifest_list, read_manifest_with,
-    write_manifest_list, Codec, ManifestContent, ManifestReadOptions, ManifestWriter,
+    read_key_value_metadata, read_manifest, read_manifest_list, write_manifest_list, Codec,
+    ManifestContent, ManifestProjection, ManifestSource, ManifestWriter, ReadManifestOptions,
 };
 use icefloe::Error;
 use pyo3::prelude::*;
@@ -43,7 +43,7 @@ fn read_manifest_list_batch(
 
 /// The entries of the manifest at `path` as one record batch; with `manifest_file` (a
 /// one-row batch of a manifest list) inheritance is applied. `stats` and `bounds_for`
-/// choose what to decode (see `ManifestReadOptions`); `decode_bounds` names columns (full
+/// choose what to decode (see `ManifestProjection`); `decode_bounds` names columns (full
 /// names in the manifest's schema, or field ids) whose bounds are added as typed struct
 /// columns `lower_bound_values` and `upper_bound_values`. Read through `io` (default: the
 /// FileIO for the path's scheme).
@@ -82,7 +82,7 @@ fn read_manifest_batch(
     let batch = py
         .detach(|| {
             let io = io_for(io, path)?;
-            let options = ManifestReadOptions {
+            let options = ManifestProjection {
                 stats,
                 counts_for: Vec::new(),
                 split_offsets: stats,
@@ -96,8 +96,16 @@ fn read_manifest_batch(
                     .map_err(|e| e.in_file(path));
             };
             let manifest = match &row {
-                Some(f) => read_manifest_for(io.as_ref(), f, &options)?,
-                None => read_manifest_with(io.as_ref(), path, &options)?,
+                Some(f) => read_manifest(
+                    ManifestSource::file(io.as_ref(), &f.manifest_path),
+                    &ReadManifestOptions::default()
+                        .projection(&options)
+                        .inherit_from(f),
+                )?,
+                None => read_manifest(
+                    ManifestSource::file(io.as_ref(), path),
+                    &ReadManifestOptions::default().projection(&options),
+                )?,
             };
             let md = &manifest.metadata;
             let partition_type = md.partition_spec.partition_type(&md.schema)?;

@@ -12,7 +12,8 @@ use crate::io::{FileIO, MemoryFileIO};
 use crate::limits::DEFAULT_MAX_DECOMPRESSED_BYTES;
 use crate::manifest::avro::{put_bytes, put_long, Container};
 use crate::manifest::{
-    read_manifest, read_manifest_list, write_manifest_list, Codec, ManifestContent, ManifestWriter,
+    read_manifest, read_manifest_list, write_manifest_list, Codec, ManifestContent, ManifestSource,
+    ManifestWriter, ReadManifestOptions,
 };
 use crate::puffin::file::MAGIC as MAGIC_BYTES;
 use crate::puffin::{BlobMetadata, CompressionCodec, FileMetadata, PuffinReader};
@@ -207,7 +208,11 @@ fn snappy_block_declaring_4_gib_is_refused_before_allocating() {
         let e = if is_list {
             read_manifest_list(&io, loc).unwrap_err()
         } else {
-            read_manifest(&io, loc).unwrap_err()
+            read_manifest(
+                ManifestSource::file(&io, loc),
+                &ReadManifestOptions::default(),
+            )
+            .unwrap_err()
         };
         let at = limit_at(&e);
         assert_eq!((at.file.as_str(), at.field.as_str()), (loc, "block 0"));
@@ -233,7 +238,11 @@ fn deflate_block_of_3_gib_stops_at_the_default_limit() {
         &with_blocks(&manifest_header(Codec::Deflate), &[(1, &block)]),
     );
     let start = Instant::now();
-    let e = read_manifest(&io, loc).unwrap_err();
+    let e = read_manifest(
+        ManifestSource::file(&io, loc),
+        &ReadManifestOptions::default(),
+    )
+    .unwrap_err();
     assert!(start.elapsed() < FAST, "{:?}", start.elapsed());
     let at = limit_at(&e);
     assert_eq!((at.file.as_str(), at.field.as_str()), (loc, "block 0"));

@@ -12,9 +12,8 @@ use std::sync::Mutex;
 
 use icefloe::io::FileIO;
 use icefloe::manifest::{
-    read_manifest_bytes, read_manifest_list_bytes, read_manifest_visit,
-    read_manifest_visit_without_fast_path, DataFile, FieldSummary, Manifest, ManifestEntry,
-    ManifestFile, ManifestReadOptions,
+    read_manifest, read_manifest_list_bytes, visit_manifest, DataFile, FieldSummary, Manifest,
+    ManifestEntry, ManifestFile, ManifestProjection, ManifestSource, ReadManifestOptions,
 };
 use icefloe::puffin::{read_deletion_vector_blob, DeletionVector, PuffinReader};
 use icefloe::spec::{Literal, PrimitiveType, Transform, Type};
@@ -290,8 +289,11 @@ fn check_manifest_list(file: &CorpusFile, errors: &mut Vec<String>) {
 }
 
 fn check_manifest(file: &CorpusFile, errors: &mut Vec<String>) -> Manifest {
-    let m = read_manifest_bytes(&file.bytes, &ManifestReadOptions::all())
-        .unwrap_or_else(|e| panic!("{}: icefloe cannot read the manifest: {e}", file.name));
+    let m = read_manifest(
+        ManifestSource::Bytes(&file.bytes),
+        &ReadManifestOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{}: icefloe cannot read the manifest: {e}", file.name));
     let want = &file.expected;
     if json!(m.metadata.format_version) != want["format_version"] {
         errors.push(format!(
@@ -438,7 +440,11 @@ fn manifests_match_java_as_stored() {
 #[test]
 fn scan_projection_keeps_scan_fields_and_only_requested_bounds() {
     for file in corpus().iter().filter(|f| f.kind() == "manifest") {
-        let full = read_manifest_bytes(&file.bytes, &ManifestReadOptions::all()).unwrap();
+        let full = read_manifest(
+            ManifestSource::Bytes(&file.bytes),
+            &ReadManifestOptions::default(),
+        )
+        .unwrap();
         let mut ids: Vec<i32> = full
             .entries
             .iter()
@@ -452,9 +458,12 @@ fn scan_projection_keeps_scan_fields_and_only_requested_bounds() {
             requests.push(vec![ids[ids.len() - 1], ids[0]]);
         }
         for request in requests {
-            let scan =
-                read_manifest_bytes(&file.bytes, &ManifestReadOptions::scan(request.clone()))
-                    .unwrap();
+            let scan = read_manifest(
+                ManifestSource::Bytes(&file.bytes),
+                &ReadManifestOptions::default()
+                    .projection(&ManifestProjection::scan(request.clone())),
+            )
+            .unwrap();
             let ctx = format!("{} scan({request:?})", file.name);
             assert_eq!(scan.metadata, full.metadata, "{ctx}");
             assert_eq!(scan.entries.len(), full.entries.len(), "{ctx}");
@@ -900,8 +909,8 @@ fn mutate_avro(rng: &mut Rng, c: &Container) -> Vec<u8> {
 /// entries, or the same error.
 fn read_everything(bytes: &[u8]) {
     for options in [
-        ManifestReadOptions::all(),
-        ManifestReadOptions::scan(vec![1, 2]),
+        ManifestProjection::all(),
+        ManifestProjection::scan(vec![1, 2]),
     ] {
         let visit = |with_fast: bool| {
             let mut got = Vec::new();
@@ -910,9 +919,19 @@ fn read_everything(bytes: &[u8]) {
                 Ok(())
             };
             let r = if with_fast {
-                read_manifest_visit(bytes, &options, None, keep)
+                visit_manifest(
+                    ManifestSource::Bytes(bytes),
+                    &ReadManifestOptions::default().projection(&options),
+                    keep,
+                )
             } else {
-                read_manifest_visit_without_fast_path(bytes, &options, None, keep)
+                visit_manifest(
+                    ManifestSource::Bytes(bytes),
+                    &ReadManifestOptions::default()
+                        .projection(&options)
+                        .fast_path(false),
+                    keep,
+                )
             };
             r.map(|_| format!("{got:?}")).map_err(|e| e.to_string())
         };
@@ -979,8 +998,16 @@ fn mutated_corpus_files_never_panic() {
         let rebuilt = build_container(&container, None);
         if file.kind() == "manifest" {
             assert_eq!(
-                read_manifest_bytes(&rebuilt, &ManifestReadOptions::all()).unwrap(),
-                read_manifest_bytes(&file.bytes, &ManifestReadOptions::all()).unwrap(),
+                read_manifest(
+                    ManifestSource::Bytes(&rebuilt),
+                    &ReadManifestOptions::default()
+                )
+                .unwrap(),
+                read_manifest(
+                    ManifestSource::Bytes(&file.bytes),
+                    &ReadManifestOptions::default()
+                )
+                .unwrap(),
                 "{}",
                 file.name
             );
@@ -1027,11 +1054,15 @@ fn arrow_decode_equals_the_materialised_entries() {
     let mut n = 0;
     for file in files.iter().filter(|f| f.kind() == "manifest") {
         for options in [
-            ManifestReadOptions::all(),
-            ManifestReadOptions::scan(vec![1, 2]),
+            ManifestProjection::all(),
+            ManifestProjection::scan(vec![1, 2]),
         ] {
             for row in std::iter::once(None).chain(rows.iter().map(Some)) {
-                let mut m = read_manifest_bytes(&file.bytes, &options).unwrap();
+                let mut m = read_manifest(
+                    ManifestSource::Bytes(&file.bytes),
+                    &ReadManifestOptions::default().projection(&options),
+                )
+                .unwrap();
                 if let Some(r) = row {
                     m.inherit(r);
                 }

@@ -20,9 +20,9 @@ use arrow_schema::{DataType, Field, Fields, Schema as ArrowSchema};
 use super::{array_value, iceberg_to_arrow_type, literals_to_array};
 use crate::error::{Error, Result};
 use crate::manifest::{
-    read_manifest_metadata, read_manifest_visit, DataContentType, DataFile, FieldSummary,
-    FileFormat, ManifestContent, ManifestEntry, ManifestFile, ManifestMetadata,
-    ManifestReadOptions, ManifestStatus, UNASSIGNED_SEQUENCE_NUMBER,
+    read_manifest_metadata, visit_manifest, DataContentType, DataFile, FieldSummary, FileFormat,
+    ManifestContent, ManifestEntry, ManifestFile, ManifestMetadata, ManifestProjection,
+    ManifestSource, ManifestStatus, ReadManifestOptions, UNASSIGNED_SEQUENCE_NUMBER,
 };
 use crate::spec::{Literal, PrimitiveType, StructType, Type};
 
@@ -154,7 +154,7 @@ pub fn entries_to_batch(
 /// the manifest's own spec). Errors carry the field but no file name.
 pub fn manifest_bytes_to_batch(
     bytes: &[u8],
-    options: &ManifestReadOptions,
+    options: &ManifestProjection,
     manifest_file: Option<&ManifestFile>,
 ) -> Result<(ManifestMetadata, RecordBatch)> {
     let metadata = read_manifest_metadata(bytes)?;
@@ -162,7 +162,11 @@ pub fn manifest_bytes_to_batch(
     // not pre-sized from the block headers: measured no faster (fresh pages for the whole
     // capacity at once)
     let mut b = EntriesBuilder::new(&partition_type)?;
-    read_manifest_visit(bytes, options, manifest_file, |e| b.append(e))?;
+    let mut read = ReadManifestOptions::default().projection(options);
+    if let Some(mf) = manifest_file {
+        read = read.inherit_from(mf);
+    }
+    visit_manifest(ManifestSource::Bytes(bytes), &read, |e| b.append(e))?;
     Ok((metadata, b.finish()?))
 }
 

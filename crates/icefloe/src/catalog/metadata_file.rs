@@ -17,7 +17,9 @@ use std::collections::HashSet;
 use crate::error::{Error, Result};
 use crate::io::FileIO;
 use crate::manifest::list::read_manifest_list;
-use crate::manifest::reader::{read_manifest_with, ManifestReadOptions};
+use crate::manifest::reader::{
+    read_manifest, ManifestProjection, ManifestSource, ReadManifestOptions,
+};
 use crate::spec::table_metadata::TableMetadata;
 use crate::spec::view_metadata::ViewMetadata;
 
@@ -253,7 +255,10 @@ pub fn drop_table_data(
     if as_bool(metadata.property(GC_ENABLED), true) {
         let mut deleted = HashSet::new();
         for manifest in &manifests {
-            match read_manifest_with(io, manifest, &ManifestReadOptions::minimal()) {
+            match read_manifest(
+                ManifestSource::file(io, manifest),
+                &ReadManifestOptions::default().projection(&ManifestProjection::minimal()),
+            ) {
                 Ok(m) => {
                     for entry in m.entries {
                         let path = entry.data_file.file_path;

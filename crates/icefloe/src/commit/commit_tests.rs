@@ -13,8 +13,8 @@ use crate::catalog::{Catalog, TableIdent, TableState};
 use crate::error::Error;
 use crate::io::FileIO;
 use crate::manifest::{
-    read_manifest_for, read_manifest_list, DataContentType, DataFile, FileFormat,
-    ManifestReadOptions, ManifestStatus,
+    read_manifest, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestSource,
+    ManifestStatus, ReadManifestOptions,
 };
 use crate::spec::literal::Literal;
 use crate::spec::partition::{PartitionField, PartitionSpec};
@@ -99,7 +99,11 @@ type Row = (
 fn entries(io: &dyn FileIO, snap: &Snapshot) -> Vec<Row> {
     let mut out = Vec::new();
     for mf in read_manifest_list(io, snap.manifest_list.as_deref().unwrap()).unwrap() {
-        let m = read_manifest_for(io, &mf, &ManifestReadOptions::all()).unwrap();
+        let m = read_manifest(
+            ManifestSource::file(io, &&mf.manifest_path),
+            &ReadManifestOptions::default().inherit_from(&mf),
+        )
+        .unwrap();
         for e in m.entries {
             out.push((
                 e.data_file.file_path.clone(),

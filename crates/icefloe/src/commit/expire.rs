@@ -22,7 +22,8 @@ use crate::catalog::{Catalog, PurgeScope, TableIdent};
 use crate::error::{Error, Result};
 use crate::io::FileIO;
 use crate::manifest::{
-    read_manifest_for, read_manifest_list, DataContentType, ManifestFile, ManifestReadOptions,
+    read_manifest, read_manifest_list, DataContentType, ManifestFile, ManifestProjection,
+    ManifestSource, ReadManifestOptions,
 };
 use crate::spec::snapshot::MAIN_BRANCH;
 use crate::spec::table_metadata::TableMetadata;
@@ -491,7 +492,12 @@ pub fn files_to_delete(
         // live files of the manifests to delete, minus those live in a retained manifest
         let mut files: HashMap<String, bool> = HashMap::new();
         for m in candidates.values() {
-            let read = read_manifest_for(io, m, &ManifestReadOptions::minimal())?;
+            let read = read_manifest(
+                ManifestSource::file(io, &m.manifest_path),
+                &ReadManifestOptions::default()
+                    .projection(&ManifestProjection::minimal())
+                    .inherit_from(m),
+            )?;
             for e in read.entries.iter().filter(|e| e.is_live()) {
                 let is_delete = e.data_file.content != DataContentType::Data;
                 files.insert(e.data_file.file_path.clone(), is_delete);
@@ -499,7 +505,12 @@ pub fn files_to_delete(
         }
         if !files.is_empty() {
             for m in retained_manifests.values() {
-                let read = read_manifest_for(io, m, &ManifestReadOptions::minimal())?;
+                let read = read_manifest(
+                    ManifestSource::file(io, &m.manifest_path),
+                    &ReadManifestOptions::default()
+                        .projection(&ManifestProjection::minimal())
+                        .inherit_from(m),
+                )?;
                 for e in read.entries.iter().filter(|e| e.is_live()) {
                     files.remove(&e.data_file.file_path);
                 }

@@ -18,8 +18,8 @@ use super::update::{check_requirements, TableRequirement, TableUpdate};
 use crate::error::{Error, Result};
 use crate::io::FileIO;
 use crate::manifest::{
-    read_manifest_for, read_manifest_list, DataFile, ManifestContent, ManifestReadOptions,
-    ManifestStatus,
+    read_manifest, read_manifest_list, DataFile, ManifestContent, ManifestSource, ManifestStatus,
+    ReadManifestOptions,
 };
 use crate::spec::snapshot::{Operation, SnapshotRef, MAIN_BRANCH};
 use crate::spec::table_metadata::TableMetadata;
@@ -409,7 +409,10 @@ fn added_data_files(
         if mf.content != ManifestContent::Data || mf.added_snapshot_id != snapshot_id {
             continue;
         }
-        let m = read_manifest_for(io, &mf, &ManifestReadOptions::all())?;
+        let m = read_manifest(
+            ManifestSource::file(io, &&mf.manifest_path),
+            &ReadManifestOptions::default().inherit_from(&mf),
+        )?;
         for e in m.entries {
             let sid = e.snapshot_id.unwrap_or(mf.added_snapshot_id);
             if e.status == ManifestStatus::Added && sid == snapshot_id {

@@ -13,8 +13,8 @@ use crate::error::Error;
 use crate::expr::{Datum, Expression, Operation as ExprOp};
 use crate::io::FileIO;
 use crate::manifest::{
-    read_manifest_for, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestContent,
-    ManifestReadOptions, ManifestStatus,
+    read_manifest, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestContent,
+    ManifestSource, ManifestStatus, ReadManifestOptions,
 };
 use crate::spec::snapshot::{Operation, Snapshot};
 use crate::spec::Literal;
@@ -114,7 +114,11 @@ fn rows(catalog: &Arc<MemoryCatalog>, snap: &Snapshot) -> Vec<Row> {
     let io = catalog.io();
     let mut out = Vec::new();
     for mf in read_manifest_list(io.as_ref(), snap.manifest_list.as_deref().unwrap()).unwrap() {
-        let m = read_manifest_for(io.as_ref(), &mf, &ManifestReadOptions::all()).unwrap();
+        let m = read_manifest(
+            ManifestSource::file(io.as_ref(), &&mf.manifest_path),
+            &ReadManifestOptions::default().inherit_from(&mf),
+        )
+        .unwrap();
         for e in m.entries {
             out.push((
                 mf.content,
@@ -623,7 +627,11 @@ fn rewrite_manifests_clusters_by_partition() {
         .collect();
     assert_eq!(data_lists.len(), 2);
     for mf in data_lists {
-        let m = read_manifest_for(io.as_ref(), mf, &ManifestReadOptions::all()).unwrap();
+        let m = read_manifest(
+            ManifestSource::file(io.as_ref(), &mf.manifest_path),
+            &ReadManifestOptions::default().inherit_from(mf),
+        )
+        .unwrap();
         let first = &m.entries[0].data_file.partition;
         assert!(
             m.entries.iter().all(|e| &e.data_file.partition == first),
@@ -692,9 +700,12 @@ fn two_new_dvs_for_one_data_file_are_merged_into_one() {
     for mf in read_manifest_list(io, snap.manifest_list.as_ref().unwrap()).unwrap() {
         if mf.content == ManifestContent::Deletes {
             dvs.extend(
-                read_manifest_for(io, &mf, &ManifestReadOptions::all())
-                    .unwrap()
-                    .entries,
+                read_manifest(
+                    ManifestSource::file(io, &&mf.manifest_path),
+                    &ReadManifestOptions::default().inherit_from(&mf),
+                )
+                .unwrap()
+                .entries,
             );
         }
     }
@@ -785,7 +796,11 @@ fn data_manifest_partitions(catalog: &Arc<MemoryCatalog>, snap: &Snapshot) -> Ve
         .iter()
         .filter(|mf| mf.content == ManifestContent::Data)
         .map(|mf| {
-            let m = read_manifest_for(io.as_ref(), mf, &ManifestReadOptions::all()).unwrap();
+            let m = read_manifest(
+                ManifestSource::file(io.as_ref(), &mf.manifest_path),
+                &ReadManifestOptions::default().inherit_from(mf),
+            )
+            .unwrap();
             assert!(m
                 .entries
                 .iter()

@@ -14,8 +14,8 @@ use crate::catalog::{Catalog, TableIdent, TableState};
 use crate::error::Error;
 use crate::io::FileIO;
 use crate::manifest::{
-    read_manifest_for, read_manifest_list, DataContentType, DataFile, FileFormat,
-    ManifestReadOptions,
+    read_manifest, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestSource,
+    ReadManifestOptions,
 };
 use crate::spec::partition::PartitionSpec;
 use crate::spec::schema::Schema;
@@ -397,7 +397,11 @@ fn cherry_pick_fast_forwards_or_re_appends() {
     let io = catalog.io();
     let mut live: Vec<String> = Vec::new();
     for mf in read_manifest_list(io.as_ref(), head.manifest_list.as_deref().unwrap()).unwrap() {
-        let m = read_manifest_for(io.as_ref(), &mf, &ManifestReadOptions::all()).unwrap();
+        let m = read_manifest(
+            ManifestSource::file(io.as_ref(), &&mf.manifest_path),
+            &ReadManifestOptions::default().inherit_from(&mf),
+        )
+        .unwrap();
         live.extend(
             m.entries
                 .into_iter()
@@ -426,7 +430,11 @@ fn reachable(io: &dyn FileIO, md: &TableMetadata) -> BTreeSet<String> {
     for s in &md.snapshots {
         let list = s.manifest_list.clone().unwrap();
         for mf in read_manifest_list(io, &list).unwrap() {
-            let m = read_manifest_for(io, &mf, &ManifestReadOptions::all()).unwrap();
+            let m = read_manifest(
+                ManifestSource::file(io, &&mf.manifest_path),
+                &ReadManifestOptions::default().inherit_from(&mf),
+            )
+            .unwrap();
             out.extend(
                 m.entries
                     .into_iter()

@@ -21,9 +21,8 @@ pub use list::{
     WrittenManifestList,
 };
 pub use reader::{
-    read_manifest, read_manifest_bytes, read_manifest_each, read_manifest_for,
-    read_manifest_metadata, read_manifest_visit, read_manifest_visit_without_fast_path,
-    read_manifest_with, Manifest, ManifestReadOptions,
+    read_manifest, read_manifest_metadata, visit_manifest, Manifest, ManifestProjection,
+    ManifestSource, ReadManifestOptions,
 };
 pub use writer::ManifestWriter;
 

@@ -23,7 +23,7 @@ use plan::*;
 /// partition, record count, file size, content, sequence numbers, key metadata, equality
 /// ids, referenced data file and deletion vector offsets) are always decoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ManifestReadOptions {
+pub struct ManifestProjection {
     /// Decode column sizes, the value/null/NaN counts of every column and split offsets.
     pub stats: bool,
     /// When `stats` is off: decode value/null/NaN counts for these field ids only.
@@ -34,16 +34,16 @@ pub struct ManifestReadOptions {
     pub bounds_for: Option<Vec<i32>>,
 }
 
-impl Default for ManifestReadOptions {
+impl Default for ManifestProjection {
     fn default() -> Self {
-        ManifestReadOptions::all()
+        ManifestProjection::all()
     }
 }
 
-impl ManifestReadOptions {
+impl ManifestProjection {
     /// Every field.
-    pub fn all() -> Self {
-        ManifestReadOptions {
+    pub const fn all() -> Self {
+        ManifestProjection {
             stats: true,
             counts_for: Vec::new(),
             split_offsets: true,
@@ -53,7 +53,7 @@ impl ManifestReadOptions {
 
     /// Only the scan fields: no sizes, counts, bounds or split offsets.
     pub fn minimal() -> Self {
-        ManifestReadOptions {
+        ManifestProjection {
             stats: false,
             counts_for: Vec::new(),
             split_offsets: false,
@@ -63,7 +63,7 @@ impl ManifestReadOptions {
 
     /// What a scan needs: counts and bounds of the filtered columns and split offsets.
     pub fn scan(filtered_ids: Vec<i32>) -> Self {
-        ManifestReadOptions {
+        ManifestProjection {
             stats: false,
             counts_for: filtered_ids.clone(),
             split_offsets: true,
@@ -159,92 +159,126 @@ impl Inheritance {
     }
 }
 
-/// Reads a whole manifest file, every field, without inheritance.
-pub fn read_manifest(io: &dyn FileIO, location: &str) -> Result<Manifest> {
-    read_manifest_with(io, location, &ManifestReadOptions::all())
+/// Where [`read_manifest`] and [`visit_manifest`] find a manifest.
+#[derive(Clone, Copy)]
+pub enum ManifestSource<'a> {
+    /// The file at `location`, read through `io`; errors name the file.
+    File {
+        io: &'a dyn FileIO,
+        location: &'a str,
+    },
+    /// The bytes of a manifest already read; errors carry the field but no file name.
+    Bytes(&'a [u8]),
 }
 
-/// Reads the manifest at `location` with a projection, without inheritance.
-pub fn read_manifest_with(
-    io: &dyn FileIO,
-    location: &str,
-    options: &ManifestReadOptions,
+impl<'a> ManifestSource<'a> {
+    /// The file at `location`, read through `io`.
+    pub fn file(io: &'a dyn FileIO, location: &'a str) -> Self {
+        ManifestSource::File { io, location }
+    }
+}
+
+/// Every field: what [`ReadManifestOptions::default`] decodes.
+static ALL_FIELDS: ManifestProjection = ManifestProjection::all();
+
+/// How [`read_manifest`] and [`visit_manifest`] read a manifest. The default decodes
+/// every field, applies no inheritance and takes the fast path.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadManifestOptions<'a> {
+    /// Which optional parts of each data file to decode.
+    pub projection: &'a ManifestProjection,
+    /// The manifest's row in the manifest list: when given, its snapshot id, sequence
+    /// numbers and first row id are inherited by the entries (see [`Manifest::inherit`]).
+    pub inherit_from: Option<&'a ManifestFile>,
+    /// Decode entries with the fast path, which gives up on anything unusual (errors
+    /// included) and leaves those entries to the plan that gives the errors. Off only in
+    /// tests, which check that the fast path decodes what the plan decodes.
+    pub fast_path: bool,
+}
+
+impl Default for ReadManifestOptions<'_> {
+    fn default() -> Self {
+        ReadManifestOptions {
+            projection: &ALL_FIELDS,
+            inherit_from: None,
+            fast_path: true,
+        }
+    }
+}
+
+impl<'a> ReadManifestOptions<'a> {
+    /// Decodes only what `projection` asks for.
+    pub fn projection(self, projection: &'a ManifestProjection) -> Self {
+        ReadManifestOptions { projection, ..self }
+    }
+
+    /// Applies inheritance from the manifest's row in the manifest list.
+    pub fn inherit_from(self, manifest_file: &'a ManifestFile) -> Self {
+        ReadManifestOptions {
+            inherit_from: Some(manifest_file),
+            ..self
+        }
+    }
+
+    /// Takes the fast path or not (see [`ReadManifestOptions::fast_path`]).
+    pub fn fast_path(self, fast_path: bool) -> Self {
+        ReadManifestOptions { fast_path, ..self }
+    }
+}
+
+/// Reads a whole manifest: its metadata and every entry, decoded as `options` say.
+pub fn read_manifest(
+    source: ManifestSource<'_>,
+    options: &ReadManifestOptions<'_>,
 ) -> Result<Manifest> {
-    let bytes = io.read(location)?;
-    read_manifest_bytes(&bytes, options).map_err(|e| e.in_file(location))
-}
-
-/// Reads the manifest that a manifest list row points to, with the given projection, and
-/// applies inheritance from that row.
-pub fn read_manifest_for(
-    io: &dyn FileIO,
-    manifest_file: &ManifestFile,
-    options: &ManifestReadOptions,
-) -> Result<Manifest> {
-    let location = manifest_file.manifest_path.as_str();
-    let bytes = io.read(location)?;
-    let mut m = read_manifest_bytes(&bytes, options).map_err(|e| e.in_file(location))?;
-    m.inherit(manifest_file);
-    Ok(m)
-}
-
-/// Reads a manifest from its bytes. Errors carry the field but no file name.
-pub fn read_manifest_bytes(bytes: &[u8], options: &ManifestReadOptions) -> Result<Manifest> {
     let mut entries = Vec::new();
-    let metadata = read_manifest_each(bytes, options, None, |e| {
-        entries.push(e);
+    let metadata = visit_manifest(source, options, |e| {
+        entries.push(std::mem::replace(e, blank_entry()));
         Ok(())
     })?;
     Ok(Manifest { metadata, entries })
 }
 
-/// Reads a manifest from its bytes one entry at a time: `f` gets each entry as soon as it
-/// is decoded (with inheritance from `manifest_file` applied when given), so a scan keeps
-/// only the entries it wants and never holds the whole manifest. Returns the manifest's
-/// metadata. Errors carry the field but no file name.
-pub fn read_manifest_each(
-    bytes: &[u8],
-    options: &ManifestReadOptions,
-    manifest_file: Option<&ManifestFile>,
-    mut f: impl FnMut(ManifestEntry) -> Result<()>,
-) -> Result<ManifestMetadata> {
-    read_manifest_visit(bytes, options, manifest_file, |e| {
-        f(std::mem::replace(e, blank_entry()))
-    })
-}
-
-/// As [`read_manifest_each`], but every entry is decoded into the same slot, which `f`
-/// borrows: a caller that keeps few entries (a filtered scan) tests each one in place and
-/// takes only those it keeps (e.g. with `std::mem::replace`), so that the entries it
-/// drops cost no allocation (the slot's strings and lists are refilled, not rebuilt).
-/// Whatever `f` leaves in the slot is overwritten or reset before the next entry.
-pub fn read_manifest_visit(
-    bytes: &[u8],
-    options: &ManifestReadOptions,
-    manifest_file: Option<&ManifestFile>,
+/// Reads a manifest one entry at a time, for callers that must not hold the whole
+/// manifest: every entry is decoded into the same slot, which `f` borrows. A caller that
+/// keeps few entries (a filtered scan) tests each one in place and takes only those it
+/// keeps (e.g. with `std::mem::replace`), so that the entries it drops cost no allocation
+/// (the slot's strings and lists are refilled, not rebuilt). Whatever `f` leaves in the
+/// slot is overwritten or reset before the next entry. Returns the manifest's metadata.
+pub fn visit_manifest(
+    source: ManifestSource<'_>,
+    options: &ReadManifestOptions<'_>,
     f: impl FnMut(&mut ManifestEntry) -> Result<()>,
 ) -> Result<ManifestMetadata> {
-    visit_entries(bytes, options, manifest_file, true, f).map(|(metadata, _)| metadata)
+    match source {
+        ManifestSource::Bytes(bytes) => visit_entries(
+            bytes,
+            options.projection,
+            options.inherit_from,
+            options.fast_path,
+            f,
+        )
+        .map(|(metadata, _)| metadata),
+        ManifestSource::File { io, location } => {
+            let bytes = io.read(location)?;
+            visit_entries(
+                &bytes,
+                options.projection,
+                options.inherit_from,
+                options.fast_path,
+                f,
+            )
+            .map(|(metadata, _)| metadata)
+            .map_err(|e| e.in_file(location))
+        }
+    }
 }
 
-/// [`read_manifest_visit`] without the entry decoder's fast path: every entry is decoded
-/// by the plan that gives the errors. Only for tests, which check that the fast path
-/// decodes what this decodes and gives up wherever this fails.
-#[doc(hidden)]
-pub fn read_manifest_visit_without_fast_path(
-    bytes: &[u8],
-    options: &ManifestReadOptions,
-    manifest_file: Option<&ManifestFile>,
-    f: impl FnMut(&mut ManifestEntry) -> Result<()>,
-) -> Result<ManifestMetadata> {
-    visit_entries(bytes, options, manifest_file, false, f).map(|(metadata, _)| metadata)
-}
-
-/// [`read_manifest_visit`], with or without the fast path (`fast::FastPlan`); also gives
+/// [`visit_manifest`] from bytes, with or without the fast path (`fast::FastPlan`); also gives
 /// how many entries the fast path decoded.
 pub(crate) fn visit_entries(
     bytes: &[u8],
-    options: &ManifestReadOptions,
+    options: &ManifestProjection,
     manifest_file: Option<&ManifestFile>,
     use_fast: bool,
     mut f: impl FnMut(&mut ManifestEntry) -> Result<()>,

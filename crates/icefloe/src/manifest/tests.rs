@@ -208,7 +208,11 @@ fn manifest_round_trip_every_version_codec_and_nulls() {
                     let mut entries = entries_for(format_version, content, full);
                     let loc = format!("m-{format_version}-{content:?}-{full}-{codec:?}.avro");
                     let mf = write(&io, &loc, format_version, mcontent, &entries, codec);
-                    let m = read_manifest(&io, &loc).unwrap();
+                    let m = read_manifest(
+                        ManifestSource::file(&io, &loc),
+                        &ReadManifestOptions::default(),
+                    )
+                    .unwrap();
                     assert_eq!(m.metadata.format_version, format_version);
                     assert_eq!(m.metadata.content, mcontent);
                     assert_eq!(m.metadata.schema_id, 3);
@@ -259,7 +263,11 @@ fn fields_a_version_lacks_are_dropped() {
         std::slice::from_ref(&e),
         Codec::Null,
     );
-    let m = read_manifest(&io, "v2.avro").unwrap();
+    let m = read_manifest(
+        ManifestSource::file(&io, "v2.avro"),
+        &ReadManifestOptions::default(),
+    )
+    .unwrap();
     assert_eq!(m.entries[0].data_file.first_row_id, None);
     let mut expected = e.data_file.clone();
     expected.first_row_id = None;
@@ -503,7 +511,13 @@ fn read_for_a_list_row_applies_inheritance_and_projection() {
     );
     mf.sequence_number = 9;
     mf.first_row_id = Some(50);
-    let m = read_manifest_for(&io, &mf, &ManifestReadOptions::scan(vec![11])).unwrap();
+    let m = read_manifest(
+        ManifestSource::file(&io, &&mf.manifest_path),
+        &ReadManifestOptions::default()
+            .projection(&ManifestProjection::scan(vec![11]))
+            .inherit_from(&mf),
+    )
+    .unwrap();
     let e = &m.entries[0];
     assert_eq!(e.snapshot_id, Some(77));
     assert_eq!(e.sequence_number, Some(9));
@@ -522,7 +536,13 @@ fn read_for_a_list_row_applies_inheritance_and_projection() {
     assert_eq!(df.value_counts, only_11(&orig.value_counts));
     assert_eq!(df.null_value_counts, only_11(&orig.null_value_counts));
     assert_eq!(df.split_offsets, orig.split_offsets);
-    let minimal = read_manifest_for(&io, &mf, &ManifestReadOptions::minimal()).unwrap();
+    let minimal = read_manifest(
+        ManifestSource::file(&io, &&mf.manifest_path),
+        &ReadManifestOptions::default()
+            .projection(&ManifestProjection::minimal())
+            .inherit_from(&mf),
+    )
+    .unwrap();
     let md = &minimal.entries[0].data_file;
     assert_eq!(
         (&md.value_counts, &md.split_offsets, &md.lower_bounds),
@@ -532,10 +552,22 @@ fn read_for_a_list_row_applies_inheritance_and_projection() {
     assert_eq!(df.upper_bounds, Some(vec![(11, b"zzz".to_vec())]));
     assert_eq!(df.partition, entries[0].data_file.partition);
     assert_eq!(df.first_row_id, Some(0));
-    let none = read_manifest_for(&io, &mf, &ManifestReadOptions::scan(vec![])).unwrap();
+    let none = read_manifest(
+        ManifestSource::file(&io, &&mf.manifest_path),
+        &ReadManifestOptions::default()
+            .projection(&ManifestProjection::scan(vec![]))
+            .inherit_from(&mf),
+    )
+    .unwrap();
     assert_eq!(none.entries[0].data_file.lower_bounds, None);
     // several filtered columns (a search, not the one-column compare): column 1 is dropped
-    let two = read_manifest_for(&io, &mf, &ManifestReadOptions::scan(vec![7, 11])).unwrap();
+    let two = read_manifest(
+        ManifestSource::file(&io, &&mf.manifest_path),
+        &ReadManifestOptions::default()
+            .projection(&ManifestProjection::scan(vec![7, 11]))
+            .inherit_from(&mf),
+    )
+    .unwrap();
     let tf = &two.entries[0].data_file;
     assert_eq!(tf.lower_bounds, Some(vec![(11, b"aaa".to_vec())]));
     assert_eq!(tf.upper_bounds, Some(vec![(11, b"zzz".to_vec())]));
@@ -769,18 +801,27 @@ fn header_len(bytes: &[u8]) -> usize {
 #[test]
 fn truncation_at_every_byte_is_an_error() {
     let bytes = small_manifest();
-    assert!(read_manifest_bytes(&bytes, &ManifestReadOptions::all()).is_ok());
+    assert!(read_manifest(
+        ManifestSource::Bytes(&bytes),
+        &ReadManifestOptions::default()
+    )
+    .is_ok());
     // cut right after the header, a file is a valid empty manifest: that cut is skipped
     let header_end = header_len(&bytes);
-    assert!(
-        read_manifest_bytes(&bytes[..header_end], &ManifestReadOptions::all())
-            .unwrap()
-            .entries
-            .is_empty()
-    );
+    assert!(read_manifest(
+        ManifestSource::Bytes(&bytes[..header_end]),
+        &ReadManifestOptions::default()
+    )
+    .unwrap()
+    .entries
+    .is_empty());
     for n in (0..bytes.len()).filter(|n| *n != header_end) {
         assert!(
-            read_manifest_bytes(&bytes[..n], &ManifestReadOptions::all()).is_err(),
+            read_manifest(
+                ManifestSource::Bytes(&bytes[..n]),
+                &ReadManifestOptions::default()
+            )
+            .is_err(),
             "truncated at {n} of {}",
             bytes.len()
         );
@@ -802,7 +843,11 @@ fn truncation_at_every_byte_is_an_error() {
 fn errors_name_the_file_and_field() {
     let io = MemIO::default();
     io.write_new("bad-magic.avro", b"Obj\x02rest").unwrap();
-    let e = read_manifest(&io, "bad-magic.avro").unwrap_err();
+    let e = read_manifest(
+        ManifestSource::file(&io, "bad-magic.avro"),
+        &ReadManifestOptions::default(),
+    )
+    .unwrap_err();
     assert_eq!(e.location().unwrap().file, "bad-magic.avro");
     assert!(e.to_string().contains("magic"), "{e}");
 
@@ -822,7 +867,11 @@ fn errors_name_the_file_and_field() {
     .unwrap();
     io.write_new("other.avro", &w.into_inner().unwrap())
         .unwrap();
-    let e = read_manifest(&io, "other.avro").unwrap_err();
+    let e = read_manifest(
+        ManifestSource::file(&io, "other.avro"),
+        &ReadManifestOptions::default(),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("not a manifest"), "{e}");
     assert_eq!(e.location().unwrap().file, "other.avro");
     assert!(read_manifest_list(&io, "other.avro")
@@ -846,13 +895,15 @@ fn errors_name_the_file_and_field() {
         .unwrap();
     let mut bad = bytes.clone();
     bad[at] = 2 * 7; // zigzag 7
-    let e = read_manifest_bytes(&bad, &ManifestReadOptions::all()).unwrap_err();
+    let e =
+        read_manifest(ManifestSource::Bytes(&bad), &ReadManifestOptions::default()).unwrap_err();
     assert!(e.to_string().contains("unknown status 7"), "{e}");
     assert_eq!(e.location().unwrap().field, "entries[0].status");
     // content 9 in data_file (right after status and three null unions)
     let mut bad = bytes.clone();
     bad[at + 5] = 2 * 9;
-    let e = read_manifest_bytes(&bad, &ManifestReadOptions::all()).unwrap_err();
+    let e =
+        read_manifest(ManifestSource::Bytes(&bad), &ReadManifestOptions::default()).unwrap_err();
     assert_eq!(
         e.location().unwrap().field,
         "entries[0].data_file.content",
@@ -862,7 +913,8 @@ fn errors_name_the_file_and_field() {
     // negative length is the corruption to test
     let mut bad = bytes;
     bad[at + 6] = 1; // zigzag -1
-    let e = read_manifest_bytes(&bad, &ManifestReadOptions::all()).unwrap_err();
+    let e =
+        read_manifest(ManifestSource::Bytes(&bad), &ReadManifestOptions::default()).unwrap_err();
     assert_eq!(
         e.location().unwrap().field,
         "entries[0].data_file.file_path",
@@ -905,10 +957,7 @@ fn random_mutations_never_panic() {
                     _ => b[i] = 0xff,
                 }
             }
-            for options in [
-                ManifestReadOptions::all(),
-                ManifestReadOptions::scan(vec![1]),
-            ] {
+            for options in [ManifestProjection::all(), ManifestProjection::scan(vec![1])] {
                 let _ = fast_and_plan_agree(&b, &options);
             }
             let _ = list::read_manifest_list_bytes(&b);
@@ -920,7 +969,7 @@ fn random_mutations_never_panic() {
         if len >= 4 {
             g[..4].copy_from_slice(avro::MAGIC);
         }
-        assert!(read_manifest_bytes(&g, &ManifestReadOptions::all()).is_err());
+        assert!(read_manifest(ManifestSource::Bytes(&g), &ReadManifestOptions::default()).is_err());
         assert!(list::read_manifest_list_bytes(&g).is_err());
     }
 }
@@ -1010,7 +1059,11 @@ fn java_schema_shapes() {
     let v: serde_json::Value = serde_json::from_slice(c.meta("avro.schema").unwrap()).unwrap();
     let pf = &v["fields"][4]["type"]["fields"][3]["type"]["fields"];
     assert_eq!(pf[1]["type"][1], "decimal_10_2");
-    let m = read_manifest_bytes(&bytes, &ManifestReadOptions::all()).unwrap();
+    let m = read_manifest(
+        ManifestSource::Bytes(&bytes),
+        &ReadManifestOptions::default(),
+    )
+    .unwrap();
     assert_eq!(m.entries[0].data_file.partition, parts);
     let mut w =
         ManifestWriter::new(2, ManifestContent::Data, &schema2, &spec2, 1, Codec::Null).unwrap();
@@ -1137,8 +1190,8 @@ fn varint_fast_paths_match_the_reference() {
     }
 }
 
-/// Entries decoded into the reused slot of `read_manifest_visit` are the entries that
-/// `read_manifest_bytes` returns, whatever the previous entry held or the callback left
+/// Entries decoded into the reused slot of `visit_manifest` are the entries that
+/// `read_manifest` returns, whatever the previous entry held or the callback left
 /// in the slot: full and bare files alternate, so every list is filled, emptied and
 /// refilled with other lengths.
 #[test]
@@ -1178,12 +1231,16 @@ fn visiting_in_one_slot_gives_the_same_entries() {
                 let mf = write(&io, &loc, format_version, mcontent, &entries, codec);
                 let bytes = io.read(&loc).unwrap();
                 for options in [
-                    ManifestReadOptions::all(),
-                    ManifestReadOptions::minimal(),
-                    ManifestReadOptions::scan(vec![1, 3]),
-                    ManifestReadOptions::scan(vec![2]),
+                    ManifestProjection::all(),
+                    ManifestProjection::minimal(),
+                    ManifestProjection::scan(vec![1, 3]),
+                    ManifestProjection::scan(vec![2]),
                 ] {
-                    let mut expected = read_manifest_bytes(&bytes, &options).unwrap();
+                    let mut expected = read_manifest(
+                        ManifestSource::Bytes(&bytes),
+                        &ReadManifestOptions::default().projection(&options),
+                    )
+                    .unwrap();
                     let (plan_entries, fast) = fast_and_plan_agree(&bytes, &options).unwrap();
                     // the partition of every type goes through the plan's field decoder,
                     // from the fast path
@@ -1192,29 +1249,35 @@ fn visiting_in_one_slot_gives_the_same_entries() {
                     expected.inherit(&mf);
                     let mut got = Vec::new();
                     let mut n = 0;
-                    read_manifest_visit(&bytes, &options, Some(&mf), |e| {
-                        got.push(e.clone());
-                        // what a careless caller may leave behind
-                        if n % 3 == 1 {
-                            e.data_file.first_row_id = Some(-1);
-                            e.data_file.sort_order_id = Some(-1);
-                            e.data_file.partition.clear();
-                            e.data_file.file_path.push_str("-junk");
-                            e.data_file.key_metadata = Some(vec![9]);
-                            e.sequence_number = Some(-5);
-                        } else if n % 3 == 2 {
-                            e.data_file = DataFile::new(
-                                DataContentType::Data,
-                                "",
-                                FileFormat::Avro,
-                                Vec::new(),
-                                0,
-                                0,
-                            );
-                        }
-                        n += 1;
-                        Ok(())
-                    })
+                    visit_manifest(
+                        ManifestSource::Bytes(&bytes),
+                        &ReadManifestOptions::default()
+                            .projection(&options)
+                            .inherit_from(&mf),
+                        |e| {
+                            got.push(e.clone());
+                            // what a careless caller may leave behind
+                            if n % 3 == 1 {
+                                e.data_file.first_row_id = Some(-1);
+                                e.data_file.sort_order_id = Some(-1);
+                                e.data_file.partition.clear();
+                                e.data_file.file_path.push_str("-junk");
+                                e.data_file.key_metadata = Some(vec![9]);
+                                e.sequence_number = Some(-5);
+                            } else if n % 3 == 2 {
+                                e.data_file = DataFile::new(
+                                    DataContentType::Data,
+                                    "",
+                                    FileFormat::Avro,
+                                    Vec::new(),
+                                    0,
+                                    0,
+                                );
+                            }
+                            n += 1;
+                            Ok(())
+                        },
+                    )
                     .unwrap();
                     assert_eq!(
                         format!("{got:?}"),
@@ -1308,14 +1371,18 @@ fn visiting_resets_partition_values_that_an_entry_does_not_write() {
     use apache_avro::types::Value as V;
     let visit_all = |bytes: &[u8]| {
         let mut got = Vec::new();
-        read_manifest_visit(bytes, &ManifestReadOptions::all(), None, |e| {
-            got.push(e.data_file.partition.clone());
-            // a careless caller writes into the tuple
-            for v in e.data_file.partition.iter_mut() {
-                *v = Some(Literal::Int(-7));
-            }
-            Ok(())
-        })
+        visit_manifest(
+            ManifestSource::Bytes(bytes),
+            &ReadManifestOptions::default().projection(&ManifestProjection::all()),
+            |e| {
+                got.push(e.data_file.partition.clone());
+                // a careless caller writes into the tuple
+                for v in e.data_file.partition.iter_mut() {
+                    *v = Some(Literal::Int(-7));
+                }
+                Ok(())
+            },
+        )
         .unwrap();
         got
     };
@@ -1366,11 +1433,18 @@ fn file_formats_of_every_spelling_and_invalid_utf8() {
     let names = ["PARQUET", "avro", "ORC", "Parquet", "puffin"];
     let read = |bytes: &[u8]| -> Result<Vec<FileFormat>> {
         let mut got = Vec::new();
-        read_manifest_visit(bytes, &ManifestReadOptions::minimal(), None, |e| {
-            got.push(e.data_file.file_format.clone());
-            Ok(())
-        })?;
-        let m = read_manifest_bytes(bytes, &ManifestReadOptions::all())?;
+        visit_manifest(
+            ManifestSource::Bytes(bytes),
+            &ReadManifestOptions::default().projection(&ManifestProjection::minimal()),
+            |e| {
+                got.push(e.data_file.file_format.clone());
+                Ok(())
+            },
+        )?;
+        let m = read_manifest(
+            ManifestSource::Bytes(bytes),
+            &ReadManifestOptions::default(),
+        )?;
         let all: Vec<FileFormat> = m
             .entries
             .iter()
@@ -1421,7 +1495,7 @@ fn file_formats_of_every_spelling_and_invalid_utf8() {
 /// error. Gives the entries and how many of them the fast path decoded.
 fn fast_and_plan_agree(
     bytes: &[u8],
-    options: &ManifestReadOptions,
+    options: &ManifestProjection,
 ) -> Result<(Vec<ManifestEntry>, usize)> {
     let visit = |use_fast: bool| {
         let mut got = Vec::new();
@@ -1442,16 +1516,16 @@ fn fast_and_plan_agree(
     with_fast
 }
 
-fn all_options() -> [ManifestReadOptions; 5] {
+fn all_options() -> [ManifestProjection; 5] {
     [
-        ManifestReadOptions::all(),
-        ManifestReadOptions::minimal(),
-        ManifestReadOptions::scan(vec![1]),
-        ManifestReadOptions::scan(vec![1, 11]),
-        ManifestReadOptions {
+        ManifestProjection::all(),
+        ManifestProjection::minimal(),
+        ManifestProjection::scan(vec![1]),
+        ManifestProjection::scan(vec![1, 11]),
+        ManifestProjection {
             bounds_for: Some(vec![11]),
             counts_for: vec![2],
-            ..ManifestReadOptions::minimal()
+            ..ManifestProjection::minimal()
         },
     ]
 }
@@ -1632,7 +1706,7 @@ fn fast_path_leaves_every_error_to_the_plan() {
     };
     // a and b are int columns: a long partition value must fit in an int
     let ok = bare_manifest(long_partition, |i| tuple(i as i64), 3);
-    let (got, fast) = fast_and_plan_agree(&ok, &ManifestReadOptions::all()).unwrap();
+    let (got, fast) = fast_and_plan_agree(&ok, &ManifestProjection::all()).unwrap();
     assert_eq!(fast, 3);
     assert_eq!(
         got[2].data_file.partition,
@@ -1643,7 +1717,7 @@ fn fast_path_leaves_every_error_to_the_plan() {
         |i| tuple(if i == 1 { 1 << 40 } else { 0 }),
         3,
     );
-    let err = fast_and_plan_agree(&bad, &ManifestReadOptions::all()).unwrap_err();
+    let err = fast_and_plan_agree(&bad, &ManifestProjection::all()).unwrap_err();
     assert!(err.to_string().contains("out of int range"), "{err}");
     assert!(err.to_string().contains("entries[1]"), "{err}");
 
@@ -1652,13 +1726,13 @@ fn fast_path_leaves_every_error_to_the_plan() {
     let i = find_entry_start(&ok, 1);
     let mut bad_status = ok.clone();
     bad_status[i] = 14;
-    let err = fast_and_plan_agree(&bad_status, &ManifestReadOptions::all()).unwrap_err();
+    let err = fast_and_plan_agree(&bad_status, &ManifestProjection::all()).unwrap_err();
     assert!(err.to_string().contains("unknown status 7"), "{err}");
     let mut bad_branch = ok.clone();
     let j = i + 1 + 1 + "f1.parquet".len() + 1 + "PARQUET".len();
     assert_eq!(bad_branch[j], 2, "the union branch of partition field a");
     bad_branch[j] = 10;
-    let err = fast_and_plan_agree(&bad_branch, &ManifestReadOptions::all()).unwrap_err();
+    let err = fast_and_plan_agree(&bad_branch, &ManifestProjection::all()).unwrap_err();
     assert!(err.to_string().contains("union branch 5"), "{err}");
 }
 

@@ -21,8 +21,9 @@ use crate::expr::{
 };
 use crate::io::FileIO;
 use crate::manifest::{
-    read_manifest_bytes, read_manifest_list, read_manifest_visit, DataContentType, DataFile,
-    FileFormat, ManifestContent, ManifestFile, ManifestReadOptions, ManifestStatus,
+    read_manifest, read_manifest_list, visit_manifest, DataContentType, DataFile, FileFormat,
+    ManifestContent, ManifestFile, ManifestProjection, ManifestSource, ManifestStatus,
+    ReadManifestOptions,
 };
 use crate::scan::delete_index::DeleteFileIndex;
 use crate::scan::{FileScanTask, ScanFile};
@@ -391,7 +392,7 @@ impl TableScan {
         // the delete index first, from whole delete manifests: it needs the `file_path`
         // bounds of position deletes and the stats of the equality columns (Java reads
         // delete manifests with every column and keeps those stats)
-        let delete_options = ManifestReadOptions::all();
+        let delete_options = ManifestProjection::all();
         let delete_results = self.parallel(delete_manifests.len(), |i| {
             self.decode_one(delete_manifests[i], &ctx, &delete_options, None)
         })?;
@@ -409,7 +410,7 @@ impl TableScan {
         stats_ids.extend(index.equality_field_ids());
         stats_ids.sort_unstable();
         stats_ids.dedup();
-        let data_options = ManifestReadOptions::scan(stats_ids);
+        let data_options = ManifestProjection::scan(stats_ids);
         let plan_ref = &plan;
         let parts = self.parallel(data_manifests.len(), |i| {
             let r = self.decode_one(
@@ -462,8 +463,11 @@ impl TableScan {
         let mut out = Vec::with_capacity(paths.len());
         for path in paths {
             let bytes = self.io.read(path)?;
-            read_manifest_bytes(&bytes, &ManifestReadOptions::minimal())
-                .map_err(|e| e.in_file(path))?;
+            read_manifest(
+                ManifestSource::Bytes(&bytes),
+                &ReadManifestOptions::default().projection(&ManifestProjection::minimal()),
+            )
+            .map_err(|e| e.in_file(path))?;
             out.push(ManifestFile {
                 manifest_path: path.clone(),
                 manifest_length: bytes.len() as i64,
@@ -562,7 +566,7 @@ impl TableScan {
         &self,
         m: &ManifestFile,
         ctx: &PlanContext,
-        options: &ManifestReadOptions,
+        options: &ManifestProjection,
         only_snapshots: Option<&HashSet<i64>>,
     ) -> Result<ManifestResult> {
         let spec = ctx.spec(m.partition_spec_id)?;
@@ -571,44 +575,50 @@ impl TableScan {
         let is_data_manifest = m.content == ManifestContent::Data;
         // entries are decoded into one slot and tested there: only kept files are taken
         // out of it, so dropped entries cost no allocation
-        read_manifest_visit(&bytes, options, Some(m), |e| {
-            if e.status == ManifestStatus::Deleted {
-                return Ok(());
-            }
-            if let Some(ids) = only_snapshots {
-                // incremental scans read only the files those snapshots added
-                if e.status != ManifestStatus::Added
-                    || !e.snapshot_id.is_some_and(|id| ids.contains(&id))
-                {
+        visit_manifest(
+            ManifestSource::Bytes(&bytes),
+            &ReadManifestOptions::default()
+                .projection(options)
+                .inherit_from(m),
+            |e| {
+                if e.status == ManifestStatus::Deleted {
                     return Ok(());
                 }
-            }
-            promote_partition(&mut e.data_file.partition, &spec.partition_type);
-            let keep = !ctx.filter_entries
-                || (evaluate_tuple(&spec.partition_filter, &e.data_file.partition)?
-                    && ctx.metrics.eval(&e.data_file)?);
-            let is_data = is_data_manifest && e.data_file.content == DataContentType::Data;
-            if !keep {
-                if is_data {
-                    out.skipped_data += 1;
-                } else {
-                    out.skipped_deletes += 1;
+                if let Some(ids) = only_snapshots {
+                    // incremental scans read only the files those snapshots added
+                    if e.status != ManifestStatus::Added
+                        || !e.snapshot_id.is_some_and(|id| ids.contains(&id))
+                    {
+                        return Ok(());
+                    }
                 }
-                return Ok(());
-            }
-            let file = ScanFile {
-                spec_id: m.partition_spec_id,
-                data_sequence_number: e.sequence_number.unwrap_or(0),
-                file_sequence_number: e.file_sequence_number,
-                file: std::mem::replace(&mut e.data_file, empty_data_file()),
-            };
-            if is_data {
-                out.data.push(file);
-            } else {
-                out.deletes.push(Arc::new(file));
-            }
-            Ok(())
-        })
+                promote_partition(&mut e.data_file.partition, &spec.partition_type);
+                let keep = !ctx.filter_entries
+                    || (evaluate_tuple(&spec.partition_filter, &e.data_file.partition)?
+                        && ctx.metrics.eval(&e.data_file)?);
+                let is_data = is_data_manifest && e.data_file.content == DataContentType::Data;
+                if !keep {
+                    if is_data {
+                        out.skipped_data += 1;
+                    } else {
+                        out.skipped_deletes += 1;
+                    }
+                    return Ok(());
+                }
+                let file = ScanFile {
+                    spec_id: m.partition_spec_id,
+                    data_sequence_number: e.sequence_number.unwrap_or(0),
+                    file_sequence_number: e.file_sequence_number,
+                    file: std::mem::replace(&mut e.data_file, empty_data_file()),
+                };
+                if is_data {
+                    out.data.push(file);
+                } else {
+                    out.deletes.push(Arc::new(file));
+                }
+                Ok(())
+            },
+        )
         .map_err(|e| e.in_file(&m.manifest_path))?;
         Ok(out)
     }

@@ -16,8 +16,8 @@ use std::collections::{HashMap, HashSet};
 use crate::error::{Error, Result};
 use crate::io::FileIO;
 use crate::manifest::{
-    read_manifest_for, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestContent,
-    ManifestEntry, ManifestReadOptions,
+    read_manifest, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestContent,
+    ManifestEntry, ManifestSource, ReadManifestOptions,
 };
 use crate::puffin::dv::deletion_vector_blob;
 use crate::puffin::{read_entry_deletion_vector, DeletionVector, DvEntry, PuffinWriter};
@@ -66,7 +66,10 @@ pub fn deletes_for(
     let mut out: HashMap<String, DataFileDeletes> = HashMap::new();
     let mut deletes: Vec<(i32, ManifestEntry)> = Vec::new();
     for mf in read_manifest_list(io, list)? {
-        let m = read_manifest_for(io, &mf, &ManifestReadOptions::all())?;
+        let m = read_manifest(
+            ManifestSource::file(io, &&mf.manifest_path),
+            &ReadManifestOptions::default().inherit_from(&mf),
+        )?;
         for e in m.entries.into_iter().filter(ManifestEntry::is_live) {
             match mf.content {
                 ManifestContent::Data => {

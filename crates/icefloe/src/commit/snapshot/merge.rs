@@ -12,8 +12,8 @@ use super::{current_schema, manifest_spec};
 use crate::error::Result;
 use crate::io::FileIO;
 use crate::manifest::{
-    read_manifest_for, Codec, ManifestContent, ManifestEntry, ManifestFile, ManifestReadOptions,
-    ManifestStatus, ManifestWriter,
+    read_manifest, Codec, ManifestContent, ManifestEntry, ManifestFile, ManifestSource,
+    ManifestStatus, ManifestWriter, ReadManifestOptions,
 };
 use crate::spec::table_metadata::TableMetadata;
 
@@ -125,7 +125,10 @@ fn merge_bin(
         ctx.codec,
     )?;
     for mf in bin {
-        let m = read_manifest_for(ctx.io, mf, &ManifestReadOptions::all())?;
+        let m = read_manifest(
+            ManifestSource::file(ctx.io, &mf.manifest_path),
+            &ReadManifestOptions::default().inherit_from(mf),
+        )?;
         let own = mf.added_snapshot_id == ctx.snapshot_id;
         for e in m.entries {
             let from_this_snapshot = e.snapshot_id == Some(ctx.snapshot_id);

@@ -31,9 +31,9 @@ use super::update::TableUpdate;
 use crate::error::{Error, Result};
 use crate::io::FileIO;
 use crate::manifest::{
-    read_manifest_for, read_manifest_list, Codec, DataContentType, DataFile, ManifestContent,
-    ManifestEntry, ManifestFile, ManifestListWriter, ManifestReadOptions, ManifestStatus,
-    ManifestWriter,
+    read_manifest, read_manifest_list, Codec, DataContentType, DataFile, ManifestContent,
+    ManifestEntry, ManifestFile, ManifestListWriter, ManifestSource, ManifestStatus,
+    ManifestWriter, ReadManifestOptions,
 };
 use crate::spec::snapshot::{Operation, Snapshot, MAIN_BRANCH};
 use crate::spec::table_metadata::TableMetadata;
@@ -428,7 +428,10 @@ impl SnapshotProducer {
                 data_out.push(mf);
                 continue;
             }
-            let m = read_manifest_for(io, &mf, &ManifestReadOptions::all())?;
+            let m = read_manifest(
+                ManifestSource::file(io, &&mf.manifest_path),
+                &ReadManifestOptions::default().inherit_from(&mf),
+            )?;
             let mut hits: HashSet<String> = HashSet::new();
             for e in m.entries.iter().filter(|e| e.is_live()) {
                 let path = e.data_file.file_path.as_str();
@@ -510,7 +513,10 @@ impl SnapshotProducer {
                 data_out.push(mf);
                 continue;
             }
-            let m = read_manifest_for(io, &mf, &ManifestReadOptions::all())?;
+            let m = read_manifest(
+                ManifestSource::file(io, &&mf.manifest_path),
+                &ReadManifestOptions::default().inherit_from(&mf),
+            )?;
             // delete files all of whose rows match the row filter go too; partial ones stay
             let mut matched: HashSet<(String, Option<i64>)> = HashSet::new();
             if let Some(rf) = row_filter.as_mut() {
@@ -674,7 +680,10 @@ fn live_files(
         return Ok(out);
     };
     for mf in read_manifest_list(io, list)? {
-        let m = read_manifest_for(io, &mf, &ManifestReadOptions::all())?;
+        let m = read_manifest(
+            ManifestSource::file(io, &&mf.manifest_path),
+            &ReadManifestOptions::default().inherit_from(&mf),
+        )?;
         for e in m.entries.into_iter().filter(ManifestEntry::is_live) {
             let offset = match mf.content {
                 ManifestContent::Data => None,

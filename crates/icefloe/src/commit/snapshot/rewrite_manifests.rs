@@ -32,8 +32,8 @@ use super::{manifest_spec, manifest_target_size, SnapshotProducer};
 use crate::error::{Error, Result};
 use crate::io::FileIO;
 use crate::manifest::{
-    read_manifest_for, ManifestContent, ManifestEntry, ManifestFile, ManifestReadOptions,
-    ManifestWriter,
+    read_manifest, ManifestContent, ManifestEntry, ManifestFile, ManifestSource, ManifestWriter,
+    ReadManifestOptions,
 };
 use crate::spec::partition::PartitionSpec;
 use crate::spec::table_metadata::TableMetadata;
@@ -346,7 +346,10 @@ fn existing(snapshot_id: i64) -> impl FnMut(&mut ManifestWriter, ManifestEntry) 
 /// The live entries of a manifest, with the snapshot id the manifest gives them when they
 /// have none.
 fn live_entries(io: &dyn FileIO, mf: &ManifestFile) -> Result<Vec<ManifestEntry>> {
-    let m = read_manifest_for(io, mf, &ManifestReadOptions::all())?;
+    let m = read_manifest(
+        ManifestSource::file(io, &mf.manifest_path),
+        &ReadManifestOptions::default().inherit_from(mf),
+    )?;
     Ok(m.entries
         .into_iter()
         .filter(ManifestEntry::is_live)

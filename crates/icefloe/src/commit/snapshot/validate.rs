@@ -16,8 +16,8 @@ use crate::expr::{
 };
 use crate::io::FileIO;
 use crate::manifest::{
-    read_manifest_for, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestContent,
-    ManifestEntry, ManifestReadOptions, ManifestStatus,
+    read_manifest, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestContent,
+    ManifestEntry, ManifestSource, ManifestStatus, ReadManifestOptions,
 };
 use crate::spec::snapshot::{Operation, Snapshot};
 use crate::spec::table_metadata::TableMetadata;
@@ -175,7 +175,10 @@ pub(super) fn history_entries(
             if mf.content != content || mf.added_snapshot_id != s.snapshot_id {
                 continue;
             }
-            let m = read_manifest_for(io, &mf, &ManifestReadOptions::all())?;
+            let m = read_manifest(
+                ManifestSource::file(io, &&mf.manifest_path),
+                &ReadManifestOptions::default().inherit_from(&mf),
+            )?;
             for e in m.entries {
                 if e.status == status && e.snapshot_id.is_some_and(|id| ids.contains(&id)) {
                     out.push((mf.partition_spec_id, e));
@@ -411,7 +414,10 @@ fn removed_data_entries(
         if mf.content != ManifestContent::Data {
             continue;
         }
-        let m = read_manifest_for(io, &mf, &ManifestReadOptions::all())?;
+        let m = read_manifest(
+            ManifestSource::file(io, &&mf.manifest_path),
+            &ReadManifestOptions::default().inherit_from(&mf),
+        )?;
         for e in m.entries {
             if e.is_live() && paths.contains(e.data_file.file_path.as_str()) {
                 out.push((mf.partition_spec_id, e));

@@ -620,7 +620,7 @@ fn bounds_at(
 mod tests {
     #![allow(clippy::unwrap_used)]
 
-    use super::super::{visit_entries, ManifestReadOptions};
+    use super::super::{visit_entries, ManifestProjection};
 
     /// Every manifest of the committed corpus (written by Java, Spark and PyIceberg) is
     /// decoded by the fast path alone, whatever the options: the plan's decoder is only
@@ -637,9 +637,9 @@ mod tests {
             }
             let bytes = std::fs::read(&path).unwrap();
             for options in [
-                ManifestReadOptions::all(),
-                ManifestReadOptions::minimal(),
-                ManifestReadOptions::scan(vec![1]),
+                ManifestProjection::all(),
+                ManifestProjection::minimal(),
+                ManifestProjection::scan(vec![1]),
             ] {
                 let mut n = 0;
                 let (_, fast) = visit_entries(&bytes, &options, None, true, |_| {

@@ -491,7 +491,7 @@ impl<'s> EntryPlan<'s> {
     pub(super) fn compile(
         top: &'s Record,
         partition_type: &[(i32, Option<PrimitiveType>)],
-        options: &ManifestReadOptions,
+        options: &ManifestProjection,
     ) -> Result<EntryPlan<'s>> {
         let mut fields = Vec::with_capacity(top.fields.len());
         let mut data_file = None;
