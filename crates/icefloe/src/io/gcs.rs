@@ -187,43 +187,20 @@ impl FileIO for GcsFileIO {
     }
 
     fn read_range(&self, location: &str, offset: u64, len: u64) -> Result<Vec<u8>> {
-        let end = offset
-            .checked_add(len)
-            .ok_or_else(|| super::short_read(location, offset, len, 0))?;
-        let size = if len == 0 {
-            Some(self.file_size(location)?)
-        } else {
-            None
-        };
-        if let Some(size) = size {
-            return if offset <= size {
-                Ok(Vec::new())
-            } else {
-                Err(super::short_read(location, offset, len, size))
-            };
-        }
-        let buf = self
-            .call(location, move |op, key| async move {
-                op.read_with(&key).range(offset..end).await
-            })
-            .map_err(|e| match e {
-                Error::Io { ref source, .. } if source.kind() == ErrorKind::UnexpectedEof => {
-                    match self.file_size(location) {
-                        Ok(size) => super::short_read(location, offset, len, size),
-                        Err(_) => e,
-                    }
-                }
-                other => other,
-            })?;
-        if buf.len() as u64 != len {
-            return Err(super::short_read(
-                location,
-                offset,
-                len,
-                offset + buf.len() as u64,
-            ));
-        }
-        Ok(buf.to_vec())
+        super::read_range_past_end_is_short(
+            self,
+            location,
+            offset,
+            len,
+            |range| {
+                self.call(location, move |op, key| async move {
+                    op.read_with(&key).range(range).await
+                })
+                .map(|buf| buf.to_vec())
+            },
+            // `map_error` turns opendal's RangeNotSatisfied into UnexpectedEof
+            |source| source.kind() == ErrorKind::UnexpectedEof,
+        )
     }
 
     fn file_size(&self, location: &str) -> Result<u64> {

@@ -111,6 +111,48 @@ fn short_read(location: &str, offset: u64, len: u64, size: u64) -> Error {
     )
 }
 
+/// `read_range` for an object store, which answers a range past the end with an error
+/// (`past_end` recognises it) rather than with fewer bytes: that error, and an answer
+/// shorter than asked, become the short read the local FileIO reports, naming the file's
+/// size. A zero-length read only checks the offset against the size.
+#[cfg(any(feature = "gcs", feature = "s3", feature = "azure"))]
+pub(crate) fn read_range_past_end_is_short(
+    io: &(impl FileIO + ?Sized),
+    location: &str,
+    offset: u64,
+    len: u64,
+    fetch: impl FnOnce(std::ops::Range<u64>) -> Result<Vec<u8>>,
+    past_end: impl FnOnce(&std::io::Error) -> bool,
+) -> Result<Vec<u8>> {
+    let end = offset
+        .checked_add(len)
+        .ok_or_else(|| short_read(location, offset, len, 0))?;
+    if len == 0 {
+        let size = io.file_size(location)?;
+        return if offset <= size {
+            Ok(Vec::new())
+        } else {
+            Err(short_read(location, offset, len, size))
+        };
+    }
+    let bytes = fetch(offset..end).map_err(|e| match e {
+        Error::Io { ref source, .. } if past_end(source) => match io.file_size(location) {
+            Ok(size) => short_read(location, offset, len, size),
+            Err(_) => e,
+        },
+        other => other,
+    })?;
+    if bytes.len() as u64 != len {
+        return Err(short_read(
+            location,
+            offset,
+            len,
+            offset + bytes.len() as u64,
+        ));
+    }
+    Ok(bytes)
+}
+
 /// The local file system. Accepts plain paths and `file:` URIs.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct LocalFileIO;

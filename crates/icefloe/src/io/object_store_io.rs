@@ -449,36 +449,15 @@ impl FileIO for ObjectStoreFileIO {
     }
 
     fn read_range(&self, location: &str, offset: u64, len: u64) -> Result<Vec<u8>> {
-        let end = offset
-            .checked_add(len)
-            .ok_or_else(|| super::short_read(location, offset, len, 0))?;
-        if len == 0 {
-            let size = self.file_size(location)?;
-            return if offset <= size {
-                Ok(Vec::new())
-            } else {
-                Err(super::short_read(location, offset, len, size))
-            };
-        }
-        let bytes = self.range(location, offset..end).map_err(|e| match e {
-            // a range past the end: report it as a short read, as the local FileIO does
-            Error::Io { ref source, .. } if source.to_string().contains("416") => {
-                match self.file_size(location) {
-                    Ok(size) => super::short_read(location, offset, len, size),
-                    Err(_) => e,
-                }
-            }
-            other => other,
-        })?;
-        if bytes.len() as u64 != len {
-            return Err(super::short_read(
-                location,
-                offset,
-                len,
-                offset + bytes.len() as u64,
-            ));
-        }
-        Ok(bytes.to_vec())
+        super::read_range_past_end_is_short(
+            self,
+            location,
+            offset,
+            len,
+            |range| self.range(location, range).map(|bytes| bytes.to_vec()),
+            // a range past the end: the store answers 416
+            |source| source.to_string().contains("416"),
+        )
     }
 
     fn file_size(&self, location: &str) -> Result<u64> {
