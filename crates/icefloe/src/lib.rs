@@ -1,8 +1,37 @@
 //! icefloe: the Apache Iceberg table format, in Rust.
 //!
-//! `spec` holds the data model of the table spec (types, schemas, partition specs,
-//! transforms, sort orders, snapshots, table and view metadata, name mappings) with its
-//! JSON and single-value encodings; `io` is how the library reads bytes.
+//! Code runs on one of two sides of a cluster: the *driver* (catalogs, commits, scan
+//! planning) and the *executors* (reading and writing data files for the tasks the driver
+//! planned). The modules, and which side uses each:
+//!
+//! - [`spec`]: the table spec's data model (types, schemas, partition specs, transforms,
+//!   sort orders, snapshots, table and view metadata, name mappings) and its JSON and
+//!   single-value encodings. Both sides.
+//! - [`io`]: how bytes are read and written ([`FileIO`]: local files, S3, Azure, GCS).
+//!   Both sides.
+//! - [`error`]: the one [`Error`] type, naming the file and field at fault. Both sides.
+//! - [`limits`]: the bound on decompressed bytes against decompression bombs. Both sides.
+//! - [`expr`]: row filters, their binding, evaluation on partitions and file metrics, and
+//!   projection. Driver (planning) and executors (residual filters).
+//! - [`manifest`]: manifests and manifest lists: the model, [`manifest::read_manifest`]
+//!   and [`manifest::visit_manifest`], and the writers. Driver.
+//! - [`catalog`]: where a table's current metadata file is found and the atomic swap of
+//!   that pointer ([`Catalog`]: file system, SQL). Driver.
+//! - [`commit`]: building the next table metadata (transactions, snapshot producers,
+//!   expiry, schema changes) and committing it. Driver.
+//! - [`scan`]: scan planning ([`TableScan`]): data files, splits, the delete files that
+//!   apply, residuals, and the plan handed to executors. Driver plans; executors read
+//!   the tasks.
+//! - [`puffin`]: Puffin files and deletion vectors. Driver (writing, planning) and
+//!   executors (applying deletes).
+//! - [`arrow`]: Iceberg types and values as Arrow, transforms on arrays, manifests as
+//!   record batches. Executors, and the driver for manifests as Arrow.
+//! - [`write`]: writing data and delete files: locations, Parquet, partitioning rows.
+//!   Executors.
+//!
+//! The types most users need are re-exported here.
+
+#![warn(unreachable_pub)]
 
 pub mod arrow;
 pub mod catalog;
@@ -17,7 +46,18 @@ pub mod scan;
 pub mod spec;
 pub mod write;
 
+pub use catalog::Catalog;
+pub use commit::Transaction;
 pub use error::{Error, Result};
+pub use expr::Expression;
+pub use io::{FileIO, FileIOProperties, LocalFileIO};
+pub use scan::{ScanPlan, TableScan};
+pub use spec::partition::PartitionSpec;
+pub use spec::snapshot::Snapshot;
+pub use spec::sort::SortOrder;
+pub use spec::table_metadata::TableMetadata;
+pub use spec::view_metadata::ViewMetadata;
+pub use spec::{Schema, Type};
 
 /// The highest table format version this library reads and writes.
 pub const MAX_FORMAT_VERSION: i32 = 3;

@@ -9,7 +9,7 @@ use crate::spec::table_metadata::TableMetadata;
 use crate::spec::view_metadata::ViewMetadata;
 
 /// A v2 table with one column, no snapshots and the given properties.
-pub fn table_metadata(location: &str, props: &[(&str, &str)]) -> TableMetadata {
+pub(crate) fn table_metadata(location: &str, props: &[(&str, &str)]) -> TableMetadata {
     let text = format!(
         r#"{{"format-version": 2, "table-uuid": "9c12d441-03fe-4693-9a96-a0705ddf69c1",
           "location": "{location}", "last-sequence-number": 0, "last-updated-ms": 1,
@@ -29,7 +29,7 @@ pub fn table_metadata(location: &str, props: &[(&str, &str)]) -> TableMetadata {
 }
 
 /// The spec's example view, moved to `location`.
-pub fn view_metadata(location: &str) -> ViewMetadata {
+pub(crate) fn view_metadata(location: &str) -> ViewMetadata {
     let text = include_str!("../../tests/fixtures/view/spec-example-create.json");
     let mut md = ViewMetadata::from_json_str(text).unwrap();
     md.location = location.to_string();
@@ -37,7 +37,7 @@ pub fn view_metadata(location: &str) -> ViewMetadata {
 }
 
 /// A fresh, empty folder under the system temp folder.
-pub fn scratch_dir(name: &str) -> PathBuf {
+pub(crate) fn scratch_dir(name: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
         "icefloe-{name}-{}-{}",

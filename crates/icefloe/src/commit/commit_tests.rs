@@ -100,7 +100,7 @@ fn entries(io: &dyn FileIO, snap: &Snapshot) -> Vec<Row> {
     let mut out = Vec::new();
     for mf in read_manifest_list(io, snap.manifest_list.as_deref().unwrap()).unwrap() {
         let m = read_manifest(
-            ManifestSource::file(io, &&mf.manifest_path),
+            ManifestSource::file(io, &mf.manifest_path),
             &ReadManifestOptions::default().inherit_from(&mf),
         )
         .unwrap();

@@ -410,7 +410,7 @@ fn added_data_files(
             continue;
         }
         let m = read_manifest(
-            ManifestSource::file(io, &&mf.manifest_path),
+            ManifestSource::file(io, &mf.manifest_path),
             &ReadManifestOptions::default().inherit_from(&mf),
         )?;
         for e in m.entries {

@@ -115,7 +115,7 @@ fn rows(catalog: &Arc<MemoryCatalog>, snap: &Snapshot) -> Vec<Row> {
     let mut out = Vec::new();
     for mf in read_manifest_list(io.as_ref(), snap.manifest_list.as_deref().unwrap()).unwrap() {
         let m = read_manifest(
-            ManifestSource::file(io.as_ref(), &&mf.manifest_path),
+            ManifestSource::file(io.as_ref(), &mf.manifest_path),
             &ReadManifestOptions::default().inherit_from(&mf),
         )
         .unwrap();
@@ -701,7 +701,7 @@ fn two_new_dvs_for_one_data_file_are_merged_into_one() {
         if mf.content == ManifestContent::Deletes {
             dvs.extend(
                 read_manifest(
-                    ManifestSource::file(io, &&mf.manifest_path),
+                    ManifestSource::file(io, &mf.manifest_path),
                     &ReadManifestOptions::default().inherit_from(&mf),
                 )
                 .unwrap()

@@ -398,7 +398,7 @@ fn cherry_pick_fast_forwards_or_re_appends() {
     let mut live: Vec<String> = Vec::new();
     for mf in read_manifest_list(io.as_ref(), head.manifest_list.as_deref().unwrap()).unwrap() {
         let m = read_manifest(
-            ManifestSource::file(io.as_ref(), &&mf.manifest_path),
+            ManifestSource::file(io.as_ref(), &mf.manifest_path),
             &ReadManifestOptions::default().inherit_from(&mf),
         )
         .unwrap();
@@ -431,7 +431,7 @@ fn reachable(io: &dyn FileIO, md: &TableMetadata) -> BTreeSet<String> {
         let list = s.manifest_list.clone().unwrap();
         for mf in read_manifest_list(io, &list).unwrap() {
             let m = read_manifest(
-                ManifestSource::file(io, &&mf.manifest_path),
+                ManifestSource::file(io, &mf.manifest_path),
                 &ReadManifestOptions::default().inherit_from(&mf),
             )
             .unwrap();

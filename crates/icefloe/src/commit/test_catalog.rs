@@ -16,7 +16,7 @@ use crate::spec::view_metadata::ViewMetadata;
 
 /// What to do wrong, and how often.
 #[derive(Debug, Clone, Default)]
-pub struct Faults {
+pub(crate) struct Faults {
     /// Writes of files whose location contains this fail (e.g. `"/snap-"`: after the
     /// manifests were written, the manifest list cannot be).
     pub fail_write_containing: Option<String>,
@@ -27,7 +27,7 @@ pub struct Faults {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FaultKind {
+pub(crate) enum FaultKind {
     CommitFailed,
     StateUnknown,
 }
@@ -45,7 +45,7 @@ impl FaultKind {
 
 /// A [`MemoryFileIO`] that can refuse writes.
 #[derive(Debug, Default)]
-pub struct FaultyIO {
+pub(crate) struct FaultyIO {
     pub inner: MemoryFileIO,
     pub faults: Mutex<Faults>,
 }
@@ -83,17 +83,17 @@ impl FileIO for FaultyIO {
 }
 
 #[derive(Debug, Default)]
-pub struct MemoryCatalog {
+pub(crate) struct MemoryCatalog {
     pub io: Arc<FaultyIO>,
     tables: Mutex<HashMap<TableIdent, TableState>>,
 }
 
 impl MemoryCatalog {
-    pub fn new() -> Arc<MemoryCatalog> {
+    pub(crate) fn new() -> Arc<MemoryCatalog> {
         Arc::new(MemoryCatalog::default())
     }
 
-    pub fn set_faults(&self, faults: Faults) {
+    pub(crate) fn set_faults(&self, faults: Faults) {
         if let Ok(mut f) = self.io.faults.lock() {
             *f = faults;
         }
@@ -269,7 +269,7 @@ impl Catalog for MemoryCatalog {
 
 /// Creates `ident` in `catalog`: `id` long (required) and `cat` int, partitioned by
 /// identity(`cat`), in format `version`. The table most commit tests start from.
-pub fn create_id_cat_table(
+pub(crate) fn create_id_cat_table(
     catalog: &Arc<MemoryCatalog>,
     ident: &TableIdent,
     version: i32,

@@ -67,7 +67,7 @@ pub(crate) struct AvroField {
 
 impl AvroSchema {
     /// Parses the JSON text of a writer schema.
-    pub fn parse(text: &str) -> Result<AvroSchema> {
+    pub(crate) fn parse(text: &str) -> Result<AvroSchema> {
         let v: Value = serde_json::from_str(text)
             .map_err(|e| corrupt(format!("the Avro schema is not valid JSON: {e}")))?;
         let mut names = HashMap::new();
@@ -75,7 +75,7 @@ impl AvroSchema {
     }
 
     /// The record this schema is, or the record inside a `["null", record]` union.
-    pub fn as_record(&self) -> Option<&Record> {
+    pub(crate) fn as_record(&self) -> Option<&Record> {
         match self {
             AvroSchema::Record(r) => Some(r),
             AvroSchema::Union(b) => b.iter().find_map(|s| match s {
@@ -224,18 +224,18 @@ pub(crate) struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
-    pub fn new(buf: &'a [u8]) -> Self {
+    pub(crate) fn new(buf: &'a [u8]) -> Self {
         Cursor { buf, pos: 0 }
     }
 
-    pub fn remaining(&self) -> usize {
+    pub(crate) fn remaining(&self) -> usize {
         self.buf.len().saturating_sub(self.pos)
     }
 
     /// Reads a zigzag variable-length long. One-byte values (most ids, counts, lengths
     /// and union branches) take the first branch.
     #[inline(always)]
-    pub fn long(&mut self) -> Result<i64> {
+    pub(crate) fn long(&mut self) -> Result<i64> {
         match self.buf.get(self.pos) {
             Some(&b) if b < 0x80 => {
                 self.pos += 1;
@@ -294,7 +294,7 @@ impl<'a> Cursor<'a> {
     /// Skips `n` variable-length integers (see [`Cursor::try_skip_longs`]); values
     /// longer than 10 bytes are errors, as in [`Cursor::long`].
     #[inline]
-    pub fn skip_longs(&mut self, n: usize) -> Result<()> {
+    pub(crate) fn skip_longs(&mut self, n: usize) -> Result<()> {
         let start = self.pos;
         if self.try_skip_longs(n).is_some() {
             return Ok(());
@@ -326,13 +326,13 @@ impl<'a> Cursor<'a> {
     }
 
     #[inline]
-    pub fn int(&mut self) -> Result<i32> {
+    pub(crate) fn int(&mut self) -> Result<i32> {
         let v = self.long()?;
         i32::try_from(v).map_err(|_| corrupt(format!("int value {v} is out of range")))
     }
 
     #[inline]
-    pub fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8]> {
         let end = self.pos.checked_add(n).ok_or_else(eof)?;
         let s = self.buf.get(self.pos..end).ok_or_else(eof)?;
         self.pos = end;
@@ -340,13 +340,13 @@ impl<'a> Cursor<'a> {
     }
 
     #[inline]
-    pub fn len_prefix(&mut self) -> Result<usize> {
+    pub(crate) fn len_prefix(&mut self) -> Result<usize> {
         let n = self.long()?;
         usize::try_from(n).map_err(|_| corrupt(format!("negative length {n}")))
     }
 
     #[inline(always)]
-    pub fn bytes(&mut self) -> Result<&'a [u8]> {
+    pub(crate) fn bytes(&mut self) -> Result<&'a [u8]> {
         // the common case: a length under 64 in one byte
         if let Some(&b) = self.buf.get(self.pos) {
             if b < 0x80 && b & 1 == 0 {
@@ -367,11 +367,11 @@ impl<'a> Cursor<'a> {
     }
 
     #[inline]
-    pub fn string(&mut self) -> Result<&'a str> {
+    pub(crate) fn string(&mut self) -> Result<&'a str> {
         utf8(self.bytes()?)
     }
 
-    pub fn boolean(&mut self) -> Result<bool> {
+    pub(crate) fn boolean(&mut self) -> Result<bool> {
         match self.take(1)? {
             [0] => Ok(false),
             [1] => Ok(true),
@@ -379,12 +379,12 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    pub fn float(&mut self) -> Result<f32> {
+    pub(crate) fn float(&mut self) -> Result<f32> {
         let b = self.take(4)?;
         Ok(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
-    pub fn double(&mut self) -> Result<f64> {
+    pub(crate) fn double(&mut self) -> Result<f64> {
         let b = self.take(8)?;
         let mut a = [0u8; 8];
         a.copy_from_slice(b);
@@ -393,7 +393,7 @@ impl<'a> Cursor<'a> {
 
     /// Reads a union branch index and returns the branch's schema.
     #[inline]
-    pub fn branch<'s>(&mut self, branches: &'s [AvroSchema]) -> Result<&'s AvroSchema> {
+    pub(crate) fn branch<'s>(&mut self, branches: &'s [AvroSchema]) -> Result<&'s AvroSchema> {
         let i = self.long()?;
         usize::try_from(i)
             .ok()
@@ -404,7 +404,7 @@ impl<'a> Cursor<'a> {
     /// Reads the next block count of an array or map: 0 at the end. A count larger than
     /// the bytes left cannot be real (every item takes at least one byte).
     #[inline(always)]
-    pub fn block_count(&mut self) -> Result<usize> {
+    pub(crate) fn block_count(&mut self) -> Result<usize> {
         // the common case: a small positive count in one byte
         if let Some(&b) = self.buf.get(self.pos) {
             if b < 0x80 && b & 1 == 0 {
@@ -437,7 +437,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Skips one value of `schema`.
-    pub fn skip(&mut self, schema: &AvroSchema) -> Result<()> {
+    pub(crate) fn skip(&mut self, schema: &AvroSchema) -> Result<()> {
         match schema {
             AvroSchema::Null => {}
             AvroSchema::Boolean => {
@@ -527,7 +527,7 @@ impl<'a> Cursor<'a> {
 /// error goes through memory. They are [`Rest`]'s reads, on the bytes after the position.
 impl<'a> Cursor<'a> {
     #[inline(always)]
-    pub fn try_long(&mut self) -> Option<i64> {
+    pub(crate) fn try_long(&mut self) -> Option<i64> {
         let mut rest = self.rest();
         let v = rest.try_long()?;
         self.set_rest(rest);
@@ -535,7 +535,7 @@ impl<'a> Cursor<'a> {
     }
 
     #[inline(always)]
-    pub fn try_skip_longs(&mut self, n: usize) -> Option<()> {
+    pub(crate) fn try_skip_longs(&mut self, n: usize) -> Option<()> {
         let mut rest = self.rest();
         rest.try_skip_longs(n)?;
         self.set_rest(rest);
@@ -544,13 +544,13 @@ impl<'a> Cursor<'a> {
 
     /// The bytes after the position.
     #[inline(always)]
-    pub fn rest(&self) -> Rest<'a> {
+    pub(crate) fn rest(&self) -> Rest<'a> {
         Rest(self.buf.get(self.pos..).unwrap_or_default())
     }
 
     /// Moves the position to where `rest` starts (a rest taken from this cursor).
     #[inline(always)]
-    pub fn set_rest(&mut self, rest: Rest<'a>) {
+    pub(crate) fn set_rest(&mut self, rest: Rest<'a>) {
         self.pos = self.buf.len() - rest.0.len();
     }
 }
@@ -568,7 +568,10 @@ impl<'a> Rest<'a> {
     /// error. The reader gets a cursor of its own, taken back on success, so that the rest
     /// is never lent out of line and can stay in registers.
     #[inline(always)]
-    pub fn by_cursor(&mut self, read: impl FnOnce(&mut Cursor<'a>) -> Result<()>) -> Option<()> {
+    pub(crate) fn by_cursor(
+        &mut self,
+        read: impl FnOnce(&mut Cursor<'a>) -> Result<()>,
+    ) -> Option<()> {
         let mut c = Cursor::new(self.0);
         read(&mut c).ok()?;
         *self = c.rest();
@@ -578,7 +581,7 @@ impl<'a> Rest<'a> {
     /// A long: one byte inline, up to 8 from one word, longer values and the last bytes
     /// out of line.
     #[inline(always)]
-    pub fn try_long(&mut self) -> Option<i64> {
+    pub(crate) fn try_long(&mut self) -> Option<i64> {
         if let [b, rest @ ..] = self.0 {
             if *b < 0x80 {
                 self.0 = rest;
@@ -597,7 +600,7 @@ impl<'a> Rest<'a> {
     }
 
     #[inline(always)]
-    pub fn try_int(&mut self) -> Option<i32> {
+    pub(crate) fn try_int(&mut self) -> Option<i32> {
         i32::try_from(self.try_long()?).ok()
     }
 
@@ -616,7 +619,7 @@ impl<'a> Rest<'a> {
 
     /// A long that is not negative, as a length or count.
     #[inline(always)]
-    pub fn try_len(&mut self) -> Option<usize> {
+    pub(crate) fn try_len(&mut self) -> Option<usize> {
         match self.try_small() {
             Some(v) => Some(usize::from(v)),
             None => usize::try_from(self.try_long()?).ok(),
@@ -625,7 +628,7 @@ impl<'a> Rest<'a> {
 
     /// A map key (a field id).
     #[inline(always)]
-    pub fn try_key(&mut self) -> Option<i32> {
+    pub(crate) fn try_key(&mut self) -> Option<i32> {
         match self.try_small() {
             Some(v) => Some(i32::from(v)),
             None => self.try_int(),
@@ -635,7 +638,7 @@ impl<'a> Rest<'a> {
     /// A map item of an int key and a byte string (a bound): both lengths under 64 in
     /// one read of two bytes.
     #[inline(always)]
-    pub fn try_key_bytes(&mut self) -> Option<(i32, &'a [u8])> {
+    pub(crate) fn try_key_bytes(&mut self) -> Option<(i32, &'a [u8])> {
         if let [k, n, rest @ ..] = self.0 {
             if (*k | *n) & 0x81 == 0 {
                 let n = usize::from(*n >> 1);
@@ -654,7 +657,7 @@ impl<'a> Rest<'a> {
     /// The branch of a union of two: `false` for branch 0, `true` for branch 1, in their
     /// one-byte encodings (0 and 2); `None` for anything else.
     #[inline(always)]
-    pub fn try_branch(&mut self) -> Option<bool> {
+    pub(crate) fn try_branch(&mut self) -> Option<bool> {
         match self.0 {
             [0, rest @ ..] => {
                 self.0 = rest;
@@ -669,7 +672,7 @@ impl<'a> Rest<'a> {
     }
 
     #[inline(always)]
-    pub fn try_bytes(&mut self) -> Option<&'a [u8]> {
+    pub(crate) fn try_bytes(&mut self) -> Option<&'a [u8]> {
         let n = self.try_len()?;
         if n > self.0.len() {
             return None;
@@ -682,7 +685,7 @@ impl<'a> Rest<'a> {
     /// A block count of an array or map, 0 at the end; gives up on the negative counts
     /// that carry a byte size, and on counts that [`Cursor::block_count`] rejects.
     #[inline(always)]
-    pub fn try_block_count(&mut self) -> Option<usize> {
+    pub(crate) fn try_block_count(&mut self) -> Option<usize> {
         let n = self.try_len()?;
         (n <= self.0.len()).then_some(n)
     }
@@ -690,7 +693,7 @@ impl<'a> Rest<'a> {
     /// Skips `n` varints eight bytes at a time: the bytes without the continuation bit
     /// end a value. Gives up on a value longer than 10 bytes (an error).
     #[inline(always)]
-    pub fn try_skip_longs(&mut self, n: usize) -> Option<()> {
+    pub(crate) fn try_skip_longs(&mut self, n: usize) -> Option<()> {
         const HIGH: u64 = 0x8080_8080_8080_8080;
         let buf = self.0;
         let mut left = n;
@@ -823,7 +826,7 @@ pub(crate) enum SkipPlan {
 }
 
 impl SkipPlan {
-    pub fn new(schema: &AvroSchema) -> SkipPlan {
+    pub(crate) fn new(schema: &AvroSchema) -> SkipPlan {
         match schema {
             AvroSchema::Null => SkipPlan::Nothing,
             AvroSchema::Boolean => SkipPlan::Fixed(1),
@@ -884,7 +887,7 @@ impl Cursor<'_> {
     }
 
     /// Skips one value by its plan (see [`SkipPlan`]).
-    pub fn skip_by(&mut self, plan: &SkipPlan) -> Result<()> {
+    pub(crate) fn skip_by(&mut self, plan: &SkipPlan) -> Result<()> {
         match plan {
             SkipPlan::Nothing => {}
             SkipPlan::Longs(1) => {
@@ -958,7 +961,7 @@ pub(crate) struct Container<'a> {
 }
 
 impl<'a> Container<'a> {
-    pub fn open(data: &'a [u8]) -> Result<Container<'a>> {
+    pub(crate) fn open(data: &'a [u8]) -> Result<Container<'a>> {
         if data.len() < 4 || &data[..4] != MAGIC {
             return Err(corrupt("not an Avro file: wrong magic bytes"));
         }
@@ -1007,14 +1010,14 @@ impl<'a> Container<'a> {
         })
     }
 
-    pub fn meta(&self, key: &str) -> Option<&[u8]> {
+    pub(crate) fn meta(&self, key: &str) -> Option<&[u8]> {
         self.metadata
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_slice())
     }
 
-    pub fn meta_str(&self, key: &str) -> Result<Option<&str>> {
+    pub(crate) fn meta_str(&self, key: &str) -> Result<Option<&str>> {
         match self.meta(key) {
             None => Ok(None),
             Some(v) => std::str::from_utf8(v)
@@ -1026,7 +1029,7 @@ impl<'a> Container<'a> {
     /// Calls `f` with each block's object count and decompressed bytes. Compressed blocks
     /// are inflated into one buffer reused from block to block. The blocks together may
     /// decompress to at most the ceiling of [`crate::limits`].
-    pub fn for_each_block(&self, f: impl FnMut(usize, &[u8]) -> Result<()>) -> Result<()> {
+    pub(crate) fn for_each_block(&self, f: impl FnMut(usize, &[u8]) -> Result<()>) -> Result<()> {
         let ceiling = match self.codec {
             // nothing is decompressed: the blocks are the file's own bytes
             Codec::Null => usize::MAX,
@@ -1284,7 +1287,11 @@ pub(crate) struct ContainerWriter {
 }
 
 impl ContainerWriter {
-    pub fn new(schema_json: &str, metadata: &[(&str, String)], codec: Codec) -> ContainerWriter {
+    pub(crate) fn new(
+        schema_json: &str,
+        metadata: &[(&str, String)],
+        codec: Codec,
+    ) -> ContainerWriter {
         let sync = new_sync_marker();
         let mut out = Vec::with_capacity(4096);
         out.extend_from_slice(MAGIC);
@@ -1311,11 +1318,11 @@ impl ContainerWriter {
 
     /// Bytes written so far: the header and the finished blocks (what Java's Avro appender
     /// reports as its length; the open block is not counted).
-    pub fn written_len(&self) -> u64 {
+    pub(crate) fn written_len(&self) -> u64 {
         self.out.len() as u64
     }
 
-    pub fn end_object(&mut self) -> Result<()> {
+    pub(crate) fn end_object(&mut self) -> Result<()> {
         self.count += 1;
         if self.block.len() >= BLOCK_TARGET {
             self.flush()?;
@@ -1339,7 +1346,7 @@ impl ContainerWriter {
         Ok(())
     }
 
-    pub fn finish(mut self) -> Result<Vec<u8>> {
+    pub(crate) fn finish(mut self) -> Result<Vec<u8>> {
         self.flush()?;
         Ok(self.out)
     }

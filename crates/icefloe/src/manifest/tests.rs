@@ -512,7 +512,7 @@ fn read_for_a_list_row_applies_inheritance_and_projection() {
     mf.sequence_number = 9;
     mf.first_row_id = Some(50);
     let m = read_manifest(
-        ManifestSource::file(&io, &&mf.manifest_path),
+        ManifestSource::file(&io, &mf.manifest_path),
         &ReadManifestOptions::default()
             .projection(&ManifestProjection::scan(vec![11]))
             .inherit_from(&mf),
@@ -537,7 +537,7 @@ fn read_for_a_list_row_applies_inheritance_and_projection() {
     assert_eq!(df.null_value_counts, only_11(&orig.null_value_counts));
     assert_eq!(df.split_offsets, orig.split_offsets);
     let minimal = read_manifest(
-        ManifestSource::file(&io, &&mf.manifest_path),
+        ManifestSource::file(&io, &mf.manifest_path),
         &ReadManifestOptions::default()
             .projection(&ManifestProjection::minimal())
             .inherit_from(&mf),
@@ -553,7 +553,7 @@ fn read_for_a_list_row_applies_inheritance_and_projection() {
     assert_eq!(df.partition, entries[0].data_file.partition);
     assert_eq!(df.first_row_id, Some(0));
     let none = read_manifest(
-        ManifestSource::file(&io, &&mf.manifest_path),
+        ManifestSource::file(&io, &mf.manifest_path),
         &ReadManifestOptions::default()
             .projection(&ManifestProjection::scan(vec![]))
             .inherit_from(&mf),
@@ -562,7 +562,7 @@ fn read_for_a_list_row_applies_inheritance_and_projection() {
     assert_eq!(none.entries[0].data_file.lower_bounds, None);
     // several filtered columns (a search, not the one-column compare): column 1 is dropped
     let two = read_manifest(
-        ManifestSource::file(&io, &&mf.manifest_path),
+        ManifestSource::file(&io, &mf.manifest_path),
         &ReadManifestOptions::default()
             .projection(&ManifestProjection::scan(vec![7, 11]))
             .inherit_from(&mf),

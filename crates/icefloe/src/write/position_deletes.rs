@@ -67,7 +67,7 @@ pub fn deletes_for(
     let mut deletes: Vec<(i32, ManifestEntry)> = Vec::new();
     for mf in read_manifest_list(io, list)? {
         let m = read_manifest(
-            ManifestSource::file(io, &&mf.manifest_path),
+            ManifestSource::file(io, &mf.manifest_path),
             &ReadManifestOptions::default().inherit_from(&mf),
         )?;
         for e in m.entries.into_iter().filter(ManifestEntry::is_live) {

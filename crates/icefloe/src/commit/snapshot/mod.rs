@@ -429,7 +429,7 @@ impl SnapshotProducer {
                 continue;
             }
             let m = read_manifest(
-                ManifestSource::file(io, &&mf.manifest_path),
+                ManifestSource::file(io, &mf.manifest_path),
                 &ReadManifestOptions::default().inherit_from(&mf),
             )?;
             let mut hits: HashSet<String> = HashSet::new();
@@ -514,7 +514,7 @@ impl SnapshotProducer {
                 continue;
             }
             let m = read_manifest(
-                ManifestSource::file(io, &&mf.manifest_path),
+                ManifestSource::file(io, &mf.manifest_path),
                 &ReadManifestOptions::default().inherit_from(&mf),
             )?;
             // delete files all of whose rows match the row filter go too; partial ones stay
@@ -681,7 +681,7 @@ fn live_files(
     };
     for mf in read_manifest_list(io, list)? {
         let m = read_manifest(
-            ManifestSource::file(io, &&mf.manifest_path),
+            ManifestSource::file(io, &mf.manifest_path),
             &ReadManifestOptions::default().inherit_from(&mf),
         )?;
         for e in m.entries.into_iter().filter(ManifestEntry::is_live) {

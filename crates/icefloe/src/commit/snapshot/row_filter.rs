@@ -41,7 +41,7 @@ pub(super) enum Decision {
 }
 
 impl RowFilter {
-    pub fn new(md: &TableMetadata, filter: &Expression) -> Result<RowFilter> {
+    pub(super) fn new(md: &TableMetadata, filter: &Expression) -> Result<RowFilter> {
         let schema = current_schema(md)?;
         let bound = filter.bind(schema, true)?;
         Ok(RowFilter {
@@ -53,7 +53,7 @@ impl RowFilter {
         })
     }
 
-    pub fn text(&self) -> &str {
+    pub(super) fn text(&self) -> &str {
         &self.text
     }
 
@@ -74,7 +74,7 @@ impl RowFilter {
     }
 
     /// Java's `rowsMightMatch` / `rowsMustMatch` for `file` of spec `spec_id`.
-    pub fn decide(
+    pub(super) fn decide(
         &mut self,
         md: &TableMetadata,
         spec_id: i32,
@@ -99,7 +99,7 @@ impl RowFilter {
 
     /// Java's `validateAddedFilesMatchOverwriteFilter` test for an added file: its rows
     /// all match.
-    pub fn all_rows_match(
+    pub(super) fn all_rows_match(
         &mut self,
         md: &TableMetadata,
         spec_id: i32,

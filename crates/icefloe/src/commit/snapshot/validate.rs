@@ -81,7 +81,7 @@ pub(super) struct ConflictFilter {
 }
 
 impl ConflictFilter {
-    pub fn new(md: &TableMetadata, filter: Option<&Expression>) -> Result<ConflictFilter> {
+    pub(super) fn new(md: &TableMetadata, filter: Option<&Expression>) -> Result<ConflictFilter> {
         let Some(filter) = filter else {
             return Ok(ConflictFilter {
                 text: "true".to_string(),
@@ -101,7 +101,12 @@ impl ConflictFilter {
     }
 
     /// Whether `file` (of spec `spec_id`) may hold rows matching the filter.
-    pub fn matches(&mut self, md: &TableMetadata, spec_id: i32, file: &DataFile) -> Result<bool> {
+    pub(super) fn matches(
+        &mut self,
+        md: &TableMetadata,
+        spec_id: i32,
+        file: &DataFile,
+    ) -> Result<bool> {
         let (Some(bound), Some(rows)) = (&self.bound, &self.rows) else {
             return Ok(true);
         };
@@ -123,7 +128,7 @@ impl ConflictFilter {
         rows.eval(file)
     }
 
-    pub fn text(&self) -> &str {
+    pub(super) fn text(&self) -> &str {
         &self.text
     }
 }
@@ -176,7 +181,7 @@ pub(super) fn history_entries(
                 continue;
             }
             let m = read_manifest(
-                ManifestSource::file(io, &&mf.manifest_path),
+                ManifestSource::file(io, &mf.manifest_path),
                 &ReadManifestOptions::default().inherit_from(&mf),
             )?;
             for e in m.entries {
@@ -415,7 +420,7 @@ fn removed_data_entries(
             continue;
         }
         let m = read_manifest(
-            ManifestSource::file(io, &&mf.manifest_path),
+            ManifestSource::file(io, &mf.manifest_path),
             &ReadManifestOptions::default().inherit_from(&mf),
         )?;
         for e in m.entries {
