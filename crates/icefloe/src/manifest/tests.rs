@@ -497,6 +497,74 @@ fn first_row_id_inheritance() {
     assert_eq!(m.entries[0].data_file.first_row_id, None);
 }
 
+/// The options of `read_manifest` change only what they name: reading a file or its
+/// bytes, inheriting while reading or afterwards, with or without the fast path, give the
+/// same manifest; only a file source names the file in errors.
+#[test]
+fn read_manifest_options_agree() {
+    // entries are compared as Debug text: they hold NaN values, which are not equal to
+    // themselves (and metadata with ==: its Debug text shows hash map order)
+    let dbg = |v: &dyn std::fmt::Debug| format!("{v:?}");
+    let io = MemIO::default();
+    let entries = entries_for(3, DataContentType::Data, true);
+    let mut mf = write(
+        &io,
+        "o.avro",
+        3,
+        ManifestContent::Data,
+        &entries,
+        Codec::Deflate,
+    );
+    mf.sequence_number = 4;
+    mf.first_row_id = Some(10);
+    let bytes = io.read("o.avro").unwrap();
+    let from_file = read_manifest(
+        ManifestSource::file(&io, "o.avro"),
+        &ReadManifestOptions::default(),
+    )
+    .unwrap();
+    let from_bytes = read_manifest(
+        ManifestSource::Bytes(&bytes),
+        &ReadManifestOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(from_file.metadata, from_bytes.metadata);
+    assert_eq!(dbg(&from_file.entries), dbg(&from_bytes.entries));
+    let mut inherited_after = from_bytes.clone();
+    inherited_after.inherit(&mf);
+    for fast_path in [true, false] {
+        let options = ReadManifestOptions::default()
+            .inherit_from(&mf)
+            .fast_path(fast_path);
+        let inherited_while = read_manifest(ManifestSource::Bytes(&bytes), &options).unwrap();
+        assert_eq!(inherited_while.metadata, inherited_after.metadata);
+        assert_eq!(
+            dbg(&inherited_while.entries),
+            dbg(&inherited_after.entries),
+            "fast path {fast_path}"
+        );
+        let mut visited = Vec::new();
+        let metadata = visit_manifest(ManifestSource::file(&io, "o.avro"), &options, |e| {
+            visited.push(e.clone());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(metadata, inherited_after.metadata);
+        assert_eq!(dbg(&visited), dbg(&inherited_after.entries));
+    }
+    let cut = &bytes[..bytes.len() - 3];
+    io.write_new("cut.avro", cut).unwrap();
+    let in_file = read_manifest(
+        ManifestSource::file(&io, "cut.avro"),
+        &ReadManifestOptions::default(),
+    )
+    .unwrap_err();
+    assert!(in_file.to_string().contains("cut.avro"), "{in_file}");
+    let no_file =
+        read_manifest(ManifestSource::Bytes(cut), &ReadManifestOptions::default()).unwrap_err();
+    assert!(!no_file.to_string().contains("cut.avro"), "{no_file}");
+}
+
 #[test]
 fn read_for_a_list_row_applies_inheritance_and_projection() {
     let io = MemIO::default();
