@@ -141,13 +141,8 @@ pub fn load_catalog(name: &str, properties: &[(String, String)]) -> Result<Arc<d
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::catalog::testing::props;
     use crate::catalog::testing::scratch_dir;
-
-    fn props(p: &[(&str, &str)]) -> Vec<(String, String)> {
-        p.iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
 
     #[test]
     fn opens_sql_catalogs_by_properties() {

@@ -1,4 +1,5 @@
-//! Helpers shared by the catalog tests: small metadata to commit and scratch folders.
+//! Helpers shared by the catalog tests: small metadata to commit, scratch folders and
+//! property lists.
 
 #![allow(clippy::unwrap_used)]
 
@@ -47,4 +48,11 @@ pub(crate) fn scratch_dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// Catalog properties as the catalogs take them.
+pub(crate) fn props(p: &[(&str, &str)]) -> Vec<(String, String)> {
+    p.iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }

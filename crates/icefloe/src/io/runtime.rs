@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 /// decoding and planning (which never run here).
 const WORKER_THREADS: usize = 2;
 
-pub(super) struct IoRuntime {
+pub(crate) struct IoRuntime {
     runtime: Option<tokio::runtime::Runtime>,
 }
 
@@ -23,7 +23,7 @@ impl std::fmt::Debug for IoRuntime {
 }
 
 impl IoRuntime {
-    pub(super) fn new() -> Result<Self> {
+    pub(crate) fn new() -> Result<Self> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(WORKER_THREADS)
             .thread_name("icefloe-io")
@@ -36,7 +36,7 @@ impl IoRuntime {
     }
 
     /// Runs `future` to completion on this runtime, blocking the calling thread.
-    pub(super) fn block_on<F>(&self, location: &str, future: F) -> Result<F::Output>
+    pub(crate) fn block_on<F>(&self, location: &str, future: F) -> Result<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,

@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::io::properties::Secret;
 
 /// The default OAuth2 scope (Java's `OAuth2Properties.CATALOG_SCOPE`).
-pub const DEFAULT_SCOPE: &str = "catalog";
+pub(super) const DEFAULT_SCOPE: &str = "catalog";
 
 /// How long before its expiry a token is replaced: a tenth of its lifetime, at most this.
 const MAX_REFRESH_MARGIN: Duration = Duration::from_secs(300);
@@ -29,14 +29,14 @@ const MAX_REFRESH_MARGIN: Duration = Duration::from_secs(300);
 /// A token as fetched: it is replaced once `refresh_at` has passed (never, without
 /// `expires_in`: then only a 401 replaces it).
 #[derive(Debug, Clone)]
-pub struct CachedToken {
+pub(super) struct CachedToken {
     pub token: Secret,
     pub refresh_at: Option<Instant>,
 }
 
 /// The OAuth2 client credentials flow.
 #[derive(Debug)]
-pub struct OAuth2 {
+pub(super) struct OAuth2 {
     pub server_uri: String,
     client_id: Option<Secret>,
     client_secret: Secret,
@@ -48,7 +48,7 @@ pub struct OAuth2 {
 
 /// The catalog's way of authenticating.
 #[derive(Debug)]
-pub enum Auth {
+pub(super) enum Auth {
     None,
     Token(Secret),
     OAuth2(OAuth2),
@@ -57,7 +57,7 @@ pub enum Auth {
 impl Auth {
     /// From the properties; `base_uri` (without a trailing `/`) gives the default token
     /// endpoint.
-    pub fn from_properties(properties: &[(String, String)], base_uri: &str) -> Result<Auth> {
+    pub(super) fn from_properties(properties: &[(String, String)], base_uri: &str) -> Result<Auth> {
         if let Some(token) = get(properties, "token").filter(|t| !t.is_empty()) {
             return Ok(Auth::Token(Secret::new(token)));
         }
@@ -91,7 +91,7 @@ impl Auth {
     }
 
     /// The values that must never appear in a message.
-    pub fn secrets(&self) -> Vec<String> {
+    pub(super) fn secrets(&self) -> Vec<String> {
         match self {
             Auth::None => Vec::new(),
             Auth::Token(t) => vec![t.expose().to_string()],
@@ -111,7 +111,7 @@ impl Auth {
 
 impl OAuth2 {
     /// The form body of a client credentials token request (`application/x-www-form-urlencoded`).
-    pub fn form(&self) -> String {
+    pub(super) fn form(&self) -> String {
         let mut pairs: Vec<(&str, &str)> = vec![("grant_type", "client_credentials")];
         if let Some(id) = &self.client_id {
             pairs.push(("client_id", id.expose()));
@@ -139,31 +139,35 @@ impl OAuth2 {
     }
 
     /// The cached token, whether or not it is still fresh.
-    pub fn current(&self) -> Option<CachedToken> {
+    pub(super) fn current(&self) -> Option<CachedToken> {
         self.lock().clone()
     }
 
     /// The cached token if it is not due for a refresh at `now`.
-    pub fn fresh(&self, now: Instant) -> Option<Secret> {
+    pub(super) fn fresh(&self, now: Instant) -> Option<Secret> {
         self.lock()
             .as_ref()
             .filter(|t| t.refresh_at.map_or(true, |at| now < at))
             .map(|t| t.token.clone())
     }
 
-    pub fn store(&self, token: CachedToken) {
+    pub(super) fn store(&self, token: CachedToken) {
         *self.lock() = Some(token);
     }
 
     /// Forgets the token (the catalog answered 401 with it).
-    pub fn invalidate(&self) {
+    pub(super) fn invalidate(&self) {
         *self.lock() = None;
     }
 }
 
 /// Reads a token endpoint's answer (`access_token`, `token_type`, `expires_in`), fetched at
 /// `fetched_at`.
-pub fn parse_token_response(body: &[u8], shown: &str, fetched_at: Instant) -> Result<CachedToken> {
+pub(super) fn parse_token_response(
+    body: &[u8],
+    shown: &str,
+    fetched_at: Instant,
+) -> Result<CachedToken> {
     let v: Value = serde_json::from_slice(body)
         .map_err(|_| protocol_error(shown, "the token answer is not JSON"))?;
     let token = v
@@ -198,12 +202,7 @@ pub fn parse_token_response(body: &[u8], shown: &str, fetched_at: Instant) -> Re
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
-
-    fn props(p: &[(&str, &str)]) -> Vec<(String, String)> {
-        p.iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::catalog::testing::props;
 
     #[test]
     fn token_wins_over_credential() {

@@ -15,10 +15,10 @@ use crate::error::{Error, Result};
 
 /// The separator of namespace levels in a path when the server names none (the unit
 /// separator, already percent-encoded as it goes into the path).
-pub const DEFAULT_NAMESPACE_SEPARATOR: &str = "%1F";
+pub(super) const DEFAULT_NAMESPACE_SEPARATOR: &str = "%1F";
 
 /// `key` in `properties`, the last occurrence winning.
-pub fn get<'a>(properties: &'a [(String, String)], key: &str) -> Option<&'a str> {
+pub(super) fn get<'a>(properties: &'a [(String, String)], key: &str) -> Option<&'a str> {
     properties
         .iter()
         .rev()
@@ -33,7 +33,10 @@ fn set(properties: &mut Vec<(String, String)>, key: &str, value: &str) {
 }
 
 /// Overlays `updates` on `base`: a key of `updates` replaces the same key of `base`.
-pub fn merge(base: &[(String, String)], updates: &[(String, String)]) -> Vec<(String, String)> {
+pub(super) fn merge(
+    base: &[(String, String)],
+    updates: &[(String, String)],
+) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::with_capacity(base.len() + updates.len());
     for (k, v) in base.iter().chain(updates) {
         set(&mut out, k, v);
@@ -44,7 +47,7 @@ pub fn merge(base: &[(String, String)], updates: &[(String, String)]) -> Vec<(St
 /// The `defaults` and `overrides` of a `GET /v1/config` answer (`endpoints` is read but not
 /// used: every endpoint this client calls is in the spec's required set).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ConfigResponse {
+pub(super) struct ConfigResponse {
     pub defaults: Vec<(String, String)>,
     pub overrides: Vec<(String, String)>,
 }
@@ -73,7 +76,7 @@ fn string_map(value: Option<&Value>, field: &str, shown: &str) -> Result<Vec<(St
 
 impl ConfigResponse {
     /// Parses the answer of `GET /v1/config`; `shown` names the request in errors.
-    pub fn from_json(value: &Value, shown: &str) -> Result<ConfigResponse> {
+    pub(super) fn from_json(value: &Value, shown: &str) -> Result<ConfigResponse> {
         let Value::Object(m) = value else {
             return Err(protocol_error(shown, "the answer is not a JSON object"));
         };
@@ -84,14 +87,14 @@ impl ConfigResponse {
     }
 
     /// The catalog's properties: server defaults, then the caller's, then server overrides.
-    pub fn merge(&self, client: &[(String, String)]) -> Vec<(String, String)> {
+    pub(super) fn merge(&self, client: &[(String, String)]) -> Vec<(String, String)> {
         merge(&merge(&self.defaults, client), &self.overrides)
     }
 }
 
 /// Percent-encodes a path segment or a query value: every byte but the unreserved ones
 /// (`A-Z a-z 0-9 - . _ ~`), so that `/`, `%`, spaces and non-ASCII names stay one segment.
-pub fn encode(s: &str) -> String {
+pub(super) fn encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
@@ -105,7 +108,7 @@ pub fn encode(s: &str) -> String {
 
 /// Decodes `%XX` escapes (the separator property may come encoded, as `%2E`); anything
 /// that is not a valid escape is kept as it is.
-pub fn decode(s: &str) -> String {
+pub(super) fn decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -128,7 +131,7 @@ pub fn decode(s: &str) -> String {
 
 /// The resource paths of one catalog (Java's `ResourcePaths`), relative to the base URI.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Paths {
+pub(super) struct Paths {
     /// `v1` or `v1/<prefix>`.
     root: String,
     /// Joins encoded namespace levels in a path, as the server expects it (e.g. `%1F`).
@@ -137,7 +140,7 @@ pub struct Paths {
 
 impl Paths {
     /// The paths for the merged properties (`prefix`, `namespace-separator`).
-    pub fn new(properties: &[(String, String)]) -> Paths {
+    pub(super) fn new(properties: &[(String, String)]) -> Paths {
         let root = match get(properties, "prefix").map(|p| p.trim_matches('/')) {
             Some(p) if !p.is_empty() => format!("v1/{p}"),
             _ => "v1".to_string(),
@@ -150,7 +153,7 @@ impl Paths {
     }
 
     /// The namespace as one path segment: each level encoded, joined by the separator.
-    pub fn namespace_segment(&self, namespace: &[String]) -> Result<String> {
+    pub(super) fn namespace_segment(&self, namespace: &[String]) -> Result<String> {
         if namespace.is_empty() {
             return Err(Error::invalid_argument(
                 "the empty namespace cannot be used here",
@@ -179,19 +182,19 @@ impl Paths {
 
     /// The `parent` query value of `GET namespaces` (levels joined by the decoded separator;
     /// the query encoding then applies to the whole value).
-    pub fn parent_param(&self, parent: &[String]) -> String {
+    pub(super) fn parent_param(&self, parent: &[String]) -> String {
         parent.join(&decode(&self.separator))
     }
 
-    pub fn config() -> &'static str {
+    pub(super) fn config() -> &'static str {
         "v1/config"
     }
 
-    pub fn namespaces(&self) -> String {
+    pub(super) fn namespaces(&self) -> String {
         format!("{}/namespaces", self.root)
     }
 
-    pub fn namespace(&self, namespace: &[String]) -> Result<String> {
+    pub(super) fn namespace(&self, namespace: &[String]) -> Result<String> {
         Ok(format!(
             "{}/namespaces/{}",
             self.root,
@@ -199,15 +202,15 @@ impl Paths {
         ))
     }
 
-    pub fn namespace_properties(&self, namespace: &[String]) -> Result<String> {
+    pub(super) fn namespace_properties(&self, namespace: &[String]) -> Result<String> {
         Ok(format!("{}/properties", self.namespace(namespace)?))
     }
 
-    pub fn tables(&self, namespace: &[String]) -> Result<String> {
+    pub(super) fn tables(&self, namespace: &[String]) -> Result<String> {
         Ok(format!("{}/tables", self.namespace(namespace)?))
     }
 
-    pub fn table(&self, ident: &TableIdent) -> Result<String> {
+    pub(super) fn table(&self, ident: &TableIdent) -> Result<String> {
         Ok(format!(
             "{}/{}",
             self.tables(&ident.namespace)?,
@@ -215,19 +218,19 @@ impl Paths {
         ))
     }
 
-    pub fn register(&self, namespace: &[String]) -> Result<String> {
+    pub(super) fn register(&self, namespace: &[String]) -> Result<String> {
         Ok(format!("{}/register", self.namespace(namespace)?))
     }
 
-    pub fn rename_table(&self) -> String {
+    pub(super) fn rename_table(&self) -> String {
         format!("{}/tables/rename", self.root)
     }
 
-    pub fn views(&self, namespace: &[String]) -> Result<String> {
+    pub(super) fn views(&self, namespace: &[String]) -> Result<String> {
         Ok(format!("{}/views", self.namespace(namespace)?))
     }
 
-    pub fn view(&self, ident: &TableIdent) -> Result<String> {
+    pub(super) fn view(&self, ident: &TableIdent) -> Result<String> {
         Ok(format!(
             "{}/{}",
             self.views(&ident.namespace)?,
@@ -235,18 +238,18 @@ impl Paths {
         ))
     }
 
-    pub fn rename_view(&self) -> String {
+    pub(super) fn rename_view(&self) -> String {
         format!("{}/views/rename", self.root)
     }
 }
 
 /// The JSON form of a namespace in request bodies and answers: its levels.
-pub fn namespace_json(namespace: &[String]) -> Value {
+pub(super) fn namespace_json(namespace: &[String]) -> Value {
     Value::Array(namespace.iter().map(|l| Value::from(l.as_str())).collect())
 }
 
 /// The JSON form of an identifier (`{"namespace": [...], "name": "..."}`).
-pub fn ident_json(ident: &TableIdent) -> Value {
+pub(super) fn ident_json(ident: &TableIdent) -> Value {
     serde_json::json!({
         "namespace": namespace_json(&ident.namespace),
         "name": ident.name,
@@ -254,7 +257,7 @@ pub fn ident_json(ident: &TableIdent) -> Value {
 }
 
 /// Reads a namespace (an array of strings) from an answer.
-pub fn namespace_from_json(value: &Value, field: &str, shown: &str) -> Result<Vec<String>> {
+pub(super) fn namespace_from_json(value: &Value, field: &str, shown: &str) -> Result<Vec<String>> {
     let Value::Array(levels) = value else {
         return Err(protocol_error(
             shown,
@@ -272,7 +275,7 @@ pub fn namespace_from_json(value: &Value, field: &str, shown: &str) -> Result<Ve
 }
 
 /// Reads an identifier (`{"namespace": [...], "name": "..."}`) from an answer.
-pub fn ident_from_json(value: &Value, field: &str, shown: &str) -> Result<TableIdent> {
+pub(super) fn ident_from_json(value: &Value, field: &str, shown: &str) -> Result<TableIdent> {
     let namespace = value
         .get("namespace")
         .ok_or_else(|| protocol_error(shown, &format!("'{field}' has no 'namespace'")))?;
@@ -290,12 +293,7 @@ pub fn ident_from_json(value: &Value, field: &str, shown: &str) -> Result<TableI
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-
-    fn props(p: &[(&str, &str)]) -> Vec<(String, String)> {
-        p.iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::catalog::testing::props;
 
     #[test]
     fn config_merges_defaults_client_then_overrides() {

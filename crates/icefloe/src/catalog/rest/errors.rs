@@ -18,7 +18,7 @@ const MAX_SHOWN_BODY: usize = 500;
 
 /// What a request was about, which decides what its 404 and 409 mean.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Endpoint {
+pub(super) enum Endpoint {
     Config,
     Namespace,
     /// Dropping a namespace: 409 means it is not empty.
@@ -35,7 +35,7 @@ pub enum Endpoint {
 
 /// The parts of a failed answer that an error is made of.
 #[derive(Debug, Clone)]
-pub struct Failure<'a> {
+pub(super) struct Failure<'a> {
     pub endpoint: Endpoint,
     /// `METHOD <path>`, as shown in messages.
     pub shown: &'a str,
@@ -47,7 +47,7 @@ pub struct Failure<'a> {
 
 /// The spec's `ErrorModel`, or what could be read of a body that is not one.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ErrorModel {
+pub(super) struct ErrorModel {
     pub message: String,
     /// The server's exception type (`NoSuchTableException`, ...), if it said.
     pub kind: Option<String>,
@@ -56,7 +56,7 @@ pub struct ErrorModel {
 impl ErrorModel {
     /// Reads `{"error": {...}}`; an OAuth2 error (`{"error": "invalid_client",
     /// "error_description": ...}`); or else keeps the start of the body as text.
-    pub fn parse(body: &[u8]) -> ErrorModel {
+    pub(super) fn parse(body: &[u8]) -> ErrorModel {
         if let Ok(v) = serde_json::from_slice::<Value>(body) {
             if let Some(e) = v.get("error").filter(|e| e.is_object()) {
                 return ErrorModel {
@@ -101,14 +101,14 @@ impl ErrorModel {
 }
 
 /// An answer that is not what the protocol promises (not JSON, a field missing).
-pub fn protocol_error(shown: &str, what: &str) -> Error {
+pub(super) fn protocol_error(shown: &str, what: &str) -> Error {
     Error::ServiceFailure {
         message: format!("{shown}: unexpected answer: {what}"),
     }
 }
 
 /// The typed error for a failed answer.
-pub fn from_failure(f: &Failure<'_>, redactor: &Redactor) -> Error {
+pub(super) fn from_failure(f: &Failure<'_>, redactor: &Redactor) -> Error {
     let model = ErrorModel::parse(f.body);
     let detail = {
         let kind = model

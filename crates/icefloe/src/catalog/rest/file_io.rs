@@ -28,7 +28,7 @@ struct TableEntry {
 }
 
 /// See the module docs.
-pub struct RestFileIO {
+pub(super) struct RestFileIO {
     /// The catalog's merged properties (they may hold credentials: never printed).
     properties: Vec<(String, String)>,
     by_scheme: Mutex<HashMap<String, Arc<dyn FileIO>>>,
@@ -49,7 +49,7 @@ impl std::fmt::Debug for RestFileIO {
 }
 
 impl RestFileIO {
-    pub fn new(properties: Vec<(String, String)>) -> Result<RestFileIO> {
+    pub(super) fn new(properties: Vec<(String, String)>) -> Result<RestFileIO> {
         // refuse bad FileIO properties now rather than at the first read
         FileIOProperties::from_list(&properties)?;
         Ok(RestFileIO {
@@ -66,7 +66,11 @@ impl RestFileIO {
 
     /// Remembers the `config` a table was loaded with; later calls for locations inside
     /// `location` use it. An empty config forgets the table's entry.
-    pub fn set_table_config(&self, location: &str, config: &[(String, String)]) -> Result<()> {
+    pub(super) fn set_table_config(
+        &self,
+        location: &str,
+        config: &[(String, String)],
+    ) -> Result<()> {
         let location = location.trim_end_matches('/').to_string();
         let mut tables = self.lock_tables();
         if let Some(t) = tables.iter().find(|t| t.location == location) {
@@ -90,7 +94,7 @@ impl RestFileIO {
 
     /// The keys of the configuration the FileIO for `location` is built with (values are
     /// not returned: they may be credentials).
-    pub fn config_keys_for(&self, location: &str) -> Vec<String> {
+    pub(super) fn config_keys_for(&self, location: &str) -> Vec<String> {
         let tables = self.lock_tables();
         let config = tables
             .iter()

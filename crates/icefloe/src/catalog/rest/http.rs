@@ -22,14 +22,14 @@ use crate::io::properties::Secret;
 use crate::io::redact::Redactor;
 use crate::io::runtime::IoRuntime;
 
-pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
-pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 256 * 1024 * 1024;
+pub(super) const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+pub(super) const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+pub(super) const DEFAULT_MAX_RESPONSE_BYTES: usize = 256 * 1024 * 1024;
 /// Error bodies are read up to this much (only their start is shown).
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Method {
+pub(super) enum Method {
     Get,
     Head,
     Post,
@@ -37,7 +37,7 @@ pub enum Method {
 }
 
 impl Method {
-    pub fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             Method::Get => "GET",
             Method::Head => "HEAD",
@@ -58,7 +58,7 @@ impl Method {
 
 /// One catalog request: a path relative to the catalog's base URI.
 #[derive(Debug, Clone)]
-pub struct Request {
+pub(super) struct Request {
     pub method: Method,
     pub path: String,
     pub query: Vec<(String, String)>,
@@ -69,7 +69,12 @@ pub struct Request {
 }
 
 impl Request {
-    pub fn new(method: Method, path: String, endpoint: Endpoint, subject: String) -> Request {
+    pub(super) fn new(
+        method: Method,
+        path: String,
+        endpoint: Endpoint,
+        subject: String,
+    ) -> Request {
         Request {
             method,
             path,
@@ -80,12 +85,12 @@ impl Request {
         }
     }
 
-    pub fn query(mut self, key: &str, value: impl Into<String>) -> Request {
+    pub(super) fn query(mut self, key: &str, value: impl Into<String>) -> Request {
         self.query.push((key.to_string(), value.into()));
         self
     }
 
-    pub fn json(mut self, body: Value) -> Request {
+    pub(super) fn json(mut self, body: Value) -> Request {
         self.body = Some(body);
         self
     }
@@ -93,7 +98,7 @@ impl Request {
 
 /// A request ready to send: the full URL, every header, the body bytes.
 #[derive(Debug, Clone)]
-pub struct Prepared {
+pub(super) struct Prepared {
     pub method: Method,
     pub url: String,
     /// `METHOD /path` for messages (no query, no host, no credentials).
@@ -105,13 +110,13 @@ pub struct Prepared {
 
 /// A successful answer.
 #[derive(Debug)]
-pub struct Response {
+pub(super) struct Response {
     pub body: Vec<u8>,
 }
 
 impl Response {
     /// The body as JSON; `shown` names the request in errors.
-    pub fn json(&self, shown: &str) -> Result<Value> {
+    pub(super) fn json(&self, shown: &str) -> Result<Value> {
         serde_json::from_slice(&self.body)
             .map_err(|e| protocol_error(shown, &format!("the body is not JSON ({e})")))
     }
@@ -152,7 +157,7 @@ fn parse_millis(properties: &[(String, String)], key: &str, default: Duration) -
 }
 
 /// The base URI as given (`uri`), without a trailing `/`; must be http(s).
-pub fn base_uri(properties: &[(String, String)]) -> Result<String> {
+pub(super) fn base_uri(properties: &[(String, String)]) -> Result<String> {
     let uri = get(properties, "uri")
         .ok_or_else(|| Error::invalid_argument("a REST catalog needs a 'uri' property"))?
         .trim()
@@ -166,7 +171,7 @@ pub fn base_uri(properties: &[(String, String)]) -> Result<String> {
 }
 
 /// Sends catalog requests.
-pub struct HttpClient {
+pub(super) struct HttpClient {
     base: String,
     client: reqwest::Client,
     runtime: IoRuntime,
@@ -193,7 +198,7 @@ impl std::fmt::Debug for HttpClient {
 impl HttpClient {
     /// A client for the catalog at `uri`, configured by `properties` (see the module docs
     /// and `auth`).
-    pub fn new(properties: &[(String, String)]) -> Result<HttpClient> {
+    pub(super) fn new(properties: &[(String, String)]) -> Result<HttpClient> {
         let base = base_uri(properties)?;
         let mut headers = Vec::new();
         for (k, v) in properties {
@@ -260,12 +265,12 @@ impl HttpClient {
         })
     }
 
-    pub fn base(&self) -> &str {
+    pub(super) fn base(&self) -> &str {
         &self.base
     }
 
     /// Scrubs every known credential (the properties', the auth's, the current token).
-    pub fn redactor(&self) -> Redactor {
+    pub(super) fn redactor(&self) -> Redactor {
         let mut secrets = self.secrets.clone();
         secrets.extend(self.auth.secrets());
         secrets.extend(self.headers.iter().map(|(_, v)| v.expose().to_string()));
@@ -273,7 +278,7 @@ impl HttpClient {
     }
 
     /// The request as it would be sent with `bearer` as the token.
-    pub fn prepare(&self, req: &Request, bearer: Option<&Secret>) -> Prepared {
+    pub(super) fn prepare(&self, req: &Request, bearer: Option<&Secret>) -> Prepared {
         let mut url = format!("{}/{}", self.base, req.path);
         if !req.query.is_empty() {
             let q: Vec<String> = req
@@ -354,7 +359,7 @@ impl HttpClient {
 
     /// Sends the request; a 2xx answer is returned, anything else is a typed error. With
     /// OAuth2, a 401 fetches a new token and sends the request once more.
-    pub fn send(&self, req: &Request) -> Result<Response> {
+    pub(super) fn send(&self, req: &Request) -> Result<Response> {
         let prepared = self.prepare(req, self.bearer()?.as_ref());
         let (mut status, mut body) = self.execute(&prepared, req.endpoint)?;
         if status == 401 {
@@ -478,12 +483,7 @@ fn strip_query(url: &str) -> &str {
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
-
-    fn props(p: &[(&str, &str)]) -> Vec<(String, String)> {
-        p.iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::catalog::testing::props;
 
     fn header<'a>(p: &'a Prepared, name: &str) -> Option<&'a str> {
         p.headers

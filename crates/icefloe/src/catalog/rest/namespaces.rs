@@ -11,7 +11,7 @@ use crate::catalog::Namespace;
 use crate::error::{Error, Result};
 
 /// Reads a `{"key": "value", ...}` object of an answer.
-pub fn string_map_from_json(
+pub(super) fn string_map_from_json(
     value: Option<&Value>,
     field: &str,
     shown: &str,
@@ -35,7 +35,7 @@ pub fn string_map_from_json(
     }
 }
 
-pub fn string_map_json(pairs: &[(String, String)]) -> Value {
+pub(super) fn string_map_json(pairs: &[(String, String)]) -> Value {
     let mut m = Map::new();
     for (k, v) in pairs {
         m.insert(k.clone(), Value::from(v.as_str()));
@@ -44,7 +44,7 @@ pub fn string_map_json(pairs: &[(String, String)]) -> Value {
 }
 
 /// The `next-page-token` of a list answer: absent, null or empty ends the listing.
-pub fn next_page_token(body: &Value) -> Option<String> {
+pub(super) fn next_page_token(body: &Value) -> Option<String> {
     body.get("next-page-token")
         .and_then(Value::as_str)
         .filter(|t| !t.is_empty())
@@ -53,7 +53,7 @@ pub fn next_page_token(body: &Value) -> Option<String> {
 
 /// Lists stop after this many pages: a server that keeps answering with a token would
 /// otherwise be followed forever.
-pub const MAX_PAGES: usize = 100_000;
+pub(super) const MAX_PAGES: usize = 100_000;
 
 impl RestCatalog {
     fn ns_request(&self, method: Method, path: String, namespace: &[String]) -> Request {

@@ -22,7 +22,7 @@ use crate::spec::table_metadata::TableMetadata;
 
 /// A parsed `LoadTableResult`.
 #[derive(Debug, Clone)]
-pub struct LoadTableResult {
+pub(super) struct LoadTableResult {
     pub metadata_location: Option<String>,
     pub metadata: TableMetadata,
     /// `config` with the matching `storage-credentials` laid over it.
@@ -30,7 +30,7 @@ pub struct LoadTableResult {
 }
 
 impl LoadTableResult {
-    pub fn from_json(body: &Value, shown: &str) -> Result<LoadTableResult> {
+    pub(super) fn from_json(body: &Value, shown: &str) -> Result<LoadTableResult> {
         let metadata = body
             .get("metadata")
             .ok_or_else(|| protocol_error(shown, "no 'metadata'"))?;
