@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "python" / "icefloe"
 
 # the rank of each part of the package: a module may import modules of its own rank or lower
 LAYERS = [
-    ("base", ["_native", "_log", "errors", "expressions", "transforms", "manifest"]),
+    ("base", ["_native", "_log", "_time", "errors", "expressions", "transforms", "manifest"]),
     ("executor", ["executor"]),
     ("scan", ["scan"]),
     ("update", ["update"]),

@@ -414,7 +414,10 @@ def test_as_of(small, table):
 
 
 def test_as_of_datetime_to_millis():
-    from icefloe.table import _millis
+    from icefloe._time import epoch_millis
+
+    def _millis(t):
+        return epoch_millis(t, "as_of")
 
     utc = dt.timezone.utc
     epoch = dt.datetime(1970, 1, 1, tzinfo=utc)

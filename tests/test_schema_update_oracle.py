@@ -338,7 +338,9 @@ def _icefloe_apply(base: dict, last_column_id: int, ops: list[dict]) -> str:
             if k == "add":
                 t = o["type"] if isinstance(o["type"], str) else json.dumps(o["type"])
                 default = json.dumps(o["default"]) if "default" in o else None
-                u.add_column(o["parent"], o["name"], t, doc=o.get("doc"), required=o["required"], default_json=default)
+                u.add_column(
+                    o["parent"], o["name"], t, doc=o.get("doc"), required=o["required"], default_json=default
+                )
             elif k == "delete":
                 u.delete_column(o["name"])
             elif k == "rename":

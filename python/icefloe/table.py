@@ -16,11 +16,11 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import _native
+from ._time import epoch_millis
 from .errors import InvalidArgumentError, InvalidArgumentTypeError
 from .executor.tasks import CombinedScanTask, FileScanTask
 from .expressions import to_filter
@@ -58,21 +58,6 @@ def _fields(selected_fields: Sequence[str] | None) -> list[str] | None:
     if selected_fields is None or tuple(selected_fields) == ("*",):
         return None
     return list(selected_fields)
-
-
-_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-
-
-def _millis(as_of: Any) -> int:
-    if isinstance(as_of, _dt.datetime):
-        if as_of.tzinfo is None:
-            raise InvalidArgumentError("as_of must be timezone-aware (or milliseconds since the epoch)")
-        # exact integer arithmetic: `timestamp() * 1000` is a float product that can land a
-        # millisecond short, and truncates before 1970 instead of flooring
-        return (as_of - _EPOCH) // _dt.timedelta(milliseconds=1)
-    if isinstance(as_of, int) and not isinstance(as_of, bool):
-        return as_of
-    raise InvalidArgumentTypeError("as_of must be a datetime or milliseconds since the epoch")
 
 
 class Table:
@@ -294,7 +279,7 @@ class Table:
             _fields(selected_fields),
             snapshot_id,
             ref,
-            None if as_of is None else _millis(as_of),
+            None if as_of is None else epoch_millis(as_of, "as_of"),
             case_sensitive,
         )
 

@@ -15,30 +15,17 @@ commit fails with ``ValidationFailed`` instead of overwriting that change.
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import _native
 from .._log import log, some_paths
-from ..errors import InvalidArgumentError, InvalidArgumentTypeError
+from .._time import epoch_millis
+from ..errors import InvalidArgumentError
 from .target import CatalogTable, catalog_state
 
 __all__ = ["ManageSnapshots", "ExpireSnapshots", "ExpireResult"]
-
-_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-
-
-def _millis(t: Any, what: str) -> int:
-    """Milliseconds since the epoch of a timezone-aware datetime or an int."""
-    if isinstance(t, _dt.datetime):
-        if t.tzinfo is None:
-            raise InvalidArgumentError(f"{what} must be timezone-aware (or milliseconds since the epoch)")
-        return (t - _EPOCH) // _dt.timedelta(milliseconds=1)
-    if isinstance(t, int) and not isinstance(t, bool):
-        return t
-    raise InvalidArgumentTypeError(f"{what} must be a datetime or milliseconds since the epoch")
 
 
 def _catalog_table(table: CatalogTable) -> None:
@@ -134,7 +121,7 @@ class ManageSnapshots:
     def rollback_to_timestamp(self, timestamp: Any) -> ManageSnapshots:
         """Makes current the newest ancestor of the current snapshot older than
         ``timestamp`` (a timezone-aware datetime or milliseconds since the epoch)."""
-        return self._add("rollback_to_time", timestamp_ms=_millis(timestamp, "timestamp"))
+        return self._add("rollback_to_time", timestamp_ms=epoch_millis(timestamp, "timestamp"))
 
     def cherry_pick(self, snapshot_id: int) -> ManageSnapshots:
         """Applies a snapshot (e.g. one staged for write-audit-publish) to ``main``: a
@@ -199,7 +186,7 @@ class ExpireSnapshots:
         self._outside = False
 
     def older_than(self, timestamp: Any) -> ExpireSnapshots:
-        self._older_than = _millis(timestamp, "older_than")
+        self._older_than = epoch_millis(timestamp, "older_than")
         return self
 
     def retain_last(self, n: int) -> ExpireSnapshots:
