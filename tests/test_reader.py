@@ -743,11 +743,11 @@ def test_bad_files_give_typed_errors(tmp_path):
     with pytest.raises(errors.InvalidInputError) as e:
         list(read_tasks(bad))
     assert e.value.file == str(eq_path)
-    # object stores are not supported yet
-    s3 = plan.set_column(
+    # a scheme without a file system (object stores are tested in test_object_stores.py)
+    hdfs = plan.set_column(
         plan.schema.get_field_index("file_path"),
         plan.schema.field("file_path"),
-        pa.array(["s3://bucket/x.parquet"] * plan.num_rows),
+        pa.array(["hdfs://nn/x.parquet"] * plan.num_rows),
     )
     with pytest.raises(errors.UnsupportedError):
-        list(read_tasks(s3))
+        list(read_tasks(hdfs))

@@ -218,8 +218,20 @@ class FileIO:
     def read(self, location: str) -> bytes: ...
     def write_new(self, location: str, data: bytes) -> None: ...
     def exists(self, location: str) -> bool: ...
+    def properties_for(self, location: str) -> dict[str, str] | None:
+        """The FileIO properties ``location`` is reached with (a REST table's vended
+        credentials over the catalog's), credentials included; ``None`` for local files and
+        memory. For ``io_properties=`` of the executors; never print it."""
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
+
+def pyarrow_file_system(
+    location: str, properties: dict[str, str] | None = None
+) -> tuple[str, dict[str, Any], str]:
+    """``(kind, options, path)``: ``kind`` is ``local``, ``s3``, ``azure`` or ``gcs``;
+    ``options`` the keyword arguments of pyarrow's ``S3FileSystem``, ``AzureFileSystem`` or
+    ``GcsFileSystem`` (credentials included) derived from Iceberg FileIO properties as the
+    Rust FileIOs derive theirs; ``path`` the location as that file system names it."""
 
 @final
 class TableMetadata:

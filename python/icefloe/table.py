@@ -249,10 +249,11 @@ class Table:
         return list(self.metadata.snapshot_log)
 
     @classmethod
-    def from_metadata(cls, path: str) -> Table:
+    def from_metadata(cls, path: str, io: _native.FileIO | None = None) -> Table:
         """Opens the table whose metadata file is ``path`` (a ``*.metadata.json`` file, plain
-        or gzip), or the current metadata of the table directory ``path``."""
-        io = _native.FileIO(str(path))
+        or gzip), or the current metadata of the table directory ``path``, through ``io``
+        (default: the FileIO for the path's scheme, without properties)."""
+        io = io if io is not None else _native.FileIO(str(path))
         return cls(_native.TableMetadata.from_path(str(path), io=io), str(path), io=io)
 
     def schema(self) -> _native.Schema:

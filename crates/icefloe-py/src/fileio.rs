@@ -71,6 +71,16 @@ impl PyFileIO {
         py.detach(|| self.inner.exists(location)).py(py)
     }
 
+    /// The FileIO properties this FileIO reaches `location` with (for a REST catalog's
+    /// table: the catalog's with the table's vended credentials over them), credentials
+    /// included, as a dict to hand to the executors (`io_properties=`); `None` for local
+    /// files and memory. Never print it.
+    fn properties_for(&self, location: &str) -> Option<HashMap<String, String>> {
+        self.inner
+            .properties_for(location)
+            .map(|pairs| pairs.into_iter().collect())
+    }
+
     /// Whether both are the same FileIO (not merely of the same kind).
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other

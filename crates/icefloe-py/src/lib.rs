@@ -7,6 +7,7 @@ mod deletes;
 mod error;
 mod expr;
 mod fileio;
+mod io_config;
 mod manifest;
 mod metadata;
 mod projection;
@@ -62,6 +63,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     schema_update::register(m)?;
     spec_update::register(m)?;
     write::register(m)?;
+    io_config::register(m)?;
     commit::register(m)?;
     transaction::register(m)?;
     deletes::register(m)?;

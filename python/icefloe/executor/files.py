@@ -1,15 +1,38 @@
 """File locations on the executor side: the one place that turns a location into a pyarrow
-file system and path."""
+file system and path.
+
+Which store a location is on, and how to reach it (endpoint, region, addressing, keys),
+is decided in Rust from the table's Iceberg FileIO properties
+(``_native.pyarrow_file_system``, the same parser and defaults as the Rust FileIOs); this
+module only maps those settings onto ``pyarrow.fs`` constructors and keeps one file system
+per settings in the process. ``io_properties`` are what ``FileIO.properties_for(location)``
+returns (credentials included): they are never put in an error or a log."""
 
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Mapping
 
 import pyarrow.fs as pafs
 
+from .. import _native
 from ..errors import UnsupportedError
 
-__all__ = ["local_path", "filesystem_for"]
+__all__ = ["local_path", "filesystem_for", "file_io_for", "scrub"]
+
+_CONSTRUCTORS = {
+    "s3": lambda o: pafs.S3FileSystem(**o),
+    "azure": lambda o: pafs.AzureFileSystem(**o),
+    "gcs": lambda o: pafs.GcsFileSystem(**o),
+}
+# the pyarrow options that hold credentials (removed from error messages by ``scrub``)
+_SECRET_OPTIONS = ("access_key", "secret_key", "session_token", "account_key", "sas_token", "access_token")
+# signatures in URLs an error may quote (SAS tokens, presigned S3 URLs)
+_SIGNATURE = re.compile(r"((?:sig|X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token)=)[^&\s\"']+", re.I)
+_lock = threading.Lock()
+_file_systems: dict[tuple, pafs.FileSystem] = {}
+_file_ios: dict[tuple, _native.FileIO] = {}
 
 
 def local_path(location: str) -> str:
@@ -23,18 +46,62 @@ def local_path(location: str) -> str:
     scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", location)
     if scheme:
         raise UnsupportedError(
-            f"cannot read {location}: only local files (paths and file: URIs) are supported "
-            f"by the reader so far, not {scheme.group(1)}://",
+            f"cannot read {location} as a local file: it is on {scheme.group(1)}://",
             file=location,
         )
     return location
 
 
-def filesystem_for(location: str) -> tuple[pafs.FileSystem, str]:
+def _key(io_properties: Mapping[str, str] | None) -> tuple:
+    return tuple(sorted((str(k), str(v)) for k, v in (io_properties or {}).items()))
+
+
+def filesystem_for(
+    location: str, io_properties: Mapping[str, str] | None = None
+) -> tuple[pafs.FileSystem, str]:
     """The pyarrow file system and path of a file location. ``file:`` URIs and plain paths
     are local files named without percent-decoding: Java (Hadoop) writes the ``%3D`` of an
     escaped partition value literally, and the location recorded in the manifest must be
-    where the file is (pyarrow's ``from_uri`` would decode it)."""
+    where the file is (pyarrow's ``from_uri`` would decode it). ``s3://`` (``s3a``,
+    ``s3n``), ``abfs[s]://``/``wasb[s]://`` and ``gs://`` locations use the store's file
+    system configured by ``io_properties``."""
     if location.startswith("file:") or "://" not in location:
         return pafs.LocalFileSystem(), local_path(location)
-    return pafs.FileSystem.from_uri(location)
+    kind, options, path = _native.pyarrow_file_system(location, dict(io_properties or {}))
+    if kind == "local":
+        return pafs.LocalFileSystem(), path
+    key = (kind, tuple(sorted(options.items())))
+    with _lock:
+        fs = _file_systems.get(key)
+        if fs is None:
+            fs = _file_systems[key] = _CONSTRUCTORS[kind](options)
+    return fs, path
+
+
+def file_io_for(location: str, io_properties: Mapping[str, str] | None = None) -> _native.FileIO:
+    """The Rust FileIO for ``location``'s scheme with ``io_properties`` (one per scheme and
+    properties in the process), for the files Rust reads and writes on an executor
+    (deletion vectors)."""
+    scheme = location.split("://", 1)[0] if "://" in location else "file"
+    key = (scheme, _key(io_properties))
+    with _lock:
+        io = _file_ios.get(key)
+        if io is None:
+            io = _file_ios[key] = _native.FileIO(location, dict(io_properties or {}))
+    return io
+
+
+def scrub(text: str, location: str, io_properties: Mapping[str, str] | None) -> str:
+    """``text`` (a pyarrow error message about ``location``) without the credentials the
+    file system was configured with, nor URL signatures."""
+    if io_properties and "://" in location and not location.startswith("file:"):
+        try:
+            _, options, _ = _native.pyarrow_file_system(location, dict(io_properties))
+        except Exception:  # noqa: BLE001 (bad properties: scrub every value instead)
+            options = {f"v{i}": v for i, v in enumerate(io_properties.values())}
+            secrets = [v for v in options.values() if isinstance(v, str) and len(v) >= 4]
+        else:
+            secrets = [options[k] for k in _SECRET_OPTIONS if options.get(k)]
+        for secret in sorted(secrets, key=len, reverse=True):
+            text = text.replace(secret, "***")
+    return _SIGNATURE.sub(r"\1***", text)

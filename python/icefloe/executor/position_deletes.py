@@ -22,11 +22,12 @@ from typing import Any, NamedTuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from .. import _native
 from ..errors import InvalidArgumentError
-from .files import filesystem_for
+from .files import file_io_for, filesystem_for
 
 __all__ = ["PositionDeletes", "write_position_deletes"]
 
@@ -49,11 +50,13 @@ def _positions(values: Any) -> pa.Array:
     return arr.cast(pa.int64())
 
 
-def _positions_in(delete_files: Iterable[str], data_path: str) -> pa.Array:
+def _positions_in(
+    delete_files: Iterable[str], data_path: str, io_properties: Mapping[str, str] | None
+) -> pa.Array:
     """The positions of ``data_path`` in the given position delete files."""
     chunks = []
     for f in delete_files:
-        fs, p = filesystem_for(f)
+        fs, p = filesystem_for(f, io_properties)
         t = pq.read_table(p, filesystem=fs, columns=["file_path", "pos"])
         chunks.append(t.filter(pc.equal(t["file_path"], data_path))["pos"].combine_chunks())
     return pa.concat_arrays(chunks) if chunks else pa.array([], pa.int64())
@@ -65,6 +68,7 @@ def write_position_deletes(
     *,
     location: str | None = None,
     io: _native.FileIO | None = None,
+    io_properties: Mapping[str, str] | None = None,
 ) -> PositionDeletes:
     """Writes delete files for ``deletes`` (data file path -> row positions: a list, numpy
     or pyarrow array) of live data files of the table's current snapshot, all of one
@@ -72,10 +76,15 @@ def write_position_deletes(
     in; by default the table's location provider places the files (as Java's
     ``OutputFileFactory.newOutputFile()``: under the data location, hash directories first
     with ``write.object-storage.enabled``). The table's manifests are read (and a Puffin
-    file written) through ``io``, by default the FileIO for the table location's scheme.
-    Returns the rows to add and to remove."""
+    file written) through ``io``, by default the FileIO for the table location's scheme
+    with ``io_properties`` (the table's FileIO properties, as ``read_tasks`` takes them;
+    with ``io`` and without them, ``io.properties_for`` the table location). Parquet
+    position delete files are written with pyarrow. Returns the rows to add and to remove."""
     md = table_metadata
-    io = io if io is not None else _native.FileIO(md.location)
+    if io is None:
+        io = file_io_for(md.location, io_properties)
+    elif io_properties is None:
+        io_properties = io.properties_for(md.location)
     if md.format_version < 2:
         raise InvalidArgumentError("format version 1 tables have no delete files")
     if md.format_version >= 3:
@@ -86,7 +95,9 @@ def write_position_deletes(
         for path, positions in deletes.items():
             dv = _native.DeletionVector.from_positions(_positions(positions))
             if extra.get(path):
-                dv = dv.merge(_native.DeletionVector.from_positions(_positions_in(extra[path], path)))
+                dv = dv.merge(
+                    _native.DeletionVector.from_positions(_positions_in(extra[path], path, io_properties))
+                )
             vectors[path] = dv
         added, removed = _native.write_dv_deletes(io, md, target, vectors)
         return PositionDeletes(pa.table(added), pa.table(removed))
@@ -107,9 +118,9 @@ def write_position_deletes(
     for path, positions in deletes.items():
         pos = pc.unique(_positions(positions)).sort()
         target = locations.new_data_location(f"{uuid.uuid4()}-deletes.parquet")
-        fs, p = filesystem_for(target)
+        fs, p = filesystem_for(target, io_properties)
         parent = p.rsplit("/", 1)[0]
-        if parent:
+        if parent and isinstance(fs, pafs.LocalFileSystem):
             fs.create_dir(parent, recursive=True)
         table = pa.table([pa.array([path] * len(pos), pa.string()), pos], schema=schema)
         with fs.open_output_stream(p) as sink:

@@ -29,7 +29,7 @@ asked, with their reserved ids. Positions (``_pos``) are file-global.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +46,7 @@ from ..errors import (
     InvalidInputError,
     UnsupportedError,
 )
-from .files import local_path
+from .files import file_io_for, filesystem_for, local_path, scrub
 from .tasks import CombinedScanTask
 
 __all__ = ["read_tasks", "METADATA_COLUMNS", "DEFAULT_BATCH_SIZE"]
@@ -99,6 +99,7 @@ def read_tasks(
     *,
     metadata_columns: Sequence[str] = (),
     batch_size: int = DEFAULT_BATCH_SIZE,
+    io_properties: Mapping[str, str] | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """Reads file scan tasks and yields record batches of the projected schema (plus the
     requested metadata columns).
@@ -107,9 +108,12 @@ def read_tasks(
     ``pa.RecordBatch`` (rows of ``plan_arrow()``/``plan_tasks()``, with the plan's schema
     metadata), or the Arrow IPC bytes of ``CombinedScanTask.to_bytes()``. Batches hold at
     most ``batch_size`` rows (fewer after deletes and filtering; tasks are never mixed in
-    one batch)."""
+    one batch). ``io_properties``: the table's FileIO properties
+    (``table.io.properties_for(table.location)``: endpoint, region, credentials) for data
+    and delete files on an object store."""
     table = _plan_table(tasks)
     ctx = _PlanContext.of(table.schema, None, metadata_columns)
+    ctx.io_properties = io_properties
     for batch in table.to_batches():
         yield from _read_plan_batch(ctx, batch, batch_size)
 
@@ -218,6 +222,8 @@ class _PlanContext:
     partition_type: pa.DataType
     partition_slot: dict[int, int]  # partition field id -> child index of the plan's struct
     _schema_cache: dict = field(default_factory=dict)
+    # the FileIO properties data and delete files are reached with (None: local files)
+    io_properties: Mapping[str, str] | None = None
 
     @staticmethod
     def of(plan_schema: pa.Schema, residuals: list | None, metadata_columns: Sequence[str]) -> _PlanContext:
@@ -459,21 +465,23 @@ class _Conformer:
 # ---------------------------------------------------------------------------------------------
 
 
-def _open_parquet(location: str, what: str) -> pq.ParquetFile:
-    path = local_path(location)
+def _open_parquet(location: str, what: str, io_properties: Mapping[str, str] | None) -> pq.ParquetFile:
+    fs, path = filesystem_for(location, io_properties)
     try:
-        return pq.ParquetFile(path)
+        return pq.ParquetFile(fs.open_input_file(path))
     except FileNotFoundError:
         raise IcefloeIOError(f"{what} {location} does not exist", file=location) from None
     except OSError as e:
-        if isinstance(e, (pa.ArrowInvalid,)) or "Parquet" in str(e) or "magic" in str(e):
+        text = scrub(str(e), location, io_properties)
+        if isinstance(e, (pa.ArrowInvalid,)) or "Parquet" in text or "magic" in text:
             raise InvalidInputError(
-                f"{what} {location} is not a valid Parquet file: {e}", file=location
+                f"{what} {location} is not a valid Parquet file: {text}", file=location
             ) from None
-        raise IcefloeIOError(f"cannot read {what} {location}: {e}", file=location) from None
+        raise IcefloeIOError(f"cannot read {what} {location}: {text}", file=location) from None
     except pa.ArrowInvalid as e:
         raise InvalidInputError(
-            f"{what} {location} is not a valid Parquet file: {e}", file=location
+            f"{what} {location} is not a valid Parquet file: {scrub(str(e), location, io_properties)}",
+            file=location,
         ) from None
 
 
@@ -570,7 +578,7 @@ class _TaskReader:
     def read(self, batch_size: int) -> Iterator[pa.RecordBatch]:
         ctx = self.ctx
         task = self.task
-        pf = _open_parquet(self.location, "data file")
+        pf = _open_parquet(self.location, "data file", ctx.io_properties)
         file_schema = _file_schema(pf, ctx)
         file_top = _by_id(file_schema)
         conformer = _Conformer(ctx, self.location)
@@ -698,19 +706,22 @@ class _TaskReader:
                     )
                 try:
                     one = _native.DeletionVector.read_for_entry(
-                        local_path(d["file_path"]),
+                        d["file_path"],
                         d["content_offset"],
                         d["content_size_in_bytes"],
                         d["record_count"],
                         d["referenced_data_file"],
                         d["file_size_in_bytes"],
+                        io=file_io_for(d["file_path"], ctx.io_properties),
                     )
                 except FileNotFoundError:
                     raise IcefloeIOError(
                         f"delete file {d['file_path']} does not exist", file=d["file_path"]
                     ) from None
             else:
-                one = _native.DeletionVector.from_positions(_read_position_deletes(d, self.location))
+                one = _native.DeletionVector.from_positions(
+                    _read_position_deletes(d, self.location, ctx.io_properties)
+                )
             dv = one if dv is None else dv.merge(one)
         return dv
 
@@ -843,14 +854,14 @@ def _evaluate(work: pa.Table, expr: pc.Expression) -> pa.Array:
     return pa.array(mask)
 
 
-def _read_position_deletes(d: dict, data_location: str) -> pa.Array:
+def _read_position_deletes(d: dict, data_location: str, io_properties: Mapping[str, str] | None) -> pa.Array:
     """The positions in a position delete file that belong to ``data_location``."""
     location = d["file_path"]
     if d["file_format"].lower() != "parquet":
         raise UnsupportedError(
             f"cannot read {location}: {d['file_format']} delete files are not supported yet", file=location
         )
-    pf = _open_parquet(location, "delete file")
+    pf = _open_parquet(location, "delete file", io_properties)
     schema = pf.schema_arrow
     by_id = _by_id(schema)
     path_col = by_id.get(DELETE_FILE_PATH_ID, (None, None))[1]
@@ -894,7 +905,7 @@ class _EqualityDeletes:
             raise InvalidInputError(
                 f"equality delete file {location} has no equality field ids", file=location
             )
-        pf = _open_parquet(location, "delete file")
+        pf = _open_parquet(location, "delete file", ctx.io_properties)
         schema = _file_schema(pf, ctx)
         have = _by_id(schema)
         missing = [i for i in ids if i not in have]
@@ -1060,13 +1071,17 @@ def _leaf_arrow_type(ctx: _PlanContext, path: list[dict]) -> pa.DataType:
 
 
 def read_plan_stream(
-    stream: Any, metadata_columns: Sequence[str] = (), batch_size: int = DEFAULT_BATCH_SIZE
+    stream: Any,
+    metadata_columns: Sequence[str] = (),
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    io_properties: Mapping[str, str] | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """Reads the tasks of a ``PlanBatches`` stream as they are planned (bounded memory)."""
     ctx = None
     for plan_batch in stream:
         if ctx is None:
             ctx = _PlanContext.of(stream.schema, [], metadata_columns)
+            ctx.io_properties = io_properties
         yield from _read_plan_batch(ctx, plan_batch, batch_size, stream.residuals)
 
 

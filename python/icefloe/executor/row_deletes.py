@@ -13,8 +13,9 @@ from .write import data_files_to_ipc as _ipc
 
 __all__ = ["Group", "GroupResult", "delete_in_group"]
 
-# (metadata JSON, plan rows as Arrow IPC, Puffin file for this group)
-Group = tuple[str, bytes, str]
+# (metadata JSON, plan rows as Arrow IPC, Puffin file for this group, the table's FileIO
+# properties or None for local files: they may hold credentials)
+Group = tuple[str, bytes, str, "dict[str, str] | None"]
 # (rows deleted, data files with new deletes, data files removed whole, added rows IPC, removed rows IPC)
 GroupResult = tuple[int, int, list[str], bytes, bytes]
 
@@ -22,11 +23,11 @@ GroupResult = tuple[int, int, list[str], bytes, bytes]
 def delete_in_group(group: Group) -> GroupResult:
     """The work on one group of data files (a Spark task, or a loop step): find the matching
     positions and write the delete files. Importable by Spark's Python workers."""
-    metadata_json, task_bytes, puffin_location = group
+    metadata_json, task_bytes, puffin_location, io_properties = group
     md = _native.TableMetadata.from_json(metadata_json)
     plan = _from_ipc(task_bytes)
     positions: dict[str, list[pa.Array]] = {}
-    for batch in read_tasks(plan, metadata_columns=("_file", "_pos")):
+    for batch in read_tasks(plan, metadata_columns=("_file", "_pos"), io_properties=io_properties):
         if batch.num_rows == 0:
             continue
         files = batch.column(batch.schema.get_field_index("_file"))
@@ -47,6 +48,9 @@ def delete_in_group(group: Group) -> GroupResult:
     if not partial:
         return deleted, 0, whole, b"", b""
     written = write_position_deletes(
-        md, partial, location=puffin_location if md.format_version >= 3 else None
+        md,
+        partial,
+        location=puffin_location if md.format_version >= 3 else None,
+        io_properties=io_properties,
     )
     return deleted, len(partial), whole, _ipc(written.added), _ipc(written.removed)

@@ -26,11 +26,12 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from .. import _native
-from ..errors import InvalidArgumentError
-from .files import filesystem_for
+from ..errors import IcefloeIOError, InvalidArgumentError
+from .files import filesystem_for, scrub
 
 __all__ = ["write_data_files", "data_files_to_ipc", "data_files_from_ipc", "SPEC_ID_KEY"]
 
@@ -71,6 +72,7 @@ def write_data_files(
     operation_id: str | None = None,
     sort_order_id: int | None = None,
     properties: Mapping[str, str] | None = None,
+    io_properties: Mapping[str, str] | None = None,
 ) -> pa.Table:
     """Writes ``data`` as Parquet data files of the table and returns their data-file rows.
 
@@ -79,7 +81,8 @@ def write_data_files(
     then the partition path (with ``write.object-storage.enabled``: hash-derived
     directories first, as Java's ``ObjectStoreLocationProvider``), named ``<partition_id>-<task_id>-<operation_id>-<n>.parquet``
     as Java names them (``operation_id`` defaults to a random UUID). ``properties``
-    override the table's properties for this write. Rows are written for the table's
+    override the table's properties for this write. ``io_properties``: the table's FileIO
+    properties (``table.io.properties_for(table.location)``) for a table on an object store. Rows are written for the table's
     current schema and default partition spec; the spec id is in the returned table's
     schema metadata under :data:`SPEC_ID_KEY`.
 
@@ -101,6 +104,7 @@ def write_data_files(
     files = _FileFactory(locations, partition_id, task_id, operation_id or str(uuid.uuid4()))
     options = _WriteOptions(props)
     context = _FileContext(schema, spec, sorted(props.items()), sort_order, sort_order_id)
+    context.io_properties = io_properties
 
     writers: dict[str, _RollingWriter] = {}
     rows: list[pa.RecordBatch] = []
@@ -221,6 +225,7 @@ class _FileContext:
         self.props = props
         self.sort_order = sort_order
         self.sort_order_id = sort_order_id
+        self.io_properties = None
 
 
 class _RollingWriter:
@@ -286,11 +291,18 @@ class _OpenFile:
         self.path = path
         self.partition = partition
         self.context = context
-        fs, fs_path = filesystem_for(path)
-        parent = fs_path.rsplit("/", 1)[0]
-        if parent:
-            fs.create_dir(parent, recursive=True)
-        self.sink = fs.open_output_stream(fs_path)
+        io_properties = context.io_properties
+        fs, fs_path = filesystem_for(path, io_properties)
+        try:
+            parent = fs_path.rsplit("/", 1)[0]
+            # object stores have no folders (pyarrow would write empty marker objects)
+            if parent and isinstance(fs, pafs.LocalFileSystem):
+                fs.create_dir(parent, recursive=True)
+            self.sink = fs.open_output_stream(fs_path)
+        except OSError as e:
+            raise IcefloeIOError(
+                f"cannot write data file {path}: {scrub(str(e), path, io_properties)}", file=path
+            ) from None
         self.writer = pq.ParquetWriter(self.sink, arrow_schema, **options.parquet)
         self.batches: list[pa.RecordBatch] = []
         self.rows = 0

@@ -212,6 +212,10 @@ class TableScan:
 
     # --- reading (icefloe.executor.read) ---
 
+    def _io_properties(self) -> dict[str, str] | None:
+        """The FileIO properties data and delete files are read with (object stores)."""
+        return self.table.io.properties_for(self.table.metadata.location)
+
     def to_batches(
         self, metadata_columns: Sequence[str] = (), batch_size: int | None = None
     ) -> Iterator[pa.RecordBatch]:
@@ -220,7 +224,7 @@ class TableScan:
         and the residual filter are applied; ``metadata_columns`` as ``read_tasks``."""
         with self.plan_batches() as stream:
             yield from reader.read_plan_stream(
-                stream, metadata_columns, batch_size or reader.DEFAULT_BATCH_SIZE
+                stream, metadata_columns, batch_size or reader.DEFAULT_BATCH_SIZE, self._io_properties()
             )
 
     def to_arrow(self, metadata_columns: Sequence[str] = (), batch_size: int | None = None) -> pa.Table:
@@ -229,7 +233,10 @@ class TableScan:
         schema = reader.output_schema(plan.schema, metadata_columns)
         batches = list(
             reader.read_tasks(
-                plan, metadata_columns=metadata_columns, batch_size=batch_size or reader.DEFAULT_BATCH_SIZE
+                plan,
+                metadata_columns=metadata_columns,
+                batch_size=batch_size or reader.DEFAULT_BATCH_SIZE,
+                io_properties=self._io_properties(),
             )
         )
         return pa.Table.from_batches(batches, schema=schema)
@@ -242,7 +249,7 @@ class TableScan:
             return int(sum(plan.column("record_count").to_pylist()))
         # nothing but the rows themselves is needed: read with an empty projection
         plan = _without_projection(plan)
-        return sum(b.num_rows for b in reader.read_tasks(plan))
+        return sum(b.num_rows for b in reader.read_tasks(plan, io_properties=self._io_properties()))
 
     def plan_task_payloads(self, target_split_size: int | None = None) -> list[tuple[bytes, int]]:
         """The groups of ``plan_tasks()`` ready to ship to readers: for each, a

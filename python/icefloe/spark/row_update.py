@@ -56,7 +56,7 @@ def _rows(spark: Any, table: Any, snapshot_id: int, where: str) -> Any:
     )
 
 
-def _write_deletes(metadata_json: str):
+def _write_deletes(metadata_json: str, io_properties: dict[str, str] | None):
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         md = _native.TableMetadata.from_json(metadata_json)
         positions: dict[str, list[pa.Array]] = {}
@@ -71,7 +71,7 @@ def _write_deletes(metadata_json: str):
             return
         merged = {p: pa.concat_arrays(c) for p, c in positions.items()}
         # the table's location provider places the files
-        written = write_position_deletes(md, merged)
+        written = write_position_deletes(md, merged, io_properties=io_properties)
         yield pa.RecordBatch.from_pydict(
             {
                 "added": [data_files_to_ipc(written.added)],
@@ -83,7 +83,7 @@ def _write_deletes(metadata_json: str):
     return run
 
 
-def _write_data(metadata_json: str, schema_json: str):
+def _write_data(metadata_json: str, schema_json: str, io_properties: dict[str, str] | None):
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from pyspark import TaskContext
 
@@ -93,7 +93,9 @@ def _write_data(metadata_json: str, schema_json: str):
             return
         ctx = TaskContext.get()
         task_id = ctx.partitionId() if ctx is not None else 0
-        files = write_data_files(md, pa.Table.from_batches(converted), task_id=task_id)
+        files = write_data_files(
+            md, pa.Table.from_batches(converted), task_id=task_id, io_properties=io_properties
+        )
         yield pa.RecordBatch.from_pydict({"files": [data_files_to_ipc(files)]})
 
     return run
@@ -133,11 +135,13 @@ def update(
     register(spark)  # the rows are read through the icefloe data source
     metadata_json = md.to_json()
     _native.LocationProvider(md)  # refuses a deprecated location property before any task runs
+    # the table's FileIO properties for the executors (credentials: never logged)
+    io_properties = table.io.properties_for(md.location)
     deletes = (
         _rows(spark, table, current.snapshot_id, where)
         .select("_file", "_pos")
         .repartition("_file")
-        .mapInArrow(_write_deletes(metadata_json), "added binary, removed binary, rows long")
+        .mapInArrow(_write_deletes(metadata_json, io_properties), "added binary, removed binary, rows long")
         .collect()
     )
     if not deletes:
@@ -150,7 +154,7 @@ def update(
     )
     try:
         written = new_rows.mapInArrow(
-            _write_data(metadata_json, table.schema().to_json()), "files binary"
+            _write_data(metadata_json, table.schema().to_json(), io_properties), "files binary"
         ).collect()
     except BaseException:
         # the delete files of the first stage will never be committed

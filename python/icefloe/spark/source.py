@@ -52,7 +52,7 @@ from pyspark.sql.datasource import (
 
 from .. import _native
 from .. import expressions as E
-from .._native import Schema, TableMetadata, iceberg_type_of
+from .._native import FileIO, Schema, TableMetadata, iceberg_type_of
 from ..errors import CommitStateUnknownError, InvalidArgumentError
 from ..executor.files import filesystem_for
 from ..executor.read import DEFAULT_BATCH_SIZE, output_schema, read_tasks
@@ -125,11 +125,13 @@ class _ScanInfo:
 
     @staticmethod
     def load(options: ReadOptions, metadata_location: str | None = None) -> _ScanInfo:
+        # through the catalog even when pinned: its FileIO holds the table's store settings
+        # (a REST catalog's vended credentials)
+        table = options.catalog.load_table()
         if metadata_location is None:
-            table = options.catalog.load_table()
             metadata_location = table.metadata_location
-        else:
-            table = Table.from_metadata(metadata_location)
+        elif metadata_location != table.metadata_location:
+            table = Table.from_metadata(metadata_location, io=table.io)
         # planning nothing resolves the snapshot, the scan schema and the projection exactly
         # as planning for real does, at the cost of reading the manifest list only
         plan = _scan(table, options, E.AlwaysFalse()).plan_arrow()
@@ -234,6 +236,8 @@ class IcefloeScanReader(DataSourceReader):
         self.options = ReadOptions.of(options)
         info = _ScanInfo.load(self.options, metadata_location)
         self.metadata_location = info.metadata_location
+        # the table's FileIO properties (credentials: never logged; the reader is only pickled)
+        self.io_properties = info.table.io.properties_for(info.table.metadata.location)
         self.fields = info.output_fields()
         expected = info.spark_schema()
         if schema is not None and schema != expected:
@@ -255,7 +259,8 @@ class IcefloeScanReader(DataSourceReader):
         return expressions[0] if len(expressions) == 1 else E.And(*expressions)
 
     def partitions(self) -> list:
-        table = Table.from_metadata(self.metadata_location)
+        io = FileIO(self.metadata_location, self.io_properties or {})
+        table = Table.from_metadata(self.metadata_location, io=io)
         payloads = _scan(table, self.options, self.row_filter()).plan_task_payloads(
             target_split_size=self.options.split_size
         )
@@ -272,6 +277,7 @@ class IcefloeScanReader(DataSourceReader):
             partition.payload,
             metadata_columns=self.options.metadata_columns,
             batch_size=self.options.batch_size or DEFAULT_BATCH_SIZE,
+            io_properties=self.io_properties,
         )
         for batch in batches:
             batch = T.to_spark_batch(batch, self.fields, target)
@@ -323,6 +329,8 @@ class IcefloeWriter(DataSourceArrowWriter):
         self.data_location = _native.LocationProvider(md, dict(self.options.write_properties)).data_location
         self.overwrite = overwrite
         self.metadata_json = md.to_json()
+        # the table's FileIO properties for the executors (credentials: never logged)
+        self.io_properties = table.io.properties_for(md.location)
         self.schema_json = schema_json
         self.write_id = str(uuid.uuid4())
 
@@ -343,6 +351,7 @@ class IcefloeWriter(DataSourceArrowWriter):
             partition_id=partition_id,
             operation_id=self.write_id,
             properties=dict(self.options.write_properties),
+            io_properties=self.io_properties,
         )
         return DataFilesMessage(data_files_to_ipc(files), files.num_rows)
 
@@ -400,8 +409,9 @@ class IcefloeWriter(DataSourceArrowWriter):
         for m in messages:
             if m is not None and m.count:
                 paths.update(data_files_from_ipc(m.data_files).column("file_path").to_pylist())
-        paths.update(_files_of_write(self.data_location, self.write_id))
-        _delete(paths)
+        io_properties = table.io.properties_for(table.metadata.location)
+        paths.update(_files_of_write(self.data_location, self.write_id, io_properties))
+        _delete(paths, io_properties)
 
 
 def _state_unknown_marker(write_id: str) -> str:
@@ -445,19 +455,19 @@ def _live_data_files(table: Any, branch: str | None) -> list[str]:
     return sorted(set(plan.column("file_path").to_pylist()))
 
 
-def _files_of_write(location: str, write_id: str) -> list[str]:
+def _files_of_write(location: str, write_id: str, io_properties: dict[str, str] | None = None) -> list[str]:
     """Every file under the write's data ``location`` named for ``write_id`` (including those
     of failed task attempts, which sent no message)."""
-    fs, base = filesystem_for(location)
+    fs, base = filesystem_for(location, io_properties)
     infos = fs.get_file_info(pafs.FileSelector(base, recursive=True, allow_not_found=True))
     marker = f"-{write_id}-"
     prefix = location[: len(location) - len(base)] if location.endswith(base) else ""
     return [prefix + i.path for i in infos if i.type == pafs.FileType.File and marker in i.base_name]
 
 
-def _delete(paths: set[str]) -> None:
+def _delete(paths: set[str], io_properties: dict[str, str] | None = None) -> None:
     for path in sorted(paths):
-        fs, p = filesystem_for(path)
+        fs, p = filesystem_for(path, io_properties)
         try:
             fs.delete_file(p)
         except FileNotFoundError:

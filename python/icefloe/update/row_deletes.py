@@ -164,11 +164,13 @@ def delete_rows(
     # one Puffin file per group, placed as Java's DV writer places it (newDataLocation)
     locations = _native.LocationProvider(md)
     metadata_json = md.to_json()
+    io_properties = table.io.properties_for(md.location)
     work = [
         (
             metadata_json,
             _ipc(plan.table.slice(i, per_group)),
             locations.new_data_location(f"{uuid.uuid4()}-deletes.puffin"),
+            io_properties,
         )
         for i in range(0, n_files, per_group)
     ]

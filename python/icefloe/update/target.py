@@ -22,6 +22,11 @@ class CatalogTable(Protocol):
 
     def refresh(self) -> Any: ...
 
+    @property
+    def io(self) -> _native.FileIO:
+        """The FileIO the table's files are written through."""
+        ...
+
 
 # (the catalog's native object, (namespace, name), (metadata location, metadata)): what the
 # commit bindings take

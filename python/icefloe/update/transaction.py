@@ -476,10 +476,14 @@ class Transaction:
     def replace_sort_order(self, case_sensitive: bool = True) -> ReplaceSortOrder:
         return ReplaceSortOrder(self._table, self, case_sensitive)
 
+    def _io_properties(self) -> dict[str, str] | None:
+        """The FileIO properties data files are written with (object stores)."""
+        return self._table.io.properties_for(self._table.metadata.location)
+
     def append(self, data: Any, *, branch: str | None = None, merge: bool = False) -> Transaction:
         """Writes ``data`` (pyarrow) as Parquet data files of the table (partitioned, rolled
         and measured as :func:`icefloe.executor.write.write_data_files`) and appends them."""
-        files = write_data_files(self._table.metadata, data)
+        files = write_data_files(self._table.metadata, data, io_properties=self._io_properties())
         if files.num_rows:
             self.own_files(files.column("file_path").to_pylist())
             self.append_files(files, branch=branch, merge=merge)
@@ -609,7 +613,7 @@ class Transaction:
     def overwrite(self, data: Any, overwrite_filter: Any, **options: Any) -> Transaction:
         """Writes ``data`` (pyarrow) as Parquet data files of the table and overwrites the
         rows matching ``overwrite_filter`` with them (:meth:`overwrite_where`)."""
-        files = write_data_files(self._table.metadata, data)
+        files = write_data_files(self._table.metadata, data, io_properties=self._io_properties())
         self.own_files(files.column("file_path").to_pylist())
         return self.overwrite_where(overwrite_filter, files, **options)
 

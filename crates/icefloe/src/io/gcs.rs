@@ -181,6 +181,10 @@ impl GcsFileIO {
 }
 
 impl FileIO for GcsFileIO {
+    fn properties_for(&self, _location: &str) -> Option<Vec<(String, String)>> {
+        Some(self.properties.to_pairs())
+    }
+
     fn read(&self, location: &str) -> Result<Vec<u8>> {
         let buf = self.call(location, |op, key| async move { op.read(&key).await })?;
         Ok(buf.to_vec())

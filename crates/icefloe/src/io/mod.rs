@@ -70,6 +70,15 @@ pub trait FileIO: Send + Sync {
         })
     }
 
+    /// The FileIO properties this FileIO reaches `location` with (a REST catalog's
+    /// merged with the table's vended `config`), credentials included, so that another
+    /// client of the same store (pyarrow on a Spark executor) can be configured alike.
+    /// `None` where no properties apply (local files, memory).
+    fn properties_for(&self, location: &str) -> Option<Vec<(String, String)>> {
+        let _ = location;
+        None
+    }
+
     /// Whether [`FileIO::replace_if_match`] is atomic here. A catalog that commits by
     /// swapping a file (a file-system catalog on an object store) must refuse to commit
     /// where it is not.

@@ -441,6 +441,10 @@ impl ObjectStoreFileIO {
 }
 
 impl FileIO for ObjectStoreFileIO {
+    fn properties_for(&self, _location: &str) -> Option<Vec<(String, String)>> {
+        Some(self.properties.to_pairs())
+    }
+
     fn read(&self, location: &str) -> Result<Vec<u8>> {
         let bytes = self.call(location, |store, path| async move {
             store.get(&path).await?.bytes().await

@@ -140,7 +140,14 @@ pub struct FileIOProperties {
     pub retry: RetryPolicy,
     pub multipart_threshold: u64,
     pub multipart_part_size: u64,
+    /// The FileIO properties these were parsed from (keys of [`FILE_IO_PREFIXES`] only, so
+    /// no catalog token or OAuth2 secret), in order: what another client of the same store
+    /// is configured with (pyarrow on Spark executors). Values are `Secret`s.
+    pub source: Vec<(String, Secret)>,
 }
+
+/// The key prefixes of FileIO properties (the rest of a catalog's map is not the FileIO's).
+pub const FILE_IO_PREFIXES: [&str; 5] = ["s3.", "client.region", "gcs.", "adls.", "io."];
 
 /// Multipart thresholds: below S3's 5 MiB minimum part size uploads fail, so smaller values
 /// are refused when parsed.
@@ -162,6 +169,7 @@ impl Default for FileIOProperties {
             },
             multipart_threshold: DEFAULT_MULTIPART_THRESHOLD,
             multipart_part_size: DEFAULT_MULTIPART_THRESHOLD,
+            source: Vec::new(),
         }
     }
 }
@@ -245,6 +253,13 @@ impl FileIOProperties {
         let mut p = FileIOProperties::default();
         let mut region_fallback = None;
         for (key, value) in pairs {
+            if FILE_IO_PREFIXES
+                .iter()
+                .any(|prefix| key.starts_with(prefix))
+            {
+                p.source.retain(|(k, _)| k != key);
+                p.source.push((key.to_string(), Secret::new(value)));
+            }
             match key {
                 "s3.endpoint" => p.s3.endpoint = Some(value.trim().to_string()),
                 "s3.access-key-id" => p.s3.access_key_id = Some(secret(value)),
@@ -364,6 +379,15 @@ impl FileIOProperties {
         Ok(())
     }
 
+    /// The FileIO properties these were parsed from ([`FileIOProperties::source`]), with
+    /// their values: credentials included, for handing to another client of the store.
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        self.source
+            .iter()
+            .map(|(k, v)| (k.clone(), v.expose().to_string()))
+            .collect()
+    }
+
     /// The connect and request timeouts of S3 requests.
     pub fn s3_timeouts(&self) -> (Duration, Duration) {
         (
@@ -451,6 +475,29 @@ mod tests {
         // s3.region wins over client.region, in either order
         let p = parse(&[("s3.region", "a"), ("client.region", "b")]).unwrap();
         assert_eq!(p.s3.region.as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn source_keeps_file_io_properties_only_last_wins() {
+        let p = parse(&[
+            ("s3.endpoint", "http://a"),
+            ("token", "catalog-bearer-token"),
+            ("credential", "id:secret"),
+            ("client.region", "eu-west-1"),
+            ("s3.endpoint", "http://b"),
+            ("adls.account-key", "k"),
+        ])
+        .unwrap();
+        assert_eq!(
+            p.to_pairs(),
+            vec![
+                ("client.region".to_string(), "eu-west-1".to_string()),
+                ("s3.endpoint".to_string(), "http://b".to_string()),
+                ("adls.account-key".to_string(), "k".to_string()),
+            ]
+        );
+        // the round trip parses to the same settings
+        assert_eq!(FileIOProperties::from_list(&p.to_pairs()).unwrap(), p);
     }
 
     #[test]

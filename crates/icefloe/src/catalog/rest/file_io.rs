@@ -172,6 +172,14 @@ impl FileIO for RestFileIO {
         self.route(location)?.status(location)
     }
 
+    fn properties_for(&self, location: &str) -> Option<Vec<(String, String)>> {
+        // the same routing as reads and writes (the table's vended config over the
+        // catalog's), the table's own location included: executors are handed the
+        // properties of the table, for every file under it
+        let inside = format!("{}/_", location.trim_end_matches('/'));
+        self.route(&inside).ok()?.properties_for(location)
+    }
+
     fn supports_conditional_replace(&self) -> bool {
         // per location in truth; a catalog that swaps files is not this one
         false
@@ -204,6 +212,15 @@ mod tests {
         .unwrap();
         let keys = io.config_keys_for("s3://b/wh/db/t/metadata/v1.json");
         assert_eq!(keys, vec!["s3.access-key-id", "s3.endpoint"]);
+        let props = io.properties_for("s3://b/wh/db/t/data/f.parquet").unwrap();
+        assert!(props.contains(&("s3.access-key-id".into(), "vended".into())));
+        assert!(props.contains(&("s3.endpoint".into(), "http://127.0.0.1:1".into())));
+        assert_eq!(io.properties_for("s3://b/wh/db/t").unwrap(), props);
+        let other = io.properties_for("s3://b/wh/db/t2/f.parquet").unwrap();
+        assert_eq!(
+            other,
+            vec![("s3.endpoint".into(), "http://127.0.0.1:1".into())]
+        );
         assert_eq!(io.config_keys_for("s3://b/wh/db/t2/x"), vec!["s3.endpoint"]);
         assert!(!format!("{io:?}").contains("vended"));
         // local locations work through the scheme's FileIO
