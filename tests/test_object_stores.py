@@ -156,3 +156,35 @@ def test_wrong_credentials_are_a_typed_error_without_the_secret(tmp_path):
     text = str(e.value) + repr(e.value)
     assert data_file in text
     assert wrong not in text and key not in text
+
+
+@pytest.mark.java
+def test_spark_source_on_s3_with_vended_credentials(spark):
+    """The ``icefloe`` Spark data source writes and reads a table on S3 through the REST
+    catalog: the driver hands the executors the table's FileIO properties (vended keys
+    included), the executors write and read with pyarrow."""
+    uri, warehouse, endpoint = _env(
+        "ICEFLOE_TEST_REST_S3_URI", "ICEFLOE_TEST_REST_S3_WAREHOUSE", "ICEFLOE_TEST_S3_ENDPOINT"
+    )
+    import icefloe.spark
+
+    icefloe.spark.register(spark)
+    props = {"s3.endpoint": endpoint, "s3.path-style-access": "true"}
+    catalog = icefloe.load_catalog("rest_s3_spark", type="rest", uri=uri, warehouse=warehouse, **props)
+    ns = f"spark_{uuid.uuid4().hex[:8]}"
+    catalog.create_namespace(ns)
+    catalog.create_table(f"{ns}.t", SCHEMA)
+    options = {
+        "catalog": "rest_s3_spark",
+        "type": "rest",
+        "uri": uri,
+        "warehouse": warehouse,
+        **{f"catalog.{k}": v for k, v in props.items()},
+    }
+    df = spark.createDataFrame([(i, f"r{i}") for i in range(20)], "id long, name string").repartition(3)
+    df.write.format("icefloe").options(**options).mode("append").save(f"{ns}.t")
+    t = catalog.load_table(f"{ns}.t")
+    files = t.scan().plan_arrow().column("file_path").to_pylist()
+    assert len(files) == 3 and all(f.startswith(warehouse) for f in files), files
+    rows = spark.read.format("icefloe").options(**options).load(f"{ns}.t").where("id >= 5").collect()
+    assert sorted((r.id, r.name) for r in rows) == [(i, f"r{i}") for i in range(5, 20)]
