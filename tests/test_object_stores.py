@@ -116,6 +116,16 @@ def test_sqlite_catalog_with_s3_properties(tmp_path):
     _round_trip(catalog, warehouse)
 
 
+def test_sqlite_catalog_on_gcs(tmp_path):
+    endpoint, bucket = _env("ICEFLOE_TEST_GCS_ENDPOINT", "ICEFLOE_TEST_BUCKET")
+    warehouse = f"gs://{bucket}/sqlite-{uuid.uuid4().hex[:8]}"
+    props = {"gcs.service.host": endpoint, "gcs.no-auth": "true"}
+    catalog = icefloe.load_catalog(
+        "gcs", type="sql", uri=f"sqlite:///{tmp_path}/c.db", warehouse=warehouse, **props
+    )
+    _round_trip(catalog, warehouse)
+
+
 def test_pyarrow_settings_come_from_rust():
     kind, options, path = _native.pyarrow_file_system(
         "s3a://b/wh/f.parquet",

@@ -10,6 +10,7 @@ returns (credentials included): they are never put in an error or a log."""
 
 from __future__ import annotations
 
+import datetime
 import re
 import threading
 from collections.abc import Mapping
@@ -24,8 +25,23 @@ __all__ = ["local_path", "filesystem_for", "file_io_for", "scrub"]
 _CONSTRUCTORS = {
     "s3": lambda o: pafs.S3FileSystem(**o),
     "azure": lambda o: pafs.AzureFileSystem(**o),
-    "gcs": lambda o: pafs.GcsFileSystem(**o),
+    "gcs": lambda o: pafs.GcsFileSystem(**_gcs_options(o)),
 }
+
+
+def _gcs_options(options: dict) -> dict:
+    """pyarrow's GCS constructor takes a timedelta and a datetime where the settings have
+    seconds."""
+    out = dict(options)
+    if "retry_time_limit" in out:
+        out["retry_time_limit"] = datetime.timedelta(seconds=out["retry_time_limit"])
+    if "credential_token_expiration" in out:
+        out["credential_token_expiration"] = datetime.datetime.fromtimestamp(
+            out["credential_token_expiration"], tz=datetime.timezone.utc
+        )
+    return out
+
+
 # the pyarrow options that hold credentials (removed from error messages by ``scrub``)
 _SECRET_OPTIONS = ("access_key", "secret_key", "session_token", "account_key", "sas_token", "access_token")
 # signatures in URLs an error may quote (SAS tokens, presigned S3 URLs)
