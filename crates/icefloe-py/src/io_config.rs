@@ -36,7 +36,7 @@ fn bad_location(location: &str, why: &str) -> Error {
 }
 
 /// `scheme://authority/rest` as `(authority, rest)`.
-fn authority_and_key<'a>(location: &'a str) -> Result<(&'a str, &'a str), Error> {
+fn authority_and_key(location: &str) -> Result<(&str, &str), Error> {
     let (_, rest) = location
         .split_once("://")
         .ok_or_else(|| bad_location(location, "not a URI (scheme://...)"))?;
