@@ -137,6 +137,34 @@ def test_pyarrow_settings_come_from_rust():
     with pytest.raises(icefloe.errors.InvalidArgumentError, match="s3.path-style-access"):
         _native.pyarrow_file_system("s3://b/k", {"s3.path-style-access": "maybe"})
     assert _native.FileIO("/tmp/x").properties_for("/tmp/x") is None
+    # defaults as the Rust S3 FileIO's: us-east-1, virtual-hosted addressing, io.* timeouts
+    _, options, _ = _native.pyarrow_file_system("s3://b/k", {})
+    assert options["region"] == "us-east-1" and "endpoint_override" not in options
+    assert options["request_timeout"] == 120.0
+    # path style without an endpoint: AWS's regional endpoint, addressed by path
+    _, options, _ = _native.pyarrow_file_system("s3://b/k", {"s3.path-style-access": "true"})
+    assert options["endpoint_override"] == "s3.us-east-1.amazonaws.com"
+    # Azure: an emulator's connection string, an account key, and a SAS token per account
+    azure = {
+        "adls.connection-string.devstoreaccount1": "http://127.0.0.1:10000/devstoreaccount1",
+        "adls.account-key": "KEY",
+        "adls.sas-token.other.dfs.core.windows.net": "?sv=1&sig=x",
+    }
+    kind, options, path = _native.pyarrow_file_system(
+        "abfs://c@devstoreaccount1.dfs.core.windows.net/wh/f", azure
+    )
+    assert (kind, path) == ("azure", "c/wh/f")
+    assert options["blob_storage_authority"] == "127.0.0.1:10000" and options["account_key"] == "KEY"
+    _, options, _ = _native.pyarrow_file_system("wasbs://c@other.blob.core.windows.net/f", azure)
+    assert options["sas_token"] == "sv=1&sig=x" and "account_key" not in options
+    # local paths keep their escapes; GCS; unsupported schemes and a missing bucket
+    assert _native.pyarrow_file_system("file:/tmp/a%3D1/f", {})[::2] == ("local", "/tmp/a%3D1/f")
+    gcs = _native.pyarrow_file_system("gs://b/k", {"gcs.service.host": "http://127.0.0.1:4443"})
+    assert gcs[::2] == ("gcs", "b/k")
+    with pytest.raises(icefloe.errors.UnsupportedError):
+        _native.pyarrow_file_system("hdfs://nn/x", {})
+    with pytest.raises(icefloe.errors.IcefloeError):
+        _native.pyarrow_file_system("s3:///k", {})
 
 
 def test_wrong_credentials_are_a_typed_error_without_the_secret(tmp_path):
