@@ -1,17 +1,8 @@
 """Tables: the façade over scans (``icefloe.scan``) and changes (``icefloe.update``).
 
-``Table.from_metadata(path)`` opens a table from a metadata file (or a table directory);
-``table.scan(...)`` configures a scan, planned in Rust:
-
-- ``plan_arrow()``: the plan as a pyarrow Table, one row per data file (or per split with
-  ``packed=True``), with the delete files to apply and an index into the residual filters
-  stored once in the schema metadata;
-- ``plan_batches()``: the same rows as record batches delivered while planning is still
-  running (a bounded queue between the planning threads and the reader), for plans too
-  large to hold at once or to start reading before planning ends;
-- ``plan_files()``: light task objects over the same rows, one per data file;
-- ``plan_tasks()``: files split and bin-packed (``read.split.*`` table properties) into
-  groups, each serializable to compact bytes for a Spark executor.
+``Table.from_metadata(path)`` opens a table from a metadata file (or a table directory), and
+``catalog.load_table(...)`` from a catalog; ``table.scan(...)`` returns an
+``icefloe.scan.TableScan``, whose documentation lists the forms a plan comes in.
 """
 
 from __future__ import annotations
