@@ -3,6 +3,13 @@
 Spark passes options with lower-cased keys (``.option("snapshot-id", ...)``); values are
 strings. The table is the argument of ``load``/``save`` (Spark's ``path`` option), a
 dotted identifier such as ``"db.events"``.
+
+Catalogs can also be configured once in Spark conf, as Java's ``spark.sql.catalog.<name>.*``:
+``spark.icefloe.catalog.<name>.<property>`` (for example ``...prod.type = rest``,
+``...prod.uri``, ``...prod.s3.endpoint``) and ``spark.icefloe.default-catalog`` (the catalog
+used when no ``catalog`` option is given; otherwise ``default``).
+:func:`icefloe.spark.register` reads them when it registers the source; a property given as
+an option wins over the same property from the conf.
 """
 
 from __future__ import annotations
@@ -14,13 +21,20 @@ from typing import Any
 from ..catalog import load_catalog
 from ..errors import InvalidArgumentError
 
-__all__ = ["ReadOptions", "WriteOptions", "catalog_of"]
+__all__ = ["ReadOptions", "WriteOptions", "catalog_of", "catalogs_from_conf", "with_conf_catalogs"]
 
 #: catalog properties given as options of their own
 CATALOG_KEYS = ("type", "uri", "warehouse")
 #: any other catalog property: ``.option("catalog.sqlite.busy-timeout-ms", "5000")``
 CATALOG_PREFIX = "catalog."
 SNAPSHOT_PROPERTY_PREFIX = "snapshot-property."
+#: Spark conf keys ``spark.icefloe.catalog.<name>.<property>``
+CONF_CATALOG_PREFIX = "spark.icefloe.catalog."
+#: Spark conf key naming the catalog used when a read or write gives no ``catalog`` option
+CONF_DEFAULT_CATALOG = "spark.icefloe.default-catalog"
+
+#: catalog name -> its properties, as taken from Spark conf (sorted, hashable, picklable)
+ConfCatalogs = tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
 
 
 def _lower(options: Mapping[str, str]) -> dict[str, str]:
@@ -59,6 +73,42 @@ def _names(options: dict[str, str], key: str) -> list[str] | None:
         return None
     names = [n.strip() for n in value.split(",") if n.strip()]
     return names
+
+
+def catalogs_from_conf(conf: Mapping[str, str]) -> tuple[ConfCatalogs, str | None]:
+    """The catalogs configured in Spark conf (``spark.icefloe.catalog.<name>.<property>``) and
+    the default catalog's name (``spark.icefloe.default-catalog``), if any."""
+    catalogs: dict[str, dict[str, str]] = {}
+    for key, value in conf.items():
+        if not key.startswith(CONF_CATALOG_PREFIX):
+            continue
+        name, dot, prop = key[len(CONF_CATALOG_PREFIX) :].partition(".")
+        if not name or not dot or not prop:
+            raise InvalidArgumentError(
+                f"Spark conf {key} is not {CONF_CATALOG_PREFIX}<catalog name>.<property>", field=key
+            )
+        catalogs.setdefault(name, {})[prop] = str(value)
+    default = conf.get(CONF_DEFAULT_CATALOG) or None
+    return tuple(sorted((n, tuple(sorted(p.items()))) for n, p in catalogs.items())), default
+
+
+def with_conf_catalogs(
+    options: Mapping[str, str], catalogs: ConfCatalogs, default_catalog: str | None
+) -> dict[str, str]:
+    """``options`` (lower-cased) with the chosen catalog's properties from Spark conf added
+    as ``catalog.<property>`` options, except those the options give themselves."""
+    o = _lower(options)
+    if "catalog" not in o and default_catalog:
+        o["catalog"] = default_catalog
+    name = o.get("catalog", "default")
+    for n, props in catalogs:
+        if n != name:
+            continue
+        for prop, value in props:
+            given = CATALOG_PREFIX + prop in o or (prop in CATALOG_KEYS and prop in o)
+            if not given:
+                o[CATALOG_PREFIX + prop] = value
+    return o
 
 
 @dataclass(frozen=True)

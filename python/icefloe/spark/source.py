@@ -38,7 +38,7 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -60,7 +60,7 @@ from ..executor.write import SPEC_ID_KEY, data_files_from_ipc, data_files_to_ipc
 from ..table import Table
 from . import filters as F
 from . import types as T
-from .options import ReadOptions, WriteOptions
+from .options import ConfCatalogs, ReadOptions, WriteOptions, catalogs_from_conf, with_conf_catalogs
 
 __all__ = [
     "IcefloeDataSource",
@@ -88,25 +88,33 @@ class IcefloeDataSource(DataSource):
     """``spark.read.format("icefloe")`` / ``df.write.format("icefloe")``; options in
     :mod:`icefloe.spark.options`."""
 
+    #: catalogs from Spark conf (``spark.icefloe.catalog.*``), set by :func:`register` on the
+    #: class it registers: the data source runs in Python workers, which see no Spark conf
+    conf_catalogs: ClassVar[ConfCatalogs] = ()
+    conf_default_catalog: ClassVar[str | None] = None
+
     @classmethod
     def name(cls) -> str:
         return NAME
 
+    def _options(self) -> dict[str, str]:
+        return with_conf_catalogs(self.options, self.conf_catalogs, self.conf_default_catalog)
+
     def schema(self) -> Any:
-        scan = _ScanInfo.load(ReadOptions.of(self.options))
+        scan = _ScanInfo.load(ReadOptions.of(self._options()))
         # pinned: the reader plans against the very metadata this schema was taken from
         self._pinned = scan.metadata_location
         return scan.spark_schema()
 
     def reader(self, schema: Any) -> IcefloeScanReader:
-        options = dict(self.options)
+        options = self._options()
         pinned = getattr(self, "_pinned", None)
         if ReadOptions.of(options).pushdown:
             return IcefloeReader(options, pinned, schema)
         return IcefloeScanReader(options, pinned, schema)
 
     def writer(self, schema: Any, overwrite: bool) -> IcefloeWriter:
-        return IcefloeWriter(dict(self.options), schema, overwrite)
+        return IcefloeWriter(self._options(), schema, overwrite)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -483,6 +491,23 @@ FILTER_PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
 def register(spark: Any) -> None:
     """Registers the ``icefloe`` data source with a SparkSession and turns on Python filter
     pushdown (``spark.sql.python.filterPushdown.enabled``), which Spark 4.1 requires of a
-    source that takes filters over."""
+    source that takes filters over.
+
+    The catalogs configured in the session's conf (``spark.icefloe.catalog.<name>.*``, see
+    :mod:`icefloe.spark.options`) are taken now: call ``register`` again after changing them."""
     spark.conf.set(FILTER_PUSHDOWN_CONF, "true")
-    spark.dataSource.register(IcefloeDataSource)
+    catalogs, default = catalogs_from_conf(dict(spark.conf.getAll))
+    source: type[IcefloeDataSource] = IcefloeDataSource
+    if catalogs or default:
+        # a class of its own, which cloudpickle ships by value with its conf to the workers
+        # (the module-level class would be pickled by reference, without it)
+        source = type(
+            "IcefloeDataSource",
+            (IcefloeDataSource,),
+            {
+                "__qualname__": "IcefloeDataSource.configured",
+                "conf_catalogs": catalogs,
+                "conf_default_catalog": default,
+            },
+        )
+    spark.dataSource.register(source)
