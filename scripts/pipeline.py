@@ -1,4 +1,5 @@
-"""The main job: a real PySpark pipeline on icefloe's embedded default catalog.
+"""The main job: a real PySpark pipeline on icefloe's embedded default catalog, or on a
+REST catalog with S3 storage (``--storage s3-rest``).
 
 Creates a v3 table in the embedded SQLite catalog (``$ICEFLOE_HOME``, here
 ``.cache/pipeline``), writes a few million generated rows through Spark with the ``icefloe``
@@ -9,7 +10,13 @@ Java Iceberg (Spark's own Iceberg catalog over the same SQLite file) reads the t
 must see the same rows. Every step checks its result and the job exits non-zero on any
 difference.
 
-    bash scripts/demo.sh [--rows 3000000]
+With ``--storage s3-rest`` the table lives in Apache Iceberg's REST catalog server with its
+warehouse on the local S3 server (moto), both started by ``scripts/servers.sh``
+(``scripts/demo.sh --storage s3-rest`` starts and stops them): icefloe's catalog is set in
+Spark conf (``spark.icefloe.catalog.lake.*``), the executors read and write S3 with the
+credentials the REST server vends, and Java checks through its own REST catalog and S3FileIO.
+
+    bash scripts/demo.sh [--rows 3000000] [--storage local|s3-rest]
 """
 
 from __future__ import annotations
@@ -38,14 +45,83 @@ def check(ok: bool, what: str) -> None:
     log(f"  ok: {what}")
 
 
-def start_spark(home: Path):
+class Storage:
+    """Where the table lives: icefloe's catalog properties, and Spark's conf for the icefloe
+    data source and for Java Iceberg's catalog over the same tables."""
+
+    def __init__(self, kind: str, home: Path):
+        self.kind = kind
+        if kind == "local":
+            self.name = "default"
+            # the embedded default catalog lives in $ICEFLOE_HOME; Spark's Python workers inherit it
+            os.environ["ICEFLOE_HOME"] = str(home)
+            self.properties: dict[str, str] = {}
+            # a SQL catalog's rows carry the catalog's name, and the embedded default is "default"
+            self.java = {
+                "type": "jdbc",
+                "uri": f"jdbc:sqlite:{home / 'catalog.db'}",
+                "jdbc.schema-version": "V1",
+                "warehouse": (home / "warehouse").as_uri(),
+            }
+            self.where = str(home / "catalog.db")
+            return
+        env = {
+            k: os.environ.get(k)
+            for k in (
+                "ICEFLOE_TEST_REST_S3_URI",
+                "ICEFLOE_TEST_REST_S3_WAREHOUSE",
+                "ICEFLOE_TEST_S3_ENDPOINT",
+            )
+        }
+        missing = [k for k, v in env.items() if not v]
+        if missing:
+            raise SystemExit(f"--storage s3-rest needs {', '.join(missing)}: run it through scripts/demo.sh")
+        self.name = "lake"
+        self.properties = {
+            "type": "rest",
+            "uri": env["ICEFLOE_TEST_REST_S3_URI"],
+            "warehouse": env["ICEFLOE_TEST_REST_S3_WAREHOUSE"],
+            "s3.endpoint": env["ICEFLOE_TEST_S3_ENDPOINT"],
+            "s3.path-style-access": "true",
+            "client.region": "us-east-1",
+        }
+        # Java's REST catalog with S3FileIO; the credentials are the ones the server vends
+        self.java = {
+            "type": "rest",
+            "uri": self.properties["uri"],
+            "warehouse": self.properties["warehouse"],
+            "io-impl": "org.apache.iceberg.aws.s3.S3FileIO",
+            "s3.endpoint": self.properties["s3.endpoint"],
+            "s3.path-style-access": "true",
+            "client.region": "us-east-1",
+        }
+        self.where = f"{self.properties['uri']} (warehouse {self.properties['warehouse']})"
+
+    def jars(self) -> list[str]:
+        import oracle  # the Java Iceberg jars that scripts/setup.sh fetched
+
+        jars = [str(oracle.RUNTIME_JAR), str(oracle.SQLITE_JDBC_JAR)]
+        if self.kind == "s3-rest":
+            jars.append(str(oracle.AWS_BUNDLE_JAR))  # S3FileIO's AWS SDK
+        return jars
+
+    def conf(self) -> dict[str, str]:
+        conf = {f"spark.sql.catalog.{self.name}": "org.apache.iceberg.spark.SparkCatalog"}
+        conf.update({f"spark.sql.catalog.{self.name}.{k}": v for k, v in self.java.items()})
+        conf[f"spark.sql.catalog.{self.name}.cache-enabled"] = "false"
+        if self.properties:
+            # icefloe's data source: its catalog from the conf (register() takes it)
+            conf.update({f"spark.icefloe.catalog.{self.name}.{k}": v for k, v in self.properties.items()})
+            conf["spark.icefloe.default-catalog"] = self.name
+        return conf
+
+
+def start_spark(storage: Storage):
     from pyspark.sql import SparkSession
 
-    import oracle  # the Java Iceberg jars that scripts/setup.sh fetched
-
-    jars = [str(oracle.RUNTIME_JAR), str(oracle.SQLITE_JDBC_JAR)]
+    jars = storage.jars()
     os.environ.setdefault("PYSPARK_SUBMIT_ARGS", "--driver-java-options -Dlog4j2.level=WARN pyspark-shell")
-    spark = (
+    builder = (
         SparkSession.builder.master("local[2]")
         .appName("icefloe-pipeline")
         .config("spark.driver.memory", "2g")
@@ -55,16 +131,11 @@ def start_spark(home: Path):
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.jars", ",".join(jars))
         .config("spark.driver.extraClassPath", os.pathsep.join(jars))
-        # Java Iceberg on the same SQLite catalog file, to cross-check at the end; a SQL
-        # catalog's rows carry the catalog's name, and the embedded default is "default"
-        .config("spark.sql.catalog.default", "org.apache.iceberg.spark.SparkCatalog")
-        .config("spark.sql.catalog.default.type", "jdbc")
-        .config("spark.sql.catalog.default.uri", f"jdbc:sqlite:{home / 'catalog.db'}")
-        .config("spark.sql.catalog.default.jdbc.schema-version", "V1")
-        .config("spark.sql.catalog.default.warehouse", (home / "warehouse").as_uri())
-        .config("spark.sql.catalog.default.cache-enabled", "false")
-        .getOrCreate()
     )
+    # Java Iceberg on the same catalog, to cross-check at the end
+    for k, v in storage.conf().items():
+        builder = builder.config(k, v)
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 
@@ -73,6 +144,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, default=3_000_000, help="rows of the first write (default 3,000,000)")
     ap.add_argument("--home", default=str(ROOT / ".cache" / "pipeline"), help="ICEFLOE_HOME for this run")
+    ap.add_argument(
+        "--storage",
+        choices=("local", "s3-rest"),
+        default="local",
+        help="local: the embedded catalog on local disk (default); s3-rest: a REST catalog on S3",
+    )
     args = ap.parse_args()
     n = args.rows
 
@@ -80,8 +157,7 @@ def main() -> None:
     if home.exists():
         shutil.rmtree(home)
     home.mkdir(parents=True)
-    # the embedded default catalog lives in $ICEFLOE_HOME; Spark's Python workers inherit it
-    os.environ["ICEFLOE_HOME"] = str(home)
+    storage = Storage(args.storage, home)
     os.environ["PYSPARK_PYTHON"] = sys.executable
 
     import pyarrow as pa
@@ -89,10 +165,10 @@ def main() -> None:
     import icefloe
     import icefloe.spark
 
-    log(f"starting Spark (local[2]); ICEFLOE_HOME={home}")
-    spark = start_spark(home)
+    log(f"starting Spark (local[2]); the catalog: {storage.where}")
+    spark = start_spark(storage)
     icefloe.spark.register(spark)
-    catalog = icefloe.load_catalog()
+    catalog = icefloe.load_catalog(storage.name, **storage.properties)
 
     log("1. create a v3 table demo.events, partitioned by day(ts)")
     catalog.create_namespace("demo")
@@ -182,9 +258,10 @@ def main() -> None:
     check("amount" in old.columns and "channel" not in old.columns, "with the schema of that snapshot")
 
     log("8. Java Iceberg reads the same table from the same catalog")
-    java_count = spark.table("`default`.demo.events").count()
+    java_table = f"`{storage.name}`.demo.events"
+    java_count = spark.table(java_table).count()
     check(java_count == remaining, f"Java sees {java_count:,} rows")
-    java_sum = spark.table("`default`.demo.events").agg({"amount_eur": "sum"}).collect()[0][0]
+    java_sum = spark.table(java_table).agg({"amount_eur": "sum"}).collect()[0][0]
     ours = events_df().agg({"amount_eur": "sum"}).collect()[0][0]
     check(abs(java_sum - ours) < 1e-6 * max(1.0, abs(ours)), f"same sum(amount_eur) = {ours:,.2f}")
 
@@ -200,7 +277,10 @@ def main() -> None:
             f"total {int(summary.get('total-records', 0)):>9,} rows, "
             f"{int(summary.get('total-position-deletes', 0)):,} deleted by position"
         )
-    log(f"done: {remaining:,} live rows; the catalog is {home / 'catalog.db'}")
+    files = table.scan().plan_arrow().column("file_path").to_pylist()
+    log(
+        f"done: {remaining:,} live rows in {len(files)} data files, e.g. {files[0]}; the catalog: {storage.where}"
+    )
     spark.stop()
 
 
