@@ -4,7 +4,6 @@ the servers of ``scripts/servers.sh start`` (source ``target/servers/servers.env
 
 from __future__ import annotations
 
-import os
 import uuid
 
 import pyarrow as pa
@@ -13,18 +12,7 @@ import pytest
 import icefloe
 from icefloe import _native
 from icefloe.errors import IcefloeError
-
-
-def _env(*names: str) -> list[str]:
-    values = [os.environ.get(n) for n in names]
-    if not all(values):
-        message = (
-            f"{', '.join(names)} not set: run scripts/servers.sh start and source target/servers/servers.env"
-        )
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return values  # type: ignore[return-value]
+from servers_env import server_env
 
 
 def _rows(n0: int, n: int) -> pa.Table:
@@ -67,7 +55,7 @@ def _round_trip(catalog, location_prefix: str) -> None:
 
 
 def test_rest_catalog_with_vended_credentials_on_s3(monkeypatch):
-    uri, warehouse, endpoint, vended = _env(
+    uri, warehouse, endpoint, vended = server_env(
         "ICEFLOE_TEST_REST_S3_URI",
         "ICEFLOE_TEST_REST_S3_WAREHOUSE",
         "ICEFLOE_TEST_S3_ENDPOINT",
@@ -98,7 +86,7 @@ def test_rest_catalog_with_vended_credentials_on_s3(monkeypatch):
 
 
 def test_sqlite_catalog_with_s3_properties(tmp_path):
-    endpoint, bucket = _env("ICEFLOE_TEST_S3_ENDPOINT", "ICEFLOE_TEST_BUCKET")
+    endpoint, bucket = server_env("ICEFLOE_TEST_S3_ENDPOINT", "ICEFLOE_TEST_BUCKET")
     warehouse = f"s3://{bucket}/sqlite-{uuid.uuid4().hex[:8]}"
     catalog = icefloe.load_catalog(
         "s3sql",
@@ -117,7 +105,7 @@ def test_sqlite_catalog_with_s3_properties(tmp_path):
 
 
 def test_sqlite_catalog_on_gcs(tmp_path):
-    endpoint, bucket = _env("ICEFLOE_TEST_GCS_ENDPOINT", "ICEFLOE_TEST_BUCKET")
+    endpoint, bucket = server_env("ICEFLOE_TEST_GCS_ENDPOINT", "ICEFLOE_TEST_BUCKET")
     warehouse = f"gs://{bucket}/sqlite-{uuid.uuid4().hex[:8]}"
     props = {"gcs.service.host": endpoint, "gcs.no-auth": "true"}
     catalog = icefloe.load_catalog(
@@ -169,7 +157,7 @@ def test_pyarrow_settings_come_from_rust():
 
 def test_wrong_credentials_are_a_typed_error_without_the_secret(tmp_path):
     # moto accepts any key; Azurite checks the shared-key signature
-    endpoint, account, key, bucket = _env(
+    endpoint, account, key, bucket = server_env(
         "ICEFLOE_TEST_AZURE_ENDPOINT",
         "ICEFLOE_TEST_AZURE_ACCOUNT",
         "ICEFLOE_TEST_AZURE_KEY",
@@ -201,7 +189,7 @@ def test_spark_source_on_s3_with_vended_credentials(spark):
     """The ``icefloe`` Spark data source writes and reads a table on S3 through the REST
     catalog: the driver hands the executors the table's FileIO properties (vended keys
     included), the executors write and read with pyarrow."""
-    uri, warehouse, endpoint = _env(
+    uri, warehouse, endpoint = server_env(
         "ICEFLOE_TEST_REST_S3_URI", "ICEFLOE_TEST_REST_S3_WAREHOUSE", "ICEFLOE_TEST_S3_ENDPOINT"
     )
     import icefloe.spark

@@ -5,7 +5,6 @@ Java writes and icefloe reads."""
 
 from __future__ import annotations
 
-import os
 import uuid
 
 import pyarrow as pa
@@ -13,16 +12,11 @@ import pytest
 
 import icefloe
 from icefloe import errors
+from servers_env import server_env
 
 
 def _server() -> tuple[str, str]:
-    uri = os.environ.get("ICEFLOE_TEST_REST_URI")
-    warehouse = os.environ.get("ICEFLOE_TEST_REST_WAREHOUSE")
-    if not uri or not warehouse:
-        message = "ICEFLOE_TEST_REST_URI is not set (bash scripts/servers.sh start; source target/servers/servers.env)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+    uri, warehouse = server_env("ICEFLOE_TEST_REST_URI", "ICEFLOE_TEST_REST_WAREHOUSE")
     return uri, warehouse
 
 

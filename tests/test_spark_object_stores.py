@@ -6,7 +6,6 @@ store directly, and no credential shows in Spark's plans. Against the servers of
 
 from __future__ import annotations
 
-import os
 import uuid
 
 import pyarrow as pa
@@ -15,23 +14,12 @@ import pytest
 import icefloe
 import icefloe.spark
 from icefloe.spark.options import CONF_CATALOG_PREFIX, CONF_DEFAULT_CATALOG
+from servers_env import server_env
 
 pytestmark = pytest.mark.java
 
 # the secret scripts/servers.sh gives the REST server to vend
 VENDED_SECRET = "icefloe-vended-secret"
-
-
-def _env(*names: str) -> list[str]:
-    values = [os.environ.get(n) for n in names]
-    if not all(values):
-        message = (
-            f"{', '.join(names)} not set: run scripts/servers.sh start and source target/servers/servers.env"
-        )
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return values  # type: ignore[return-value]
 
 
 def _plan_text(df) -> str:
@@ -59,7 +47,7 @@ SCHEMA = pa.schema(
 def rest_s3_conf(spark):
     """A REST catalog ``lake`` (warehouse on S3, credentials vended by the server) set in
     Spark conf as the data source's default catalog; unset afterwards."""
-    uri, warehouse, endpoint = _env(
+    uri, warehouse, endpoint = server_env(
         "ICEFLOE_TEST_REST_S3_URI", "ICEFLOE_TEST_REST_S3_WAREHOUSE", "ICEFLOE_TEST_S3_ENDPOINT"
     )
     props = {
@@ -128,7 +116,7 @@ def test_rest_catalog_from_spark_conf_on_s3(spark, rest_s3_conf):
 
 
 def test_sqlite_catalog_on_s3_by_options_keeps_its_secret_out_of_plans(spark, tmp_path):
-    (endpoint, bucket) = _env("ICEFLOE_TEST_S3_ENDPOINT", "ICEFLOE_TEST_BUCKET")
+    (endpoint, bucket) = server_env("ICEFLOE_TEST_S3_ENDPOINT", "ICEFLOE_TEST_BUCKET")
     icefloe.spark.register(spark)
     # moto takes any key; a unique secret so that finding it anywhere means it leaked
     secret = f"sekrit-{uuid.uuid4().hex}"
