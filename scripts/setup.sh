@@ -6,6 +6,9 @@
 #   .cache/jars/               Iceberg Spark runtime jar and the SQLite JDBC driver (from Maven
 #                              Central) + icefloe-oracle.jar, and the Iceberg REST server jar
 #                              (iceberg-open-api, fetched by scripts/servers.sh install)
+#   .cache/wheels/             wheels of icefloe's runtime dependencies, so that the
+#                              standalone-cluster test builds its executors' environment
+#                              from icefloe's wheel offline (tests/test_spark_standalone.py)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -100,5 +103,17 @@ start=$SECONDS
 maturin develop --release --quiet
 log "icefloe built in $((SECONDS - start)) s"
 python -c 'import icefloe, icefloe._native' || die "icefloe does not import after maturin develop"
+
+# --- Runtime dependency wheels, for an environment made from icefloe's wheel alone ------------
+wheels_stamp=".cache/wheels/.requirements-dev.sha256"
+if [[ ! -f "$wheels_stamp" || "$(cat "$wheels_stamp")" != "$req_hash" ]]; then
+  log "downloading the runtime dependency wheels into .cache/wheels"
+  mkdir -p .cache/wheels
+  # the versions pinned for development; pandas for PySpark's mapInArrow (icefloe.spark.update)
+  pins=$(grep -E '^(pyarrow|numpy|pandas)==' requirements-dev.txt)
+  # shellcheck disable=SC2086
+  python -m pip download --quiet --disable-pip-version-check --only-binary=:all: -d .cache/wheels $pins
+  echo "$req_hash" > "$wheels_stamp"
+fi
 
 log "done"

@@ -1,8 +1,16 @@
-"""icefloe on a Spark standalone cluster: the tests start a master and one worker (Spark's
-own ``spark-class`` from the pyspark package, on 127.0.0.1), and a driver process writes,
-reads and deletes through the ``icefloe`` data source with its Python code running in the
-worker's executors. The session's local Spark (the ``spark`` fixture) then checks the table
-with Java Iceberg over the same SQLite catalog.
+"""icefloe on a Spark standalone cluster: the tests start a master and two workers (Spark's
+own ``spark-class`` from the pyspark package, on 127.0.0.1; each worker runs its executor in
+a JVM of its own), and a driver process writes, reads with pushdown and deletes through the
+``icefloe`` data source with its Python code running in the executors. The session's local
+Spark (the ``spark`` fixture) then checks the table with Java Iceberg over the same SQLite
+catalog.
+
+The executors get icefloe only from its wheel, as on a real cluster: the test builds the
+wheel (``maturin build``), installs it with its dependencies (offline, from the wheels
+``scripts/setup.sh`` downloaded into ``.cache/wheels``) into a fresh virtual environment,
+packs that with ``venv-pack`` and ships it with ``spark.archives``; Python on the driver's
+side of the data source runs from the same environment. Spark's own Python library comes
+with Spark (``pyspark.zip``), as on any Spark node.
 
 A driver is one process per SparkContext, so the cluster's driver runs as a subprocess
 (``DRIVER`` below) and reports what it saw as JSON.
@@ -25,30 +33,42 @@ from test_catalog_oracle import spark_catalog
 
 pytestmark = pytest.mark.java
 
+ROOT = Path(__file__).resolve().parent.parent
+WHEELS = ROOT / ".cache" / "wheels"
+WORKERS = 2
+
 DRIVER = r'''
 import json, os, sys
 from pyspark.sql import SparkSession
 import icefloe, icefloe.spark
 
-def runs_in():
-    """'executor' when an ancestor process is an executor JVM of the cluster's worker."""
-    pid = os.getppid()
+def runs_in(_):
+    """Where this Python worker runs: the executor JVM that started it (None outside one),
+    and where its icefloe and Python come from."""
+    import icefloe as i, sys as s
+    pid, executor = os.getppid(), None
     for _ in range(6):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 if b"CoarseGrainedExecutorBackend" in f.read():
-                    return "executor"
+                    executor = pid
+                    break
             with open(f"/proc/{pid}/stat") as f:
                 pid = int(f.read().rsplit(")", 1)[1].split()[1])
         except OSError:
             break
-    return "elsewhere"
+    return (executor, os.path.realpath(i.__file__), s.prefix)
 
-master, db, wh, n, name = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+master, db, wh, n, name, archive = sys.argv[1:7]
+n = int(n)
 spark = (SparkSession.builder.master(master).appName("icefloe-standalone")
-         .config("spark.ui.enabled", "false").config("spark.executor.memory", "1g")
-         .config("spark.executor.cores", "2").config("spark.cores.max", "2")
-         .config("spark.pyspark.python", sys.executable)
+         .config("spark.ui.enabled", "false").config("spark.executor.memory", "768m")
+         .config("spark.executor.cores", "1").config("spark.cores.max", "2")
+         # the executors' Python: the environment made from icefloe's wheel, unpacked by
+         # Spark as ./environment in each executor's directory (and linked there for the
+         # driver's own Python workers, which plan the data source)
+         .config("spark.archives", archive + "#environment")
+         .config("spark.pyspark.python", "./environment/bin/python")
          .config("spark.sql.session.timeZone", "UTC").getOrCreate())
 icefloe.spark.register(spark)
 opts = {"catalog": name, "uri": f"sqlite:///{db}", "warehouse": wh}
@@ -60,10 +80,12 @@ cat.create_table("db.t", pa.schema([pa.field("id", pa.int64(), nullable=False), 
 df = spark.range(n).selectExpr("id", "concat('g', cast(id % 4 AS string)) AS g").repartition(4)
 df.write.format("icefloe").options(**opts).mode("append").save("db.t")
 reader = spark.read.format("icefloe").options(**opts)
+pushed = spark.read.format("icefloe").options(**opts).option("pushdown", "true")
 out = {"count": reader.load("db.t").count(),
        "filtered": reader.load("db.t").where("g = 'g1' AND id < 1000").count(),
+       "pushed": pushed.load("db.t").where("g = 'g1' AND id < 1000").count(),
        "partitions": reader.load("db.t").rdd.getNumPartitions(),
-       "executors": sorted(set(spark.sparkContext.parallelize(range(8), 4).map(lambda _: runs_in()).collect()))}
+       "workers": sorted(set(spark.sparkContext.parallelize(range(32), 16).map(runs_in).collect()))}
 t = cat.load_table("db.t")
 r = icefloe.spark.delete(spark, t, "g = 'g2' and id >= 500", parallelism=4)
 out["deleted"] = r.deleted_rows
@@ -99,7 +121,7 @@ def _wait_for_port(port: int, proc: subprocess.Popen, what: str, timeout: float 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    """A standalone master and one worker (2 cores, 2 GiB) on 127.0.0.1."""
+    """A standalone master and two workers (1 core, 1 GiB each) on 127.0.0.1."""
     home = _spark_home()
     logs = tmp_path_factory.mktemp("standalone")
     env = dict(
@@ -108,10 +130,9 @@ def cluster(tmp_path_factory):
         SPARK_LOCAL_IP="127.0.0.1",
         PYSPARK_PYTHON=sys.executable,
         SPARK_LOG_DIR=str(logs),
-        SPARK_WORKER_DIR=str(logs / "work"),
     )
     spark_class = str(home / "bin" / "spark-class")
-    port, worker_port = _free_port(), _free_port()
+    port = _free_port()
     procs = []
     try:
         master = subprocess.Popen(
@@ -131,30 +152,32 @@ def cluster(tmp_path_factory):
         )
         procs.append(master)
         _wait_for_port(port, master, "master")
-        worker = subprocess.Popen(
-            [
-                spark_class,
-                "org.apache.spark.deploy.worker.Worker",
-                f"spark://127.0.0.1:{port}",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(worker_port),
-                "--webui-port",
-                str(_free_port()),
-                "--cores",
-                "2",
-                "--memory",
-                "2g",
-                "--work-dir",
-                str(logs / "work"),
-            ],
-            env=env,
-            stdout=open(logs / "worker.log", "w"),
-            stderr=subprocess.STDOUT,
-        )
-        procs.append(worker)
-        _wait_for_port(worker_port, worker, "worker")
+        for w in range(WORKERS):
+            worker_port = _free_port()
+            worker = subprocess.Popen(
+                [
+                    spark_class,
+                    "org.apache.spark.deploy.worker.Worker",
+                    f"spark://127.0.0.1:{port}",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(worker_port),
+                    "--webui-port",
+                    str(_free_port()),
+                    "--cores",
+                    "1",
+                    "--memory",
+                    "1g",
+                    "--work-dir",
+                    str(logs / f"work{w}"),
+                ],
+                env=env,
+                stdout=open(logs / f"worker{w}.log", "w"),
+                stderr=subprocess.STDOUT,
+            )
+            procs.append(worker)
+            _wait_for_port(worker_port, worker, f"worker {w}")
         yield f"spark://127.0.0.1:{port}", env, logs
     finally:
         for p in reversed(procs):
@@ -166,16 +189,89 @@ def cluster(tmp_path_factory):
                 p.kill()
 
 
-def test_write_read_delete_on_a_standalone_cluster(cluster, spark, tmp_path):
+@pytest.fixture(scope="module")
+def wheel_environment(tmp_path_factory):
+    """A virtual environment holding icefloe from its wheel and nothing of this checkout,
+    packed for ``spark.archives``: (the environment, the archive)."""
+    if not any(WHEELS.glob("pyarrow-*.whl")):
+        pytest.fail(f"no dependency wheels in {WHEELS}: run scripts/setup.sh")
+    tmp = tmp_path_factory.mktemp("wheel-env")
+    bin_dir = Path(sys.executable).parent
+    subprocess.run(
+        # for this interpreter, as scripts/setup.sh's maturin develop: the same build, not
+        # a recompilation of the extension for another interpreter
+        [
+            str(bin_dir / "maturin"),
+            "build",
+            "--release",
+            "--quiet",
+            "-i",
+            sys.executable,
+            "-o",
+            str(tmp / "dist"),
+        ],
+        cwd=ROOT,
+        check=True,
+        timeout=1800,
+    )
+    env_dir = tmp / "env"
+    subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True, timeout=300)
+    # offline: icefloe's wheel and the dependency wheels only; pandas for PySpark's Arrow
+    # conversions in the Python workers
+    subprocess.run(
+        [
+            str(env_dir / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-index",
+            "--find-links",
+            str(tmp / "dist"),
+            "--find-links",
+            str(WHEELS),
+            "icefloe",
+            "pandas",
+        ],
+        check=True,
+        timeout=600,
+    )
+    # .tar.gz (Spark unpacks a plain .tar itself and refuses the venv's symlink to its base
+    # interpreter), compressed lightly: the copy is local
+    archive = tmp / "env.tar.gz"
+    subprocess.run(
+        [
+            str(bin_dir / "venv-pack"),
+            "--quiet",
+            "--compress-level",
+            "1",
+            "-p",
+            str(env_dir),
+            "-o",
+            str(archive),
+        ],
+        check=True,
+        timeout=600,
+    )
+    return env_dir, archive
+
+
+def test_write_read_delete_on_a_standalone_cluster(cluster, wheel_environment, spark, tmp_path):
     master, env, logs = cluster
+    env_dir, archive = wheel_environment
+    # the driver's own Python workers (which plan the data source) start in its directory
+    driver_dir = tmp_path / "driver"
+    driver_dir.mkdir()
+    (driver_dir / "environment").symlink_to(env_dir)
     db, wh = str(tmp_path / "catalog.db"), (tmp_path / "wh").as_uri()
     n = 20_000
     # the catalog name scopes the rows of a SQL catalog: the driver writes under the name of
     # the Spark catalog that reads the table with Java afterwards
     sc = spark_catalog(spark, db, wh)
     proc = subprocess.run(
-        [sys.executable, "-c", DRIVER, master, db, wh, str(n), sc],
-        env=env,
+        [sys.executable, "-c", DRIVER, master, db, wh, str(n), sc, str(archive)],
+        env=dict(env, PYSPARK_PYTHON="./environment/bin/python"),
+        cwd=driver_dir,
         capture_output=True,
         text=True,
         timeout=600,
@@ -184,14 +280,20 @@ def test_write_read_delete_on_a_standalone_cluster(cluster, spark, tmp_path):
     assert proc.returncode == 0 and lines, (
         proc.stdout[-3000:],
         proc.stderr[-6000:],
-        (logs / "worker.log").read_text()[-3000:],
+        [(p.name, p.read_text()[-2000:]) for p in sorted(logs.rglob("stderr"))][-2:],
     )
     out = json.loads(lines[0][len("RESULT ") :])
     deleted = sum(1 for i in range(n) if i % 4 == 2 and i >= 500)
     assert out["count"] == n
     assert out["filtered"] == sum(1 for i in range(1000) if i % 4 == 1)
     assert out["partitions"] >= 1
-    assert out["executors"] == ["executor"], "the Python code ran in the worker's executors"
+    assert out["pushed"] == out["filtered"]
+    executors = {pid for pid, _, _ in out["workers"]}
+    assert None not in executors and len(executors) == WORKERS, out["workers"]
+    for _, icefloe_file, prefix in out["workers"]:
+        # unpacked by Spark into the executor's directory under the worker's work dir
+        assert prefix.endswith("/environment") and str(logs) in os.path.realpath(prefix), prefix
+        assert str(ROOT / "python") not in icefloe_file and str(logs) in icefloe_file, icefloe_file
     assert out["deleted"] == deleted
     assert out["after_delete"] == n - deleted
 
