@@ -129,6 +129,10 @@ def test_pyarrow_settings_come_from_rust():
     _, options, _ = _native.pyarrow_file_system("s3://b/k", {})
     assert options["region"] == "us-east-1" and "endpoint_override" not in options
     assert options["request_timeout"] == 120.0
+    # pyarrow retries as many times as the Rust FileIO (io.retry.num-retries, default 5)
+    assert options["retry_max_attempts"] == 6
+    _, options, _ = _native.pyarrow_file_system("s3://b/k", {"s3.retry.num-retries": "1"})
+    assert options["retry_max_attempts"] == 2
     # path style without an endpoint: AWS's regional endpoint, addressed by path
     _, options, _ = _native.pyarrow_file_system("s3://b/k", {"s3.path-style-access": "true"})
     assert options["endpoint_override"] == "s3.us-east-1.amazonaws.com"

@@ -29,6 +29,7 @@ enum Value {
     Str(String),
     Bool(bool),
     Float(f64),
+    Int(i64),
 }
 
 fn bad_location(location: &str, why: &str) -> Error {
@@ -116,6 +117,13 @@ fn s3(location: &str, p: &FileIOProperties) -> Result<Settings, Error> {
     let (connect, request) = p.s3_timeouts();
     options.push(("connect_timeout", Value::Float(connect.as_secs_f64())));
     options.push(("request_timeout", Value::Float(request.as_secs_f64())));
+    // pyarrow's S3 client retries throttling and 5xx answers itself (the AWS SDK's standard
+    // strategy, 3 attempts unless told): as many as the Rust FileIO makes, so that the
+    // executors survive the throttling the planner survives. Its waits are the SDK's own.
+    options.push((
+        "retry_max_attempts",
+        Value::Int(i64::try_from(p.retry.num_retries.saturating_add(1)).unwrap_or(i64::MAX)),
+    ));
     if !matches!(s.encryption, icefloe::io::properties::S3Encryption::Default) {
         // pyarrow's S3FileSystem has no SSE-KMS or SSE-C settings: refuse rather than write
         // data files unencrypted
@@ -264,6 +272,7 @@ fn pyarrow_file_system<'py>(
             Value::Str(v) => options.set_item(name, v)?,
             Value::Bool(v) => options.set_item(name, v)?,
             Value::Float(v) => options.set_item(name, v)?,
+            Value::Int(v) => options.set_item(name, v)?,
         }
     }
     Ok((s.kind, options, s.path))

@@ -23,10 +23,20 @@ from ..errors import UnsupportedError
 __all__ = ["local_path", "filesystem_for", "file_io_for", "scrub"]
 
 _CONSTRUCTORS = {
-    "s3": lambda o: pafs.S3FileSystem(**o),
+    "s3": lambda o: pafs.S3FileSystem(**_s3_options(o)),
     "azure": lambda o: pafs.AzureFileSystem(**o),
     "gcs": lambda o: pafs.GcsFileSystem(**_gcs_options(o)),
 }
+
+
+def _s3_options(options: dict) -> dict:
+    """pyarrow's S3 constructor takes its retries as a strategy object (the settings give
+    the number of attempts, from ``io.retry.num-retries``)."""
+    out = dict(options)
+    attempts = out.pop("retry_max_attempts", None)
+    if attempts is not None:
+        out["retry_strategy"] = pafs.AwsStandardS3RetryStrategy(max_attempts=int(attempts))
+    return out
 
 
 def _gcs_options(options: dict) -> dict:
