@@ -159,6 +159,14 @@ def test_pyarrow_settings_come_from_rust():
         _native.pyarrow_file_system("s3:///k", {})
 
 
+def test_scrubbing_hides_keys_but_not_every_letter_of_a_short_one():
+    from icefloe.executor.files import scrub
+
+    props = {"s3.access-key-id": "k", "s3.secret-access-key": "s3cr3t-value"}
+    text = scrub("in bucket 'b' key 'k': s3cr3t-value sig=abc", "s3://b/k", props)
+    assert text == "in bucket 'b' key 'k': *** sig=***", text
+
+
 def test_wrong_credentials_are_a_typed_error_without_the_secret(tmp_path):
     # moto accepts any key; Azurite checks the shared-key signature
     endpoint, account, key, bucket = server_env(

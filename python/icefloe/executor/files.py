@@ -127,7 +127,9 @@ def scrub(text: str, location: str, io_properties: Mapping[str, str] | None) -> 
             options = {f"v{i}": v for i, v in enumerate(io_properties.values())}
             secrets = [v for v in options.values() if isinstance(v, str) and len(v) >= 4]
         else:
-            secrets = [options[k] for k in _SECRET_OPTIONS if options.get(k)]
+            # as the Rust redactor: a value under 4 characters is no secret worth hiding,
+            # and replacing it everywhere would garble the message ("buc***et")
+            secrets = [options[k] for k in _SECRET_OPTIONS if len(options.get(k) or "") >= 4]
         for secret in sorted(secrets, key=len, reverse=True):
             text = text.replace(secret, "***")
     return _SIGNATURE.sub(r"\1***", text)
