@@ -345,6 +345,12 @@ def _local_files(table) -> set[str]:
     return {str(p) for p in Path("/" + str(root)).rglob("*.parquet")}
 
 
+def _names_kept(error: BaseException, written: set[str]) -> None:
+    """The user is told which files were kept (the table may reference them)."""
+    for f in written:
+        assert Path(f).name in str(error), error
+
+
 def _consistent(table, expected_ids: list[int]) -> None:
     """Every file the table references exists, and it reads as `expected_ids`."""
     plan = table.scan().plan_arrow()
@@ -365,6 +371,7 @@ def test_rest_commit_whose_answer_is_lost_is_state_unknown_and_keeps_files(rest,
     assert f"{ns}/tables/t" in str(e.value), e.value
     written = _local_files(t) - before
     assert len(written) == 1, written
+    _names_kept(e.value, written)
     assert rest_proxy.actions("drop")
     # the server did apply it: the table has the new snapshot and every file it references
     fresh = catalog.load_table(f"{ns}.t")
@@ -392,6 +399,7 @@ def test_rest_commit_answered_503_is_state_unknown_and_keeps_files(rest, rest_pr
     assert "503" in str(e.value), e.value
     written = _local_files(t) - before
     assert len(written) == 1 and all(Path(f).exists() for f in written), written
+    _names_kept(e.value, written)
     # the proxy refused it for the server: the table is as it was, and usable
     fresh = catalog.load_table(f"{ns}.t")
     assert len(fresh.snapshots()) == 1
@@ -419,6 +427,7 @@ def test_rest_commit_that_times_out_is_state_unknown_and_keeps_files(rest, rest_
     assert "timed out" in str(e.value), e.value
     written = _local_files(t) - before
     assert len(written) == 1 and all(Path(f).exists() for f in written), written
+    _names_kept(e.value, written)
     # the request reaches the server late, after the client gave up: it is applied
     rest_proxy.release()
     deadline = time.monotonic() + 30
@@ -428,6 +437,38 @@ def test_rest_commit_that_times_out_is_state_unknown_and_keeps_files(rest, rest_
     fresh = catalog.load_table(f"{ns}.t")
     assert len(fresh.snapshots()) == 2
     _consistent(fresh, [0, 1, 2, 3])
+
+
+def test_rest_reads_throttled_for_a_while_are_retried(rest, rest_proxy):
+    catalog, ns = rest
+    catalog.create_table(f"{ns}.t", SCHEMA).append(_rows(0, 2))
+    (warehouse,) = _env("ICEFLOE_TEST_REST_WAREHOUSE")
+    body = '{"error": {"message": "slow down", "type": "ServiceUnavailableException", "code": 503}}'
+    # one 503 on loadTable: sent again after Java's first wait (1 s)
+    rest_proxy.add(
+        action="status",
+        status=503,
+        method="GET",
+        path=COMMIT,
+        count=1,
+        body=body,
+        content_type="application/json",
+    )
+    t = catalog.load_table(f"{ns}.t")
+    loads = [e[3] for e in rest_proxy.stats()["log"] if e[0] == "GET" and e[1].endswith(f"{ns}/tables/t")]
+    assert loads == [503, 200], loads
+    assert _ids(t) == [0, 1]
+    # throttled past rest.client.max-retries: a typed error naming the request
+    tight = icefloe.load_catalog(
+        "rest_tight", type="rest", uri=rest_proxy.url, warehouse=warehouse, **{"rest.client.max-retries": "1"}
+    )
+    rest_proxy.add(
+        action="status", status=429, method="GET", path=COMMIT, body=body, content_type="application/json"
+    )
+    with pytest.raises(errors.ServiceFailureError) as e:
+        tight.load_table(f"{ns}.t")
+    text = str(e.value)
+    assert f"GET /v1/namespaces/{ns}/tables/t" in text and "429" in text and "after 1 retries" in text, text
 
 
 def test_rest_conflict_is_retried_on_a_refreshed_base(rest, rest_proxy):
@@ -509,6 +550,7 @@ def test_rest_server_killed_while_a_commit_is_on_its_way(tmp_path):
         assert outcome and isinstance(outcome[0], errors.CommitStateUnknownError), outcome
         written = _local_files(t) - before
         assert len(written) == 1 and all(Path(f).exists() for f in written), written
+        _names_kept(outcome[0], written)
 
         server.start()
         fresh = catalog.load_table("ns.t")

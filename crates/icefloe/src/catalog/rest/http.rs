@@ -8,7 +8,14 @@
 //! - `rest.client.connection-timeout-ms` (default 10 000) and
 //!   `rest.client.socket-timeout-ms` (the whole request, default 120 000), Java's names;
 //! - `rest.max-response-bytes`: the largest answer read (default 256 MiB; table metadata
-//!   with a long history is large, anything past this is refused, not buffered).
+//!   with a long history is large, anything past this is refused, not buffered);
+//! - `rest.client.max-retries` (default 5, Java's name): how many times a `GET` or `HEAD`
+//!   answered 429, 502, 503 or 504 is sent again, after the server's `Retry-After` (in
+//!   seconds) or else Java's backoff (1 s, doubling up to 64 s, plus up to a tenth). Java
+//!   also re-sends a commit's `POST` on those answers; icefloe does not: a 502 or 504 may come
+//!   after the server applied it, and the re-sent commit would then fail its requirements
+//!   (409), making a commit that succeeded look failed and its files deletable. A commit's
+//!   5xx stays `CommitStateUnknown`.
 
 use std::time::{Duration, Instant};
 
@@ -25,6 +32,9 @@ use crate::io::runtime::IoRuntime;
 pub(super) const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 pub(super) const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 pub(super) const DEFAULT_MAX_RESPONSE_BYTES: usize = 256 * 1024 * 1024;
+pub(super) const DEFAULT_MAX_RETRIES: u32 = 5;
+/// The longest wait between attempts (Java's 64 s), also for a server's `Retry-After`.
+const MAX_RETRY_WAIT: Duration = Duration::from_secs(64);
 /// Error bodies are read up to this much (only their start is shown).
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
@@ -181,6 +191,8 @@ pub(super) struct HttpClient {
     /// Property values that are credentials (the auth's own are added when scrubbing).
     secrets: Vec<String>,
     max_response_bytes: usize,
+    /// Re-sends of a throttled `GET` or `HEAD` (`rest.client.max-retries`).
+    max_retries: u32,
 }
 
 impl std::fmt::Debug for HttpClient {
@@ -245,6 +257,14 @@ impl HttpClient {
                     ))
                 })?,
         };
+        let max_retries = match get(properties, "rest.client.max-retries") {
+            None => DEFAULT_MAX_RETRIES,
+            Some(v) => v.trim().parse::<u32>().map_err(|_| {
+                Error::invalid_argument(format!(
+                    "rest.client.max-retries must be a number of retries (0 or more), not '{v}'"
+                ))
+            })?,
+        };
         let client = reqwest::Client::builder()
             .connect_timeout(connect)
             .timeout(request)
@@ -262,6 +282,7 @@ impl HttpClient {
             auth,
             secrets,
             max_response_bytes,
+            max_retries,
         })
     }
 
@@ -336,7 +357,7 @@ impl HttpClient {
                     )],
                     body: Some(o.form().into_bytes()),
                 };
-                let (status, body) = self.execute(&prepared, Endpoint::Token)?;
+                let Answer { status, body, .. } = self.execute(&prepared, Endpoint::Token)?;
                 if !(200..300).contains(&status) {
                     return Err(from_failure(
                         &Failure {
@@ -358,36 +379,83 @@ impl HttpClient {
     }
 
     /// Sends the request; a 2xx answer is returned, anything else is a typed error. With
-    /// OAuth2, a 401 fetches a new token and sends the request once more.
+    /// OAuth2, a 401 fetches a new token and sends the request once more. A throttled or
+    /// unavailable `GET`/`HEAD` is sent again (module docs).
     pub(super) fn send(&self, req: &Request) -> Result<Response> {
+        let mut retries = 0;
+        loop {
+            let (prepared, answer) = self.send_once(req)?;
+            let Answer {
+                status,
+                body,
+                retry_after,
+            } = answer;
+            if (200..300).contains(&status) {
+                return Ok(Response { body });
+            }
+            if retries < self.max_retries && is_retried(req.method, status) {
+                retries += 1;
+                std::thread::sleep(retry_wait(retries, retry_after));
+                continue;
+            }
+            return Err(self.failure(req, &prepared, status, &body, retries));
+        }
+    }
+
+    /// One attempt (two with OAuth2 after a 401).
+    fn send_once(&self, req: &Request) -> Result<(Prepared, Answer)> {
         let prepared = self.prepare(req, self.bearer()?.as_ref());
-        let (mut status, mut body) = self.execute(&prepared, req.endpoint)?;
-        if status == 401 {
+        let answer = self.execute(&prepared, req.endpoint)?;
+        if answer.status == 401 {
             if let Auth::OAuth2(o) = &self.auth {
                 o.invalidate();
                 let prepared = self.prepare(req, self.bearer()?.as_ref());
-                (status, body) = self.execute(&prepared, req.endpoint)?;
+                let answer = self.execute(&prepared, req.endpoint)?;
+                return Ok((prepared, answer));
             }
         }
-        if (200..300).contains(&status) {
-            return Ok(Response { body });
+        Ok((prepared, answer))
+    }
+
+    fn failure(
+        &self,
+        req: &Request,
+        prepared: &Prepared,
+        status: u16,
+        body: &[u8],
+        retries: u32,
+    ) -> Error {
+        let error = self.typed_failure(req, prepared, status, body);
+        if retries == 0 {
+            return error;
         }
-        Err(from_failure(
+        // say that the client waited, so a user does not just try again at once
+        let note = format!(" (after {retries} retries)");
+        match error {
+            Error::ServiceFailure { message } => Error::ServiceFailure {
+                message: message + &note,
+            },
+            other => other,
+        }
+    }
+
+    fn typed_failure(&self, req: &Request, prepared: &Prepared, status: u16, body: &[u8]) -> Error {
+        from_failure(
             &Failure {
                 endpoint: req.endpoint,
                 shown: &prepared.shown,
                 status,
-                body: &body,
+                body,
                 subject: &req.subject,
             },
             &self.redactor(),
-        ))
+        )
     }
 
     /// Sends a prepared request and reads the answer (bounded). Transport failures are
     /// typed here: on a commit, anything but a refused connection leaves the outcome
     /// unknown (the server may have applied it).
-    fn execute(&self, p: &Prepared, endpoint: Endpoint) -> Result<(u16, Vec<u8>)> {
+    fn execute(&self, p: &Prepared, endpoint: Endpoint) -> Result<Answer> {
         let mut builder = self.client.request(p.method.reqwest(), p.url.as_str());
         for (name, value) in &p.headers {
             builder = builder.header(name.as_str(), value.expose());
@@ -399,6 +467,12 @@ impl HttpClient {
         let outcome = self.runtime.block_on(&p.shown, async move {
             let mut resp = builder.send().await.map_err(Transport::Http)?;
             let status = resp.status().as_u16();
+            let retry_after = resp
+                .headers()
+                .get(reqwest::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .map(Duration::from_secs);
             let cap = if (200..300).contains(&status) {
                 limit
             } else {
@@ -416,7 +490,11 @@ impl HttpClient {
                 }
                 body.extend_from_slice(&chunk);
             }
-            Ok((status, body))
+            Ok(Answer {
+                status,
+                body,
+                retry_after,
+            })
         })?;
         outcome.map_err(|t| self.transport_error(&p.shown, endpoint, t))
     }
@@ -455,6 +533,34 @@ impl HttpClient {
             }
         }
     }
+}
+
+/// A server's answer, whatever its status.
+struct Answer {
+    status: u16,
+    body: Vec<u8>,
+    /// `Retry-After` in seconds, if the server sent one (its date form is not read).
+    retry_after: Option<Duration>,
+}
+
+/// Whether an answer is one to send the request again for: throttled or unavailable, on a
+/// request that can be repeated without effect (module docs say why not commits).
+fn is_retried(method: Method, status: u16) -> bool {
+    matches!(method, Method::Get | Method::Head) && matches!(status, 429 | 502 | 503 | 504)
+}
+
+/// The wait before retry number `retry` (1 for the first): the server's `Retry-After`
+/// when it gave a positive one, else Java's 1 s doubling (at most 64 s) plus up to a tenth,
+/// so that clients throttled together do not come back together.
+fn retry_wait(retry: u32, retry_after: Option<Duration>) -> Duration {
+    if let Some(wait) = retry_after.filter(|d| !d.is_zero()) {
+        return wait.min(MAX_RETRY_WAIT);
+    }
+    let base_ms = 1000u64 << retry.saturating_sub(1).min(6);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    Duration::from_millis(base_ms + u64::from(nanos) % (base_ms / 10))
 }
 
 enum Transport {
@@ -543,6 +649,31 @@ mod tests {
     }
 
     #[test]
+    fn only_throttled_reads_are_retried_after_java_s_waits() {
+        for status in [429, 502, 503, 504] {
+            assert!(is_retried(Method::Get, status));
+            assert!(is_retried(Method::Head, status));
+            // a commit (or any POST/DELETE) may have been applied: never re-sent
+            assert!(!is_retried(Method::Post, status));
+            assert!(!is_retried(Method::Delete, status));
+        }
+        for status in [200, 400, 401, 404, 409, 500] {
+            assert!(!is_retried(Method::Get, status));
+        }
+        for (retry, low) in [(1, 1000), (2, 2000), (3, 4000), (7, 64_000), (40, 64_000)] {
+            let wait = retry_wait(retry, None).as_millis();
+            assert!(wait >= low && wait < low + low / 10, "{retry}: {wait}");
+        }
+        let server = Some(Duration::from_secs(3));
+        assert_eq!(retry_wait(1, server), Duration::from_secs(3));
+        assert_eq!(
+            retry_wait(1, Some(Duration::from_secs(3600))),
+            MAX_RETRY_WAIT
+        );
+        assert!(retry_wait(1, Some(Duration::ZERO)) >= Duration::from_secs(1));
+    }
+
+    #[test]
     fn bad_properties_are_refused_without_showing_values() {
         for bad in [
             props(&[("uri", "ftp://h")]),
@@ -557,6 +688,7 @@ mod tests {
                 ("rest.client.socket-timeout-ms", "soon"),
             ]),
             props(&[("uri", "http://h"), ("rest.max-response-bytes", "0")]),
+            props(&[("uri", "http://h"), ("rest.client.max-retries", "-1")]),
         ] {
             let e = HttpClient::new(&bad).unwrap_err();
             assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
