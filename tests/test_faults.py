@@ -29,6 +29,7 @@ import pytest
 
 import icefloe
 from icefloe import _native, errors
+from icefloe.executor.position_deletes import write_position_deletes
 from icefloe.executor.read import read_tasks
 from icefloe.executor.write import write_data_files
 
@@ -105,9 +106,9 @@ def s3(s3_proxy, tmp_path):
     s3_proxy.clear()
 
 
-def _table_with_rows(catalog):
+def _table_with_rows(catalog, **properties: str):
     catalog.create_namespace("ns")
-    t = catalog.create_table("ns.t", SCHEMA)
+    t = catalog.create_table("ns.t", SCHEMA, properties=properties)
     t.append(_rows(0, 4))
     return catalog.load_table("ns.t")
 
@@ -196,6 +197,27 @@ def test_s3_throttled_past_the_retry_budget_is_a_typed_error(s3, s3_proxy):
     assert _ids(fresh) == [0, 1, 2, 3]
 
 
+def test_s3_upload_throttled_past_the_retry_budget_is_a_typed_error(s3, s3_proxy):
+    """The upload itself (after the file was opened) refused until the retries run out."""
+    make, props, warehouse = s3
+    # v2: row deletes are Parquet position delete files, written by pyarrow
+    t = _table_with_rows(make(), **{"format-version": "2"})
+    data_file = t.scan().plan_arrow().column("file_path")[0].as_py()
+    tight = {**props, "io.retry.num-retries": "1"}
+    s3_proxy.add(action="status", status=503, method="PUT", path=r"\.parquet$")
+    # a data file (the executors' writer)
+    with pytest.raises(errors.IcefloeIOError) as e:
+        write_data_files(t.metadata, _rows(0, 3), location_prefix=f"{warehouse}/data", io_properties=tight)
+    text = _shown(e.value)
+    assert f"{warehouse}/data/" in text and "SLOW_DOWN" in text and SECRET not in text, text
+    # a position delete file
+    with pytest.raises(errors.IcefloeIOError) as e:
+        write_position_deletes(t.metadata, {data_file: [0]}, io_properties=tight)
+    text = _shown(e.value)
+    assert "-deletes.parquet" in text and "SLOW_DOWN" in text and SECRET not in text, text
+    assert s3_proxy.actions("status")
+
+
 def test_a_missing_bucket_is_a_typed_error_naming_the_location(s3, tmp_path):
     _, props, _ = s3
     missing = f"icefloe-missing-{uuid.uuid4().hex[:8]}"
@@ -262,17 +284,19 @@ def test_wrong_s3_credentials_are_a_typed_error_without_the_secret(tmp_path):
             "s3.region": "us-east-1",
         }
         location = "s3://authbucket/wh/f.parquet"
-        with pytest.raises(errors.IcefloeIOError) as e:
+        with pytest.raises(errors.AccessDeniedError) as e:
             _native.FileIO(location, props).read(location)
         text = _shown(e.value)
         assert location in text and "access denied" in text and SECRET not in text, text
-        assert isinstance(e.value, PermissionError) or "denied" in text
+        assert e.value.file == location
+        # one class for a refusal by the catalog or the store, and still an I/O error
+        assert isinstance(e.value, (errors.NotAuthorizedError, PermissionError, errors.IcefloeIOError))
 
         catalog = icefloe.load_catalog(
             "auth", type="sql", uri=f"sqlite:///{tmp_path}/a.db", warehouse="s3://authbucket/wh", **props
         )
         catalog.create_namespace("ns")
-        with pytest.raises(errors.IcefloeIOError) as e:
+        with pytest.raises(errors.AccessDeniedError) as e:
             catalog.create_table("ns.t", SCHEMA)
         text = _shown(e.value)
         assert "s3://authbucket/wh/ns/t/metadata/" in text and SECRET not in text, text
@@ -282,7 +306,7 @@ def test_wrong_s3_credentials_are_a_typed_error_without_the_secret(tmp_path):
         )
         local.create_namespace("ns")
         md = local.create_table("ns.t", SCHEMA).metadata
-        with pytest.raises(errors.IcefloeIOError) as e:
+        with pytest.raises(errors.AccessDeniedError) as e:
             write_data_files(md, _rows(0, 3), location_prefix="s3://authbucket/wh/data", io_properties=props)
         text = _shown(e.value)
         assert "s3://authbucket/wh/data/" in text and SECRET not in text, text

@@ -194,6 +194,8 @@ def test_wrong_credentials_are_a_typed_error_without_the_secret(tmp_path):
     text = str(e.value) + repr(e.value)
     assert data_file in text
     assert wrong not in text and key not in text
+    # typed as the store's refusal of the credentials (an I/O and an authorization error)
+    assert isinstance(e.value, icefloe.errors.AccessDeniedError), text
 
 
 @pytest.mark.java

@@ -94,6 +94,7 @@ __all__ = [
     "CommitStateUnknownError",
     "ValidationError",
     "NotAuthorizedError",
+    "AccessDeniedError",
     "ServiceFailureError",
 ]
 
@@ -143,6 +144,13 @@ class PreconditionFailedError(IcefloeIOError):
 class NotAuthorizedError(IcefloeError, PermissionError):
     """A catalog service refused the credentials (HTTP 401, 403 or 419, or a refused token
     request). The message never holds the credentials."""
+
+
+class AccessDeniedError(IcefloeIOError, NotAuthorizedError):
+    """An object store refused the credentials for a file (wrong or expired keys, or keys
+    not allowed there): both an I/O error on ``file`` (the location) and an authorization
+    error, so ``except NotAuthorizedError`` catches a refusal by the catalog or the store.
+    The message never holds the credentials."""
 
 
 class ServiceFailureError(IcefloeError):

@@ -32,14 +32,20 @@ const CLASSES: [&str; 22] = [
     "ServiceFailureError",
 ];
 const PRECONDITION_FAILED: &str = "PreconditionFailedError";
+/// An I/O error whose kind is `PermissionDenied`: the store refused the credentials.
+const ACCESS_DENIED: &str = "AccessDeniedError";
 
-/// The classes, looked up in `icefloe.errors` once per process (the last is
-/// `PRECONDITION_FAILED`).
+/// The classes, looked up in `icefloe.errors` once per process (`CLASSES`, then
+/// `PRECONDITION_FAILED` and `ACCESS_DENIED`).
 static LOADED: PyOnceLock<Vec<Py<PyAny>>> = PyOnceLock::new();
 
-/// The index in `CLASSES` (or `CLASSES.len()` for `PRECONDITION_FAILED`) for an error kind.
+/// The index in `CLASSES` (or `CLASSES.len()` for `PRECONDITION_FAILED`, one more for
+/// `ACCESS_DENIED`) for an error kind.
 fn class_of(e: &Error) -> usize {
     match e {
+        Error::Io { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
+            CLASSES.len() + 1
+        }
         Error::Io { .. } => 1,
         Error::InvalidJson { .. } => 2,
         Error::InvalidMetadata { .. } => 3,
@@ -73,7 +79,7 @@ fn classes(py: Python<'_>) -> PyResult<&'static [Py<PyAny>]> {
             let module = py.import("icefloe.errors")?;
             CLASSES
                 .iter()
-                .chain([&PRECONDITION_FAILED])
+                .chain([&PRECONDITION_FAILED, &ACCESS_DENIED])
                 .map(|name| module.getattr(*name).map(Bound::unbind))
                 .collect::<PyResult<Vec<_>>>()
         })
@@ -93,7 +99,7 @@ pub fn to_py(py: Python<'_>, e: Error) -> PyErr {
         _ => (None, None),
     };
     let message = e.to_string();
-    // `class_of` indexes `CLASSES` and the one after it, which `classes` loads
+    // `class_of` indexes `CLASSES` and the two after it, which `classes` loads
     let made = classes(py).and_then(|all| match all.get(class_of(&e)) {
         Some(cls) => cls.bind(py).call1((message.clone(), file, field)).map(Some),
         None => Ok(None),

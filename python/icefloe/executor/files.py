@@ -18,9 +18,9 @@ from collections.abc import Mapping
 import pyarrow.fs as pafs
 
 from .. import _native
-from ..errors import UnsupportedError
+from ..errors import AccessDeniedError, IcefloeIOError, UnsupportedError
 
-__all__ = ["local_path", "filesystem_for", "file_io_for", "scrub"]
+__all__ = ["local_path", "filesystem_for", "file_io_for", "scrub", "io_error"]
 
 _CONSTRUCTORS = {
     "s3": lambda o: pafs.S3FileSystem(**_s3_options(o)),
@@ -56,6 +56,12 @@ def _gcs_options(options: dict) -> dict:
 _SECRET_OPTIONS = ("access_key", "secret_key", "session_token", "account_key", "sas_token", "access_token")
 # signatures in URLs an error may quote (SAS tokens, presigned S3 URLs)
 _SIGNATURE = re.compile(r"((?:sig|X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token)=)[^&\s\"']+", re.I)
+# how pyarrow's S3, Azure and GCS clients say the credentials were refused
+_REFUSED = re.compile(
+    r"ACCESS_DENIED|AccessDenied|INVALID_ACCESS_KEY_ID|InvalidAccessKeyId|SIGNATURE_DOES_NOT_MATCH|"
+    r"SignatureDoesNotMatch|AuthenticationFailed|AuthorizationFailure|AuthorizationPermissionMismatch|"
+    r"PERMISSION_DENIED|Permission denied|HTTP status 40[13]|\b40[13] (?:Forbidden|Unauthorized)"
+)
 _lock = threading.Lock()
 _file_systems: dict[tuple, pafs.FileSystem] = {}
 _file_ios: dict[tuple, _native.FileIO] = {}
@@ -133,3 +139,11 @@ def scrub(text: str, location: str, io_properties: Mapping[str, str] | None) -> 
         for secret in sorted(secrets, key=len, reverse=True):
             text = text.replace(secret, "***")
     return _SIGNATURE.sub(r"\1***", text)
+
+
+def io_error(message: str, location: str) -> IcefloeIOError:
+    """The error for a failed read or write of ``location`` (``message`` already scrubbed):
+    an ``AccessDeniedError`` when the store refused the credentials, as the Rust FileIOs
+    type it, else an ``IcefloeIOError``."""
+    cls = AccessDeniedError if _REFUSED.search(message) else IcefloeIOError
+    return cls(message, file=location)

@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 
 from .. import _native
 from ..errors import InvalidArgumentError
-from .files import file_io_for, filesystem_for
+from .files import file_io_for, filesystem_for, io_error, scrub
 
 __all__ = ["PositionDeletes", "write_position_deletes"]
 
@@ -123,8 +123,14 @@ def write_position_deletes(
         if parent and isinstance(fs, pafs.LocalFileSystem):
             fs.create_dir(parent, recursive=True)
         table = pa.table([pa.array([path] * len(pos), pa.string()), pos], schema=schema)
-        with fs.open_output_stream(p) as sink:
-            pq.write_table(table, sink)
-        written.append((path, target, len(pos), fs.get_file_info(p).size))
+        try:
+            with fs.open_output_stream(p) as sink:
+                pq.write_table(table, sink)
+            size = fs.get_file_info(p).size
+        except OSError as e:
+            # typed and scrubbed as the data file writer's errors
+            text = scrub(str(e), target, io_properties)
+            raise io_error(f"cannot write position delete file {target}: {text}", target) from None
+        written.append((path, target, len(pos), size))
     added = _native.position_delete_file_rows(io, md, written)
     return PositionDeletes(pa.table(added), pa.table(added).slice(0, 0))

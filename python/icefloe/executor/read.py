@@ -46,7 +46,7 @@ from ..errors import (
     InvalidInputError,
     UnsupportedError,
 )
-from .files import file_io_for, filesystem_for, local_path, scrub
+from .files import file_io_for, filesystem_for, io_error, local_path, scrub
 from .tasks import CombinedScanTask
 
 __all__ = ["read_tasks", "METADATA_COLUMNS", "DEFAULT_BATCH_SIZE"]
@@ -477,7 +477,7 @@ def _open_parquet(location: str, what: str, io_properties: Mapping[str, str] | N
             raise InvalidInputError(
                 f"{what} {location} is not a valid Parquet file: {text}", file=location
             ) from None
-        raise IcefloeIOError(f"cannot read {what} {location}: {text}", file=location) from None
+        raise io_error(f"cannot read {what} {location}: {text}", location) from None
     except pa.ArrowInvalid as e:
         raise InvalidInputError(
             f"{what} {location} is not a valid Parquet file: {scrub(str(e), location, io_properties)}",

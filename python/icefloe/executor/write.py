@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 
 from .. import _native
 from ..errors import IcefloeIOError, InvalidArgumentError
-from .files import filesystem_for, scrub
+from .files import filesystem_for, io_error, scrub
 
 __all__ = ["write_data_files", "data_files_to_ipc", "data_files_from_ipc", "SPEC_ID_KEY"]
 
@@ -300,8 +300,8 @@ class _OpenFile:
                 fs.create_dir(parent, recursive=True)
             self.sink = fs.open_output_stream(fs_path)
         except OSError as e:
-            raise IcefloeIOError(
-                f"cannot write data file {path}: {scrub(str(e), path, io_properties)}", file=path
+            raise io_error(
+                f"cannot write data file {path}: {scrub(str(e), path, io_properties)}", path
             ) from None
         self.writer = pq.ParquetWriter(self.sink, arrow_schema, **options.parquet)
         self.batches: list[pa.RecordBatch] = []
@@ -310,15 +310,29 @@ class _OpenFile:
     def position(self) -> int:
         return self.sink.tell()
 
+    def _failed(self, e: OSError) -> IcefloeIOError:
+        # on an object store the bytes go out while writing and on close (the upload): a
+        # refusal there is as typed and scrubbed as one on open
+        io_properties = self.context.io_properties
+        return io_error(
+            f"cannot write data file {self.path}: {scrub(str(e), self.path, io_properties)}", self.path
+        )
+
     def write(self, chunk: pa.Table) -> None:
-        self.writer.write_table(chunk, row_group_size=max(chunk.num_rows, 1))
+        try:
+            self.writer.write_table(chunk, row_group_size=max(chunk.num_rows, 1))
+        except OSError as e:
+            raise self._failed(e) from None
         self.batches.extend(chunk.to_batches())
         self.rows += chunk.num_rows
 
     def close(self) -> pa.RecordBatch:
-        self.writer.close()
-        size = self.sink.tell()
-        self.sink.close()
+        try:
+            self.writer.close()
+            size = self.sink.tell()
+            self.sink.close()
+        except OSError as e:
+            raise self._failed(e) from None
         meta = self.writer.writer.metadata
         column_sizes = [0] * meta.num_columns
         split_offsets = []
