@@ -13,6 +13,7 @@ the kill test starts a REST server of its own, on a SQLite catalog that survives
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -216,6 +217,35 @@ def test_s3_upload_throttled_past_the_retry_budget_is_a_typed_error(s3, s3_proxy
     text = _shown(e.value)
     assert "-deletes.parquet" in text and "SLOW_DOWN" in text and SECRET not in text, text
     assert s3_proxy.actions("status")
+
+
+def test_s3_write_whose_answer_is_lost_is_recognised_as_its_own(s3, s3_proxy):
+    """moto stores the object, the proxy drops the answer, the client sends the create-only
+    PUT again and is refused (412): the FileIO finds its own bytes there, and the commit goes
+    on instead of failing after a write that succeeded."""
+    make, props, warehouse = s3
+    catalog = make()
+    t = _table_with_rows(catalog)
+    for written_by_the_commit in (r"-m0\.avro$", r"\.metadata\.json$"):
+        s3_proxy.add(action="drop", method="PUT", path=written_by_the_commit, count=1)
+        t.append(_rows(len(t.snapshots()) * 10, 1))
+        puts = [
+            e for e in s3_proxy.stats()["log"] if e[0] == "PUT" and re.search(written_by_the_commit, e[1])
+        ]
+        assert [e[2:] for e in puts[-2:]] == [["drop", 0], ["forward", 412]], puts
+    fresh = catalog.load_table("ns.t")
+    assert len(fresh.snapshots()) == 3
+    assert _ids(fresh) == [0, 1, 2, 3, 10, 20]
+    # another writer's object under the name is still refused
+    location = f"{warehouse}/other.bin"
+    io = _native.FileIO(location, props)
+    io.write_new(location, b"theirs")
+    s3_proxy.add(action="drop", method="PUT", path=r"/other2\.bin$", count=1)
+    io.write_new(location.replace("other", "other2"), b"mine")
+    assert io.read(location.replace("other", "other2")) == b"mine"
+    with pytest.raises(errors.IcefloeIOError, match="already exists"):
+        io.write_new(location, b"mine")
+    assert io.read(location) == b"theirs"
 
 
 def test_a_missing_bucket_is_a_typed_error_naming_the_location(s3, tmp_path):

@@ -381,8 +381,9 @@ impl ObjectStoreFileIO {
     }
 
     fn put(&self, location: &str, bytes: &[u8], mode: PutMode) -> Result<FileVersion> {
+        let create = matches!(mode, PutMode::Create);
         let payload = PutPayload::from(Bytes::copy_from_slice(bytes));
-        let result = self.call(location, |store, path| async move {
+        let e = match self.call(location, |store, path| async move {
             store
                 .put_opts(
                     &path,
@@ -393,11 +394,37 @@ impl ObjectStoreFileIO {
                     },
                 )
                 .await
-        })?;
-        Ok(FileVersion {
-            e_tag: result.e_tag,
-            version: result.version,
-        })
+        }) {
+            Ok(result) => {
+                return Ok(FileVersion {
+                    e_tag: result.e_tag,
+                    version: result.version,
+                })
+            }
+            Err(e) => e,
+        };
+        // The client sends a PUT again when its answer was lost (a dropped connection, a
+        // timeout). If the store had applied the first one, the conditional re-send finds
+        // the object there (create-only: AlreadyExists) or changed (If-Match: a failed
+        // precondition) by this very write. Then the object holds exactly these bytes, and
+        // the write succeeded; anything else is another writer's, and the error stands.
+        // Without this, a commit would fail (and delete its files) after writing its
+        // manifest or metadata file successfully.
+        let refused = match &e {
+            Error::Io { source, .. } => create && source.kind() == ErrorKind::AlreadyExists,
+            Error::PreconditionFailed { .. } => !create,
+            _ => false,
+        };
+        if refused && self.read(location).is_ok_and(|existing| existing == bytes) {
+            if let Ok(FileStatus {
+                version: Some(version),
+                ..
+            }) = self.status(location)
+            {
+                return Ok(version);
+            }
+        }
+        Err(e)
     }
 
     /// A multipart upload. Create-only is checked before the upload, not atomically (the
