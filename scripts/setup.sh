@@ -3,8 +3,8 @@
 # skips work that is already done.
 #   .venv/                     Python virtualenv with pinned dev deps + icefloe (maturin develop)
 #   .cache/azurite-*/          Azurite (npm), for the object-store tests (scripts/servers.sh)
-#   .cache/jars/               Iceberg Spark runtime jar and the SQLite JDBC driver (from Maven
-#                              Central) + icefloe-oracle.jar, and the Iceberg REST server jar
+#   .cache/jars/               Iceberg Spark runtime jar, Iceberg AWS bundle and the SQLite JDBC
+#                              driver (from Maven Central) + icefloe-oracle.jar, and the Iceberg REST server jar
 #                              (iceberg-open-api, fetched by scripts/servers.sh install)
 #   .cache/wheels/             wheels of icefloe's runtime dependencies, so that the
 #                              standalone-cluster test builds its executors' environment
@@ -23,6 +23,10 @@ ORACLE_JAR=".cache/jars/icefloe-oracle.jar"
 SQLITE_JDBC_VERSION="3.50.3.0"
 SQLITE_JDBC_ARTIFACT="org.xerial:sqlite-jdbc:${SQLITE_JDBC_VERSION}"
 SQLITE_JDBC_JAR=".cache/jars/sqlite-jdbc-${SQLITE_JDBC_VERSION}.jar"
+# AWS SDK bundle: the runtime jar has Java's S3FileIO but not the SDK it calls; the Java side of
+# tests/test_rest_s3_interop.py reads and writes tables on S3 (moto) through it
+AWS_BUNDLE_ARTIFACT="org.apache.iceberg:iceberg-aws-bundle:${ICEBERG_VERSION}"
+AWS_BUNDLE_JAR=".cache/jars/iceberg-aws-bundle-${ICEBERG_VERSION}.jar"
 PYTHON="${PYTHON:-python3}"
 
 log() { printf '[setup] %s\n' "$*"; }
@@ -78,6 +82,16 @@ if [[ ! -s "$SQLITE_JDBC_JAR" ]]; then
   [[ -s "$SQLITE_JDBC_JAR" ]] || die "Maven did not produce $SQLITE_JDBC_JAR"
 else
   log "SQLite JDBC driver present"
+fi
+
+if [[ ! -s "$AWS_BUNDLE_JAR" ]]; then
+  log "fetching $AWS_BUNDLE_ARTIFACT (Maven Central, cached in ~/.m2)"
+  mvn -q -B "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy" \
+    -Dartifact="$AWS_BUNDLE_ARTIFACT" -DoutputDirectory=.cache/jars \
+    -Dmdep.overWriteReleases=false
+  [[ -s "$AWS_BUNDLE_JAR" ]] || die "Maven did not produce $AWS_BUNDLE_JAR"
+else
+  log "Iceberg AWS bundle present"
 fi
 
 oracle_src=(tests/java/*.java)

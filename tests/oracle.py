@@ -27,6 +27,9 @@ RUNTIME_JAR = JAR_DIR / f"iceberg-spark-runtime-4.1_2.13-{ICEBERG_VERSION}.jar"
 ORACLE_JAR = JAR_DIR / "icefloe-oracle.jar"
 # the SQLite JDBC driver, for Java's JdbcCatalog on the catalog files icefloe writes
 SQLITE_JDBC_JAR = JAR_DIR / "sqlite-jdbc-3.50.3.0.jar"
+# the AWS SDK that Java's S3FileIO needs (the runtime jar ships S3FileIO without it), for the
+# REST catalog on S3 (tests/test_rest_s3_interop.py)
+AWS_BUNDLE_JAR = JAR_DIR / f"iceberg-aws-bundle-{ICEBERG_VERSION}.jar"
 ORACLE_CLASS = "icefloe.oracle.IcefloeOracle"
 
 
@@ -36,7 +39,7 @@ ORACLE_CLASS = "icefloe.oracle.IcefloeOracle"
 
 
 def missing_jars() -> list[Path]:
-    return [p for p in (RUNTIME_JAR, ORACLE_JAR, SQLITE_JDBC_JAR) if not p.is_file()]
+    return [p for p in (RUNTIME_JAR, ORACLE_JAR, SQLITE_JDBC_JAR, AWS_BUNDLE_JAR) if not p.is_file()]
 
 
 def start_spark(warehouse: Path, view_warehouse: Path, driver_memory: str = "1g"):
@@ -49,6 +52,9 @@ def start_spark(warehouse: Path, view_warehouse: Path, driver_memory: str = "1g"
     from pyspark.sql import SparkSession
 
     jars = [str(RUNTIME_JAR), str(ORACLE_JAR), str(SQLITE_JDBC_JAR)]
+    # The AWS bundle (63 MB) only goes on the driver class path: in local mode the executors
+    # run in the driver's JVM, and spark.jars would copy it into every session's work dir.
+    driver_class_path = [*jars, str(AWS_BUNDLE_JAR)]
     # Keep the JVM quiet and quick to start; tests never look at Spark's own logs.
     os.environ.setdefault("PYSPARK_SUBMIT_ARGS", "--driver-java-options -Dlog4j2.level=WARN pyspark-shell")
     # Spark's Python workers (the icefloe data source runs in them) need this interpreter,
@@ -70,7 +76,7 @@ def start_spark(warehouse: Path, view_warehouse: Path, driver_memory: str = "1g"
         # spark.jars alone is not visible to py4j's class loader: also put them on the driver
         # class path.
         .config("spark.jars", ",".join(jars))
-        .config("spark.driver.extraClassPath", os.pathsep.join(jars))
+        .config("spark.driver.extraClassPath", os.pathsep.join(driver_class_path))
         .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
         .config("spark.sql.catalog.java", "org.apache.iceberg.spark.SparkCatalog")
         .config("spark.sql.catalog.java.type", "hadoop")
