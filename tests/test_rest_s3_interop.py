@@ -283,3 +283,72 @@ def test_pyiceberg_and_icefloe_on_one_s3_table(catalog, namespace, server, versi
     expected = sorted(expected + [(70, "n70", "b")])
     got = pycat.load_table(f"{ns}.p").scan().to_arrow()
     assert sorted(zip(*(got.column(c).to_pylist() for c in ("id", "name", "cat")), strict=True)) == expected
+
+
+@pytest.mark.java
+def test_spark_executors_write_through_icefloe_and_java_reads(java, catalog, namespace, server):
+    """The executor side: icefloe's Spark data source, distributed delete and update run their
+    Parquet and deletion-vector I/O in Spark's Python workers (pyarrow's S3 file system from
+    the properties the driver hands them), on a table Java created; Java reads each result and
+    icefloe's source reads Java's own row-level changes."""
+    import icefloe.spark
+
+    spark, ns = java, namespace
+    icefloe.spark.register(spark)
+    name = f"{JAVA_CATALOG}.{ns}.e"
+    spark.sql(
+        f"CREATE TABLE {name} (id bigint NOT NULL, name string) USING iceberg PARTITIONED BY (bucket(4, id)) "
+        "TBLPROPERTIES ('format-version'='3', 'write.delete.mode'='merge-on-read')"
+    )
+    spark.sql(f"INSERT INTO {name} SELECT id, concat('n', id) FROM range(20)")
+    props = _client_properties(server)
+    options = {
+        "catalog": "rest_s3_interop",
+        "type": "rest",
+        "uri": props.pop("uri"),
+        "warehouse": props.pop("warehouse"),
+        **{f"catalog.{k}": v for k, v in props.items()},
+    }
+
+    def ours() -> list[tuple]:
+        df = spark.read.format("icefloe").options(**options).load(f"{ns}.e")
+        return sorted((r.id, r.name) for r in df.collect())
+
+    assert ours() == _spark_rows(spark, f"SELECT id, name FROM {name}") == [(i, f"n{i}") for i in range(20)]
+
+    df = spark.createDataFrame([(i, f"n{i}") for i in range(20, 30)], "id long, name string").repartition(2)
+    df.write.format("icefloe").options(**options).mode("append").save(f"{ns}.e")
+    expected = [(i, f"n{i}") for i in range(30)]
+    assert _spark_rows(spark, f"SELECT id, name FROM {name}") == expected
+
+    table = catalog.load_table(f"{ns}.e")
+    assert icefloe.spark.delete(spark, table, "id < 4 or id = 25").deleted_rows == 5
+    expected = [r for r in expected if not (r[0] < 4 or r[0] == 25)]
+    assert _spark_rows(spark, f"SELECT id, name FROM {name}") == expected
+    icefloe.spark.update(spark, catalog.load_table(f"{ns}.e"), "id = 10", {"name": "'ten'"})
+    expected = [(i, "ten" if i == 10 else n) for i, n in expected]
+    assert _spark_rows(spark, f"SELECT id, name FROM {name}") == expected
+
+    spark.sql(f"DELETE FROM {name} WHERE id = 11 OR id = 27")
+    expected = [r for r in expected if r[0] not in (11, 27)]
+    assert ours() == _spark_rows(spark, f"SELECT id, name FROM {name}") == expected
+    assert _ours_snapshots(catalog.load_table(f"{ns}.e")) == _java_snapshots(spark, name)
+
+
+def test_source_options_reopen_the_same_catalog():
+    """``icefloe.spark.update`` reads through the data source with options made from the
+    table's catalog: every property must survive (it used to pass ``s3.endpoint`` without the
+    ``catalog.`` prefix, so the source dropped it and went to AWS's endpoint)."""
+    from icefloe.spark.options import catalog_of, source_options
+
+    props = {
+        "type": "rest",
+        "uri": "http://127.0.0.1:9",
+        "warehouse": "s3://b/wh",
+        "s3.endpoint": "http://127.0.0.1:10",
+        "s3.path-style-access": "true",
+        "client.region": "us-east-1",
+    }
+    options = {**source_options("c", props), "path": "ns.t"}
+    reopened = catalog_of(options)
+    assert (reopened.name, dict(reopened.properties), reopened.table) == ("c", props, "ns.t")

@@ -21,7 +21,14 @@ from typing import Any
 from ..catalog import load_catalog
 from ..errors import InvalidArgumentError
 
-__all__ = ["ReadOptions", "WriteOptions", "catalog_of", "catalogs_from_conf", "with_conf_catalogs"]
+__all__ = [
+    "ReadOptions",
+    "WriteOptions",
+    "catalog_of",
+    "catalogs_from_conf",
+    "source_options",
+    "with_conf_catalogs",
+]
 
 #: catalog properties given as options of their own
 CATALOG_KEYS = ("type", "uri", "warehouse")
@@ -138,6 +145,17 @@ class CatalogOptions:
 
 def catalog_of(options: Mapping[str, str]) -> CatalogOptions:
     return CatalogOptions.of(_lower(options))
+
+
+def source_options(name: str, properties: Mapping[str, str]) -> dict[str, str]:
+    """The data-source options that reopen the catalog ``name`` with ``properties`` (the
+    inverse of :meth:`CatalogOptions.of`): every property but ``type``, ``uri`` and
+    ``warehouse`` needs the ``catalog.`` prefix, else the source drops it (a REST catalog on S3
+    would lose its ``s3.endpoint``)."""
+    options = {"catalog": name}
+    for key, value in properties.items():
+        options[key if key in CATALOG_KEYS else CATALOG_PREFIX + key] = value
+    return options
 
 
 @dataclass(frozen=True)

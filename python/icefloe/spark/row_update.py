@@ -27,6 +27,7 @@ from ..executor.position_deletes import write_position_deletes
 from ..executor.write import data_files_from_ipc, data_files_to_ipc, write_data_files
 from ..update.row_deletes import check_isolation_level, commit_row_changes, discard_files
 from . import types as T
+from .options import source_options
 from .source import register
 
 __all__ = ["UpdateResult", "update"]
@@ -44,7 +45,7 @@ class UpdateResult:
 
 
 def _rows(spark: Any, table: Any, snapshot_id: int, where: str) -> Any:
-    options = {"catalog": table.catalog.name, **table.catalog.properties}
+    options = source_options(table.catalog.name, table.catalog.properties)
     return (
         spark.read.format("icefloe")
         .options(**options)
