@@ -33,6 +33,7 @@ from icefloe import _native, errors
 from icefloe.executor.position_deletes import write_position_deletes
 from icefloe.executor.read import read_tasks
 from icefloe.executor.write import write_data_files
+from servers_env import server_env
 
 sys.path.insert(0, str(Path(__file__).parent))
 from faultproxy import FaultProxy  # noqa: E402
@@ -40,18 +41,6 @@ from faultproxy import FaultProxy  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "fault-secret-Zq8w3Rk2"  # moto accepts any key; this one must never be shown
 SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("name", pa.string())])
-
-
-def _env(*names: str) -> list[str]:
-    values = [os.environ.get(n) for n in names]
-    if not all(values):
-        message = (
-            f"{', '.join(names)} not set: run scripts/servers.sh start and source target/servers/servers.env"
-        )
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return values  # type: ignore[return-value]
 
 
 def _rows(n0: int, n: int) -> pa.Table:
@@ -75,7 +64,7 @@ def _shown(e: BaseException) -> str:
 
 @pytest.fixture(scope="module")
 def s3_proxy():
-    (endpoint,) = _env("ICEFLOE_TEST_S3_ENDPOINT")
+    (endpoint,) = server_env("ICEFLOE_TEST_S3_ENDPOINT")
     proxy = FaultProxy(endpoint)
     yield proxy
     proxy.close()
@@ -84,7 +73,7 @@ def s3_proxy():
 @pytest.fixture()
 def s3(s3_proxy, tmp_path):
     """A SQLite catalog whose warehouse is on moto behind the proxy, and the S3 properties."""
-    (bucket,) = _env("ICEFLOE_TEST_BUCKET")
+    (bucket,) = server_env("ICEFLOE_TEST_BUCKET")
     s3_proxy.clear()
     props = {
         "s3.endpoint": s3_proxy.url,
@@ -303,7 +292,7 @@ def _moto_with_auth():
 
 
 def test_wrong_s3_credentials_are_a_typed_error_without_the_secret(tmp_path):
-    _env("ICEFLOE_TEST_S3_ENDPOINT")
+    server_env("ICEFLOE_TEST_S3_ENDPOINT")
     proc, url = _moto_with_auth()
     try:
         props = {
@@ -373,7 +362,7 @@ def _wait_http(url: str, proc: subprocess.Popen, timeout: float) -> None:
 
 @pytest.fixture(scope="module")
 def rest_proxy():
-    (uri,) = _env("ICEFLOE_TEST_REST_URI")
+    (uri,) = server_env("ICEFLOE_TEST_REST_URI")
     proxy = FaultProxy(uri)
     yield proxy
     proxy.close()
@@ -381,7 +370,7 @@ def rest_proxy():
 
 @pytest.fixture()
 def rest(rest_proxy):
-    (warehouse,) = _env("ICEFLOE_TEST_REST_WAREHOUSE")
+    (warehouse,) = server_env("ICEFLOE_TEST_REST_WAREHOUSE")
     rest_proxy.clear()
     catalog = icefloe.load_catalog("rest_faults", type="rest", uri=rest_proxy.url, warehouse=warehouse)
     ns = f"faults_{uuid.uuid4().hex[:8]}"
@@ -465,7 +454,7 @@ def test_rest_commit_answered_503_is_state_unknown_and_keeps_files(rest, rest_pr
 def test_rest_commit_that_times_out_is_state_unknown_and_keeps_files(rest, rest_proxy):
     catalog, ns = rest
     catalog.create_table(f"{ns}.t", SCHEMA).append(_rows(0, 2))
-    (uri,) = _env("ICEFLOE_TEST_REST_WAREHOUSE")
+    (uri,) = server_env("ICEFLOE_TEST_REST_WAREHOUSE")
     impatient = icefloe.load_catalog(
         "rest_impatient",
         type="rest",
@@ -496,7 +485,7 @@ def test_rest_commit_that_times_out_is_state_unknown_and_keeps_files(rest, rest_
 def test_rest_reads_throttled_for_a_while_are_retried(rest, rest_proxy):
     catalog, ns = rest
     catalog.create_table(f"{ns}.t", SCHEMA).append(_rows(0, 2))
-    (warehouse,) = _env("ICEFLOE_TEST_REST_WAREHOUSE")
+    (warehouse,) = server_env("ICEFLOE_TEST_REST_WAREHOUSE")
     body = '{"error": {"message": "slow down", "type": "ServiceUnavailableException", "code": 503}}'
     # one 503 on loadTable: sent again after Java's first wait (1 s)
     rest_proxy.add(
@@ -574,7 +563,7 @@ class _RestServer:
 
 
 def test_rest_server_killed_while_a_commit_is_on_its_way(tmp_path):
-    _env("ICEFLOE_TEST_REST_URI")  # the servers of scripts/servers.sh are up: java is there
+    server_env("ICEFLOE_TEST_REST_URI")  # the servers of scripts/servers.sh are up: java is there
     server = _RestServer(tmp_path)
     server.start()
     proxy = FaultProxy(f"127.0.0.1:{server.port}")

@@ -12,13 +12,13 @@ overwrote and evolved, then writes on top of icefloe's commits and icefloe reads
 
 from __future__ import annotations
 
-import os
 import uuid
 
 import pyarrow as pa
 import pytest
 
 import icefloe
+from servers_env import server_env
 
 JAVA_CATALOG = "rests3"
 
@@ -30,15 +30,7 @@ def _env() -> dict[str, str]:
         "ICEFLOE_TEST_S3_ENDPOINT",
         "ICEFLOE_TEST_REST_S3_VENDED_KEY_ID",
     )
-    values = {n: os.environ.get(n, "") for n in names}
-    if not all(values.values()):
-        message = (
-            f"{', '.join(names)} not set: run scripts/servers.sh start and source target/servers/servers.env"
-        )
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return values
+    return dict(zip(names, server_env(*names), strict=True))
 
 
 def _client_properties(env: dict[str, str]) -> dict[str, str]:
