@@ -951,3 +951,201 @@ fn create_or_replace_keeps_the_history_on_the_server() {
     cat.drop_table(&t).unwrap();
     cat.drop_namespace(&ns).unwrap();
 }
+
+fn view_def(sql: &str, extra_column: bool) -> icefloe::commit::view::ViewDefinition {
+    let mut schema = schema();
+    if !extra_column {
+        schema = Schema::from_json(
+            &serde_json::json!({
+                "type": "struct", "schema-id": 0,
+                "fields": [{"id": 1, "name": "id", "required": true, "type": "long"}]
+            }),
+            "",
+        )
+        .unwrap();
+    }
+    icefloe::commit::view::ViewDefinition {
+        schema,
+        queries: vec![("spark".to_string(), sql.to_string())],
+        default_namespace: vec!["db".to_string()],
+        default_catalog: None,
+        summary: icefloe::commit::view::engine_summary(),
+        properties: [("owner".to_string(), "icefloe".to_string())].into(),
+        location: None,
+    }
+}
+
+#[test]
+fn views_are_created_replaced_listed_renamed_and_dropped() {
+    use icefloe::commit::view::{create_or_replace_view, create_view, replace_view};
+    let Some(cat) = local() else { return };
+    let ns = vec![unique("views")];
+    cat.create_namespace(&ns, &[]).unwrap();
+    let v = TableIdent::new(ns.clone(), "v");
+
+    let created = create_view(cat.as_ref(), &v, &view_def("SELECT id FROM t", false)).unwrap();
+    assert_eq!(created.metadata.current_version_id, 1);
+    let version = created.metadata.current_version().unwrap();
+    assert_eq!(
+        version.sql_for("spark").map(|r| r.sql.as_str()),
+        Some("SELECT id FROM t")
+    );
+    assert_eq!(
+        created.metadata.properties.get("owner").map(String::as_str),
+        Some("icefloe")
+    );
+    assert!(cat.view_exists(&v).unwrap());
+    assert_eq!(cat.list_views(&ns).unwrap(), vec![v.clone()]);
+    let loaded = cat.load_view(&v).unwrap();
+    assert_eq!(loaded.metadata_location, created.metadata_location);
+
+    // a second create of the name is AlreadyExists, as is a view over a table's name
+    let e = create_view(cat.as_ref(), &v, &view_def("SELECT 1", false)).unwrap_err();
+    assert!(matches!(e, Error::AlreadyExists { .. }), "{e}");
+    let t = TableIdent::new(ns.clone(), "t");
+    new_table(&cat, &t);
+    let e = create_view(cat.as_ref(), &t, &view_def("SELECT 1", false)).unwrap_err();
+    assert!(matches!(e, Error::AlreadyExists { .. }), "{e}");
+    // the server refuses it too when asked directly (no client-side check)
+    let md = icefloe::commit::view::new_view_metadata(
+        &view_def("SELECT 1", false),
+        &format!("{}-v2", created.metadata.location),
+        1,
+    )
+    .unwrap();
+    let e = cat.commit_view(&v, None, md).unwrap_err();
+    assert!(matches!(e, Error::AlreadyExists { .. }), "{e}");
+
+    // a replacement with a new schema: version 2, schema 1, the server's log
+    let replaced =
+        replace_view(cat.as_ref(), &v, &view_def("SELECT id, data FROM t", true)).unwrap();
+    assert_eq!(replaced.metadata.current_version_id, 2);
+    assert_eq!(replaced.metadata.versions.len(), 2);
+    assert_eq!(replaced.metadata.schemas.len(), 2);
+    let current = replaced.metadata.current_version().unwrap();
+    assert_eq!(current.schema_id, Some(1));
+    assert_eq!(
+        current.sql_for("spark").map(|r| r.sql.as_str()),
+        Some("SELECT id, data FROM t")
+    );
+    assert_eq!(replaced.metadata.view_uuid, created.metadata.view_uuid);
+    assert_eq!(
+        replaced
+            .metadata
+            .version_log
+            .iter()
+            .map(|e| e.version_id)
+            .collect::<Vec<_>>(),
+        vec![1, 2]
+    );
+    // an earlier version again: re-activated, nothing added (version 1 is not one: the
+    // server made it with its own summary, as Java's server does for any client)
+    let third = replace_view(cat.as_ref(), &v, &view_def("SELECT 3", false)).unwrap();
+    assert_eq!(third.metadata.current_version_id, 3);
+    let back = create_or_replace_view(cat.as_ref(), &v, &view_def("SELECT id, data FROM t", true))
+        .unwrap();
+    assert_eq!(back.metadata.current_version_id, 2);
+    assert_eq!(back.metadata.versions.len(), 3);
+    assert_eq!(
+        back.metadata
+            .version_log
+            .iter()
+            .map(|e| e.version_id)
+            .collect::<Vec<_>>(),
+        vec![1, 2, 3, 2]
+    );
+
+    // a writer that replaces from a stale base loses: CommitFailed
+    let stale = loaded;
+    let md = icefloe::commit::view::replace_view_metadata(
+        &stale.metadata,
+        &view_def("SELECT 3", false),
+        1,
+    )
+    .unwrap();
+    let mut md = md;
+    md.view_uuid = stale.metadata.view_uuid.clone();
+    // the uuid requirement holds; a dropped and re-created view does not have it
+    cat.drop_view(&v).unwrap();
+    create_view(cat.as_ref(), &v, &view_def("SELECT id FROM t", false)).unwrap();
+    let e = cat.commit_view(&v, Some(&stale), md).unwrap_err();
+    assert!(matches!(e, Error::CommitFailed { .. }), "{e}");
+
+    // replacing a missing view
+    let missing = TableIdent::new(ns.clone(), "missing");
+    let e = replace_view(cat.as_ref(), &missing, &view_def("SELECT 1", false)).unwrap_err();
+    assert!(matches!(e, Error::NoSuchView { .. }), "{e}");
+
+    let renamed = TableIdent::new(ns.clone(), "renamed");
+    cat.rename_view(&v, &renamed).unwrap();
+    assert!(!cat.view_exists(&v).unwrap());
+    assert_eq!(cat.list_views(&ns).unwrap(), vec![renamed.clone()]);
+    cat.drop_view(&renamed).unwrap();
+    assert!(cat.list_views(&ns).unwrap().is_empty());
+    cat.purge_table(&t, Default::default()).unwrap();
+    cat.drop_namespace(&ns).unwrap();
+}
+
+#[test]
+fn a_multi_table_commit_moves_both_tables_or_neither() {
+    use icefloe::commit::commit_transactions;
+    let Some(cat) = local() else { return };
+    let ns = vec![unique("multi")];
+    cat.create_namespace(&ns, &[]).unwrap();
+    let a = TableIdent::new(ns.clone(), "a");
+    let b = TableIdent::new(ns.clone(), "b");
+    let base_a = new_table(&cat, &a);
+    let base_b = new_table(&cat, &b);
+
+    let mut tx_a = Transaction::new(Arc::clone(&cat), a.clone(), base_a.clone());
+    tx_a.append_files(vec![data_file(&base_a.metadata.location, "a1", 3)]);
+    let mut tx_b = Transaction::new(Arc::clone(&cat), b.clone(), base_b.clone());
+    tx_b.append_files(vec![data_file(&base_b.metadata.location, "b1", 4)]);
+    tx_b.set_properties(props(&[("moved", "yes")])).unwrap();
+    let states = commit_transactions(vec![tx_a, tx_b]).unwrap();
+    assert_eq!(states.len(), 2);
+    let now_a = cat.load_table(&a).unwrap();
+    let now_b = cat.load_table(&b).unwrap();
+    assert_eq!(states[0].metadata_location, now_a.metadata_location);
+    assert_eq!(states[1].metadata_location, now_b.metadata_location);
+    assert_eq!(now_a.metadata.snapshots.len(), 1);
+    assert_eq!(now_b.metadata.snapshots.len(), 1);
+    assert_eq!(now_b.metadata.property("moved"), Some("yes"));
+
+    // a stale base on one table fails the whole commit: neither table moves
+    let mut tx_a = Transaction::new(Arc::clone(&cat), a.clone(), now_a.clone());
+    tx_a.append_files(vec![data_file(&base_a.metadata.location, "a2", 1)]);
+    let mut tx_b = Transaction::new(Arc::clone(&cat), b.clone(), base_b.clone());
+    tx_b.append_files(vec![data_file(&base_b.metadata.location, "b2", 1)]);
+    let e = commit_transactions(vec![tx_a, tx_b]).unwrap_err();
+    assert!(matches!(e, Error::CommitFailed { .. }), "{e}");
+    assert!(e.to_string().contains("transactions/commit"), "{e}");
+    assert!(e.to_string().contains("not retried"), "{e}");
+    assert_eq!(
+        cat.load_table(&a).unwrap().metadata_location,
+        now_a.metadata_location
+    );
+    assert_eq!(
+        cat.load_table(&b).unwrap().metadata_location,
+        now_b.metadata_location
+    );
+
+    // a transaction without changes is not sent; an empty list commits nothing
+    let idle = Transaction::new(Arc::clone(&cat), a.clone(), now_a.clone());
+    let states = commit_transactions(vec![idle]).unwrap();
+    assert_eq!(states[0].metadata_location, now_a.metadata_location);
+    assert!(commit_transactions(Vec::new()).unwrap().is_empty());
+
+    // a table named twice is refused before anything is sent
+    let one = Transaction::new(Arc::clone(&cat), a.clone(), now_a.clone());
+    let mut two = Transaction::new(Arc::clone(&cat), a.clone(), now_a.clone());
+    two.set_properties(props(&[("x", "1")])).unwrap();
+    let mut one = one;
+    one.set_properties(props(&[("y", "1")])).unwrap();
+    let e = commit_transactions(vec![one, two]).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+
+    cat.purge_table(&a, Default::default()).unwrap();
+    cat.purge_table(&b, Default::default()).unwrap();
+    cat.drop_namespace(&ns).unwrap();
+}

@@ -143,6 +143,15 @@ pub struct ViewState {
     pub metadata: Arc<ViewMetadata>,
 }
 
+/// One table's part of a multi-table commit ([`Catalog::commit_tables`]): the table moves
+/// from `base` (`None`: it must not exist yet) to `metadata`.
+#[derive(Debug, Clone)]
+pub struct TableCommit {
+    pub ident: TableIdent,
+    pub base: Option<TableState>,
+    pub metadata: TableMetadata,
+}
+
 /// A catalog of namespaces, tables and views.
 ///
 /// Every implementation must make [`Catalog::commit_table`] and [`Catalog::commit_view`]
@@ -202,6 +211,20 @@ pub trait Catalog: Send + Sync {
         base: Option<&TableState>,
         metadata: TableMetadata,
     ) -> Result<TableState>;
+
+    /// Commits several tables at once: every table moves from its base to its new
+    /// metadata, or none does (`CommitFailed` when a base is stale, `CommitStateUnknown`
+    /// when the outcome cannot be known). A table may appear once. Catalogs that cannot
+    /// swap several pointers atomically refuse with `Unsupported`, which is the default.
+    fn commit_tables(&self, commits: Vec<TableCommit>) -> Result<()> {
+        let names: Vec<String> = commits.iter().map(|c| c.ident.to_string()).collect();
+        Err(Error::unsupported(format!(
+            "catalog {}: committing several tables atomically ({}) is not supported by this \
+             catalog (the REST catalog supports it)",
+            self.name(),
+            names.join(", ")
+        )))
+    }
 
     // --- views ---
 

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::*;
 use crate::catalog::testing::{scratch_dir, table_metadata, view_metadata};
+use crate::catalog::TableCommit;
 use crate::io::LocalFileIO;
 use crate::manifest::list::write_manifest_list;
 use crate::manifest::writer::ManifestWriter;
@@ -944,4 +945,32 @@ fn purge_keeps_files_outside_the_table_location_unless_asked() {
         // the other table is still readable
         assert!(cat.load_table(&ident("db.other")).is_ok());
     }
+}
+
+#[test]
+fn a_multi_table_commit_is_unsupported_and_changes_nothing() {
+    let f = Fixture::new("sql-multi-table");
+    let cat = f.open("c");
+    cat.create_namespace(&ns(&["db"]), &[]).unwrap();
+    let a = create_table(&cat, "db.a");
+    let b = create_table(&cat, "db.b");
+    let commits = vec![
+        TableCommit {
+            ident: ident("db.a"),
+            base: Some(a.clone()),
+            metadata: with_property(&a, "k", "v"),
+        },
+        TableCommit {
+            ident: ident("db.b"),
+            base: Some(b.clone()),
+            metadata: with_property(&b, "k", "v"),
+        },
+    ];
+    let e = cat.commit_tables(commits).unwrap_err();
+    assert!(matches!(e, Error::Unsupported { .. }), "{e}");
+    assert!(e.to_string().contains("db.a, db.b"), "{e}");
+    assert_eq!(
+        cat.load_table(&ident("db.a")).unwrap().metadata_location,
+        a.metadata_location
+    );
 }

@@ -32,7 +32,8 @@ pub use expire::{ExpireResult, ExpireSnapshots};
 pub use manage_snapshots::{ManageSnapshots, SnapshotOp};
 pub use snapshot::{manifests_to_rewrite, ManifestLayout, SnapshotKind, SnapshotProducer};
 pub use transaction::{
-    create_or_replace_table, create_table, MetadataChange, NewTable, PendingChange, Transaction,
+    commit_transactions, create_or_replace_table, create_table, MetadataChange, NewTable,
+    PendingChange, Transaction,
 };
 pub use update::{TableRequirement, TableUpdate};
 

@@ -20,7 +20,7 @@ use super::properties::RetryPolicy;
 use super::schema_change::SchemaChange;
 use super::snapshot::SnapshotProducer;
 use super::update::{check_requirements, TableRequirement, TableUpdate};
-use crate::catalog::{Catalog, TableIdent, TableState};
+use crate::catalog::{Catalog, TableCommit, TableIdent, TableState};
 use crate::error::{Error, Result};
 use crate::io::FileIO;
 use crate::manifest::DataFile;
@@ -454,6 +454,110 @@ impl Transaction {
                 delete_files(io.as_ref(), &self.owned_files);
                 Err(e)
             }
+        }
+    }
+}
+
+/// Commits several transactions, each on its own table of one catalog, atomically
+/// ([`Catalog::commit_tables`]; the REST catalog's `/v1/{prefix}/transactions/commit`):
+/// every table gets its changes, or none does. Returns each table's new state, in order
+/// (loaded again after the commit: the REST answer has no metadata).
+///
+/// There is no automatic retry: a stale base on any table (`CommitFailed`) fails the whole
+/// commit, and the files every transaction wrote are deleted (the spec makes the commit
+/// atomic, so none is referenced). Re-applying each table's changes on its fresh state, as
+/// a single-table commit does, would re-validate each change against its own table only,
+/// while a multi-table commit usually keeps an invariant *between* tables that the caller
+/// computed from what it read (rows moved from one table to another); the caller must read
+/// again and redo. `CommitStateUnknown` keeps every transaction's files, as for one table.
+/// A transaction with no change is not sent; its table's state is its base.
+pub fn commit_transactions(transactions: Vec<Transaction>) -> Result<Vec<TableState>> {
+    let Some(first) = transactions.first() else {
+        return Ok(Vec::new());
+    };
+    let catalog = Arc::clone(&first.catalog);
+    let same = |c: &Arc<dyn Catalog>| {
+        std::ptr::eq(
+            Arc::as_ptr(c).cast::<()>(),
+            Arc::as_ptr(&catalog).cast::<()>(),
+        )
+    };
+    if let Some(other) = transactions.iter().find(|t| !same(&t.catalog)) {
+        return Err(Error::invalid_argument(format!(
+            "table {} belongs to another catalog than {}: a multi-table commit goes through one \
+             catalog",
+            other.ident, first.ident
+        )));
+    }
+    let mut transactions = transactions;
+    let io = catalog.io();
+    let mut commits = Vec::new();
+    // (index, state) of the transactions that change nothing
+    let mut unchanged = Vec::new();
+    let built: Result<()> = (|| {
+        for (i, tx) in transactions.iter_mut().enumerate() {
+            let base = tx.base.clone();
+            let builder = tx.build_attempt(base.as_ref())?;
+            if let (Start::Existing, Some(b), false) = (&tx.start, &base, builder.has_changes()) {
+                unchanged.push((i, b.clone()));
+                continue;
+            }
+            commits.push(TableCommit {
+                ident: tx.ident.clone(),
+                base,
+                metadata: builder.build()?,
+            });
+        }
+        if commits.is_empty() {
+            return Ok(());
+        }
+        catalog.commit_tables(commits)
+    })();
+    let owned: Vec<String> = transactions
+        .iter()
+        .flat_map(|t| t.owned_files.iter().cloned())
+        .collect();
+    match built {
+        Ok(()) => {
+            for tx in &mut transactions {
+                tx.changes
+                    .iter_mut()
+                    .for_each(|c| c.clean_up(io.as_ref(), true));
+            }
+            let mut out = Vec::with_capacity(transactions.len());
+            for (i, tx) in transactions.iter().enumerate() {
+                match unchanged.iter().find(|(j, _)| *j == i) {
+                    Some((_, state)) => out.push(state.clone()),
+                    None => out.push(catalog.load_table(&tx.ident).map_err(|e| {
+                        Error::ServiceFailure {
+                            message: format!(
+                                "the multi-table commit succeeded, but loading {} again \
+                                 failed: {e}",
+                                tx.ident
+                            ),
+                        }
+                    })?),
+                }
+            }
+            Ok(out)
+        }
+        Err(Error::CommitStateUnknown { message }) => Err(Error::CommitStateUnknown {
+            message: kept_files_note(message, &owned),
+        }),
+        Err(e) => {
+            for tx in &mut transactions {
+                tx.changes
+                    .iter_mut()
+                    .for_each(|c| c.clean_up(io.as_ref(), false));
+            }
+            delete_files(io.as_ref(), &owned);
+            Err(match e {
+                Error::CommitFailed { message } => Error::commit_failed(format!(
+                    "{message} (a multi-table commit is not retried: load the tables again and \
+                     redo the changes)"
+                )),
+                other => other,
+            })
         }
     }
 }

@@ -241,6 +241,10 @@ impl Paths {
     pub(super) fn rename_view(&self) -> String {
         format!("{}/views/rename", self.root)
     }
+
+    pub(super) fn commit_transaction(&self) -> String {
+        format!("{}/transactions/commit", self.root)
+    }
 }
 
 /// The JSON form of a namespace in request bodies and answers: its levels.

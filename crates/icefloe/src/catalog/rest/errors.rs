@@ -24,13 +24,29 @@ pub(super) enum Endpoint {
     /// Dropping a namespace: 409 means it is not empty.
     DropNamespace,
     Table,
-    /// Creating or registering a table: 404 means the namespace is missing.
+    /// Creating or registering a table, or creating a view: 404 means the namespace is
+    /// missing, 409 that the name is taken.
     CreateTable,
     /// `POST .../tables/{table}`: 409 is a lost race, 5xx an unknown outcome.
     Commit,
     View,
+    /// `POST .../views/{view}`: as `Commit`, for a view.
+    ViewCommit,
+    /// `POST .../transactions/commit`: as `Commit`, for several tables at once.
+    Transaction,
     /// An OAuth2 token endpoint.
     Token,
+}
+
+impl Endpoint {
+    /// Whether the request asks the server to change a pointer: a 409 is then a lost race,
+    /// and a 5xx or a lost answer leaves the outcome unknown.
+    pub(super) fn is_commit(self) -> bool {
+        matches!(
+            self,
+            Endpoint::Commit | Endpoint::ViewCommit | Endpoint::Transaction
+        )
+    }
 }
 
 /// The parts of a failed answer that an error is made of.
@@ -136,21 +152,25 @@ pub(super) fn from_failure(f: &Failure<'_>, redactor: &Redactor) -> Error {
         },
         (404, _) if model.is("NoSuchTableException") => Error::NoSuchTable { table: subject() },
         (404, _) if model.is("NoSuchViewException") => Error::NoSuchView { view: subject() },
-        (404, Endpoint::Table | Endpoint::Commit) => Error::NoSuchTable { table: subject() },
+        (404, Endpoint::Table | Endpoint::Commit | Endpoint::Transaction) => {
+            Error::NoSuchTable { table: subject() }
+        }
         (404, Endpoint::Namespace | Endpoint::DropNamespace | Endpoint::CreateTable) => {
             Error::NoSuchNamespace {
                 namespace: subject(),
             }
         }
-        (404, Endpoint::View) => Error::NoSuchView { view: subject() },
+        (404, Endpoint::View | Endpoint::ViewCommit) => Error::NoSuchView { view: subject() },
         (404, _) => Error::not_found(detail),
         (406 | 501, _) => Error::unsupported(format!("not supported by the server: {detail}")),
-        (409, Endpoint::Commit) => Error::commit_failed(detail),
+        (409, e) if e.is_commit() => Error::commit_failed(detail),
         (409, Endpoint::DropNamespace) => Error::NamespaceNotEmpty {
             namespace: subject(),
         },
         (409, _) => Error::already_exists(detail),
-        (500 | 502 | 503 | 504, Endpoint::Commit) => Error::CommitStateUnknown { message: detail },
+        (500 | 502 | 503 | 504, e) if e.is_commit() => {
+            Error::CommitStateUnknown { message: detail }
+        }
         _ => Error::ServiceFailure { message: detail },
     }
 }
@@ -203,11 +223,35 @@ mod tests {
             fail(Endpoint::Commit, 409, &model("CommitFailedException", "x")),
             Error::CommitFailed { .. }
         ));
-        for status in [500, 502, 503, 504] {
+        for endpoint in [Endpoint::ViewCommit, Endpoint::Transaction] {
             assert!(matches!(
-                fail(Endpoint::Commit, status, ""),
-                Error::CommitStateUnknown { .. }
+                fail(endpoint, 409, &model("CommitFailedException", "x")),
+                Error::CommitFailed { .. }
             ));
+        }
+        assert!(matches!(
+            fail(Endpoint::ViewCommit, 404, ""),
+            Error::NoSuchView { .. }
+        ));
+        assert!(matches!(
+            fail(
+                Endpoint::CreateTable,
+                409,
+                &model("AlreadyExistsException", "x")
+            ),
+            Error::AlreadyExists { .. }
+        ));
+        for status in [500, 502, 503, 504] {
+            for endpoint in [
+                Endpoint::Commit,
+                Endpoint::ViewCommit,
+                Endpoint::Transaction,
+            ] {
+                assert!(matches!(
+                    fail(endpoint, status, ""),
+                    Error::CommitStateUnknown { .. }
+                ));
+            }
             assert!(matches!(
                 fail(Endpoint::Table, status, ""),
                 Error::ServiceFailure { .. }

@@ -516,7 +516,7 @@ impl HttpClient {
                     if timeout { "timed out" } else { "failed" },
                     error_chain(&e.without_url())
                 ));
-                if endpoint == Endpoint::Commit && !connect {
+                if endpoint.is_commit() && !connect {
                     return Error::CommitStateUnknown { message };
                 }
                 let kind = if timeout {

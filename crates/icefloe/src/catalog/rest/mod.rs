@@ -5,7 +5,7 @@
 //! - `http`: requests, the owned runtime, bounded answers, transport errors;
 //! - `auth`: bearer token, OAuth2 client credentials with refresh, `header.*`;
 //! - `errors`: the spec's `ErrorModel` and statuses as typed errors;
-//! - `namespaces`, `tables`: the requests;
+//! - `namespaces`, `tables`, `views`: the requests;
 //! - `commit`: a commit (base and new metadata) as `requirements` and `updates`;
 //! - `file_io`: the catalog's FileIO, which uses each table's vended `config`.
 //!
@@ -14,8 +14,9 @@
 //! refreshed base; 500/502/503/504 or a lost answer are `CommitStateUnknown`). The server
 //! writes the metadata file, so this catalog writes none.
 //!
-//! Views can be listed, loaded, renamed and dropped; committing a view is not supported
-//! yet (an `Unsupported` error). Purging asks the server to purge
+//! Views are created (`CreateViewRequest`) and replaced (`CommitViewRequest`, see `views`).
+//! Several tables commit together through `POST /v1/{prefix}/transactions/commit`
+//! ([`Catalog::commit_tables`]). Purging asks the server to purge
 //! (`purgeRequested=true`); the server decides what it deletes, so the result counts nothing.
 
 mod auth;
@@ -26,6 +27,7 @@ mod file_io;
 mod http;
 mod namespaces;
 mod tables;
+mod views;
 
 use std::sync::Arc;
 
@@ -33,7 +35,9 @@ use self::config::{get, ConfigResponse, Paths};
 use self::errors::Endpoint;
 use self::file_io::RestFileIO;
 use self::http::{HttpClient, Method, Request};
-use super::{Catalog, Namespace, PurgeResult, PurgeScope, TableIdent, TableState, ViewState};
+use super::{
+    Catalog, Namespace, PurgeResult, PurgeScope, TableCommit, TableIdent, TableState, ViewState,
+};
 use crate::error::{Error, Result};
 use crate::io::FileIO;
 use crate::spec::table_metadata::TableMetadata;
@@ -103,15 +107,6 @@ impl RestCatalog {
     /// Values are not returned: they may be credentials.
     pub fn file_io_keys(&self, location: &str) -> Vec<String> {
         self.io.config_keys_for(location)
-    }
-
-    fn view_request(&self, method: Method, ident: &TableIdent) -> Result<Request> {
-        Ok(Request::new(
-            method,
-            self.paths.view(ident)?,
-            Endpoint::View,
-            ident.to_string(),
-        ))
     }
 }
 
@@ -223,22 +218,7 @@ impl Catalog for RestCatalog {
     }
 
     fn load_view(&self, ident: &TableIdent) -> Result<ViewState> {
-        let req = self.view_request(Method::Get, ident)?;
-        let shown = format!("GET /{}", req.path);
-        let body = self.http.send(&req)?.json(&shown)?;
-        let location = body
-            .get("metadata-location")
-            .and_then(serde_json::Value::as_str)
-            .ok_or_else(|| errors::protocol_error(&shown, "no 'metadata-location'"))?
-            .to_string();
-        let metadata = body
-            .get("metadata")
-            .ok_or_else(|| errors::protocol_error(&shown, "no 'metadata'"))?;
-        let metadata = ViewMetadata::from_json(metadata).map_err(|e| e.in_file(&shown))?;
-        Ok(ViewState {
-            metadata_location: location,
-            metadata: Arc::new(metadata),
-        })
+        self.rest_load_view(ident)
     }
 
     fn rename_view(&self, from: &TableIdent, to: &TableIdent) -> Result<()> {
@@ -253,12 +233,13 @@ impl Catalog for RestCatalog {
     fn commit_view(
         &self,
         ident: &TableIdent,
-        _base: Option<&ViewState>,
-        _metadata: ViewMetadata,
+        base: Option<&ViewState>,
+        metadata: ViewMetadata,
     ) -> Result<ViewState> {
-        Err(Error::unsupported(format!(
-            "view {ident}: creating and replacing views through the REST catalog is not \
-             supported yet"
-        )))
+        self.rest_commit_view(ident, base, &metadata)
+    }
+
+    fn commit_tables(&self, commits: Vec<TableCommit>) -> Result<()> {
+        self.rest_commit_transaction(&commits)
     }
 }

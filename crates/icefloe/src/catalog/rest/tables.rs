@@ -16,7 +16,7 @@ use super::errors::{protocol_error, Endpoint};
 use super::http::{Method, Request};
 use super::namespaces::{next_page_token, string_map_from_json, MAX_PAGES};
 use super::RestCatalog;
-use crate::catalog::{TableIdent, TableState};
+use crate::catalog::{TableCommit, TableIdent, TableState};
 use crate::error::{Error, Result};
 use crate::spec::table_metadata::TableMetadata;
 
@@ -232,6 +232,41 @@ impl RestCatalog {
                     "{shown}: the server accepted the commit but its answer cannot be used: {e}"
                 ),
             })
+    }
+
+    /// `POST /v1/{prefix}/transactions/commit`: every table's requirements and updates in
+    /// one `CommitTransactionRequest`, which the server applies to all tables or none. The
+    /// answer (204) has no metadata: callers load the tables again.
+    pub(super) fn rest_commit_transaction(&self, commits: &[TableCommit]) -> Result<()> {
+        if commits.is_empty() {
+            return Ok(());
+        }
+        let mut changes = Vec::with_capacity(commits.len());
+        for (i, c) in commits.iter().enumerate() {
+            if commits[..i].iter().any(|o| o.ident == c.ident) {
+                return Err(Error::invalid_argument(format!(
+                    "table {} appears twice in one multi-table commit",
+                    c.ident
+                )));
+            }
+            // the identifier is checked as a path would be: the server reads it as one
+            self.paths.table(&c.ident)?;
+            let commit = match &c.base {
+                None => CommitRequest::for_create(&c.ident, &c.metadata)?,
+                Some(b) => CommitRequest::for_update(&c.ident, &b.metadata, &c.metadata)?,
+            };
+            changes.push(commit.to_json(&c.ident));
+        }
+        let names: Vec<String> = commits.iter().map(|c| c.ident.to_string()).collect();
+        let req = Request::new(
+            Method::Post,
+            self.paths.commit_transaction(),
+            Endpoint::Transaction,
+            names.join(", "),
+        )
+        .json(serde_json::json!({ "table-changes": changes }));
+        self.http.send(&req)?;
+        Ok(())
     }
 
     /// Where the server would place a new table: asks with a staged create (nothing is
