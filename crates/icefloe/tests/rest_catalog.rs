@@ -1149,3 +1149,64 @@ fn a_multi_table_commit_moves_both_tables_or_neither() {
     cat.purge_table(&b, Default::default()).unwrap();
     cat.drop_namespace(&ns).unwrap();
 }
+
+#[test]
+fn a_staged_create_writes_first_and_creates_the_table_at_commit() {
+    use icefloe::commit::NewTable;
+    let Some(cat) = local() else { return };
+    let ns = vec![unique("staged")];
+    cat.create_namespace(&ns, &[]).unwrap();
+    let t = TableIdent::new(ns.clone(), "ctas");
+
+    let mut table = NewTable::new(schema());
+    table.properties = props(&[("owner", "ctas")]);
+    let mut tx = Transaction::create(Arc::clone(&cat), t.clone(), table.clone());
+    // the server's staged metadata: its location and the `created-at` it adds; nothing
+    // exists yet
+    let staged = tx.new_table_metadata().unwrap();
+    assert!(!cat.table_exists(&t).unwrap());
+    assert!(staged.property("created-at").is_some(), "{staged:?}");
+    assert_eq!(staged.property("owner"), Some("ctas"));
+    assert_eq!(staged.format_version, 3);
+    assert!(staged.location.ends_with("/ctas"), "{}", staged.location);
+    tx.append_files(vec![data_file(&staged.location, "first", 7)]);
+    let created = tx.commit().unwrap();
+    assert_eq!(created.metadata.location, staged.location);
+    let loaded = cat.load_table(&t).unwrap();
+    assert_eq!(loaded.metadata_location, created.metadata_location);
+    assert_eq!(loaded.metadata.snapshots.len(), 1);
+    assert_eq!(loaded.metadata.property("owner"), Some("ctas"));
+    assert!(loaded.metadata.property("created-at").is_some());
+    assert_eq!(
+        loaded.metadata.current_schema().unwrap().as_struct(),
+        staged.current_schema().unwrap().as_struct()
+    );
+
+    // someone else creates the table between the stage and the commit: assert-create
+    // fails (409, CommitFailed without retries; AlreadyExists after the refresh with them)
+    let other = TableIdent::new(ns.clone(), "raced");
+    let mut slow = Transaction::create(Arc::clone(&cat), other.clone(), table.clone())
+        .with_retry_policy(no_retries());
+    let md = slow.new_table_metadata().unwrap();
+    slow.append_files(vec![data_file(&md.location, "lost", 1)]);
+    let mut retried = Transaction::create(Arc::clone(&cat), other.clone(), table.clone());
+    retried.new_table_metadata().unwrap();
+    let winner = new_table(&cat, &other);
+    let e = slow.commit().unwrap_err();
+    assert!(matches!(e, Error::CommitFailed { .. }), "{e}");
+    let e = retried.commit().unwrap_err();
+    assert!(matches!(e, Error::AlreadyExists { .. }), "{e}");
+    assert_eq!(
+        cat.load_table(&other).unwrap().metadata_location,
+        winner.metadata_location
+    );
+
+    // a transaction on an existing table creates nothing
+    let mut existing = Transaction::load(Arc::clone(&cat), t.clone()).unwrap();
+    let e = existing.new_table_metadata().unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+
+    cat.purge_table(&t, Default::default()).unwrap();
+    cat.purge_table(&other, Default::default()).unwrap();
+    cat.drop_namespace(&ns).unwrap();
+}

@@ -20,6 +20,9 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::io::FileIO;
+use crate::spec::partition::PartitionSpec;
+use crate::spec::schema::Schema;
+use crate::spec::sort::SortOrder;
 use crate::spec::table_metadata::TableMetadata;
 use crate::spec::view_metadata::ViewMetadata;
 pub use metadata_file::{PurgeResult, PurgeScope};
@@ -203,6 +206,23 @@ pub trait Catalog: Send + Sync {
     /// (data, deletes, manifests, lists, statistics, metadata) that `scope` allows; see
     /// [`metadata_file::drop_table_data`].
     fn purge_table(&self, ident: &TableIdent, scope: PurgeScope) -> Result<PurgeResult>;
+    /// Asks the catalog how a new table starts, before anything is written or created (the
+    /// REST spec's staged create, `stage-create: true`): the metadata it would give the
+    /// table (its location, the properties it adds). The table is created later by a
+    /// [`Catalog::commit_table`] without a base, which fails if the name was taken
+    /// meanwhile. `None` (the default): the catalog has no say, the creator builds the
+    /// metadata itself. `properties` may hold `format-version`.
+    fn stage_create(
+        &self,
+        _ident: &TableIdent,
+        _schema: &Schema,
+        _spec: &PartitionSpec,
+        _sort_order: &SortOrder,
+        _location: Option<&str>,
+        _properties: &[(String, String)],
+    ) -> Result<Option<TableMetadata>> {
+        Ok(None)
+    }
     /// Writes `metadata` as the table's next metadata file and points the table at it, if
     /// the table still points at `base` (`None`: the table must not exist yet, i.e. create).
     fn commit_table(

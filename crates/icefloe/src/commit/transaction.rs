@@ -15,7 +15,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::builder::{format_version_property, MetadataBuilder, RESERVED_PROPERTIES};
+use super::builder::{
+    format_version_property, MetadataBuilder, DEFAULT_FORMAT_VERSION, RESERVED_PROPERTIES,
+};
 use super::properties::RetryPolicy;
 use super::schema_change::SchemaChange;
 use super::snapshot::SnapshotProducer;
@@ -28,6 +30,7 @@ use crate::spec::partition::PartitionSpec;
 use crate::spec::schema::Schema;
 use crate::spec::schema_update::UpdateSchema;
 use crate::spec::sort::SortOrder;
+use crate::spec::table_metadata::TableMetadata;
 
 /// One change of a transaction, applied anew to the base of every attempt.
 pub trait PendingChange: Send {
@@ -111,6 +114,10 @@ pub struct Transaction {
     owned_files: Vec<String>,
     /// Overrides the table's `commit.retry.*` (tests).
     retry: Option<RetryPolicy>,
+    /// For a table to be created: what the catalog's staged create answered (asked once,
+    /// so that every attempt, and the data files written before the commit, agree on
+    /// the location and ids). `Some(None)`: asked, the catalog has no say.
+    staged: Option<Option<Arc<TableMetadata>>>,
 }
 
 impl std::fmt::Debug for Transaction {
@@ -134,6 +141,7 @@ impl Transaction {
             changes: Vec::new(),
             owned_files: Vec::new(),
             retry: None,
+            staged: None,
         }
     }
 
@@ -154,6 +162,7 @@ impl Transaction {
             changes: Vec::new(),
             owned_files: Vec::new(),
             retry: None,
+            staged: None,
         }
     }
 
@@ -176,6 +185,7 @@ impl Transaction {
             changes: Vec::new(),
             owned_files: Vec::new(),
             retry: None,
+            staged: None,
         })
     }
 
@@ -342,8 +352,91 @@ impl Transaction {
         self.add_change(Box::new(p))
     }
 
+    /// The metadata of the table this transaction creates, as it is before the
+    /// transaction's changes (the catalog's staged create where it has one): what the
+    /// table's first data files are written against. `InvalidArgument` for a transaction
+    /// on an existing table.
+    pub fn new_table_metadata(&mut self) -> Result<TableMetadata> {
+        if matches!(self.start, Start::Existing) || self.base.is_some() {
+            return Err(Error::invalid_argument(format!(
+                "table {}: the transaction does not create a table",
+                self.ident
+            )));
+        }
+        self.start_builder(None)?.build()
+    }
+
+    /// Asks the catalog for a staged create, once.
+    fn stage(&mut self, t: &NewTable) -> Result<Option<Arc<TableMetadata>>> {
+        if let Some(staged) = &self.staged {
+            return Ok(staged.clone());
+        }
+        let mut properties = t.properties.clone();
+        // the server's default format version may differ from icefloe's: say which
+        let version = match t.format_version {
+            Some(v) => v,
+            None => format_version_property(&t.properties)?.unwrap_or(DEFAULT_FORMAT_VERSION),
+        };
+        properties.retain(|(k, _)| k != "format-version");
+        properties.push(("format-version".to_string(), version.to_string()));
+        let staged = self
+            .catalog
+            .stage_create(
+                &self.ident,
+                &t.schema,
+                &t.spec,
+                &t.sort_order,
+                t.location.as_deref(),
+                &properties,
+            )?
+            .map(Arc::new);
+        self.staged = Some(staged.clone());
+        Ok(staged)
+    }
+
     fn build_attempt(&mut self, base: Option<&TableState>) -> Result<MetadataBuilder> {
-        let mut builder = match (&self.start, base) {
+        let mut builder = self.start_builder(base)?;
+        let io = self.catalog.io();
+        for c in &mut self.changes {
+            c.apply(io.as_ref(), &mut builder)?;
+        }
+        Ok(builder)
+    }
+
+    fn start_builder(&mut self, base: Option<&TableState>) -> Result<MetadataBuilder> {
+        let new_table = match (&self.start, base) {
+            (Start::Create(t), None) | (Start::CreateOrReplace(t), None) => Some(t.clone()),
+            _ => None,
+        };
+        if let Some(t) = new_table {
+            if let Some(staged) = self.stage(&t)? {
+                // the server's metadata (location, ids, the properties it adds) as the start
+                let missing = |what: &str| {
+                    Error::invalid_metadata(
+                        what,
+                        format!("table {}: the staged create has no {what}", self.ident),
+                    )
+                };
+                let schema = staged
+                    .current_schema()
+                    .ok_or_else(|| missing("current-schema-id"))?;
+                let spec = staged
+                    .default_spec()
+                    .ok_or_else(|| missing("default-spec-id"))?;
+                let order = staged
+                    .default_sort_order()
+                    .ok_or_else(|| missing("default-sort-order-id"))?;
+                return MetadataBuilder::new_table(
+                    schema,
+                    spec,
+                    order,
+                    staged.location.trim_end_matches('/'),
+                    &staged.properties,
+                    Some(staged.format_version),
+                );
+            }
+        }
+        Ok(match (&self.start, base) {
             (Start::Existing, Some(b)) => MetadataBuilder::from_state(b),
             (Start::Existing, None) => {
                 return Err(Error::NoSuchTable {
@@ -385,12 +478,7 @@ impl Transaction {
                     t.format_version,
                 )?
             }
-        };
-        let io = self.catalog.io();
-        for c in &mut self.changes {
-            c.apply(io.as_ref(), &mut builder)?;
-        }
-        Ok(builder)
+        })
     }
 
     fn refresh(&self) -> Result<Option<TableState>> {

@@ -196,6 +196,22 @@ impl Catalog for RestCatalog {
         Ok(PurgeResult::default())
     }
 
+    /// A staged create (`stage-create: true`): the server's metadata for the new table,
+    /// whose `config` (vended credentials) the FileIO then uses for the table's location,
+    /// so that its first data files can be written before it exists.
+    fn stage_create(
+        &self,
+        ident: &TableIdent,
+        schema: &crate::spec::schema::Schema,
+        spec: &crate::spec::partition::PartitionSpec,
+        sort_order: &crate::spec::sort::SortOrder,
+        location: Option<&str>,
+        properties: &[(String, String)],
+    ) -> Result<Option<TableMetadata>> {
+        self.rest_stage_create(ident, schema, spec, sort_order, location, properties)
+            .map(Some)
+    }
+
     fn commit_table(
         &self,
         ident: &TableIdent,

@@ -18,6 +18,9 @@ use super::namespaces::{next_page_token, string_map_from_json, MAX_PAGES};
 use super::RestCatalog;
 use crate::catalog::{TableCommit, TableIdent, TableState};
 use crate::error::{Error, Result};
+use crate::spec::partition::PartitionSpec;
+use crate::spec::schema::Schema;
+use crate::spec::sort::SortOrder;
 use crate::spec::table_metadata::TableMetadata;
 
 /// A parsed `LoadTableResult`.
@@ -267,6 +270,47 @@ impl RestCatalog {
         .json(serde_json::json!({ "table-changes": changes }));
         self.http.send(&req)?;
         Ok(())
+    }
+
+    /// `POST .../tables` with `stage-create: true`: the metadata the server would give the
+    /// table (nothing is created); its `config` is handed to the FileIO for the table's
+    /// location.
+    pub(super) fn rest_stage_create(
+        &self,
+        ident: &TableIdent,
+        schema: &Schema,
+        spec: &PartitionSpec,
+        sort_order: &SortOrder,
+        location: Option<&str>,
+        properties: &[(String, String)],
+    ) -> Result<TableMetadata> {
+        let mut body = serde_json::json!({
+            "name": ident.name,
+            "schema": schema.to_json(),
+            "partition-spec": spec.to_json(),
+            "write-order": sort_order.to_json(),
+            "stage-create": true,
+            "properties": properties
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::from(v.as_str())))
+                .collect::<serde_json::Map<_, _>>(),
+        });
+        if let Some(l) = location {
+            body["location"] = Value::from(l);
+        }
+        let req = Request::new(
+            Method::Post,
+            self.paths.tables(&ident.namespace)?,
+            Endpoint::CreateTable,
+            ident.to_string(),
+        )
+        .json(body);
+        let shown = format!("POST /{} (stage-create)", req.path);
+        let body = self.http.send(&req)?.json(&shown)?;
+        let result = LoadTableResult::from_json(&body, &shown)?;
+        self.io
+            .set_table_config(&result.metadata.location, &result.config)?;
+        Ok(result.metadata)
     }
 
     /// Where the server would place a new table: asks with a staged create (nothing is
