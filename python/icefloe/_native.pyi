@@ -733,8 +733,23 @@ class Transaction:
     ) -> None: ...
     def own_files(self, paths: list[str]) -> None: ...
     def abort(self) -> None: ...
+    @staticmethod
+    def create(
+        catalog: Catalog,
+        table: tuple[list[str], str],
+        schema: Schema,
+        spec_json: str,
+        sort_order_json: str,
+        location: str | None,
+        properties: list[tuple[str, str]],
+        *,
+        format_version: int | None = None,
+    ) -> Transaction: ...
+    @property
+    def base_metadata(self) -> TableMetadata: ...
     def commit(self) -> tuple[str, TableMetadata]: ...
 
+def commit_transactions(transactions: list[Transaction]) -> list[tuple[str, TableMetadata]]: ...
 def create_table(
     catalog: Catalog,
     table: tuple[list[str], str],

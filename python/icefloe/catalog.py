@@ -27,7 +27,13 @@ from . import _native
 from ._log import log, some_paths
 from .errors import AlreadyExistsError, InvalidArgumentError
 from .table import Table
-from .update.transaction import create_table, to_schema
+from .update.transaction import (
+    Transaction,
+    commit_transactions,
+    create_table,
+    create_table_transaction,
+    to_schema,
+)
 
 __all__ = ["Catalog", "View", "PropertiesUpdateSummary", "PurgeResult", "load_catalog"]
 
@@ -270,6 +276,43 @@ class Catalog:
             format_version,
         )
         return self._table(identifier, (location_, metadata))
+
+    def create_table_transaction(
+        self,
+        identifier: Identifier,
+        schema: Any,
+        location: str | None = None,
+        partition_spec: Any = None,
+        sort_order: Any = None,
+        properties: Mapping[str, str] | None = None,
+        format_version: int | None = None,
+    ) -> Transaction:
+        """A transaction that creates the table when it commits, with the data it appends
+        (create-table-as-select): the table does not exist until then, and is created with its
+        first snapshot in one commit. The arguments are :meth:`create_table`'s.
+
+        A REST catalog is asked first for the new table's metadata (a staged create: its
+        location, the properties the server adds, and the credentials to write there), which
+        the data is written against. ``AlreadyExistsError`` at commit if someone created the
+        table meanwhile; the files the transaction wrote are then deleted::
+
+            with catalog.create_table_transaction("db.t", arrow_table.schema) as tx:
+                tx.append(arrow_table)
+        """
+        ident = _to_tuple(identifier)
+        native, metadata = create_table_transaction(
+            self, ident, schema, partition_spec, sort_order, properties, location, format_version
+        )
+        return Transaction(Table(metadata, None, catalog=self, identifier=ident), native)
+
+    def commit_transactions(self, *transactions: Transaction) -> list[Table]:
+        """Commits transactions on several of this catalog's tables atomically (see
+        :func:`icefloe.update.transaction.commit_transactions`): every table gets its changes or
+        none does; a conflict on any table is ``CommitFailedError`` and is not retried."""
+        for tx in transactions:
+            if tx._table.catalog is not self:
+                raise InvalidArgumentError("every transaction must be on a table of this catalog")
+        return commit_transactions(transactions)  # type: ignore[return-value]
 
     def create_table_if_not_exists(
         self,

@@ -478,6 +478,60 @@ impl PyTransaction {
         Ok(())
     }
 
+    /// A transaction that creates the table (a staged create where the catalog has one:
+    /// REST's `stage-create`); the table exists once it commits. `spec_json` and
+    /// `sort_order_json` refer to the columns of `schema` by its ids.
+    #[staticmethod]
+    #[pyo3(signature = (catalog, table, schema, spec_json, sort_order_json, location, properties, *, format_version = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn create(
+        py: Python<'_>,
+        catalog: &PyCatalog,
+        table: Ident,
+        schema: &PySchema,
+        spec_json: &str,
+        sort_order_json: &str,
+        location: Option<String>,
+        properties: Vec<(String, String)>,
+        format_version: Option<i32>,
+    ) -> PyResult<Self> {
+        let catalog: Arc<dyn Catalog> = Arc::clone(&catalog.inner);
+        let schema = (*schema.inner).clone();
+        py.detach(|| {
+            let v = format_version.unwrap_or(icefloe::MAX_FORMAT_VERSION);
+            let spec =
+                PartitionSpec::from_json(&parse_text(spec_json)?, "partition_spec", v.max(2))?;
+            let sort_order = SortOrder::from_json(&parse_text(sort_order_json)?, "sort_order")?;
+            let mut tx = Transaction::create(
+                catalog,
+                TableIdent::new(table.0, table.1),
+                NewTable {
+                    schema,
+                    spec,
+                    sort_order,
+                    location,
+                    properties,
+                    format_version,
+                },
+            );
+            let base = tx.new_table_metadata()?;
+            Ok(PyTransaction {
+                base: Arc::new(base),
+                inner: Mutex::new(Some(tx)),
+            })
+        })
+        .py(py)
+    }
+
+    /// The metadata the transaction's data files are written against: the table's as it
+    /// started, or for a table to be created, its staged metadata.
+    #[getter]
+    fn base_metadata(&self) -> PyTableMetadata {
+        PyTableMetadata {
+            inner: Arc::clone(&self.base),
+        }
+    }
+
     /// Commits every pending change as one new metadata file, retrying on conflicts.
     fn commit(&self, py: Python<'_>) -> PyResult<(String, PyTableMetadata)> {
         let tx = self
@@ -491,6 +545,43 @@ impl PyTransaction {
             .py(py)?;
         py.detach(|| tx.commit()).py(py).map(table_state)
     }
+}
+
+/// Commits the transactions (each on its own table of one catalog) atomically
+/// (`icefloe::commit::commit_transactions`: no automatic retry). Returns each table's new
+/// `(metadata_location, metadata)`, in order. Every transaction is used up, committed or not.
+#[pyfunction]
+fn commit_transactions(
+    py: Python<'_>,
+    transactions: Vec<PyRef<'_, PyTransaction>>,
+) -> PyResult<Vec<(String, PyTableMetadata)>> {
+    let mut taken = Vec::with_capacity(transactions.len());
+    for t in &transactions {
+        let tx = t
+            .inner
+            .lock()
+            .map_err(|_| Error::unsupported("the transaction is poisoned"))
+            .and_then(|mut g| {
+                g.take()
+                    .ok_or_else(|| Error::invalid_argument("the transaction was already committed"))
+            });
+        match tx {
+            Ok(tx) => taken.push(tx),
+            Err(e) => {
+                // the ones taken so far go back: nothing was committed
+                for (t, tx) in transactions.iter().zip(taken) {
+                    if let Ok(mut g) = t.inner.lock() {
+                        *g = Some(tx);
+                    }
+                }
+                return Err(e).py(py);
+            }
+        }
+    }
+    let states = py
+        .detach(|| icefloe::commit::commit_transactions(taken))
+        .py(py)?;
+    Ok(states.into_iter().map(table_state).collect())
 }
 
 /// Creates a table (or, with `replace`, creates or replaces it keeping its history).
@@ -590,6 +681,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCommitOptions>()?;
     m.add_function(wrap_pyfunction!(manifests_to_rewrite, m)?)?;
     m.add_function(wrap_pyfunction!(create_table, m)?)?;
+    m.add_function(wrap_pyfunction!(commit_transactions, m)?)?;
     m.add_function(wrap_pyfunction!(schema_from_arrow, m)?)?;
     Ok(())
 }

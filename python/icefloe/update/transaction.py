@@ -27,6 +27,8 @@ from .target import CatalogTable, catalog_state
 
 __all__ = [
     "Transaction",
+    "commit_transactions",
+    "create_table_transaction",
     "UpdateSchema",
     "UpdateSpec",
     "ReplaceSortOrder",
@@ -453,9 +455,9 @@ class Transaction:
     then reference them, so they are kept.
     """
 
-    def __init__(self, table: CatalogTable):
+    def __init__(self, table: CatalogTable, native: _native.Transaction | None = None):
         self._table = table
-        self._native = _native.Transaction(*catalog_state(table))
+        self._native = native if native is not None else _native.Transaction(*catalog_state(table))
         self._committed = False
 
     def update_schema(
@@ -772,6 +774,59 @@ def _options(
     return _native.CommitOptions(
         branch=branch, snapshot_properties=list((snapshot_properties or {}).items()), **validation
     )
+
+
+def commit_transactions(transactions: Sequence[Transaction]) -> list[CatalogTable]:
+    """Commits transactions on several tables of one catalog atomically: every table gets its
+    changes or none does (a REST catalog's ``/v1/{prefix}/transactions/commit``; embedded
+    catalogs raise ``UnsupportedError``). A stale table fails the whole commit with
+    ``CommitFailedError`` and is not retried (the tables must be read again and the changes
+    redone); the files the transactions wrote are then deleted, and kept when the outcome is
+    unknown (``CommitStateUnknownError``). Every transaction is used up either way. Returns the
+    tables, updated."""
+    txs = list(transactions)
+    for tx in txs:
+        if tx._committed:
+            raise InvalidArgumentError("the transaction was already committed")
+    try:
+        states = _native.commit_transactions([tx._native for tx in txs])
+    except Exception:
+        for tx in txs:
+            # used up by the native side (its files already handled)
+            tx._committed = True
+        raise
+    for tx, (location, metadata) in zip(txs, states, strict=True):
+        tx._committed = True
+        tx._table.metadata, tx._table.metadata_location = metadata, location
+    return [tx._table for tx in txs]
+
+
+def create_table_transaction(
+    catalog: Any,
+    identifier: tuple[str, ...],
+    schema: Any,
+    partition_spec: Any = None,
+    sort_order: Any = None,
+    properties: Mapping[str, str] | None = None,
+    location: str | None = None,
+    format_version: int | None = None,
+) -> tuple[_native.Transaction, _native.TableMetadata]:
+    """The native transaction that creates the table (a staged create where the catalog has
+    one) and the metadata its first data files are written against. Used by
+    ``Catalog.create_table_transaction``."""
+    native_schema = to_schema(schema)
+    props = [(k, str(v)) for k, v in (properties or {}).items()]
+    native = _native.Transaction.create(
+        catalog.native,
+        (list(identifier[:-1]), identifier[-1]),
+        native_schema,
+        spec_json(native_schema, partition_spec),
+        sort_order_json(native_schema, sort_order),
+        location,
+        props,
+        format_version=format_version,
+    )
+    return native, native.base_metadata
 
 
 def create_table(
