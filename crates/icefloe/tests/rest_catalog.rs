@@ -456,8 +456,8 @@ fn something_that_is_not_a_rest_catalog_is_a_typed_error() {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Fault {
     None,
-    /// A table commit (`POST` to `.../tables/<name>`) reaches the server, but its answer is
-    /// replaced by a 502.
+    /// A commit (`POST` to `.../tables/<name>`, `.../views/<name>` or
+    /// `.../transactions/commit`) reaches the server, but its answer is replaced by a 502.
     LoseCommitAnswers,
     /// The first request that is not a token request is answered 401 without reaching
     /// the server (an expired or revoked token).
@@ -563,8 +563,9 @@ fn forward(mut client: TcpStream, upstream: SocketAddr, seen: &Mutex<Vec<String>
     let _ = up.read_to_end(&mut answer);
     let request_line = head_text.lines().next().unwrap_or("");
     let is_commit = request_line.starts_with("POST ")
-        && request_line.contains("/tables/")
-        && !request_line.contains("/tables/rename");
+        && ((request_line.contains("/tables/") && !request_line.contains("/tables/rename"))
+            || (request_line.contains("/views/") && !request_line.contains("/views/rename"))
+            || request_line.contains("/transactions/commit"));
     if fault == Fault::LoseCommitAnswers && is_commit {
         let body =
             r#"{"error":{"message":"bad gateway","type":"ServiceFailureException","code":502}}"#;
@@ -1208,5 +1209,61 @@ fn a_staged_create_writes_first_and_creates_the_table_at_commit() {
 
     cat.purge_table(&t, Default::default()).unwrap();
     cat.purge_table(&other, Default::default()).unwrap();
+    cat.drop_namespace(&ns).unwrap();
+}
+
+#[test]
+fn lost_answers_to_multi_table_and_view_commits_are_state_unknown() {
+    use icefloe::commit::commit_transactions;
+    use icefloe::commit::view::{create_view, replace_view};
+    let Some(uri) = env("ICEFLOE_TEST_REST_URI") else {
+        return;
+    };
+    let upstream: SocketAddr = uri.trim_start_matches("http://").parse().unwrap();
+    let (proxy, _) = recording_proxy(upstream, Fault::LoseCommitAnswers);
+    let cat = local().unwrap();
+    let ns = vec![unique("unknown_multi")];
+    cat.create_namespace(&ns, &[]).unwrap();
+    let a = TableIdent::new(ns.clone(), "a");
+    let b = TableIdent::new(ns.clone(), "b");
+    let base_a = new_table(&cat, &a);
+    let base_b = new_table(&cat, &b);
+    let data = format!("{}/data/a.parquet", base_a.metadata.location);
+    cat.io().write_new(&data, b"not really parquet").unwrap();
+
+    let lossy: Arc<dyn Catalog> =
+        Arc::new(RestCatalog::open("rest", &props(&[("uri", &proxy)])).unwrap());
+    let mut tx_a = Transaction::new(Arc::clone(&lossy), a.clone(), base_a.clone());
+    tx_a.append_files(vec![data_file(&base_a.metadata.location, "a", 10)]);
+    tx_a.own_files([data.clone()]);
+    let mut tx_b = Transaction::new(Arc::clone(&lossy), b.clone(), base_b.clone());
+    tx_b.set_properties(props(&[("k", "v")])).unwrap();
+    let e = commit_transactions(vec![tx_a, tx_b]).unwrap_err();
+    assert!(matches!(e, Error::CommitStateUnknown { .. }), "{e}");
+    assert!(e.to_string().contains("502"), "{e}");
+    assert!(e.to_string().contains(&data), "{e}");
+    // kept, and indeed both tables were committed
+    assert!(cat.io().exists(&data).unwrap());
+    assert!(cat
+        .load_table(&a)
+        .unwrap()
+        .metadata
+        .current_snapshot()
+        .is_some());
+    assert_eq!(
+        cat.load_table(&b).unwrap().metadata.property("k"),
+        Some("v")
+    );
+
+    // a view replacement whose answer is lost
+    let v = TableIdent::new(ns.clone(), "v");
+    create_view(lossy.as_ref(), &v, &view_def("SELECT 1", false)).unwrap();
+    let e = replace_view(lossy.as_ref(), &v, &view_def("SELECT 2", false)).unwrap_err();
+    assert!(matches!(e, Error::CommitStateUnknown { .. }), "{e}");
+    assert_eq!(cat.load_view(&v).unwrap().metadata.current_version_id, 2);
+
+    cat.drop_view(&v).unwrap();
+    cat.purge_table(&a, Default::default()).unwrap();
+    cat.purge_table(&b, Default::default()).unwrap();
     cat.drop_namespace(&ns).unwrap();
 }
