@@ -462,6 +462,74 @@ enum Fault {
     /// The first request that is not a token request is answered 401 without reaching
     /// the server (an expired or revoked token).
     RejectFirstRequest,
+    /// The first loadTable answer's `config` says its S3 credentials expired a second ago;
+    /// later ones say they expire in an hour.
+    VendExpiring,
+    /// The first loadTable answer's credentials expired a second ago; later loadTable
+    /// requests are answered 503.
+    VendExpiredThenFail,
+}
+
+/// Whether an HTTP request line is a loadTable (`GET .../tables/<name>`).
+fn is_load_table(request_line: &str) -> bool {
+    request_line.starts_with("GET ") && request_line.contains("/tables/")
+}
+
+/// The loadTable requests among the recorded heads.
+fn load_tables(heads: &Mutex<Vec<String>>) -> Vec<String> {
+    heads
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|h| is_load_table(h.lines().next().unwrap_or("")))
+        .cloned()
+        .collect()
+}
+
+/// The body of an HTTP answer (`Transfer-Encoding: chunked` decoded).
+fn answer_body(head: &str, rest: &[u8]) -> Vec<u8> {
+    if !head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        return rest.to_vec();
+    }
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(eol) = rest[at..].windows(2).position(|w| w == b"\r\n") {
+        let size_text = String::from_utf8_lossy(&rest[at..at + eol]).into_owned();
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16).unwrap();
+        at += eol + 2;
+        if size == 0 {
+            break;
+        }
+        out.extend_from_slice(&rest[at..at + size]);
+        at += size + 2;
+    }
+    out
+}
+
+/// A JSON answer with `config."s3.session-token-expires-at-ms"` set to `expires_at_ms`.
+fn with_expiry(answer: &[u8], expires_at_ms: i64) -> Vec<u8> {
+    let end = answer.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    let head = String::from_utf8_lossy(&answer[..end - 4]).into_owned();
+    let mut body: serde_json::Value =
+        serde_json::from_slice(&answer_body(&head, &answer[end..])).unwrap();
+    body["config"]["s3.session-token-expires-at-ms"] = serde_json::json!(expires_at_ms.to_string());
+    let body = body.to_string();
+    let status = head.lines().next().unwrap();
+    format!(
+        "{status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
 }
 
 /// A proxy on 127.0.0.1 in front of `upstream` that keeps the head of every request (to
@@ -533,12 +601,27 @@ fn forward(mut client: TcpStream, upstream: SocketAddr, seen: &Mutex<Vec<String>
             Ok(k) => body.extend_from_slice(&chunk[..k]),
         }
     }
-    let first_catalog_request = {
+    let (first_catalog_request, load_tables_so_far) = {
         let mut seen = seen.lock().unwrap();
         seen.push(head_text.clone());
-        !head_text.contains("/oauth/tokens")
-            && seen.iter().filter(|h| !h.contains("/oauth/tokens")).count() == 1
+        (
+            !head_text.contains("/oauth/tokens")
+                && seen.iter().filter(|h| !h.contains("/oauth/tokens")).count() == 1,
+            seen.iter()
+                .filter(|h| is_load_table(h.lines().next().unwrap_or("")))
+                .count(),
+        )
     };
+    let load_table = is_load_table(head_text.lines().next().unwrap_or(""));
+    if fault == Fault::VendExpiredThenFail && load_table && load_tables_so_far > 1 {
+        let body = r#"{"error":{"message":"unavailable","type":"ServiceUnavailableException","code":503}}"#;
+        let _ = write!(
+            client,
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        return;
+    }
     if fault == Fault::RejectFirstRequest && first_catalog_request {
         let body =
             r#"{"error":{"message":"token expired","type":"NotAuthorizedException","code":401}}"#;
@@ -574,6 +657,17 @@ fn forward(mut client: TcpStream, upstream: SocketAddr, seen: &Mutex<Vec<String>
             body.len()
         )
         .into_bytes();
+    }
+    if matches!(fault, Fault::VendExpiring | Fault::VendExpiredThenFail)
+        && load_table
+        && answer.starts_with(b"HTTP/1.1 200")
+    {
+        let expires_at = if load_tables_so_far == 1 {
+            now_ms() - 1000
+        } else {
+            now_ms() + 3_600_000
+        };
+        answer = with_expiry(&answer, expires_at);
     }
     if let Some((head, rest)) = close_after(&answer) {
         let _ = client
@@ -666,6 +760,151 @@ fn vended_credentials_from_load_table_reach_the_file_io() {
         .iter()
         .any(|h| h.starts_with("PUT ") && h.contains(&format!("Credential={key_id}/"))));
 
+    cat.drop_table(&t).unwrap();
+    cat.drop_namespace(&ns).unwrap();
+}
+
+/// The request heads a proxy recorded.
+type Heads = Arc<Mutex<Vec<String>>>;
+
+/// The catalog on the S3-backed server through a proxy with `fault`, the S3 endpoint
+/// given by the client (the server does not send it); also the proxy's recorded heads.
+fn s3_catalog_behind_proxy(
+    fault: Fault,
+    extra: &[(&str, &str)],
+) -> Option<(Arc<dyn Catalog>, Heads)> {
+    let (uri, s3) = (
+        env("ICEFLOE_TEST_REST_S3_URI")?,
+        env("ICEFLOE_TEST_S3_ENDPOINT")?,
+    );
+    let upstream: SocketAddr = uri.trim_start_matches("http://").parse().unwrap();
+    let (proxy, heads) = recording_proxy(upstream, fault);
+    let mut p = props(&[
+        ("uri", &proxy),
+        ("s3.endpoint", &s3),
+        ("s3.path-style-access", "true"),
+        ("s3.region", "us-east-1"),
+    ]);
+    p.extend(props(extra));
+    let cat: Arc<dyn Catalog> = Arc::new(RestCatalog::open("rest-s3", &p).unwrap());
+    Some((cat, heads))
+}
+
+fn delegation_header(head: &str) -> Option<String> {
+    head.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.eq_ignore_ascii_case("x-iceberg-access-delegation")
+            .then(|| v.trim().to_string())
+    })
+}
+
+#[test]
+fn load_table_asks_for_vended_credentials_unless_told_not_to() {
+    let Some((cat, heads)) = s3_catalog_behind_proxy(Fault::None, &[]) else {
+        return;
+    };
+    let ns = vec![unique("delegation")];
+    cat.create_namespace(&ns, &[]).unwrap();
+    let t = TableIdent::new(ns.clone(), "t");
+    new_table(&cat, &t);
+    let loaded = cat.load_table(&t).unwrap();
+    let loads = load_tables(&heads);
+    assert_eq!(loads.len(), 1, "{loads:?}");
+    assert_eq!(
+        delegation_header(&loads[0]).as_deref(),
+        Some("vended-credentials")
+    );
+    // the commit that created the table is not a data-access request
+    assert!(heads
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|h| h.starts_with("POST "))
+        .all(|h| delegation_header(h).is_none()));
+    // the credentials are read back through the vended config
+    assert!(!cat.io().read(&loaded.metadata_location).unwrap().is_empty());
+
+    // turned off with an empty header property: nothing is asked for; the reference
+    // server (include-credentials) vends its keys all the same, which the spec allows
+    let (off, off_heads) =
+        s3_catalog_behind_proxy(Fault::None, &[("header.X-Iceberg-Access-Delegation", "")])
+            .unwrap();
+    off.load_table(&t).unwrap();
+    let loads = load_tables(&off_heads);
+    assert_eq!(loads.len(), 1, "{loads:?}");
+    assert_eq!(delegation_header(&loads[0]), None, "{}", loads[0]);
+    // and replaced by another value, on every request
+    let (other, other_heads) = s3_catalog_behind_proxy(
+        Fault::None,
+        &[("header.X-Iceberg-Access-Delegation", "remote-signing")],
+    )
+    .unwrap();
+    other.table_exists(&t).unwrap();
+    other.load_table(&t).unwrap();
+    for h in other_heads.lock().unwrap().iter() {
+        assert_eq!(
+            delegation_header(h).as_deref(),
+            Some("remote-signing"),
+            "{h}"
+        );
+    }
+    cat.drop_table(&t).unwrap();
+    cat.drop_namespace(&ns).unwrap();
+}
+
+#[test]
+fn expired_vended_credentials_are_refreshed_once_before_the_request() {
+    let Some((cat, heads)) = s3_catalog_behind_proxy(Fault::VendExpiring, &[]) else {
+        return;
+    };
+    let ns = vec![unique("refresh")];
+    cat.create_namespace(&ns, &[]).unwrap();
+    let t = TableIdent::new(ns.clone(), "t");
+    new_table(&cat, &t);
+    let loaded = cat.load_table(&t).unwrap();
+    assert_eq!(load_tables(&heads).len(), 1);
+    // the credential expired a second ago: one refresh (a loadTable: the 1.10.1 server has
+    // no loadCredentials endpoint) before the read, which works
+    let bytes = cat.io().read(&loaded.metadata_location).unwrap();
+    assert!(!bytes.is_empty());
+    assert_eq!(load_tables(&heads).len(), 2);
+    // the new one lasts an hour: no more refreshes
+    cat.io().read(&loaded.metadata_location).unwrap();
+    let props = cat.io().properties_for(&loaded.metadata.location).unwrap();
+    let expiry: i64 = props
+        .iter()
+        .find(|(k, _)| k == "s3.session-token-expires-at-ms")
+        .unwrap()
+        .1
+        .parse()
+        .unwrap();
+    assert!(expiry > now_ms() + 3_000_000, "{expiry}");
+    assert_eq!(load_tables(&heads).len(), 2);
+    // executors are handed the fresh credentials, never the catalog's own
+    assert!(props
+        .iter()
+        .all(|(k, _)| !k.starts_with("header.") && k != "token"));
+    cat.drop_table(&t).unwrap();
+    cat.drop_namespace(&ns).unwrap();
+}
+
+#[test]
+fn a_failed_refresh_is_a_typed_error_naming_the_table() {
+    let Some((cat, heads)) = s3_catalog_behind_proxy(Fault::VendExpiredThenFail, &[]) else {
+        return;
+    };
+    let ns = vec![unique("refresh_fails")];
+    cat.create_namespace(&ns, &[]).unwrap();
+    let t = TableIdent::new(ns.clone(), "t");
+    new_table(&cat, &t);
+    let loaded = cat.load_table(&t).unwrap();
+    let e = cat.io().read(&loaded.metadata_location).unwrap_err();
+    assert!(matches!(e, Error::NotAuthorized { .. }), "{e:?}");
+    let shown = format!("{e} {e:?}");
+    assert!(shown.contains(&t.to_string()), "{shown}");
+    assert!(shown.contains("503"), "{shown}");
+    assert!(!shown.contains("icefloe-vended-secret"), "{shown}");
+    assert_eq!(load_tables(&heads).len(), 2);
     cat.drop_table(&t).unwrap();
     cat.drop_namespace(&ns).unwrap();
 }

@@ -44,12 +44,15 @@ pub(super) fn merge(
     out
 }
 
-/// The `defaults` and `overrides` of a `GET /v1/config` answer (`endpoints` is read but not
-/// used: every endpoint this client calls is in the spec's required set).
+/// The `defaults`, `overrides` and `endpoints` of a `GET /v1/config` answer (`endpoints`
+/// only decides whether `loadCredentials` is called: every other endpoint this client calls
+/// is in the spec's required set).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct ConfigResponse {
     pub defaults: Vec<(String, String)>,
     pub overrides: Vec<(String, String)>,
+    /// `METHOD /path` strings; entries that are not strings are ignored.
+    pub endpoints: Vec<String>,
 }
 
 fn string_map(value: Option<&Value>, field: &str, shown: &str) -> Result<Vec<(String, String)>> {
@@ -83,6 +86,16 @@ impl ConfigResponse {
         Ok(ConfigResponse {
             defaults: string_map(m.get("defaults"), "defaults", shown)?,
             overrides: string_map(m.get("overrides"), "overrides", shown)?,
+            endpoints: m
+                .get("endpoints")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default(),
         })
     }
 

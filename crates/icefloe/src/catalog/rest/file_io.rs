@@ -1,30 +1,158 @@
 //! The FileIO a REST catalog hands out: one object for the whole catalog (as the `Catalog`
 //! trait's `io()` asks), which sends each location to the right store with the right
-//! credentials.
+//! credentials, and refreshes a table's vended credentials before they expire.
 //!
-//! - A location inside a table whose `loadTable` answer carried a `config` (vended
-//!   credentials, an endpoint) goes to a FileIO built from the catalog's properties with
-//!   that `config` laid over them (the table's keys win, as in Java's
-//!   `RESTSessionCatalog.tableFileIO`). The table's entry is replaced each time it is
-//!   loaded, so a refreshed credential replaces the old one.
+//! - A location inside a table whose `loadTable` answer carried a `config` or
+//!   `storage-credentials` goes to a FileIO built from the catalog's properties with the
+//!   table's `config` laid over them (the table's keys win, as in Java's
+//!   `RESTSessionCatalog.tableFileIO`), and over that the `config` of the storage credential
+//!   whose `prefix` is the longest one the location starts with (the spec's rule; Java's
+//!   `S3FileIO.clientForStoragePath`). The table's entry is replaced each time it is loaded.
 //! - Any other location goes to the FileIO of its scheme, built once from the catalog's
 //!   properties.
+//! - **Refresh.** A table's FileIO whose credential expires (`s3.session-token-expires-at-ms`,
+//!   `gcs.oauth2.token-expires-at`, `adls.sas-token-expires-at-ms.<host>`, for the store of
+//!   the location) within [`REFRESH_MARGIN`] is replaced before the request: its credentials
+//!   are fetched again from the table's `client.refresh-credentials-endpoint` (or
+//!   `gcs.oauth2.` / `adls.` ones) when its `config` names one, else from the spec's
+//!   `loadCredentials` endpoint when `GET /v1/config` lists it, else by loading the table
+//!   again. One refresh runs at a time; a caller that waited for it uses its result. A
+//!   refresh that fails is an error naming the table.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::config::merge;
+use super::config::{get, merge, Paths};
+use super::errors::{protocol_error, Endpoint};
+use super::http::{HttpClient, Method, Request};
+use super::tables::{storage_credentials_from_json, LoadTableResult, StorageCredential};
+use crate::catalog::TableIdent;
 use crate::error::{Error, Result};
 use crate::io::{
     for_location_with, is_within, scheme_of, FileIO, FileIOProperties, FileStatus, FileVersion,
 };
 
+/// How long before its expiry a vended credential is replaced (Java's
+/// `VendedCredentialsProvider` prefetches 5 minutes early too).
+pub(super) const REFRESH_MARGIN: Duration = Duration::from_secs(300);
+
+/// The spec's `loadCredentials` endpoint, as `GET /v1/config` lists it.
+pub(super) const LOAD_CREDENTIALS_ENDPOINT: &str =
+    "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials";
+
+/// The table `config` keys that name a refresh endpoint (Java's AWS, GCP and Azure
+/// properties), relative to the catalog's `uri` or absolute.
+const REFRESH_ENDPOINT_KEYS: [&str; 3] = [
+    "client.refresh-credentials-endpoint",
+    "gcs.oauth2.refresh-credentials-endpoint",
+    "adls.refresh-credentials-endpoint",
+];
+
+/// How credentials are fetched again: the catalog's own client and paths.
+pub(super) struct Refresher {
+    pub http: Arc<HttpClient>,
+    pub paths: Paths,
+    /// The server lists [`LOAD_CREDENTIALS_ENDPOINT`] in its config.
+    pub load_credentials: bool,
+}
+
+/// The properties of one FileIO (the catalog's, the table's `config`, maybe a storage
+/// credential's), and the FileIOs built from them, one per scheme.
+struct Scope {
+    properties: Vec<(String, String)>,
+    parsed: FileIOProperties,
+    ios: HashMap<String, Arc<dyn FileIO>>,
+}
+
+impl Scope {
+    fn new(properties: Vec<(String, String)>) -> Result<Scope> {
+        Ok(Scope {
+            parsed: FileIOProperties::from_list(&properties)?,
+            properties,
+            ios: HashMap::new(),
+        })
+    }
+
+    /// When the credential this scope uses for `location`'s store expires (ms since the
+    /// epoch), if it says.
+    fn expires_at_ms(&self, location: &str) -> Option<i64> {
+        let p = &self.parsed;
+        match scheme_lower(location).as_str() {
+            "s3" | "s3a" | "s3n" => p.s3.session_token_expires_at_ms,
+            "gs" => p.gcs.oauth2_token_expires_at_ms,
+            "abfs" | "abfss" | "wasb" | "wasbs" => {
+                p.adls.sas_token_expires_at_ms.values().copied().min()
+            }
+            _ => None,
+        }
+    }
+
+    fn io(&mut self, location: &str) -> Result<Arc<dyn FileIO>> {
+        let scheme = scheme_lower(location);
+        if let Some(io) = self.ios.get(&scheme) {
+            return Ok(Arc::clone(io));
+        }
+        let io = for_location_with(location, self.parsed.clone())?;
+        self.ios.insert(scheme, Arc::clone(&io));
+        Ok(io)
+    }
+}
+
+fn scheme_lower(location: &str) -> String {
+    scheme_of(location)
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default()
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
 struct TableEntry {
     /// The table's location, without a trailing `/`.
     location: String,
-    /// The `config` it was built from (compared to skip rebuilding an unchanged one).
+    ident: TableIdent,
+    /// The `config` and `storage-credentials` it was built from (compared to skip
+    /// rebuilding unchanged ones).
     config: Vec<(String, String)>,
-    io: Arc<dyn FileIO>,
+    credentials: Vec<StorageCredential>,
+    /// The catalog's properties with `config` over them.
+    base: Scope,
+    /// Per storage credential: its prefix and scope (`config` and the credential's over
+    /// the catalog's).
+    scoped: Vec<(String, Scope)>,
+}
+
+impl TableEntry {
+    /// The scope for `location`: the longest matching credential prefix, else the base.
+    fn scope_mut(&mut self, location: &str) -> &mut Scope {
+        let best = self
+            .scoped
+            .iter()
+            .enumerate()
+            .filter(|(_, (prefix, _))| location.starts_with(prefix.as_str()))
+            .max_by_key(|(_, (prefix, _))| prefix.len())
+            .map(|(i, _)| i);
+        match best {
+            Some(i) => &mut self.scoped[i].1,
+            None => &mut self.base,
+        }
+    }
+}
+
+/// What routing a location inside a table found.
+enum Routed {
+    Io(Arc<dyn FileIO>),
+    /// The table's credential for the location expires within the margin.
+    Expiring {
+        ident: TableIdent,
+        expires_at_ms: i64,
+    },
+    /// No table holds the location.
+    Outside,
 }
 
 /// See the module docs.
@@ -33,6 +161,9 @@ pub(super) struct RestFileIO {
     properties: Vec<(String, String)>,
     by_scheme: Mutex<HashMap<String, Arc<dyn FileIO>>>,
     tables: Mutex<Vec<TableEntry>>,
+    refresher: Option<Refresher>,
+    /// Held while a refresh runs, so that concurrent callers make one request.
+    refreshing: Mutex<()>,
 }
 
 impl std::fmt::Debug for RestFileIO {
@@ -49,13 +180,18 @@ impl std::fmt::Debug for RestFileIO {
 }
 
 impl RestFileIO {
-    pub(super) fn new(properties: Vec<(String, String)>) -> Result<RestFileIO> {
+    pub(super) fn new(
+        properties: Vec<(String, String)>,
+        refresher: Option<Refresher>,
+    ) -> Result<RestFileIO> {
         // refuse bad FileIO properties now rather than at the first read
         FileIOProperties::from_list(&properties)?;
         Ok(RestFileIO {
             properties,
             by_scheme: Mutex::new(HashMap::new()),
             tables: Mutex::new(Vec::new()),
+            refresher,
+            refreshing: Mutex::new(()),
         })
     }
 
@@ -64,30 +200,41 @@ impl RestFileIO {
         self.tables.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Remembers the `config` a table was loaded with; later calls for locations inside
-    /// `location` use it. An empty config forgets the table's entry.
+    /// Remembers the `config` and `storage-credentials` a table was loaded with; later
+    /// calls for locations inside `location` use them. Neither forgets the table's entry.
     pub(super) fn set_table_config(
         &self,
         location: &str,
+        ident: &TableIdent,
         config: &[(String, String)],
+        credentials: &[StorageCredential],
     ) -> Result<()> {
         let location = location.trim_end_matches('/').to_string();
         let mut tables = self.lock_tables();
         if let Some(t) = tables.iter().find(|t| t.location == location) {
-            if t.config == config {
+            if t.config == config && t.credentials == credentials && &t.ident == ident {
                 return Ok(());
             }
         }
         tables.retain(|t| t.location != location);
-        if config.is_empty() {
+        if config.is_empty() && credentials.is_empty() {
             return Ok(());
         }
-        let props = FileIOProperties::from_list(&merge(&self.properties, config))?;
-        let io = for_location_with(&location, props)?;
+        let base_properties = merge(&self.properties, config);
+        let mut scoped = Vec::with_capacity(credentials.len());
+        for c in credentials {
+            scoped.push((
+                c.prefix.clone(),
+                Scope::new(merge(&base_properties, &c.config))?,
+            ));
+        }
         tables.push(TableEntry {
             location,
+            ident: ident.clone(),
             config: config.to_vec(),
-            io,
+            credentials: credentials.to_vec(),
+            base: Scope::new(base_properties)?,
+            scoped,
         });
         Ok(())
     }
@@ -95,37 +242,89 @@ impl RestFileIO {
     /// The keys of the configuration the FileIO for `location` is built with (values are
     /// not returned: they may be credentials).
     pub(super) fn config_keys_for(&self, location: &str) -> Vec<String> {
-        let tables = self.lock_tables();
-        let config = tables
-            .iter()
+        let mut tables = self.lock_tables();
+        let entry = tables
+            .iter_mut()
             .filter(|t| {
                 t.location == location.trim_end_matches('/') || is_within(&t.location, location)
             })
-            .max_by_key(|t| t.location.len())
-            .map_or(&[][..], |t| t.config.as_slice());
-        let mut keys: Vec<String> = merge(&self.properties, config)
-            .into_iter()
-            .map(|(k, _)| k)
-            .collect();
+            .max_by_key(|t| t.location.len());
+        let mut keys: Vec<String> = match entry {
+            Some(t) => t
+                .scope_mut(location)
+                .properties
+                .iter()
+                .map(|(k, _)| k.clone())
+                .collect(),
+            None => self.properties.iter().map(|(k, _)| k.clone()).collect(),
+        };
         keys.sort();
+        keys.dedup();
         keys
     }
 
-    /// The FileIO for `location`.
-    fn route(&self, location: &str) -> Result<Arc<dyn FileIO>> {
-        {
-            let tables = self.lock_tables();
-            if let Some(t) = tables
-                .iter()
-                .filter(|t| is_within(&t.location, location))
-                .max_by_key(|t| t.location.len())
-            {
-                return Ok(Arc::clone(&t.io));
+    /// The FileIO of the table that holds `location`; with `check_expiry`, `Expiring`
+    /// instead when its credential is due for a refresh.
+    fn route_table(&self, location: &str, check_expiry: bool) -> Result<Routed> {
+        let mut tables = self.lock_tables();
+        let Some(t) = tables
+            .iter_mut()
+            .filter(|t| is_within(&t.location, location))
+            .max_by_key(|t| t.location.len())
+        else {
+            return Ok(Routed::Outside);
+        };
+        let ident = t.ident.clone();
+        let scope = t.scope_mut(location);
+        if check_expiry {
+            if let Some(expires_at_ms) = scope.expires_at_ms(location) {
+                let margin = i64::try_from(REFRESH_MARGIN.as_millis()).unwrap_or(i64::MAX);
+                if expires_at_ms.saturating_sub(margin) <= now_ms() {
+                    return Ok(Routed::Expiring {
+                        ident,
+                        expires_at_ms,
+                    });
+                }
             }
         }
-        let scheme = scheme_of(location)
-            .map(str::to_ascii_lowercase)
-            .unwrap_or_default();
+        Ok(Routed::Io(scope.io(location)?))
+    }
+
+    /// The FileIO for `location` (refreshing its table's credentials first when due).
+    fn route(&self, location: &str) -> Result<Arc<dyn FileIO>> {
+        match self.route_table(location, true)? {
+            Routed::Io(io) => return Ok(io),
+            Routed::Outside => {}
+            Routed::Expiring { .. } => {
+                let Some(refresher) = &self.refresher else {
+                    // nothing to refresh from (a FileIO made without a catalog)
+                    if let Routed::Io(io) = self.route_table(location, false)? {
+                        return Ok(io);
+                    }
+                    return self.scheme_io(location);
+                };
+                let _one_at_a_time = self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
+                // a refresh may have finished while this caller waited for the lock
+                match self.route_table(location, true)? {
+                    Routed::Io(io) => return Ok(io),
+                    Routed::Outside => {}
+                    Routed::Expiring {
+                        ident,
+                        expires_at_ms,
+                    } => {
+                        self.refresh(refresher, location, &ident, expires_at_ms)?;
+                        if let Routed::Io(io) = self.route_table(location, false)? {
+                            return Ok(io);
+                        }
+                    }
+                }
+            }
+        }
+        self.scheme_io(location)
+    }
+
+    fn scheme_io(&self, location: &str) -> Result<Arc<dyn FileIO>> {
+        let scheme = scheme_lower(location);
         let mut by_scheme = self
             .by_scheme
             .lock()
@@ -137,6 +336,102 @@ impl RestFileIO {
         by_scheme.insert(scheme, Arc::clone(&io));
         Ok(io)
     }
+
+    /// Fetches the credentials of `ident` (whose FileIO for `location` expires at
+    /// `expires_at_ms`) again and replaces its entry.
+    fn refresh(
+        &self,
+        refresher: &Refresher,
+        location: &str,
+        ident: &TableIdent,
+        expires_at_ms: i64,
+    ) -> Result<()> {
+        let (table_location, config, endpoint) = {
+            let mut tables = self.lock_tables();
+            let Some(t) = tables.iter_mut().find(|t| &t.ident == ident) else {
+                return Ok(());
+            };
+            let properties = &t.scope_mut(location).properties;
+            let endpoint = REFRESH_ENDPOINT_KEYS
+                .iter()
+                .find_map(|k| get(properties, k))
+                .filter(|e| !e.is_empty())
+                .map(str::to_string);
+            (t.location.clone(), t.config.clone(), endpoint)
+        };
+        let fetched = fetch_credentials(refresher, ident, endpoint.as_deref());
+        let (config, credentials) = match fetched {
+            Ok((Some(config), credentials)) => (config, credentials),
+            Ok((None, credentials)) => (config, credentials),
+            Err(e @ Error::NoSuchTable { .. }) => return Err(e),
+            Err(e) => {
+                let when = if expires_at_ms <= now_ms() {
+                    "expired"
+                } else {
+                    "expire"
+                };
+                return Err(Error::NotAuthorized {
+                    message: format!(
+                        "table {ident}: its vended credentials {when} at {expires_at_ms} ms \
+                         since the epoch and fetching new ones failed: {e}"
+                    ),
+                });
+            }
+        };
+        self.set_table_config(&table_location, ident, &config, &credentials)
+    }
+}
+
+/// What a refresh fetched: a new `config` (loadTable only) and the storage credentials.
+type Fetched = (Option<Vec<(String, String)>>, Vec<StorageCredential>);
+
+/// Fetches a table's credentials: from `endpoint` (a `*.refresh-credentials-endpoint`),
+/// else `loadCredentials` when the server has it, else `loadTable`. The `config` is
+/// returned by `loadTable` only (the others answer storage credentials alone).
+fn fetch_credentials(r: &Refresher, ident: &TableIdent, endpoint: Option<&str>) -> Result<Fetched> {
+    let path = match endpoint {
+        Some(e) => Some(relative_endpoint(r.http.base(), e)?),
+        None if r.load_credentials => Some(format!("{}/credentials", r.paths.table(ident)?)),
+        None => None,
+    };
+    if let Some(path) = path {
+        let req = Request::new(Method::Get, path, Endpoint::Table, ident.to_string());
+        let shown = format!("GET /{}", req.path);
+        let body = r.http.send(&req)?.json(&shown)?;
+        if body.get("storage-credentials").is_none() {
+            return Err(protocol_error(&shown, "no 'storage-credentials'"));
+        }
+        return Ok((None, storage_credentials_from_json(&body, &shown)?));
+    }
+    let req = Request::new(
+        Method::Get,
+        r.paths.table(ident)?,
+        Endpoint::Table,
+        ident.to_string(),
+    )
+    .delegating();
+    let shown = format!("GET /{}", req.path);
+    let body = r.http.send(&req)?.json(&shown)?;
+    let result = LoadTableResult::from_json(&body, &shown)?;
+    Ok((Some(result.config), result.storage_credentials))
+}
+
+/// A refresh endpoint as a path relative to the catalog's base URI: relative ones as they
+/// are, absolute ones only on the catalog's own server (the catalog's token goes with it).
+fn relative_endpoint(base: &str, endpoint: &str) -> Result<String> {
+    if endpoint.starts_with("http://") || endpoint.starts_with("https://") {
+        return endpoint
+            .strip_prefix(base)
+            .filter(|rest| rest.starts_with('/'))
+            .map(|rest| rest.trim_start_matches('/').to_string())
+            .ok_or_else(|| {
+                Error::unsupported(format!(
+                    "the credentials refresh endpoint {endpoint} is not on the catalog's \
+                     server {base}: the catalog's credentials are only sent there"
+                ))
+            });
+    }
+    Ok(endpoint.trim_start_matches('/').to_string())
 }
 
 impl FileIO for RestFileIO {
@@ -201,13 +496,24 @@ impl FileIO for RestFileIO {
 mod tests {
     use super::*;
 
+    fn ident() -> TableIdent {
+        TableIdent::new(vec!["db".into()], "t")
+    }
+
+    fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
+        p.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
     #[test]
     fn table_config_applies_inside_the_table_only() {
-        let io =
-            RestFileIO::new(vec![("s3.endpoint".into(), "http://127.0.0.1:1".into())]).unwrap();
+        let io = RestFileIO::new(pairs(&[("s3.endpoint", "http://127.0.0.1:1")]), None).unwrap();
         io.set_table_config(
             "s3://b/wh/db/t/",
-            &[("s3.access-key-id".into(), "vended".into())],
+            &ident(),
+            &pairs(&[("s3.access-key-id", "vended")]),
+            &[],
         )
         .unwrap();
         let keys = io.config_keys_for("s3://b/wh/db/t/metadata/v1.json");
@@ -234,12 +540,141 @@ mod tests {
         let e = io
             .set_table_config(
                 "s3://b/wh/db/u",
-                &[("s3.path-style-access".into(), "maybe".into())],
+                &TableIdent::new(vec!["db".into()], "u"),
+                &pairs(&[("s3.path-style-access", "maybe")]),
+                &[],
             )
             .unwrap_err();
         assert!(e.to_string().contains("s3.path-style-access"), "{e}");
         // an empty config forgets the table
-        io.set_table_config("s3://b/wh/db/t", &[]).unwrap();
+        io.set_table_config("s3://b/wh/db/t", &ident(), &[], &[])
+            .unwrap();
         assert_eq!(io.config_keys_for("s3://b/wh/db/t/x"), vec!["s3.endpoint"]);
+    }
+
+    #[test]
+    fn storage_credentials_apply_by_longest_prefix_per_location() {
+        let io = RestFileIO::new(pairs(&[("s3.endpoint", "http://127.0.0.1:1")]), None).unwrap();
+        let creds = vec![
+            StorageCredential {
+                prefix: "s3".into(),
+                config: pairs(&[("s3.access-key-id", "root")]),
+            },
+            StorageCredential {
+                prefix: "s3://b/wh/db/t/data/".into(),
+                config: pairs(&[("s3.access-key-id", "data"), ("s3.session-token", "tok")]),
+            },
+            StorageCredential {
+                prefix: "s3://b/wh/db/t/data/deep/".into(),
+                config: pairs(&[("s3.access-key-id", "deep")]),
+            },
+        ];
+        io.set_table_config(
+            "s3://b/wh/db/t",
+            &ident(),
+            &pairs(&[("s3.access-key-id", "config"), ("s3.region", "eu-west-1")]),
+            &creds,
+        )
+        .unwrap();
+        let key = |loc: &str| {
+            let p = io.properties_for(loc).unwrap();
+            let k = p.iter().find(|(k, _)| k == "s3.access-key-id").unwrap();
+            assert!(
+                p.contains(&("s3.region".into(), "eu-west-1".into())),
+                "{p:?}"
+            );
+            k.1.clone()
+        };
+        assert_eq!(key("s3://b/wh/db/t/metadata/v1.json"), "root");
+        assert_eq!(key("s3://b/wh/db/t/data/a.parquet"), "data");
+        assert_eq!(key("s3://b/wh/db/t/data/deep/a.parquet"), "deep");
+        assert_eq!(
+            io.config_keys_for("s3://b/wh/db/t/data/a.parquet"),
+            vec![
+                "s3.access-key-id",
+                "s3.endpoint",
+                "s3.region",
+                "s3.session-token"
+            ]
+        );
+        // without a matching prefix, the table's config
+        let only_data = &creds[1..2];
+        io.set_table_config(
+            "s3://b/wh/db/t",
+            &ident(),
+            &pairs(&[("s3.access-key-id", "config"), ("s3.region", "eu-west-1")]),
+            only_data,
+        )
+        .unwrap();
+        assert_eq!(key("s3://b/wh/db/t/metadata/v1.json"), "config");
+        // credentials alone (no config) keep the entry
+        io.set_table_config("s3://b/wh/db/t", &ident(), &[], only_data)
+            .unwrap();
+        assert_eq!(
+            io.config_keys_for("s3://b/wh/db/t/data/x"),
+            vec!["s3.access-key-id", "s3.endpoint", "s3.session-token"]
+        );
+    }
+
+    #[test]
+    fn expiry_is_read_for_the_store_of_the_location() {
+        let scope = Scope::new(pairs(&[
+            ("s3.session-token-expires-at-ms", "1000"),
+            ("gcs.oauth2.token-expires-at", "2000"),
+            (
+                "adls.sas-token-expires-at-ms.a.blob.core.windows.net",
+                "3000",
+            ),
+            (
+                "adls.sas-token-expires-at-ms.b.blob.core.windows.net",
+                "2500",
+            ),
+        ]))
+        .unwrap();
+        assert_eq!(scope.expires_at_ms("s3a://b/k"), Some(1000));
+        assert_eq!(scope.expires_at_ms("gs://b/k"), Some(2000));
+        assert_eq!(
+            scope.expires_at_ms("abfss://c@a.dfs.core.windows.net/k"),
+            Some(2500)
+        );
+        assert_eq!(scope.expires_at_ms("file:///tmp/k"), None);
+    }
+
+    #[test]
+    fn refresh_endpoints_stay_on_the_catalog_server() {
+        let base = "http://127.0.0.1:5/api";
+        assert_eq!(
+            relative_endpoint(base, "/v1/ns/tables/t/credentials").unwrap(),
+            "v1/ns/tables/t/credentials"
+        );
+        assert_eq!(
+            relative_endpoint(base, "http://127.0.0.1:5/api/v1/c").unwrap(),
+            "v1/c"
+        );
+        for elsewhere in [
+            "http://127.0.0.1:6/api/v1/c",
+            "http://127.0.0.1:5/apix/v1/c",
+        ] {
+            let e = relative_endpoint(base, elsewhere).unwrap_err();
+            assert!(matches!(e, Error::Unsupported { .. }), "{e}");
+        }
+    }
+
+    #[test]
+    fn an_expired_credential_without_a_catalog_is_used_as_it_is() {
+        let io = RestFileIO::new(Vec::new(), None).unwrap();
+        let dir = std::env::temp_dir().join(format!("icefloe-restio-exp-{}", std::process::id()));
+        let table = format!("file://{}", dir.display());
+        io.set_table_config(
+            &table,
+            &ident(),
+            &pairs(&[("s3.session-token-expires-at-ms", "1")]),
+            &[],
+        )
+        .unwrap();
+        let loc = format!("{table}/a.txt");
+        io.write_new(&loc, b"x").unwrap();
+        assert_eq!(io.read(&loc).unwrap(), b"x");
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

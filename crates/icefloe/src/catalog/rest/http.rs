@@ -5,6 +5,10 @@
 //!
 //! Properties:
 //! - `header.<Name>`: sent as the HTTP header `<Name>` on every catalog request;
+//! - `X-Iceberg-Access-Delegation: vended-credentials` is sent on the requests the spec gives
+//!   the `data-access` parameter (load, register, create) unless `header.X-Iceberg-Access-Delegation`
+//!   says otherwise, as PyIceberg does (Java sends it only when configured): a value replaces
+//!   it (and goes on every request, as any `header.*`), an empty value sends none;
 //! - `rest.client.connection-timeout-ms` (default 10 000) and
 //!   `rest.client.socket-timeout-ms` (the whole request, default 120 000), Java's names;
 //! - `rest.max-response-bytes`: the largest answer read (default 256 MiB; table metadata
@@ -76,6 +80,8 @@ pub(super) struct Request {
     pub endpoint: Endpoint,
     /// The table, view or namespace it is about (for `NoSuch*` errors).
     pub subject: String,
+    /// Asks for delegated access (`X-Iceberg-Access-Delegation`): the spec's `data-access`.
+    pub access_delegation: bool,
 }
 
 impl Request {
@@ -92,7 +98,15 @@ impl Request {
             body: None,
             endpoint,
             subject,
+            access_delegation: false,
         }
+    }
+
+    /// Marks a request that asks for vended credentials (loadTable, createTable,
+    /// registerTable).
+    pub(super) fn delegating(mut self) -> Request {
+        self.access_delegation = true;
+        self
     }
 
     pub(super) fn query(mut self, key: &str, value: impl Into<String>) -> Request {
@@ -180,6 +194,10 @@ pub(super) fn base_uri(properties: &[(String, String)]) -> Result<String> {
     Ok(uri.to_string())
 }
 
+/// The access delegation header, and what it asks for unless the properties say otherwise.
+pub(super) const ACCESS_DELEGATION_HEADER: &str = "X-Iceberg-Access-Delegation";
+pub(super) const DEFAULT_ACCESS_DELEGATION: &str = "vended-credentials";
+
 /// Sends catalog requests.
 pub(super) struct HttpClient {
     base: String,
@@ -187,6 +205,9 @@ pub(super) struct HttpClient {
     runtime: IoRuntime,
     /// `header.*`, checked to be valid header names and values.
     headers: Vec<(String, Secret)>,
+    /// No `header.X-Iceberg-Access-Delegation` was given: delegating requests send the
+    /// default.
+    default_delegation: bool,
     auth: Auth,
     /// Property values that are credentials (the auth's own are added when scrubbing).
     secrets: Vec<String>,
@@ -229,6 +250,13 @@ impl HttpClient {
             headers.retain(|(n, _): &(String, Secret)| !n.eq_ignore_ascii_case(name));
             headers.push((name.to_string(), Secret::new(v.as_str())));
         }
+        let default_delegation = !headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case(ACCESS_DELEGATION_HEADER));
+        // an empty value turns the header off
+        headers.retain(|(n, v)| {
+            !(n.eq_ignore_ascii_case(ACCESS_DELEGATION_HEADER) && v.expose().trim().is_empty())
+        });
         let secrets = properties
             .iter()
             .filter(|(k, v)| is_secret_key(k) && v.len() >= 4)
@@ -279,6 +307,7 @@ impl HttpClient {
             client,
             runtime: IoRuntime::new()?,
             headers,
+            default_delegation,
             auth,
             secrets,
             max_response_bytes,
@@ -318,6 +347,12 @@ impl HttpClient {
             "X-Client-Version".into(),
             Secret::new(concat!("icefloe ", env!("CARGO_PKG_VERSION"))),
         ));
+        if req.access_delegation && self.default_delegation {
+            headers.push((
+                ACCESS_DELEGATION_HEADER.into(),
+                Secret::new(DEFAULT_ACCESS_DELEGATION),
+            ));
+        }
         headers.extend(self.headers.iter().cloned());
         if let Some(token) = bearer {
             headers.retain(|(n, _)| !n.eq_ignore_ascii_case("authorization"));
@@ -671,6 +706,55 @@ mod tests {
             MAX_RETRY_WAIT
         );
         assert!(retry_wait(1, Some(Duration::ZERO)) >= Duration::from_secs(1));
+    }
+
+    #[test]
+    fn access_delegation_is_asked_for_by_default_and_can_be_changed_or_turned_off() {
+        let load = Request::new(
+            Method::Get,
+            "v1/namespaces/db/tables/t".into(),
+            Endpoint::Table,
+            "db.t".into(),
+        );
+        let delegating = load.clone().delegating();
+        let client = HttpClient::new(&props(&[("uri", "http://127.0.0.1:1")])).unwrap();
+        let p = client.prepare(&delegating, None);
+        assert_eq!(
+            header(&p, "X-Iceberg-Access-Delegation"),
+            Some("vended-credentials")
+        );
+        // only the spec's data-access requests ask
+        assert_eq!(
+            header(&client.prepare(&load, None), "X-Iceberg-Access-Delegation"),
+            None
+        );
+        // a header property replaces the default, on every request (any case)
+        let client = HttpClient::new(&props(&[
+            ("uri", "http://127.0.0.1:1"),
+            ("header.x-iceberg-access-delegation", "remote-signing"),
+        ]))
+        .unwrap();
+        for req in [&load, &delegating] {
+            let p = client.prepare(req, None);
+            let sent: Vec<&str> = p
+                .headers
+                .iter()
+                .filter(|(n, _)| n.eq_ignore_ascii_case("X-Iceberg-Access-Delegation"))
+                .map(|(_, v)| v.expose())
+                .collect();
+            assert_eq!(sent, vec!["remote-signing"]);
+        }
+        // an empty value sends none
+        let client = HttpClient::new(&props(&[
+            ("uri", "http://127.0.0.1:1"),
+            ("header.X-Iceberg-Access-Delegation", ""),
+        ]))
+        .unwrap();
+        let p = client.prepare(&delegating, None);
+        assert!(!p
+            .headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("X-Iceberg-Access-Delegation")));
     }
 
     #[test]

@@ -7,7 +7,11 @@
 //! - `errors`: the spec's `ErrorModel` and statuses as typed errors;
 //! - `namespaces`, `tables`, `views`: the requests;
 //! - `commit`: a commit (base and new metadata) as `requirements` and `updates`;
-//! - `file_io`: the catalog's FileIO, which uses each table's vended `config`.
+//! - `file_io`: the catalog's FileIO, which uses each table's vended `config` and
+//!   `storage-credentials`, and refreshes them before they expire.
+//!
+//! SigV4 request signing (`rest.sigv4-enabled`, for AWS Glue's and S3 Tables' REST
+//! endpoints) is not supported: such a catalog is refused when it opens.
 //!
 //! The server owns the pointer: a commit is one `POST` that the server applies if its
 //! requirements hold (409 `CommitFailed` otherwise, which the commit layer retries on a
@@ -33,7 +37,7 @@ use std::sync::Arc;
 
 use self::config::{get, ConfigResponse, Paths};
 use self::errors::Endpoint;
-use self::file_io::RestFileIO;
+use self::file_io::{Refresher, RestFileIO, LOAD_CREDENTIALS_ENDPOINT};
 use self::http::{HttpClient, Method, Request};
 use super::{
     Catalog, Namespace, PurgeResult, PurgeScope, TableCommit, TableIdent, TableState, ViewState,
@@ -48,7 +52,8 @@ pub use self::commit::CommitRequest;
 /// A catalog served over the Iceberg REST protocol.
 pub struct RestCatalog {
     name: String,
-    http: HttpClient,
+    /// Shared with the FileIO, which refreshes vended credentials through it.
+    http: Arc<HttpClient>,
     paths: Paths,
     /// `rest.page-size` (Java's name), sent as `pageSize` on list requests.
     page_size: Option<String>,
@@ -69,6 +74,7 @@ impl RestCatalog {
     /// Connects to the catalog at the `uri` property: asks `GET /v1/config` (with the
     /// `warehouse` property as `?warehouse=`) and merges its answer with `properties`.
     pub fn open(name: &str, properties: &[(String, String)]) -> Result<RestCatalog> {
+        refuse_sigv4(properties)?;
         let first = HttpClient::new(properties)?;
         let mut req = Request::new(
             Method::Get,
@@ -82,8 +88,9 @@ impl RestCatalog {
         let shown = format!("GET /{}", Paths::config());
         let config = ConfigResponse::from_json(&first.send(&req)?.json(&shown)?, &shown)?;
         let merged = config.merge(properties);
+        refuse_sigv4(&merged)?;
         // the server may override anything, the uri and credentials included
-        let http = HttpClient::new(&merged)?;
+        let http = Arc::new(HttpClient::new(&merged)?);
         let page_size = match get(&merged, "rest.page-size") {
             Some(v) if v.trim().parse::<u32>().is_ok_and(|n| n > 0) => Some(v.trim().to_string()),
             Some(v) => {
@@ -93,11 +100,20 @@ impl RestCatalog {
             }
             None => None,
         };
+        let paths = Paths::new(&merged);
+        let refresher = Refresher {
+            http: Arc::clone(&http),
+            paths: paths.clone(),
+            load_credentials: config
+                .endpoints
+                .iter()
+                .any(|e| e == LOAD_CREDENTIALS_ENDPOINT),
+        };
         Ok(RestCatalog {
             name: name.to_string(),
-            paths: Paths::new(&merged),
+            paths,
             page_size,
-            io: Arc::new(RestFileIO::new(merged)?),
+            io: Arc::new(RestFileIO::new(merged, Some(refresher))?),
             http,
         })
     }
@@ -107,6 +123,23 @@ impl RestCatalog {
     /// Values are not returned: they may be credentials.
     pub fn file_io_keys(&self, location: &str) -> Vec<String> {
         self.io.config_keys_for(location)
+    }
+}
+
+/// `rest.sigv4-enabled=true` asks for AWS SigV4-signed catalog requests (Glue's and S3
+/// Tables' REST endpoints), which this client does not do: refused rather than sent
+/// unsigned (the server would answer 403 to every request).
+fn refuse_sigv4(properties: &[(String, String)]) -> Result<()> {
+    match get(properties, "rest.sigv4-enabled").map(|v| v.trim().to_ascii_lowercase()) {
+        Some(v) if v == "true" => Err(Error::unsupported(
+            "rest.sigv4-enabled=true: signing REST catalog requests with AWS SigV4 (AWS Glue, \
+             S3 Tables) is not supported; use a catalog that takes a bearer token or OAuth2",
+        )),
+        Some(v) if v == "false" => Ok(()),
+        Some(v) => Err(Error::invalid_argument(format!(
+            "rest.sigv4-enabled must be true or false, not '{v}'"
+        ))),
+        None => Ok(()),
     }
 }
 
@@ -257,5 +290,36 @@ impl Catalog for RestCatalog {
 
     fn commit_tables(&self, commits: Vec<TableCommit>) -> Result<()> {
         self.rest_commit_transaction(&commits)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::catalog::testing::props;
+
+    #[test]
+    fn sigv4_is_refused_before_any_request() {
+        // nothing listens on port 1: the refusal comes first
+        let e = RestCatalog::open(
+            "glue",
+            &props(&[
+                ("uri", "http://127.0.0.1:1"),
+                ("rest.sigv4-enabled", "TRUE"),
+                ("rest.signing-region", "us-east-1"),
+                ("rest.signing-name", "glue"),
+            ]),
+        )
+        .unwrap_err();
+        assert!(matches!(e, Error::Unsupported { .. }), "{e}");
+        assert!(e.to_string().contains("SigV4"), "{e}");
+        let e = RestCatalog::open(
+            "glue",
+            &props(&[("uri", "http://127.0.0.1:1"), ("rest.sigv4-enabled", "yes")]),
+        )
+        .unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+        assert!(refuse_sigv4(&props(&[("rest.sigv4-enabled", "false")])).is_ok());
     }
 }

@@ -2,9 +2,11 @@
 //! purge, and commits (creates included) with the requirements and updates of `commit`.
 //!
 //! A `LoadTableResult` (the answer of load, register and commit) gives the metadata
-//! location, the metadata itself, and a `config` for the table's FileIO (vended
-//! credentials). Its `storage-credentials` whose `prefix` the table's location starts with
-//! are laid over that `config` (the longest prefix last, so it wins).
+//! location, the metadata itself, a `config` for the table's FileIO (vended credentials)
+//! and `storage-credentials`, which the FileIO chooses per location (`file_io`).
+//!
+//! Load, register and the staged create (the requests the spec gives the `data-access`
+//! parameter) ask for vended credentials with `X-Iceberg-Access-Delegation` (`http`).
 
 use std::sync::Arc;
 
@@ -23,13 +25,52 @@ use crate::spec::schema::Schema;
 use crate::spec::sort::SortOrder;
 use crate::spec::table_metadata::TableMetadata;
 
+/// A `StorageCredential`: a `config` for the locations that start with `prefix`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct StorageCredential {
+    pub prefix: String,
+    /// Credentials: never printed (the `Debug` of the FileIO that holds them shows none).
+    pub config: Vec<(String, String)>,
+}
+
+/// The `storage-credentials` of an answer (`LoadTableResult`, `LoadCredentialsResponse`).
+pub(super) fn storage_credentials_from_json(
+    body: &Value,
+    shown: &str,
+) -> Result<Vec<StorageCredential>> {
+    let creds = match body.get("storage-credentials") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(a)) => a,
+        Some(_) => {
+            return Err(protocol_error(
+                shown,
+                "'storage-credentials' is not an array",
+            ))
+        }
+    };
+    let mut out = Vec::with_capacity(creds.len());
+    for (i, c) in creds.iter().enumerate() {
+        let prefix = c.get("prefix").and_then(Value::as_str).ok_or_else(|| {
+            protocol_error(shown, &format!("storage-credentials[{i}] has no 'prefix'"))
+        })?;
+        let field = format!("storage-credentials[{i}].config");
+        out.push(StorageCredential {
+            prefix: prefix.to_string(),
+            config: string_map_from_json(c.get("config"), &field, shown)?,
+        });
+    }
+    Ok(out)
+}
+
 /// A parsed `LoadTableResult`.
 #[derive(Debug, Clone)]
 pub(super) struct LoadTableResult {
     pub metadata_location: Option<String>,
     pub metadata: TableMetadata,
-    /// `config` with the matching `storage-credentials` laid over it.
+    /// `config`: FileIO properties for the table (vended credentials, an endpoint).
     pub config: Vec<(String, String)>,
+    /// Chosen per location by the FileIO (the longest matching prefix).
+    pub storage_credentials: Vec<StorageCredential>,
 }
 
 impl LoadTableResult {
@@ -42,30 +83,11 @@ impl LoadTableResult {
             .get("metadata-location")
             .and_then(Value::as_str)
             .map(str::to_string);
-        let mut config = string_map_from_json(body.get("config"), "config", shown)?;
-        if let Some(creds) = body.get("storage-credentials").and_then(Value::as_array) {
-            let mut matching: Vec<(usize, Vec<(String, String)>)> = Vec::new();
-            for (i, c) in creds.iter().enumerate() {
-                let prefix = c.get("prefix").and_then(Value::as_str).ok_or_else(|| {
-                    protocol_error(shown, &format!("storage-credentials[{i}] has no 'prefix'"))
-                })?;
-                if metadata.location.starts_with(prefix) {
-                    let field = format!("storage-credentials[{i}].config");
-                    matching.push((
-                        prefix.len(),
-                        string_map_from_json(c.get("config"), &field, shown)?,
-                    ));
-                }
-            }
-            matching.sort_by_key(|(len, _)| *len);
-            for (_, c) in matching {
-                config = super::config::merge(&config, &c);
-            }
-        }
         Ok(LoadTableResult {
             metadata_location,
             metadata,
-            config,
+            config: string_map_from_json(body.get("config"), "config", shown)?,
+            storage_credentials: storage_credentials_from_json(body, shown)?,
         })
     }
 }
@@ -80,24 +102,33 @@ impl RestCatalog {
         ))
     }
 
-    /// Turns a `LoadTableResult` into the table's state, and hands its `config` to the
-    /// catalog's FileIO for the table's location.
-    fn accept(&self, result: LoadTableResult, shown: &str) -> Result<TableState> {
+    /// Turns a `LoadTableResult` into the table's state, and hands its `config` and
+    /// `storage-credentials` to the catalog's FileIO for the table's location.
+    fn accept(
+        &self,
+        result: LoadTableResult,
+        ident: &TableIdent,
+        shown: &str,
+    ) -> Result<TableState> {
         let location = result
             .metadata_location
             .ok_or_else(|| protocol_error(shown, "no 'metadata-location'"))?;
-        self.io
-            .set_table_config(&result.metadata.location, &result.config)?;
+        self.io.set_table_config(
+            &result.metadata.location,
+            ident,
+            &result.config,
+            &result.storage_credentials,
+        )?;
         Ok(TableState {
             metadata_location: location,
             metadata: Arc::new(result.metadata),
         })
     }
 
-    fn send_for_table(&self, req: &Request) -> Result<TableState> {
+    fn send_for_table(&self, req: &Request, ident: &TableIdent) -> Result<TableState> {
         let shown = format!("{} /{}", req.method.as_str(), req.path);
         let body = self.http.send(req)?.json(&shown)?;
-        self.accept(LoadTableResult::from_json(&body, &shown)?, &shown)
+        self.accept(LoadTableResult::from_json(&body, &shown)?, ident, &shown)
     }
 
     pub(super) fn rest_list_tables(
@@ -154,7 +185,7 @@ impl RestCatalog {
     }
 
     pub(super) fn rest_load_table(&self, ident: &TableIdent) -> Result<TableState> {
-        self.send_for_table(&self.table_request(Method::Get, ident)?)
+        self.send_for_table(&self.table_request(Method::Get, ident)?.delegating(), ident)
     }
 
     pub(super) fn rest_register_table(
@@ -171,8 +202,9 @@ impl RestCatalog {
         .json(serde_json::json!({
             "name": ident.name,
             "metadata-location": metadata_location,
-        }));
-        self.send_for_table(&req)
+        }))
+        .delegating();
+        self.send_for_table(&req, ident)
     }
 
     pub(super) fn rest_rename(
@@ -229,7 +261,7 @@ impl RestCatalog {
         // unknown to the caller, who must then keep the files it wrote
         resp.json(&shown)
             .and_then(|b| LoadTableResult::from_json(&b, &shown))
-            .and_then(|r| self.accept(r, &shown))
+            .and_then(|r| self.accept(r, ident, &shown))
             .map_err(|e| Error::CommitStateUnknown {
                 message: format!(
                     "{shown}: the server accepted the commit but its answer cannot be used: {e}"
@@ -326,7 +358,8 @@ impl RestCatalog {
             "name": ident.name,
             "schema": {"type": "struct", "schema-id": 0, "fields": []},
             "stage-create": true,
-        }));
+        }))
+        .delegating();
         let shown = format!("POST /{}", req.path);
         let body = self.http.send(&req)?.json(&shown)?;
         Ok(LoadTableResult::from_json(&body, &shown)?.metadata.location)
