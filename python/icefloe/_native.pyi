@@ -222,6 +222,10 @@ class FileIO:
         """The FileIO properties ``location`` is reached with (a REST table's vended
         credentials over the catalog's), credentials included; ``None`` for local files and
         memory. For ``io_properties=`` of the executors; never print it."""
+    def stats(self) -> dict[str, int] | None:
+        """``requests``, ``bytes_read``, ``bytes_written`` and ``cache_hits`` since the FileIO
+        was made or last reset; ``None`` for local files and memory."""
+    def reset_stats(self) -> None: ...
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 

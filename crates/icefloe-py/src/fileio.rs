@@ -81,6 +81,25 @@ impl PyFileIO {
             .map(|pairs| pairs.into_iter().collect())
     }
 
+    /// What this FileIO has sent and received since it was made or last reset: a dict of
+    /// `requests`, `bytes_read`, `bytes_written` and `cache_hits` (reads answered by the
+    /// manifest cache), or `None` where nothing is counted (local files, memory).
+    fn stats(&self) -> Option<HashMap<&'static str, u64>> {
+        self.inner.stats().map(|s| {
+            HashMap::from([
+                ("requests", s.requests),
+                ("bytes_read", s.bytes_read),
+                ("bytes_written", s.bytes_written),
+                ("cache_hits", s.cache_hits),
+            ])
+        })
+    }
+
+    /// Sets the counters of `stats()` back to zero.
+    fn reset_stats(&self) {
+        self.inner.reset_stats();
+    }
+
     /// Whether both are the same FileIO (not merely of the same kind).
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other

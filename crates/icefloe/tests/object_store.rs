@@ -500,3 +500,48 @@ fn range_read_latency() {
         );
     }
 }
+
+#[test]
+fn counts_requests_and_bytes_and_caches_immutable_metadata() {
+    for s in all() {
+        let io = s.io();
+        let manifest = s.at("metadata/abc-m0.avro");
+        let hint = s.at("metadata/version-hint.text");
+        let data: Vec<u8> = (0..=255u8).cycle().take(1_000).collect();
+        io.reset_stats();
+        io.write_new(&manifest, &data).unwrap();
+        io.write_new(&hint, b"1").unwrap();
+        let st = io.stats().unwrap();
+        assert_eq!((st.requests, st.bytes_written), (2, 1_001), "{:?}", s.kind);
+        io.reset_stats();
+        // a manifest is fetched once (one GET), then answered from the cache
+        assert_eq!(io.read(&manifest).unwrap(), data);
+        assert_eq!(io.read(&manifest).unwrap(), data);
+        assert_eq!(io.read_range(&manifest, 10, 5).unwrap(), &data[10..15]);
+        // the version hint is read from the store every time
+        assert_eq!(io.read(&hint).unwrap(), b"1");
+        assert_eq!(io.read(&hint).unwrap(), b"1");
+        let st = io.stats().unwrap();
+        assert_eq!(
+            (st.requests, st.bytes_read, st.cache_hits),
+            (3, 1_002, 2),
+            "{:?}",
+            s.kind
+        );
+        // without the cache every read is a request
+        let uncached = s.io_with(&[("io.manifest.cache-enabled", "false")]);
+        uncached.read(&manifest).unwrap();
+        uncached.read_range(&manifest, 0, 100).unwrap();
+        let st = uncached.stats().unwrap();
+        assert_eq!(
+            (st.requests, st.bytes_read, st.cache_hits),
+            (2, 1_100, 0),
+            "{:?}",
+            s.kind
+        );
+        // a file deleted and written again through the FileIO is not served stale
+        io.delete(&manifest).unwrap();
+        io.write_new(&manifest, b"again").unwrap();
+        assert_eq!(io.read(&manifest).unwrap(), b"again", "{:?}", s.kind);
+    }
+}

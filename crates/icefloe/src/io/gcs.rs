@@ -44,6 +44,7 @@ pub struct GcsFileIO {
     operators: Mutex<HashMap<String, Operator>>,
     redactor: Redactor,
     runtime: IoRuntime,
+    counters: super::stats::IoCounters,
 }
 
 impl std::fmt::Debug for GcsFileIO {
@@ -61,6 +62,7 @@ impl GcsFileIO {
             properties: Arc::new(properties),
             operators: Mutex::new(HashMap::new()),
             runtime: IoRuntime::new()?,
+            counters: super::stats::IoCounters::default(),
         })
     }
 
@@ -174,6 +176,7 @@ impl GcsFileIO {
         T: Send + 'static,
     {
         let (op, key) = self.operator(location)?;
+        self.counters.requests(1);
         self.runtime
             .block_on(location, f(op, key))?
             .map_err(|e| self.error(location, e))
@@ -187,6 +190,7 @@ impl FileIO for GcsFileIO {
 
     fn read(&self, location: &str) -> Result<Vec<u8>> {
         let buf = self.call(location, |op, key| async move { op.read(&key).await })?;
+        self.counters.read(buf.len() as u64);
         Ok(buf.to_vec())
     }
 
@@ -200,7 +204,10 @@ impl FileIO for GcsFileIO {
                 self.call(location, move |op, key| async move {
                     op.read_with(&key).range(range).await
                 })
-                .map(|buf| buf.to_vec())
+                .map(|buf| {
+                    self.counters.read(buf.len() as u64);
+                    buf.to_vec()
+                })
             },
             // `map_error` turns opendal's RangeNotSatisfied into UnexpectedEof
             |source| source.kind() == ErrorKind::UnexpectedEof,
@@ -229,6 +236,7 @@ impl FileIO for GcsFileIO {
     /// whose precondition every GCS implementation checks.
     fn write_new(&self, location: &str, bytes: &[u8]) -> Result<()> {
         let data = bytes.to_vec();
+        self.counters.written(bytes.len() as u64);
         self.call(location, move |op, key| async move {
             op.write_with(&key, data)
                 .if_not_exists(true)
@@ -285,6 +293,18 @@ impl FileIO for GcsFileIO {
         self.call(location, |op, key| async move { op.delete(&key).await })
     }
 
+    fn stats(&self) -> Option<super::IoStats> {
+        Some(self.counters.snapshot())
+    }
+
+    fn reset_stats(&self) {
+        self.counters.reset();
+    }
+
+    fn fetch_concurrency(&self) -> usize {
+        self.properties.fetch_concurrency
+    }
+
     fn supports_conditional_replace(&self) -> bool {
         true
     }
@@ -304,6 +324,8 @@ impl FileIO for GcsFileIO {
         };
         let data = bytes.to_vec();
         let (op, key) = self.operator(location)?;
+        self.counters.requests(1);
+        self.counters.written(bytes.len() as u64);
         let written = self
             .runtime
             .block_on(location, async move {

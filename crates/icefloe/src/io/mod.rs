@@ -6,6 +6,7 @@ use std::io::{Read, Seek, SeekFrom};
 
 use crate::error::{Error, Result};
 
+pub mod cache;
 #[cfg(feature = "gcs")]
 pub mod gcs;
 #[cfg(any(feature = "s3", feature = "azure"))]
@@ -15,9 +16,12 @@ pub mod redact;
 mod resolve;
 #[cfg(any(feature = "s3", feature = "azure", feature = "gcs", feature = "rest"))]
 pub(crate) mod runtime;
+mod stats;
 
+pub use cache::{CachingFileIO, ManifestCacheConfig};
 pub use properties::FileIOProperties;
 pub use resolve::{for_location, for_location_with, scheme_of};
+pub use stats::IoStats;
 
 /// A version of a stored file, as the store reports it: the ETag (and the version id where
 /// the store keeps versions). Opaque: only compared by the store in [`FileIO::replace_if_match`].
@@ -100,6 +104,22 @@ pub trait FileIO: Send + Sync {
         Err(Error::unsupported(format!(
             "location {location}: this file IO cannot replace a file conditionally"
         )))
+    }
+
+    /// The requests and bytes this FileIO has sent and received (object stores), or
+    /// `None` where nothing is counted (local files, memory).
+    fn stats(&self) -> Option<IoStats> {
+        None
+    }
+
+    /// Sets the counters of [`FileIO::stats`] back to zero.
+    fn reset_stats(&self) {}
+
+    /// How many files a planner should fetch at once through this FileIO: 0 for "as many
+    /// as it has threads" (local files: a read is CPU work, as decoding is). An object
+    /// store's read is mostly waiting, so more fetches than cores keep the cores busy.
+    fn fetch_concurrency(&self) -> usize {
+        0
     }
 }
 

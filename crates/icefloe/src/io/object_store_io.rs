@@ -22,6 +22,7 @@ use object_store::{
 use super::properties::FileIOProperties;
 use super::redact::Redactor;
 use super::runtime::IoRuntime;
+use super::stats::{IoCounters, IoStats};
 use super::{FileIO, FileStatus, FileVersion};
 use crate::error::{Error, Result};
 
@@ -114,6 +115,7 @@ pub struct ObjectStoreFileIO {
     stores: Mutex<HashMap<String, Arc<dyn ObjectStore>>>,
     redactor: Redactor,
     runtime: IoRuntime,
+    counters: IoCounters,
 }
 
 impl std::fmt::Debug for ObjectStoreFileIO {
@@ -134,6 +136,7 @@ impl ObjectStoreFileIO {
             properties: Arc::new(properties),
             stores: Mutex::new(HashMap::new()),
             runtime: IoRuntime::new()?,
+            counters: IoCounters::default(),
         })
     }
 
@@ -375,6 +378,7 @@ impl ObjectStoreFileIO {
     {
         let (store, target) = self.store(location)?;
         let path = object_path(location, &target.key)?;
+        self.counters.requests(1);
         self.runtime
             .block_on(location, f(store, path))?
             .map_err(|e| self.error(location, &target, e))
@@ -383,6 +387,7 @@ impl ObjectStoreFileIO {
     fn put(&self, location: &str, bytes: &[u8], mode: PutMode) -> Result<FileVersion> {
         let create = matches!(mode, PutMode::Create);
         let payload = PutPayload::from(Bytes::copy_from_slice(bytes));
+        self.counters.written(bytes.len() as u64);
         let e = match self.call(location, |store, path| async move {
             store
                 .put_opts(
@@ -439,6 +444,10 @@ impl ObjectStoreFileIO {
         }
         let part = usize::try_from(self.properties.multipart_part_size).unwrap_or(usize::MAX);
         let data = Bytes::copy_from_slice(bytes);
+        // `call` counts the create; then each part and the complete
+        let parts = bytes.len().div_ceil(part.max(1)) as u64;
+        self.counters.requests(parts + 1);
+        self.counters.written(bytes.len() as u64);
         self.call(location, move |store, path| async move {
             let upload = store
                 .put_multipart_opts(&path, PutMultipartOptions::default())
@@ -461,9 +470,11 @@ impl ObjectStoreFileIO {
     }
 
     fn range(&self, location: &str, range: Range<u64>) -> Result<Bytes> {
-        self.call(location, move |store, path| async move {
+        let bytes = self.call(location, move |store, path| async move {
             store.get_range(&path, range).await
-        })
+        })?;
+        self.counters.read(bytes.len() as u64);
+        Ok(bytes)
     }
 }
 
@@ -476,6 +487,7 @@ impl FileIO for ObjectStoreFileIO {
         let bytes = self.call(location, |store, path| async move {
             store.get(&path).await?.bytes().await
         })?;
+        self.counters.read(bytes.len() as u64);
         Ok(bytes.to_vec())
     }
 
@@ -544,6 +556,7 @@ impl FileIO for ObjectStoreFileIO {
         } else {
             Some(object_path(location, &target.key)?)
         };
+        self.counters.requests(1);
         let listed = self
             .runtime
             .block_on(location, async move {
@@ -584,6 +597,18 @@ impl FileIO for ObjectStoreFileIO {
 
     fn supports_conditional_replace(&self) -> bool {
         true
+    }
+
+    fn stats(&self) -> Option<IoStats> {
+        Some(self.counters.snapshot())
+    }
+
+    fn reset_stats(&self) {
+        self.counters.reset();
+    }
+
+    fn fetch_concurrency(&self) -> usize {
+        self.properties.fetch_concurrency
     }
 
     fn replace_if_match(

@@ -27,6 +27,11 @@
 //! | `io.retry.min-wait-ms`, `io.retry.max-wait-ms` (`s3.retry.*`) | backoff bounds | 100, 5000 |
 //! | `io.multipart.threshold-bytes` | larger writes are multipart uploads | 8 MiB |
 //! | `io.multipart.part-size-bytes` (`s3.multipart.part-size-bytes`) | part size | 8 MiB |
+//! | `io.manifest.cache-enabled` | cache manifests, manifest lists and metadata JSON by location ([`super::cache`]) | `true` |
+//! | `io.manifest.cache.expiration-interval-ms` | drop an entry not read for this long | 60000 |
+//! | `io.manifest.cache.max-total-bytes` | the cache's bound | 104857600 |
+//! | `io.manifest.cache.max-content-length` | larger files are not cached | 8388608 |
+//! | `io.fetch-concurrency` | files a scan planner fetches at once from the store | 16 |
 
 use std::collections::HashMap;
 use std::fmt;
@@ -140,6 +145,10 @@ pub struct FileIOProperties {
     pub retry: RetryPolicy,
     pub multipart_threshold: u64,
     pub multipart_part_size: u64,
+    /// `io.manifest.cache*`.
+    pub manifest_cache: super::cache::ManifestCacheConfig,
+    /// `io.fetch-concurrency`: how many manifests a planner reads at once from the store.
+    pub fetch_concurrency: usize,
     /// The FileIO properties these were parsed from (keys of [`FILE_IO_PREFIXES`] only, so
     /// no catalog token or OAuth2 secret), in order: what another client of the same store
     /// is configured with (pyarrow on Spark executors). Values are `Secret`s.
@@ -153,6 +162,8 @@ pub const FILE_IO_PREFIXES: [&str; 5] = ["s3.", "client.region", "gcs.", "adls."
 /// are refused when parsed.
 pub const MIN_PART_SIZE: u64 = 5 * 1024 * 1024;
 pub const DEFAULT_MULTIPART_THRESHOLD: u64 = 8 * 1024 * 1024;
+/// Manifests fetched at once from an object store (docs/benchmarks.md, "Planning on S3").
+pub const DEFAULT_FETCH_CONCURRENCY: usize = 16;
 
 impl Default for FileIOProperties {
     fn default() -> Self {
@@ -169,6 +180,8 @@ impl Default for FileIOProperties {
             },
             multipart_threshold: DEFAULT_MULTIPART_THRESHOLD,
             multipart_part_size: DEFAULT_MULTIPART_THRESHOLD,
+            manifest_cache: super::cache::ManifestCacheConfig::default(),
+            fetch_concurrency: DEFAULT_FETCH_CONCURRENCY,
             source: Vec::new(),
         }
     }
@@ -314,6 +327,22 @@ impl FileIOProperties {
                     if p.multipart_part_size < MIN_PART_SIZE {
                         return Err(bad(key, value, "at least 5 MiB (5242880)"));
                     }
+                }
+                "io.manifest.cache-enabled" => p.manifest_cache.enabled = parse_bool(key, value)?,
+                "io.manifest.cache.expiration-interval-ms" => {
+                    p.manifest_cache.expiration = Duration::from_millis(parse_u64(key, value)?)
+                }
+                "io.manifest.cache.max-total-bytes" => {
+                    p.manifest_cache.max_total_bytes = parse_u64(key, value)?
+                }
+                "io.manifest.cache.max-content-length" => {
+                    p.manifest_cache.max_content_length = parse_u64(key, value)?
+                }
+                "io.fetch-concurrency" => {
+                    p.fetch_concurrency = usize::try_from(parse_u64(key, value)?)
+                        .ok()
+                        .filter(|n| (1..=1024).contains(n))
+                        .ok_or_else(|| bad(key, value, "an integer from 1 to 1024"))?
                 }
                 "s3.sse.type" => {
                     p.s3.encryption = match value.trim().to_ascii_lowercase().as_str() {

@@ -38,11 +38,20 @@ pub fn for_location(
 /// [`for_location`] with properties already parsed.
 pub fn for_location_with(location: &str, properties: FileIOProperties) -> Result<Arc<dyn FileIO>> {
     let scheme = scheme_of(location).map(str::to_ascii_lowercase);
+    let cache = properties.manifest_cache.clone();
+    // object stores only: a local read is as fast as a copy out of the cache would be
+    let cached = |io: Arc<dyn FileIO>| -> Arc<dyn FileIO> {
+        if cache.enabled {
+            Arc::new(super::cache::CachingFileIO::new(io, cache.clone()))
+        } else {
+            io
+        }
+    };
     match scheme.as_deref() {
         None | Some("file") => Ok(Arc::new(LocalFileIO)),
-        Some("s3" | "s3a" | "s3n") => s3(location, properties),
-        Some("abfs" | "abfss" | "wasb" | "wasbs") => azure(location, properties),
-        Some("gs") => gcs(location, properties),
+        Some("s3" | "s3a" | "s3n") => s3(location, properties).map(cached),
+        Some("abfs" | "abfss" | "wasb" | "wasbs") => azure(location, properties).map(cached),
+        Some("gs") => gcs(location, properties).map(cached),
         Some(other) => Err(Error::unsupported(format!(
             "location {location}: no file IO for the scheme '{other}' (supported: file, s3, \
              s3a, s3n, abfs, abfss, wasb, wasbs, gs)"

@@ -59,6 +59,8 @@ pub struct TableScan {
     selected: Option<Vec<String>>,
     snapshot: SnapshotSelection,
     threads: usize,
+    /// Manifests read at once (`None`: the FileIO's [`FileIO::fetch_concurrency`]).
+    fetch_concurrency: Option<usize>,
     /// For an incremental append scan: the exclusive start snapshot.
     from_snapshot_exclusive: Option<i64>,
     incremental: bool,
@@ -117,6 +119,7 @@ impl TableScan {
             selected: None,
             snapshot: SnapshotSelection::Current,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            fetch_concurrency: None,
             from_snapshot_exclusive: None,
             incremental: false,
         }
@@ -148,6 +151,22 @@ impl TableScan {
     pub fn threads(mut self, threads: usize) -> TableScan {
         self.threads = threads.max(1);
         self
+    }
+
+    /// How many manifests are read at once (at least one). By default the FileIO's
+    /// [`FileIO::fetch_concurrency`] (`io.fetch-concurrency` for object stores), or
+    /// `threads` where that is larger: on an object store a read is mostly waiting for
+    /// the server, so more reads than cores are in flight, each thread decoding its
+    /// manifest once it has arrived.
+    pub fn fetch_concurrency(mut self, n: usize) -> TableScan {
+        self.fetch_concurrency = Some(n.max(1));
+        self
+    }
+
+    fn workers(&self) -> usize {
+        self.fetch_concurrency
+            .unwrap_or_else(|| self.io.fetch_concurrency())
+            .max(self.threads)
     }
 
     /// Makes this an incremental append scan: the data files added by `append` snapshots
@@ -517,7 +536,7 @@ impl TableScan {
             .collect())
     }
 
-    /// Runs `f(0..n)` on `threads` threads; results keep the index order. The first
+    /// Runs `f(0..n)` on [`TableScan::workers`] threads; results keep the index order. The first
     /// error stops the handing out of further work and is returned.
     fn parallel<T: Send>(&self, n: usize, f: impl Fn(usize) -> Result<T> + Sync) -> Result<Vec<T>> {
         let next = AtomicUsize::new(0);
@@ -536,7 +555,7 @@ impl TableScan {
                 next.store(n, Ordering::Relaxed);
             }
         };
-        let threads = self.threads.min(n).max(1);
+        let threads = self.workers().min(n).max(1);
         std::thread::scope(|s| {
             for _ in 1..threads {
                 s.spawn(work);
