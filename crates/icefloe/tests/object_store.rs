@@ -504,7 +504,7 @@ fn range_read_latency() {
 #[test]
 fn counts_requests_and_bytes_and_caches_immutable_metadata() {
     for s in all() {
-        let io = s.io();
+        let io = s.io_with(&[("io.manifest.cache-enabled", "true")]);
         let manifest = s.at("metadata/abc-m0.avro");
         let hint = s.at("metadata/version-hint.text");
         let data: Vec<u8> = (0..=255u8).cycle().take(1_000).collect();
@@ -528,8 +528,8 @@ fn counts_requests_and_bytes_and_caches_immutable_metadata() {
             "{:?}",
             s.kind
         );
-        // without the cache every read is a request
-        let uncached = s.io_with(&[("io.manifest.cache-enabled", "false")]);
+        // without the cache (the default) every read is a request
+        let uncached = s.io();
         uncached.read(&manifest).unwrap();
         uncached.read_range(&manifest, 0, 100).unwrap();
         let st = uncached.stats().unwrap();

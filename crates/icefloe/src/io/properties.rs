@@ -27,7 +27,7 @@
 //! | `io.retry.min-wait-ms`, `io.retry.max-wait-ms` (`s3.retry.*`) | backoff bounds | 100, 5000 |
 //! | `io.multipart.threshold-bytes` | larger writes are multipart uploads | 8 MiB |
 //! | `io.multipart.part-size-bytes` (`s3.multipart.part-size-bytes`) | part size | 8 MiB |
-//! | `io.manifest.cache-enabled` | cache manifests, manifest lists and metadata JSON by location ([`super::cache`]) | `true` |
+//! | `io.manifest.cache-enabled` | cache manifests, manifest lists and metadata JSON by location ([`super::cache`]) | `false` |
 //! | `io.manifest.cache.expiration-interval-ms` | drop an entry not read for this long | 60000 |
 //! | `io.manifest.cache.max-total-bytes` | the cache's bound | 104857600 |
 //! | `io.manifest.cache.max-content-length` | larger files are not cached | 8388608 |
@@ -504,6 +504,36 @@ mod tests {
         // s3.region wins over client.region, in either order
         let p = parse(&[("s3.region", "a"), ("client.region", "b")]).unwrap();
         assert_eq!(p.s3.region.as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn manifest_cache_and_fetch_concurrency() {
+        let p = parse(&[]).unwrap();
+        assert!(!p.manifest_cache.enabled);
+        assert_eq!(p.manifest_cache.max_total_bytes, 100 * 1024 * 1024);
+        assert_eq!(p.fetch_concurrency, DEFAULT_FETCH_CONCURRENCY);
+        let p = parse(&[
+            ("io.manifest.cache-enabled", "true"),
+            ("io.manifest.cache.expiration-interval-ms", "1000"),
+            ("io.manifest.cache.max-total-bytes", "1234"),
+            ("io.manifest.cache.max-content-length", "12"),
+            ("io.fetch-concurrency", "64"),
+        ])
+        .unwrap();
+        assert!(p.manifest_cache.enabled);
+        assert_eq!(p.manifest_cache.expiration, Duration::from_secs(1));
+        assert_eq!(
+            (
+                p.manifest_cache.max_total_bytes,
+                p.manifest_cache.max_content_length
+            ),
+            (1234, 12)
+        );
+        assert_eq!(p.fetch_concurrency, 64);
+        for v in ["0", "2000", "many"] {
+            let e = parse(&[("io.fetch-concurrency", v)]).unwrap_err();
+            assert!(e.to_string().contains("io.fetch-concurrency"), "{e}");
+        }
     }
 
     #[test]

@@ -626,3 +626,76 @@ fn partition_values_of_promoted_columns_are_promoted() {
     assert_eq!(paths(&plan), ["f10"]);
     assert_eq!(plan.tasks[0].file.file.partition, [Some(Literal::Long(10))]);
 }
+
+/// A FileIO whose reads wait, as an object store's do, and which records how many were in
+/// flight at once.
+struct SlowIO {
+    inner: Arc<MemIO>,
+    in_flight: std::sync::atomic::AtomicUsize,
+    most: std::sync::atomic::AtomicUsize,
+    fetch: usize,
+}
+
+impl FileIO for SlowIO {
+    fn read(&self, location: &str) -> crate::error::Result<Vec<u8>> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let now = self.in_flight.fetch_add(1, SeqCst) + 1;
+        self.most.fetch_max(now, SeqCst);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        self.in_flight.fetch_sub(1, SeqCst);
+        self.inner.read(location)
+    }
+    fn write_new(&self, location: &str, bytes: &[u8]) -> crate::error::Result<()> {
+        self.inner.write_new(location, bytes)
+    }
+    fn exists(&self, location: &str) -> crate::error::Result<bool> {
+        self.inner.exists(location)
+    }
+    fn list(&self, location: &str) -> crate::error::Result<Vec<String>> {
+        self.inner.list(location)
+    }
+    fn delete(&self, location: &str) -> crate::error::Result<()> {
+        self.inner.delete(location)
+    }
+    fn fetch_concurrency(&self) -> usize {
+        self.fetch
+    }
+}
+
+#[test]
+fn manifests_are_fetched_with_the_file_io_concurrency() {
+    let mut t = TestTable::new(2, vec![schema(0, vec![id_int()])], vec![unpartitioned()]);
+    let manifests: Vec<ManifestFile> = (0..12)
+        .map(|i| {
+            t.data_manifest(
+                &format!("m{i}.avro"),
+                1,
+                vec![E::Added(data(&format!("f{i:02}"), vec![], 5))],
+            )
+        })
+        .collect();
+    t.commit(1, None, "append", &manifests);
+    let md = Arc::new(t.metadata());
+    let expected: Vec<String> = (0..12).map(|i| format!("f{i:02}")).collect();
+    for (fetch, explicit, most) in [(0, None, 2), (8, None, 8), (8, Some(3), 3)] {
+        let io = Arc::new(SlowIO {
+            inner: t.io.clone(),
+            in_flight: Default::default(),
+            most: Default::default(),
+            fetch,
+        });
+        let dyn_io: Arc<dyn FileIO> = io.clone();
+        let mut scan = TableScan::new(Arc::clone(&md), dyn_io).threads(2);
+        if let Some(n) = explicit {
+            scan = scan.fetch_concurrency(n);
+        }
+        let plan = scan.plan_files().unwrap();
+        assert_eq!(paths(&plan), expected);
+        // local files: as many reads as threads; an object store: its fetch concurrency
+        assert_eq!(
+            io.most.load(std::sync::atomic::Ordering::SeqCst),
+            most,
+            "{fetch} {explicit:?}"
+        );
+    }
+}
