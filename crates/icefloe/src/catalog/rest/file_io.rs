@@ -31,6 +31,7 @@ use crate::catalog::TableIdent;
 use crate::error::{Error, Result};
 use crate::io::{
     for_location_with, is_within, scheme_of, FileIO, FileIOProperties, FileStatus, FileVersion,
+    IoStats,
 };
 
 /// How long before its expiry a vended credential is replaced (Java's
@@ -263,6 +264,27 @@ impl RestFileIO {
         keys
     }
 
+    /// Every FileIO made so far (the tables' and the catalog's by scheme); each table's
+    /// FileIO for its own location is made here if it was not yet (that sends no request),
+    /// so that the planner sees the fetch concurrency of the table's store before its
+    /// first read.
+    fn all_ios(&self) -> Vec<Arc<dyn FileIO>> {
+        let mut out: Vec<Arc<dyn FileIO>> = Vec::new();
+        for t in self.lock_tables().iter_mut() {
+            let location = t.location.clone();
+            let scopes = std::iter::once(&mut t.base).chain(t.scoped.iter_mut().map(|(_, s)| s));
+            for scope in scopes {
+                // a location this scope cannot serve is reported when it is used
+                let _ = scope.io(&location);
+                out.extend(scope.ios.values().cloned());
+            }
+        }
+        if let Ok(by_scheme) = self.by_scheme.lock() {
+            out.extend(by_scheme.values().cloned());
+        }
+        out
+    }
+
     /// The FileIO of the table that holds `location`; with `check_expiry`, `Expiring`
     /// instead when its credential is due for a refresh.
     fn route_table(&self, location: &str, check_expiry: bool) -> Result<Routed> {
@@ -480,6 +502,35 @@ impl FileIO for RestFileIO {
         false
     }
 
+    /// The sum over the FileIOs this one routes to.
+    fn stats(&self) -> Option<IoStats> {
+        let mut sum: Option<IoStats> = None;
+        for s in self.all_ios().iter().filter_map(|io| io.stats()) {
+            let t = sum.get_or_insert_with(IoStats::default);
+            t.requests += s.requests;
+            t.bytes_read += s.bytes_read;
+            t.bytes_written += s.bytes_written;
+            t.cache_hits += s.cache_hits;
+        }
+        sum
+    }
+
+    fn reset_stats(&self) {
+        for io in self.all_ios() {
+            io.reset_stats();
+        }
+    }
+
+    /// The largest of the FileIOs this one routes to: a table's manifests are read through
+    /// its own (the table's vended config), so a REST table on S3 plans as one on S3.
+    fn fetch_concurrency(&self) -> usize {
+        self.all_ios()
+            .iter()
+            .map(|io| io.fetch_concurrency())
+            .max()
+            .unwrap_or(0)
+    }
+
     fn replace_if_match(
         &self,
         location: &str,
@@ -546,6 +597,13 @@ mod tests {
             )
             .unwrap_err();
         assert!(e.to_string().contains("s3.path-style-access"), "{e}");
+        // the tables' object-store FileIOs are counted and set the planner's fetch
+        // concurrency (building them sends no request)
+        assert_eq!(
+            io.fetch_concurrency(),
+            crate::io::properties::DEFAULT_FETCH_CONCURRENCY
+        );
+        assert_eq!(io.stats(), Some(IoStats::default()));
         // an empty config forgets the table
         io.set_table_config("s3://b/wh/db/t", &ident(), &[], &[])
             .unwrap();

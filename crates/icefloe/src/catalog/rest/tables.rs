@@ -336,12 +336,18 @@ impl RestCatalog {
             Endpoint::CreateTable,
             ident.to_string(),
         )
-        .json(body);
+        .json(body)
+        // the staged table's data is written before it exists: with vended credentials
+        .delegating();
         let shown = format!("POST /{} (stage-create)", req.path);
         let body = self.http.send(&req)?.json(&shown)?;
         let result = LoadTableResult::from_json(&body, &shown)?;
-        self.io
-            .set_table_config(&result.metadata.location, &result.config)?;
+        self.io.set_table_config(
+            &result.metadata.location,
+            ident,
+            &result.config,
+            &result.storage_credentials,
+        )?;
         Ok(result.metadata)
     }
 
