@@ -228,3 +228,31 @@ def test_spark_source_on_s3_with_vended_credentials(spark):
     assert len(files) == 3 and all(f.startswith(warehouse) for f in files), files
     rows = spark.read.format("icefloe").options(**options).load(f"{ns}.t").where("id >= 5").collect()
     assert sorted((r.id, r.name) for r in rows) == [(i, f"r{i}") for i in range(5, 20)]
+
+
+def test_file_io_counts_requests_and_bytes_and_plans_are_counted():
+    """``FileIO.stats()``: the requests and bytes of an S3 FileIO, what benches/plan_s3.py
+    reports per plan; with ``io.manifest.cache-enabled`` a manifest is fetched once."""
+    endpoint, bucket = _env("ICEFLOE_TEST_S3_ENDPOINT", "ICEFLOE_TEST_BUCKET")
+    root = f"s3://{bucket}/stats-{uuid.uuid4().hex[:8]}"
+    props = {
+        "s3.endpoint": endpoint,
+        "s3.path-style-access": "true",
+        "s3.access-key-id": "test",
+        "s3.secret-access-key": "test",
+        "s3.region": "us-east-1",
+    }
+    io = _native.FileIO(root, props)
+    assert io.stats() == {"requests": 0, "bytes_read": 0, "bytes_written": 0, "cache_hits": 0}
+    io.write_new(f"{root}/metadata/m.avro", b"x" * 100)
+    assert io.read(f"{root}/metadata/m.avro") == b"x" * 100
+    assert io.read(f"{root}/metadata/m.avro") == b"x" * 100
+    assert io.stats() == {"requests": 3, "bytes_read": 200, "bytes_written": 100, "cache_hits": 0}
+    io.reset_stats()
+    assert io.stats() == {"requests": 0, "bytes_read": 0, "bytes_written": 0, "cache_hits": 0}
+    cached = _native.FileIO(root, {**props, "io.manifest.cache-enabled": "true"})
+    for _ in range(3):
+        assert cached.read(f"{root}/metadata/m.avro") == b"x" * 100
+    assert cached.stats() == {"requests": 1, "bytes_read": 100, "bytes_written": 0, "cache_hits": 2}
+    # local files are not counted
+    assert _native.FileIO("/tmp").stats() is None
