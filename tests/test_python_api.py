@@ -204,7 +204,7 @@ def test_unknown_type_and_field_id_clash(tmp_path):
 
 def test_unsupported_format_version():
     with pytest.raises(errors.UnsupportedFormatVersionError) as e:
-        icefloe.TableMetadata.from_json(json.dumps({**json.loads(V2.read_text()), "format-version": 4}))
+        icefloe.TableMetadata.from_json(json.dumps({**json.loads(V2.read_text()), "format-version": 5}))
     assert e.value.field == "format-version"
 
 

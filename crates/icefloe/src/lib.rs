@@ -59,5 +59,15 @@ pub use spec::table_metadata::TableMetadata;
 pub use spec::view_metadata::ViewMetadata;
 pub use spec::{Schema, Type};
 
-/// The highest table format version this library reads and writes.
+/// The highest table format version this library plans, commits and writes manifests for.
 pub const MAX_FORMAT_VERSION: i32 = 3;
+
+/// The highest `format-version` of table metadata this library parses and writes back.
+/// Version 4 (the single-file-commits proposal, see `docs/v4.md`) is read and written as
+/// metadata only: planning or committing a v4 table fails with [`Error::Unsupported`]
+/// until its root manifests are implemented, so a v4 table is never treated as v3.
+pub const MAX_TABLE_METADATA_FORMAT_VERSION: i32 = 4;
+
+/// The first format version whose snapshots point to a root manifest, whose table
+/// `location` is optional, and whose paths may be relative to that location.
+pub const V4: i32 = 4;

@@ -566,7 +566,7 @@ fn invalid_json_names_the_file() {
 
 #[test]
 fn unsupported_format_versions() {
-    for version in [json!(4), json!(0), json!(-3), json!(1_000_000_000_000i64)] {
+    for version in [json!(5), json!(0), json!(-3), json!(1_000_000_000_000i64)] {
         let mut v = fixture_json("v2-full.metadata.json");
         v["format-version"] = version.clone();
         let e = read_err(&v);
@@ -575,14 +575,14 @@ fn unsupported_format_versions() {
                 version: got, max, ..
             } => {
                 assert_eq!(Some(*got), version.as_i64());
-                assert_eq!(*max, 3);
+                assert_eq!(*max, 4);
             }
             other => panic!("{version}: {other:?}"),
         }
         assert_eq!(field(&e), "format-version");
     }
-    // checked before anything else: a v4 file with v4-only content fails on the version
-    let e = read_err(&json!({"format-version": 4, "something-new": {}}));
+    // checked before anything else: a v5 file with v5-only content fails on the version
+    let e = read_err(&json!({"format-version": 5, "something-new": {}}));
     assert!(matches!(e, Error::UnsupportedFormatVersion { .. }));
     for bad in [json!("x"), json!(2.5), json!(null)] {
         let mut v = fixture_json("v2-full.metadata.json");

@@ -821,6 +821,10 @@ impl MetadataBuilder {
                 return Ok((*base).clone());
             }
         }
+        // a v4 base (read as metadata only) must not get v3 changes applied
+        if let Some(base) = &self.base {
+            base.check_supported("commit to", self.previous_file.as_deref())?;
+        }
         let mut md = self.md;
         md.last_updated_ms = self.last_updated_ms.unwrap_or_else(now_ms);
 

@@ -395,6 +395,11 @@ impl Transaction {
     }
 
     fn build_attempt(&mut self, base: Option<&TableState>) -> Result<MetadataBuilder> {
+        // before any pending change writes a manifest for a format it does not know
+        if let Some(b) = base {
+            b.metadata
+                .check_supported("commit to", Some(&b.metadata_location))?;
+        }
         let mut builder = self.start_builder(base)?;
         let io = self.catalog.io();
         for c in &mut self.changes {

@@ -64,6 +64,8 @@ pub struct TableScan {
     /// For an incremental append scan: the exclusive start snapshot.
     from_snapshot_exclusive: Option<i64>,
     incremental: bool,
+    /// The metadata file, when the caller knows it (named by errors).
+    metadata_location: Option<String>,
 }
 
 /// The result of planning: the files to read with their deletes and residuals, and what
@@ -122,7 +124,15 @@ impl TableScan {
             fetch_concurrency: None,
             from_snapshot_exclusive: None,
             incremental: false,
+            metadata_location: None,
         }
+    }
+
+    /// The metadata file `metadata` was read from, named by errors about the table as a
+    /// whole (e.g. planning a format version that is read as metadata only).
+    pub fn metadata_location(mut self, location: impl Into<String>) -> TableScan {
+        self.metadata_location = Some(location.into());
+        self
     }
 
     /// Adds a row filter (ANDed with any filter set before).
@@ -293,6 +303,7 @@ impl TableScan {
         per_manifest: impl Fn(&ScanPlan, Vec<FileScanTask>) -> Result<T> + Sync,
     ) -> Result<(ScanPlan, Vec<T>)> {
         let md = &self.metadata;
+        md.check_supported("plan a scan of", self.metadata_location.as_deref())?;
         let snapshot = self.resolve_snapshot()?;
         let schema = Arc::new(self.scan_schema(snapshot)?.clone());
         let projected_schema = Arc::new(match &self.selected {

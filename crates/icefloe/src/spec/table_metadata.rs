@@ -14,7 +14,7 @@ use super::sort::SortOrder;
 use super::statistics::{str_map, PartitionStatisticsFile, StatisticsFile};
 use crate::error::{Error, Location, Result};
 use crate::io::FileIO;
-use crate::MAX_FORMAT_VERSION;
+use crate::{MAX_TABLE_METADATA_FORMAT_VERSION, V4};
 
 /// The metadata of a table: everything in a `*.metadata.json` file.
 ///
@@ -25,6 +25,8 @@ pub struct TableMetadata {
     pub format_version: i32,
     /// Optional in v1, required from v2.
     pub table_uuid: Option<String>,
+    /// Required before v4. A v4 file may omit it: then this is empty (see
+    /// [`TableMetadata::resolve_path`]).
     pub location: String,
     /// 0 for v1 tables.
     pub last_sequence_number: i64,
@@ -102,7 +104,13 @@ impl TableMetadata {
         if v >= 2 && table_uuid.is_none() {
             return Err(missing("table-uuid", v));
         }
-        let location = o.req_str("location")?.to_string();
+        // v4 makes `location` optional (upstream's MIN_FORMAT_VERSION_OPTIONAL_LOCATION):
+        // an absent one is kept as the empty string, never written back
+        let location = if v >= V4 {
+            o.opt_str("location")?.unwrap_or_default().to_string()
+        } else {
+            o.req_str("location")?.to_string()
+        };
         let last_sequence_number = if v >= 2 {
             let n = o
                 .opt_i64("last-sequence-number")?
@@ -423,6 +431,44 @@ impl TableMetadata {
     /// `last-sequence-number` only from v2; a snapshot's `sequence-number` only when above
     /// 0; `next-row-id` only in v3; no current snapshot is `-1` before v3 and `null` from
     /// v3; a missing (v1) `table-uuid` is `null`.
+    /// Refuses to `action` (plan, commit, ...) a table whose format version icefloe reads
+    /// as metadata only (v4, see `docs/v4.md`), so that such a table is never handled as if
+    /// it were v3. The error names `metadata_file` when known, else the table's location.
+    pub fn check_supported(&self, action: &str, metadata_file: Option<&str>) -> Result<()> {
+        if self.format_version <= crate::MAX_FORMAT_VERSION {
+            return Ok(());
+        }
+        let table = match metadata_file {
+            Some(f) if !f.is_empty() => f.to_string(),
+            _ if !self.location.is_empty() => format!("the table at {}", self.location),
+            _ => "a table without location".to_string(),
+        };
+        Err(Error::unsupported(format!(
+            "{table}: cannot {action} a format-version {} table: icefloe reads and writes v{} \
+             table metadata, but cannot yet read or write its root manifests (supported for \
+             planning and commits: 1 to {})",
+            self.format_version,
+            self.format_version,
+            crate::MAX_FORMAT_VERSION
+        )))
+    }
+
+    /// A path as stored in this table's metadata, made absolute. From v4 a path may be
+    /// relative to the table's `location` (upstream PR #15630): one with no URI scheme
+    /// that does not start with `/`. Before v4 every path is returned as it is.
+    pub fn resolve_path(&self, path: &str) -> Result<String> {
+        if self.format_version < V4 || path.contains("://") || path.starts_with('/') {
+            return Ok(path.to_string());
+        }
+        if self.location.is_empty() {
+            return Err(Error::invalid_metadata(
+                "location",
+                format!("the path '{path}' is relative, but the table has no location"),
+            ));
+        }
+        Ok(format!("{}/{path}", self.location.trim_end_matches('/')))
+    }
+
     pub fn to_json_value(&self) -> Value {
         let v = self.format_version;
         let mut m = Map::new();
@@ -430,7 +476,9 @@ impl TableMetadata {
         // Java writes the field even for a v1 table without a uuid, as `null`
         let uuid = self.table_uuid.clone().map_or(Value::Null, Value::String);
         m.insert("table-uuid".into(), uuid);
-        m.insert("location".into(), self.location.clone().into());
+        if v < V4 || !self.location.is_empty() {
+            m.insert("location".into(), self.location.clone().into());
+        }
         if v >= 2 {
             m.insert(
                 "last-sequence-number".into(),
@@ -684,14 +732,14 @@ fn read_format_version(o: &Obj<'_>) -> Result<i32> {
             format!("expected an integer, found {}", kind(raw)),
         )
     })?;
-    if !(1..=i64::from(MAX_FORMAT_VERSION)).contains(&n) {
+    if !(1..=i64::from(MAX_TABLE_METADATA_FORMAT_VERSION)).contains(&n) {
         return Err(Error::UnsupportedFormatVersion {
             at: Location {
                 file: String::new(),
                 field: "format-version".into(),
             },
             version: n,
-            max: MAX_FORMAT_VERSION,
+            max: MAX_TABLE_METADATA_FORMAT_VERSION,
         });
     }
     i32::try_from(n).map_err(|_| Error::invalid_metadata("format-version", "out of range"))
@@ -735,7 +783,7 @@ mod tests {
     #[test]
     fn format_version_checked_first() {
         for (v, unsupported) in [
-            (json!(4), true),
+            (json!(5), true),
             (json!(0), true),
             (json!(-1), true),
             (json!("x"), false),
