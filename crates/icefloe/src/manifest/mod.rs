@@ -10,6 +10,7 @@ mod inflate;
 pub mod key_value;
 pub mod list;
 pub mod reader;
+pub mod v4;
 pub mod writer;
 
 #[cfg(test)]

@@ -746,7 +746,7 @@ fn read_format_version(o: &Obj<'_>) -> Result<i32> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
     use serde_json::json;
@@ -797,6 +797,102 @@ mod tests {
             );
             assert_eq!(e.location().unwrap().field, "format-version");
         }
+    }
+
+    fn minimal_v4() -> Value {
+        let mut v = minimal_v2();
+        v["format-version"] = json!(4);
+        v["next-row-id"] = json!(0);
+        v.as_object_mut().unwrap().remove("location");
+        v
+    }
+
+    #[test]
+    fn v4_parses_without_location_and_writes_it_back_only_when_set() {
+        let m = TableMetadata::from_json_value(&minimal_v4()).unwrap();
+        assert_eq!(m.format_version, 4);
+        assert_eq!(m.location, "");
+        let out = m.to_json_value();
+        assert!(out.get("location").is_none(), "{out}");
+        assert_eq!(out["format-version"], 4);
+        assert_eq!(TableMetadata::from_json_value(&out).unwrap(), m);
+
+        let mut with = minimal_v4();
+        with["location"] = json!("s3://b/t/");
+        let m = TableMetadata::from_json_value(&with).unwrap();
+        assert_eq!(m.to_json_value()["location"], "s3://b/t/");
+        // v3 still requires it
+        let mut v3 = minimal_v4();
+        v3["format-version"] = json!(3);
+        let e = TableMetadata::from_json_value(&v3).unwrap_err();
+        assert_eq!(e.location().unwrap().field, "location");
+    }
+
+    #[test]
+    fn v4_paths_may_be_relative_to_the_location() {
+        let mut v = minimal_v4();
+        v["location"] = json!("s3://b/t/");
+        let m = TableMetadata::from_json_value(&v).unwrap();
+        assert_eq!(
+            m.resolve_path("metadata/root.avro").unwrap(),
+            "s3://b/t/metadata/root.avro"
+        );
+        for absolute in ["s3://x/y.parquet", "/tmp/y.parquet", "file:///tmp/y"] {
+            assert_eq!(m.resolve_path(absolute).unwrap(), absolute);
+        }
+        let no_location = TableMetadata::from_json_value(&minimal_v4()).unwrap();
+        let e = no_location.resolve_path("data/x.parquet").unwrap_err();
+        assert_eq!(e.location().unwrap().field, "location");
+        // before v4, a path is never relative
+        let v2 = TableMetadata::from_json_value(&minimal_v2()).unwrap();
+        assert_eq!(v2.resolve_path("data/x").unwrap(), "data/x");
+    }
+
+    #[test]
+    fn v4_tables_are_refused_for_planning_and_commits_naming_the_metadata_file() {
+        use crate::catalog::{TableIdent, TableState};
+        use crate::commit::builder::MetadataBuilder;
+        use crate::commit::update::TableUpdate;
+        use std::sync::Arc;
+
+        let file = "s3://b/t/metadata/00003-abc.metadata.json";
+        let md = Arc::new(TableMetadata::from_json_value(&minimal_v4()).unwrap());
+        assert!(md.check_supported("plan", None).is_err());
+        assert!(TableMetadata::from_json_value(&minimal_v2())
+            .unwrap()
+            .check_supported("plan", None)
+            .is_ok());
+        let unsupported = |e: Error| match e {
+            Error::Unsupported { message } => {
+                assert!(message.contains(file), "{message}");
+                assert!(message.contains("format-version 4"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        };
+
+        let io = Arc::new(crate::io::MemoryFileIO::default());
+        let scan = crate::scan::TableScan::new(md.clone(), io).metadata_location(file);
+        unsupported(scan.plan_files().unwrap_err());
+
+        let mut b = MetadataBuilder::from_metadata(md.clone(), Some(file.to_string()));
+        b.apply(TableUpdate::SetProperties {
+            updates: vec![("k".into(), "v".into())],
+        })
+        .unwrap();
+        unsupported(b.build().unwrap_err());
+
+        let catalog = crate::commit::test_catalog::MemoryCatalog::new();
+        let state = TableState {
+            metadata_location: file.to_string(),
+            metadata: md,
+        };
+        let mut tx = crate::commit::transaction::Transaction::new(
+            catalog,
+            TableIdent::parse("db.t").unwrap(),
+            state,
+        );
+        tx.set_properties(vec![("k".into(), "v".into())]).unwrap();
+        unsupported(tx.commit().unwrap_err());
     }
 
     #[test]

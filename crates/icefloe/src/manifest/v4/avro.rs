@@ -1,0 +1,506 @@
+//! v4 manifests as Avro container files: the writer's schema (upstream's field ids and
+//! names), and a reader that resolves the file's own writer schema by field id, so field
+//! order, extra optional fields (`partition`, `content_stats`, future ones) and int/long
+//! promotion do not matter.
+//!
+//! Memory on hostile input is bounded as for v3 manifests: blocks decompress to at most
+//! the ceiling of [`crate::limits`], an array block may not claim more items than bytes
+//! left, byte strings are slices of the block, and the schema depth is bounded by the
+//! schema parser.
+
+use super::{
+    validate_entry, ContentType, DeletionVector, ManifestInfo, TrackedFile, Tracking,
+    TrackingStatus, V4ManifestKind, V4_MANIFEST_FORMAT_VERSION,
+};
+use crate::error::{Error, Result};
+use crate::manifest::avro::{
+    put_bytes, put_int, put_long, AvroSchema, Container, ContainerWriter, Cursor, Record,
+};
+use crate::manifest::Codec;
+
+/// A v4 manifest read from a file: its kind (key-value metadata `content`) and entries in
+/// file order (an entry's position is its ordinal, which manifest DVs address).
+#[derive(Debug, Clone, PartialEq)]
+pub struct V4Manifest {
+    pub kind: V4ManifestKind,
+    pub entries: Vec<TrackedFile>,
+}
+
+/// The writer schema. Optional fields are `["null", T]` unions with a null default, as
+/// Iceberg writes them. `partition` (102) and `content_stats` (146) are left out until
+/// their spec- and schema-dependent types are modelled (docs/v4.md).
+pub(super) const SCHEMA: &str = r#"{"type":"record","name":"tracked_file","fields":[
+{"name":"tracking","field-id":147,"type":{"type":"record","name":"r147","fields":[
+ {"name":"status","field-id":0,"type":"int"},
+ {"name":"snapshot_id","field-id":1,"type":["null","long"],"default":null},
+ {"name":"sequence_number","field-id":3,"type":["null","long"],"default":null},
+ {"name":"file_sequence_number","field-id":4,"type":["null","long"],"default":null},
+ {"name":"dv_snapshot_id","field-id":5,"type":["null","long"],"default":null},
+ {"name":"first_row_id","field-id":142,"type":["null","long"],"default":null},
+ {"name":"deleted_positions","field-id":6,"type":["null","bytes"],"default":null},
+ {"name":"replaced_positions","field-id":7,"type":["null","bytes"],"default":null}]}},
+{"name":"content_type","field-id":134,"type":"int"},
+{"name":"format_version","field-id":157,"type":"int"},
+{"name":"location","field-id":100,"type":"string"},
+{"name":"file_format","field-id":101,"type":"string"},
+{"name":"record_count","field-id":103,"type":"long"},
+{"name":"file_size_in_bytes","field-id":104,"type":"long"},
+{"name":"spec_id","field-id":141,"type":["null","int"],"default":null},
+{"name":"sort_order_id","field-id":140,"type":["null","int"],"default":null},
+{"name":"deletion_vector","field-id":148,"type":["null",{"type":"record","name":"r148","fields":[
+ {"name":"location","field-id":155,"type":"string"},
+ {"name":"offset","field-id":144,"type":"long"},
+ {"name":"size_in_bytes","field-id":145,"type":"long"},
+ {"name":"cardinality","field-id":156,"type":"long"},
+ {"name":"key_metadata","field-id":149,"type":["null","bytes"],"default":null}]}],"default":null},
+{"name":"manifest_info","field-id":150,"type":["null",{"type":"record","name":"r150","fields":[
+ {"name":"added_files_count","field-id":504,"type":"int"},
+ {"name":"existing_files_count","field-id":505,"type":"int"},
+ {"name":"deleted_files_count","field-id":506,"type":"int"},
+ {"name":"replaced_files_count","field-id":520,"type":"int"},
+ {"name":"added_rows_count","field-id":512,"type":"long"},
+ {"name":"existing_rows_count","field-id":513,"type":"long"},
+ {"name":"deleted_rows_count","field-id":514,"type":"long"},
+ {"name":"replaced_rows_count","field-id":521,"type":"long"},
+ {"name":"min_sequence_number","field-id":516,"type":"long"},
+ {"name":"dv","field-id":522,"type":["null","bytes"],"default":null},
+ {"name":"dv_cardinality","field-id":523,"type":["null","long"],"default":null}]}],"default":null},
+{"name":"key_metadata","field-id":131,"type":["null","bytes"],"default":null},
+{"name":"split_offsets","field-id":132,"type":["null",{"type":"array","items":"long","element-id":133}],"default":null},
+{"name":"equality_ids","field-id":135,"type":["null",{"type":"array","items":"int","element-id":136}],"default":null}
+]}"#;
+
+/// Writes a v4 manifest of `kind`. Every entry is checked first ([`validate_entry`]), so
+/// that a file this writer produces always reads back; the error names `entries[i]`.
+pub fn write_v4_manifest(
+    kind: V4ManifestKind,
+    entries: &[TrackedFile],
+    codec: Codec,
+) -> Result<Vec<u8>> {
+    for (i, e) in entries.iter().enumerate() {
+        validate_entry(kind, e).map_err(|err| err.under(&format!("entries[{i}]")))?;
+    }
+    let meta = [
+        ("format-version", V4_MANIFEST_FORMAT_VERSION.to_string()),
+        ("content", kind.as_str().to_string()),
+    ];
+    let mut w = ContainerWriter::new(SCHEMA, &meta, codec);
+    for e in entries {
+        encode(&mut w.block, e);
+        w.end_object()?;
+    }
+    w.finish()
+}
+
+fn opt_long(out: &mut Vec<u8>, v: Option<i64>) {
+    match v {
+        None => put_long(out, 0),
+        Some(v) => {
+            put_long(out, 1);
+            put_long(out, v);
+        }
+    }
+}
+
+fn opt_int(out: &mut Vec<u8>, v: Option<i32>) {
+    opt_long(out, v.map(i64::from));
+}
+
+fn opt_bytes(out: &mut Vec<u8>, v: Option<&[u8]>) {
+    match v {
+        None => put_long(out, 0),
+        Some(b) => {
+            put_long(out, 1);
+            put_bytes(out, b);
+        }
+    }
+}
+
+fn opt_array<T: Copy>(out: &mut Vec<u8>, v: Option<&[T]>, put: impl Fn(&mut Vec<u8>, T)) {
+    match v {
+        None => put_long(out, 0),
+        Some(items) => {
+            put_long(out, 1);
+            if !items.is_empty() {
+                put_long(out, items.len() as i64);
+                for &x in items {
+                    put(out, x);
+                }
+            }
+            put_long(out, 0);
+        }
+    }
+}
+
+pub(super) fn encode(out: &mut Vec<u8>, e: &TrackedFile) {
+    let t = &e.tracking;
+    put_int(out, t.status.id());
+    opt_long(out, t.snapshot_id);
+    opt_long(out, t.sequence_number);
+    opt_long(out, t.file_sequence_number);
+    opt_long(out, t.dv_snapshot_id);
+    opt_long(out, t.first_row_id);
+    opt_bytes(out, t.deleted_positions.as_deref());
+    opt_bytes(out, t.replaced_positions.as_deref());
+    put_int(out, e.content_type.id());
+    put_int(out, e.format_version);
+    put_bytes(out, e.location.as_bytes());
+    put_bytes(out, e.file_format.as_bytes());
+    put_long(out, e.record_count);
+    put_long(out, e.file_size_in_bytes);
+    opt_int(out, e.spec_id);
+    opt_int(out, e.sort_order_id);
+    match &e.deletion_vector {
+        None => put_long(out, 0),
+        Some(dv) => {
+            put_long(out, 1);
+            put_bytes(out, dv.location.as_bytes());
+            put_long(out, dv.offset);
+            put_long(out, dv.size_in_bytes);
+            put_long(out, dv.cardinality);
+            opt_bytes(out, dv.key_metadata.as_deref());
+        }
+    }
+    match &e.manifest_info {
+        None => put_long(out, 0),
+        Some(m) => {
+            put_long(out, 1);
+            put_int(out, m.added_files_count);
+            put_int(out, m.existing_files_count);
+            put_int(out, m.deleted_files_count);
+            put_int(out, m.replaced_files_count);
+            put_long(out, m.added_rows_count);
+            put_long(out, m.existing_rows_count);
+            put_long(out, m.deleted_rows_count);
+            put_long(out, m.replaced_rows_count);
+            put_long(out, m.min_sequence_number);
+            opt_bytes(out, m.dv.as_deref());
+            opt_long(out, m.dv_cardinality);
+        }
+    }
+    opt_bytes(out, e.key_metadata.as_deref());
+    opt_array(out, e.split_offsets.as_deref(), put_long);
+    opt_array(out, e.equality_ids.as_deref(), put_int);
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading
+// ---------------------------------------------------------------------------------------
+
+/// Reads a v4 manifest. `file` names the file in errors. The key-value metadata must say
+/// `format-version` 4 and a known `content`; every entry is checked against the rules of
+/// that kind ([`validate_entry`]), so a leaf mixing data and deletes, a manifest in a leaf,
+/// an unknown content type or a missing required field is an error naming the file, the
+/// entry (`entries[i]`) and the field.
+pub fn read_v4_manifest(bytes: &[u8], file: &str) -> Result<V4Manifest> {
+    read(bytes).map_err(|e| e.in_file(file))
+}
+
+fn read(bytes: &[u8]) -> Result<V4Manifest> {
+    let c = Container::open(bytes)?;
+    match c.meta_str("format-version")? {
+        Some(V4_MANIFEST_FORMAT_VERSION) => {}
+        Some(other) => {
+            return Err(Error::invalid_metadata(
+                "format-version",
+                format!("a v4 manifest must say format-version 4, found '{other}'"),
+            ))
+        }
+        None => {
+            return Err(Error::invalid_metadata(
+                "format-version",
+                "a v4 manifest needs format-version in its key-value metadata",
+            ))
+        }
+    }
+    let kind = match c.meta_str("content")? {
+        Some(name) => V4ManifestKind::from_name(name).ok_or_else(|| {
+            Error::invalid_metadata(
+                "content",
+                format!("unknown manifest content '{name}' (expected root, data or deletes)"),
+            )
+        })?,
+        None => {
+            return Err(Error::invalid_metadata(
+                "content",
+                "a v4 manifest needs content in its key-value metadata",
+            ))
+        }
+    };
+    let record = c.schema.as_record().cloned().ok_or_else(|| {
+        Error::invalid_metadata("avro.schema", "the writer schema is not a record")
+    })?;
+    let mut entries = Vec::new();
+    c.for_each_block(|count, data| {
+        let mut cur = Cursor::new(data);
+        for _ in 0..count {
+            let i = entries.len();
+            let at = |e: Error| e.under(&format!("entries[{i}]"));
+            let entry = decode_entry(&mut cur, &record).map_err(at)?;
+            validate_entry(kind, &entry).map_err(at)?;
+            entries.push(entry);
+        }
+        if cur.remaining() != 0 {
+            return Err(Error::invalid_metadata(
+                "",
+                format!(
+                    "{} bytes left over after the block's {count} entries",
+                    cur.remaining()
+                ),
+            ));
+        }
+        Ok(())
+    })?;
+    Ok(V4Manifest { kind, entries })
+}
+
+/// A record's decoded fields: (field id, value), in the writer schema's order.
+type FieldValues = Vec<(Option<i32>, Val)>;
+
+/// A decoded value of the shapes TrackedFile uses; everything else is skipped.
+#[derive(Debug)]
+enum Val {
+    Null,
+    Int(i64),
+    Bytes(Vec<u8>),
+    Record(FieldValues),
+    Array(Vec<Val>),
+    Skipped,
+}
+
+fn decode(cur: &mut Cursor<'_>, schema: &AvroSchema) -> Result<Val> {
+    Ok(match schema {
+        AvroSchema::Null => Val::Null,
+        AvroSchema::Int => Val::Int(i64::from(cur.int()?)),
+        AvroSchema::Long => Val::Int(cur.long()?),
+        AvroSchema::Bytes | AvroSchema::String => Val::Bytes(cur.bytes()?.to_vec()),
+        AvroSchema::Union(branches) => {
+            let b = cur.branch(branches)?;
+            decode(cur, b)?
+        }
+        AvroSchema::Record(r) => Val::Record(decode_fields(cur, r)?),
+        AvroSchema::Array(item) => {
+            let mut out = Vec::new();
+            loop {
+                let n = cur.block_count()?;
+                if n == 0 {
+                    break;
+                }
+                for _ in 0..n {
+                    out.push(decode(cur, item)?);
+                }
+            }
+            Val::Array(out)
+        }
+        other => {
+            cur.skip(other)?;
+            Val::Skipped
+        }
+    })
+}
+
+fn decode_fields(cur: &mut Cursor<'_>, r: &Record) -> Result<FieldValues> {
+    let mut out = Vec::with_capacity(r.fields.len());
+    for f in &r.fields {
+        out.push((f.field_id, decode(cur, &f.schema)?));
+    }
+    Ok(out)
+}
+
+/// The fields of a record by id; a null value counts as absent.
+struct Fields<'a> {
+    path: &'a str,
+    fields: &'a FieldValues,
+}
+
+impl<'a> Fields<'a> {
+    fn name(&self, name: &str) -> String {
+        if self.path.is_empty() {
+            name.to_string()
+        } else {
+            format!("{}.{name}", self.path)
+        }
+    }
+
+    fn get(&self, id: i32) -> Option<&'a Val> {
+        self.fields
+            .iter()
+            .find(|(fid, _)| *fid == Some(id))
+            .map(|(_, v)| v)
+            .filter(|v| !matches!(v, Val::Null))
+    }
+
+    fn missing(&self, id: i32, name: &str) -> Error {
+        Error::invalid_metadata(
+            self.name(name),
+            format!("required field {id} is missing or null"),
+        )
+    }
+
+    fn wrong(&self, name: &str, expected: &str) -> Error {
+        Error::invalid_metadata(self.name(name), format!("expected {expected}"))
+    }
+
+    fn opt_long(&self, id: i32, name: &str) -> Result<Option<i64>> {
+        match self.get(id) {
+            None => Ok(None),
+            Some(Val::Int(v)) => Ok(Some(*v)),
+            Some(_) => Err(self.wrong(name, "an int or long")),
+        }
+    }
+
+    fn long(&self, id: i32, name: &str) -> Result<i64> {
+        self.opt_long(id, name)?
+            .ok_or_else(|| self.missing(id, name))
+    }
+
+    fn opt_int(&self, id: i32, name: &str) -> Result<Option<i32>> {
+        self.opt_long(id, name)?
+            .map(|v| i32::try_from(v).map_err(|_| self.wrong(name, "an int")))
+            .transpose()
+    }
+
+    fn int(&self, id: i32, name: &str) -> Result<i32> {
+        self.opt_int(id, name)?
+            .ok_or_else(|| self.missing(id, name))
+    }
+
+    fn opt_bytes(&self, id: i32, name: &str) -> Result<Option<Vec<u8>>> {
+        match self.get(id) {
+            None => Ok(None),
+            Some(Val::Bytes(b)) => Ok(Some(b.clone())),
+            Some(_) => Err(self.wrong(name, "bytes")),
+        }
+    }
+
+    fn string(&self, id: i32, name: &str) -> Result<String> {
+        let b = self
+            .opt_bytes(id, name)?
+            .ok_or_else(|| self.missing(id, name))?;
+        String::from_utf8(b).map_err(|_| self.wrong(name, "a UTF-8 string"))
+    }
+
+    fn record(&self, id: i32, name: &str) -> Result<Option<&'a FieldValues>> {
+        match self.get(id) {
+            None => Ok(None),
+            Some(Val::Record(f)) => Ok(Some(f)),
+            Some(_) => Err(self.wrong(name, "a struct")),
+        }
+    }
+
+    fn longs(&self, id: i32, name: &str) -> Result<Option<Vec<i64>>> {
+        match self.get(id) {
+            None => Ok(None),
+            Some(Val::Array(items)) => items
+                .iter()
+                .map(|v| match v {
+                    Val::Int(x) => Ok(*x),
+                    _ => Err(self.wrong(name, "a list of int or long")),
+                })
+                .collect::<Result<Vec<_>>>()
+                .map(Some),
+            Some(_) => Err(self.wrong(name, "a list")),
+        }
+    }
+}
+
+fn decode_entry(cur: &mut Cursor<'_>, record: &Record) -> Result<TrackedFile> {
+    let fields = decode_fields(cur, record)?;
+    let top = Fields {
+        path: "",
+        fields: &fields,
+    };
+    let tracking_fields = top
+        .record(147, "tracking")?
+        .ok_or_else(|| top.missing(147, "tracking"))?;
+    let tr = Fields {
+        path: "tracking",
+        fields: tracking_fields,
+    };
+    let status_id = tr.int(0, "status")?;
+    let status = TrackingStatus::from_id(status_id).ok_or_else(|| {
+        Error::invalid_metadata(
+            "tracking.status",
+            format!("unknown status {status_id} (expected 0 to 4)"),
+        )
+    })?;
+    let tracking = Tracking {
+        status,
+        snapshot_id: tr.opt_long(1, "snapshot_id")?,
+        sequence_number: tr.opt_long(3, "sequence_number")?,
+        file_sequence_number: tr.opt_long(4, "file_sequence_number")?,
+        dv_snapshot_id: tr.opt_long(5, "dv_snapshot_id")?,
+        first_row_id: tr.opt_long(142, "first_row_id")?,
+        deleted_positions: tr.opt_bytes(6, "deleted_positions")?,
+        replaced_positions: tr.opt_bytes(7, "replaced_positions")?,
+    };
+    let content_id = top.int(134, "content_type")?;
+    let content_type = ContentType::from_id(content_id).ok_or_else(|| {
+        Error::invalid_metadata(
+            "content_type",
+            format!("unknown content type {content_id} (expected 0, 2, 3 or 4)"),
+        )
+    })?;
+    let deletion_vector = match top.record(148, "deletion_vector")? {
+        None => None,
+        Some(f) => {
+            let d = Fields {
+                path: "deletion_vector",
+                fields: f,
+            };
+            Some(DeletionVector {
+                location: d.string(155, "location")?,
+                offset: d.long(144, "offset")?,
+                size_in_bytes: d.long(145, "size_in_bytes")?,
+                cardinality: d.long(156, "cardinality")?,
+                key_metadata: d.opt_bytes(149, "key_metadata")?,
+            })
+        }
+    };
+    let manifest_info = match top.record(150, "manifest_info")? {
+        None => None,
+        Some(f) => {
+            let m = Fields {
+                path: "manifest_info",
+                fields: f,
+            };
+            Some(ManifestInfo {
+                added_files_count: m.int(504, "added_files_count")?,
+                existing_files_count: m.int(505, "existing_files_count")?,
+                deleted_files_count: m.int(506, "deleted_files_count")?,
+                replaced_files_count: m.int(520, "replaced_files_count")?,
+                added_rows_count: m.long(512, "added_rows_count")?,
+                existing_rows_count: m.long(513, "existing_rows_count")?,
+                deleted_rows_count: m.long(514, "deleted_rows_count")?,
+                replaced_rows_count: m.long(521, "replaced_rows_count")?,
+                min_sequence_number: m.long(516, "min_sequence_number")?,
+                dv: m.opt_bytes(522, "dv")?,
+                dv_cardinality: m.opt_long(523, "dv_cardinality")?,
+            })
+        }
+    };
+    let equality_ids = top
+        .longs(135, "equality_ids")?
+        .map(|ids| {
+            ids.into_iter()
+                .map(|v| i32::try_from(v).map_err(|_| top.wrong("equality_ids", "int ids")))
+                .collect::<Result<Vec<_>>>()
+        })
+        .transpose()?;
+    Ok(TrackedFile {
+        tracking,
+        content_type,
+        format_version: top.int(157, "format_version")?,
+        location: top.string(100, "location")?,
+        file_format: top.string(101, "file_format")?,
+        record_count: top.long(103, "record_count")?,
+        file_size_in_bytes: top.long(104, "file_size_in_bytes")?,
+        spec_id: top.opt_int(141, "spec_id")?,
+        sort_order_id: top.opt_int(140, "sort_order_id")?,
+        deletion_vector,
+        manifest_info,
+        key_metadata: top.opt_bytes(131, "key_metadata")?,
+        split_offsets: top.longs(132, "split_offsets")?,
+        equality_ids,
+    })
+}

@@ -1,0 +1,433 @@
+//! Format v4 manifests (the single-file-commits proposal, `docs/v4.md`): one content-entry
+//! schema, [`TrackedFile`], for root and leaf manifests, with upstream's merged field ids
+//! and names. This module holds the model and its rules ([`validate_entry`]); `avro.rs`
+//! writes and reads it. Nothing plans or commits with it yet.
+
+mod avro;
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests;
+
+pub use avro::{read_v4_manifest, write_v4_manifest, V4Manifest};
+
+use crate::error::{Error, Result};
+
+/// `format-version` of a v4 manifest's key-value metadata.
+pub const V4_MANIFEST_FORMAT_VERSION: &str = "4";
+
+/// What a v4 manifest holds, from its key-value metadata `content`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum V4ManifestKind {
+    /// The one manifest a snapshot points to: files, their DVs, and leaf manifests.
+    Root,
+    /// A leaf holding only data files (content type 0).
+    DataLeaf,
+    /// A leaf holding only delete files (content type 2; DVs sit on data entries).
+    DeleteLeaf,
+}
+
+impl V4ManifestKind {
+    /// The `content` value in the key-value metadata (the v3 names, plus `root`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            V4ManifestKind::Root => "root",
+            V4ManifestKind::DataLeaf => "data",
+            V4ManifestKind::DeleteLeaf => "deletes",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "root" => Some(V4ManifestKind::Root),
+            "data" => Some(V4ManifestKind::DataLeaf),
+            "deletes" => Some(V4ManifestKind::DeleteLeaf),
+            _ => None,
+        }
+    }
+
+    /// Whether an entry of `content` may appear in a manifest of this kind (upstream's
+    /// spec draft, PR #16025: manifests only in the root; no position delete files).
+    pub fn allows(self, content: ContentType) -> bool {
+        match self {
+            V4ManifestKind::Root => true,
+            V4ManifestKind::DataLeaf => content == ContentType::Data,
+            V4ManifestKind::DeleteLeaf => content == ContentType::EqualityDeletes,
+        }
+    }
+}
+
+/// `content_type` (134). Upstream's `FileContent` ids; 1 (position deletes) is not used
+/// in v4: a data file's DV sits on its own entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ContentType {
+    Data,
+    EqualityDeletes,
+    DataManifest,
+    DeleteManifest,
+}
+
+impl ContentType {
+    pub fn id(self) -> i32 {
+        match self {
+            ContentType::Data => 0,
+            ContentType::EqualityDeletes => 2,
+            ContentType::DataManifest => 3,
+            ContentType::DeleteManifest => 4,
+        }
+    }
+
+    pub fn from_id(id: i32) -> Option<Self> {
+        match id {
+            0 => Some(ContentType::Data),
+            2 => Some(ContentType::EqualityDeletes),
+            3 => Some(ContentType::DataManifest),
+            4 => Some(ContentType::DeleteManifest),
+            _ => None,
+        }
+    }
+
+    pub fn is_manifest(self) -> bool {
+        matches!(
+            self,
+            ContentType::DataManifest | ContentType::DeleteManifest
+        )
+    }
+}
+
+/// `tracking.status` (0). REPLACED and MODIFIED are upstream's (PR #16689): a DV update
+/// writes a MODIFIED entry; a file replaced by one with the same data is REPLACED.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TrackingStatus {
+    Existing,
+    Added,
+    Deleted,
+    Replaced,
+    Modified,
+}
+
+impl TrackingStatus {
+    pub fn id(self) -> i32 {
+        match self {
+            TrackingStatus::Existing => 0,
+            TrackingStatus::Added => 1,
+            TrackingStatus::Deleted => 2,
+            TrackingStatus::Replaced => 3,
+            TrackingStatus::Modified => 4,
+        }
+    }
+
+    pub fn from_id(id: i32) -> Option<Self> {
+        match id {
+            0 => Some(TrackingStatus::Existing),
+            1 => Some(TrackingStatus::Added),
+            2 => Some(TrackingStatus::Deleted),
+            3 => Some(TrackingStatus::Replaced),
+            4 => Some(TrackingStatus::Modified),
+            _ => None,
+        }
+    }
+}
+
+/// `tracking` (147): the entry's lifecycle, kept apart from the file's description.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tracking {
+    pub status: TrackingStatus,
+    /// 1: the snapshot that added (or deleted) the entry; inherited when null.
+    pub snapshot_id: Option<i64>,
+    /// 3: the data sequence number; inherited when null and ADDED.
+    pub sequence_number: Option<i64>,
+    /// 4: the file sequence number; inherited when null and ADDED.
+    pub file_sequence_number: Option<i64>,
+    /// 5: the snapshot that last changed the entry's DV.
+    pub dv_snapshot_id: Option<i64>,
+    /// 142: v3 row lineage; for a data manifest, the first row id of its ADDED files.
+    pub first_row_id: Option<i64>,
+    /// 6: the positions this snapshot's change to the manifest DV deleted.
+    pub deleted_positions: Option<Vec<u8>>,
+    /// 7: the positions this snapshot's change to the manifest DV replaced.
+    pub replaced_positions: Option<Vec<u8>>,
+}
+
+impl Tracking {
+    /// A tracking struct with `status` and nothing else (everything inherited).
+    pub fn new(status: TrackingStatus) -> Tracking {
+        Tracking {
+            status,
+            snapshot_id: None,
+            sequence_number: None,
+            file_sequence_number: None,
+            dv_snapshot_id: None,
+            first_row_id: None,
+            deleted_positions: None,
+            replaced_positions: None,
+        }
+    }
+}
+
+/// `deletion_vector` (148): a data file's DV, a blob in a Puffin file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeletionVector {
+    /// 155
+    pub location: String,
+    /// 144
+    pub offset: i64,
+    /// 145
+    pub size_in_bytes: i64,
+    /// 156: the number of deleted positions.
+    pub cardinality: i64,
+    /// 149
+    pub key_metadata: Option<Vec<u8>>,
+}
+
+/// `manifest_info` (150): what a data or delete manifest entry summarises, and the
+/// manifest's own DV (inline, see `docs/v4.md` for its encoding).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestInfo {
+    /// 504
+    pub added_files_count: i32,
+    /// 505
+    pub existing_files_count: i32,
+    /// 506
+    pub deleted_files_count: i32,
+    /// 520
+    pub replaced_files_count: i32,
+    /// 512
+    pub added_rows_count: i64,
+    /// 513
+    pub existing_rows_count: i64,
+    /// 514
+    pub deleted_rows_count: i64,
+    /// 521
+    pub replaced_rows_count: i64,
+    /// 516
+    pub min_sequence_number: i64,
+    /// 522: the manifest DV: positions (entry ordinals) of the leaf that are removed;
+    /// cumulative over snapshots.
+    pub dv: Option<Vec<u8>>,
+    /// 523: how many positions `dv` holds; set exactly when `dv` is.
+    pub dv_cardinality: Option<i64>,
+}
+
+/// One entry of a v4 manifest: a data file, an equality delete file, or (in the root)
+/// a data or delete manifest. Upstream's `TrackedFile` field ids and names.
+///
+/// Not modelled yet: `partition` (102) and `content_stats` (146), whose Avro types
+/// depend on the table's spec and schema. The reader skips them; the writer leaves them
+/// out (both optional).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrackedFile {
+    /// 147
+    pub tracking: Tracking,
+    /// 134
+    pub content_type: ContentType,
+    /// 157: the format version the file (or the referenced manifest) was written with.
+    pub format_version: i32,
+    /// 100
+    pub location: String,
+    /// 101: `parquet`, `avro`, `orc`, `puffin`.
+    pub file_format: String,
+    /// 103
+    pub record_count: i64,
+    /// 104
+    pub file_size_in_bytes: i64,
+    /// 141
+    pub spec_id: Option<i32>,
+    /// 140
+    pub sort_order_id: Option<i32>,
+    /// 148: only on data entries.
+    pub deletion_vector: Option<DeletionVector>,
+    /// 150: exactly on manifest entries.
+    pub manifest_info: Option<ManifestInfo>,
+    /// 131
+    pub key_metadata: Option<Vec<u8>>,
+    /// 132 (elements 133)
+    pub split_offsets: Option<Vec<i64>>,
+    /// 135 (elements 136): required for equality deletes, null otherwise.
+    pub equality_ids: Option<Vec<i32>>,
+}
+
+fn bad(field: &str, message: impl Into<String>) -> Error {
+    Error::invalid_metadata(field, message)
+}
+
+/// Checks one entry against the rules of a manifest of `kind`. Errors name the field
+/// (relative to the entry; callers add `entries[i]` and the file).
+pub fn validate_entry(kind: V4ManifestKind, e: &TrackedFile) -> Result<()> {
+    let content = e.content_type;
+    if !kind.allows(content) {
+        let why = match kind {
+            V4ManifestKind::Root => "",
+            V4ManifestKind::DataLeaf => " (a data leaf holds only data files)",
+            V4ManifestKind::DeleteLeaf => " (a delete leaf holds only equality delete files)",
+        };
+        return Err(bad(
+            "content_type",
+            format!(
+                "content type {} is not allowed in a {} manifest{why}",
+                content.id(),
+                kind.as_str()
+            ),
+        ));
+    }
+    if e.location.is_empty() {
+        return Err(bad("location", "must not be empty"));
+    }
+    if e.record_count < 0 {
+        return Err(bad(
+            "record_count",
+            format!("must not be negative, found {}", e.record_count),
+        ));
+    }
+    if e.file_size_in_bytes < 0 {
+        return Err(bad(
+            "file_size_in_bytes",
+            format!("must not be negative, found {}", e.file_size_in_bytes),
+        ));
+    }
+    if content.is_manifest() {
+        let Some(info) = &e.manifest_info else {
+            return Err(bad(
+                "manifest_info",
+                format!("required for content type {}", content.id()),
+            ));
+        };
+        validate_manifest_info(info)?;
+        if let (Some(s), Some(f)) = (e.tracking.sequence_number, e.tracking.file_sequence_number) {
+            if s != f {
+                return Err(bad(
+                    "tracking.sequence_number",
+                    format!("a manifest entry's sequence number {s} must equal its file sequence number {f}"),
+                ));
+            }
+        }
+    } else if e.manifest_info.is_some() {
+        return Err(bad(
+            "manifest_info",
+            format!("must be null for content type {}", content.id()),
+        ));
+    }
+    if let Some(dv) = &e.deletion_vector {
+        if content != ContentType::Data {
+            return Err(bad(
+                "deletion_vector",
+                format!(
+                    "only data entries carry a DV, not content type {}",
+                    content.id()
+                ),
+            ));
+        }
+        for (name, v) in [
+            ("offset", dv.offset),
+            ("size_in_bytes", dv.size_in_bytes),
+            ("cardinality", dv.cardinality),
+        ] {
+            if v < 0 {
+                return Err(bad(
+                    &format!("deletion_vector.{name}"),
+                    format!("must not be negative, found {v}"),
+                ));
+            }
+        }
+        if dv.location.is_empty() {
+            return Err(bad("deletion_vector.location", "must not be empty"));
+        }
+    }
+    match (content, &e.equality_ids) {
+        (ContentType::EqualityDeletes, None) => {
+            return Err(bad("equality_ids", "required for equality delete files"))
+        }
+        (ContentType::EqualityDeletes, Some(_)) | (_, None) => {}
+        (_, Some(_)) => {
+            return Err(bad(
+                "equality_ids",
+                format!("must be null for content type {}", content.id()),
+            ))
+        }
+    }
+    if e.sort_order_id.is_some() && content.is_manifest() {
+        return Err(bad("sort_order_id", "must be null for a manifest entry"));
+    }
+    Ok(())
+}
+
+fn validate_manifest_info(info: &ManifestInfo) -> Result<()> {
+    for (name, v) in [
+        ("added_files_count", i64::from(info.added_files_count)),
+        ("existing_files_count", i64::from(info.existing_files_count)),
+        ("deleted_files_count", i64::from(info.deleted_files_count)),
+        ("replaced_files_count", i64::from(info.replaced_files_count)),
+        ("added_rows_count", info.added_rows_count),
+        ("existing_rows_count", info.existing_rows_count),
+        ("deleted_rows_count", info.deleted_rows_count),
+        ("replaced_rows_count", info.replaced_rows_count),
+    ] {
+        if v < 0 {
+            return Err(bad(
+                &format!("manifest_info.{name}"),
+                format!("must not be negative, found {v}"),
+            ));
+        }
+    }
+    match (&info.dv, info.dv_cardinality) {
+        (Some(_), None) => Err(bad(
+            "manifest_info.dv_cardinality",
+            "required when the manifest has a DV",
+        )),
+        (None, Some(_)) => Err(bad(
+            "manifest_info.dv_cardinality",
+            "must be null when the manifest has no DV",
+        )),
+        (_, Some(n)) if n < 0 => Err(bad(
+            "manifest_info.dv_cardinality",
+            format!("must not be negative, found {n}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+impl ManifestInfo {
+    /// Sets the manifest DV to `positions` (entry ordinals of the leaf), encoded as
+    /// icefloe's chosen bitmap (the portable 64-bit Roaring format of `deletion-vector-v1`
+    /// blobs, without framing; see `docs/v4.md`), with its cardinality.
+    pub fn set_dv(&mut self, positions: impl IntoIterator<Item = i64>) -> Result<()> {
+        let dv = crate::puffin::dv::DeletionVector::from_positions(positions)?;
+        self.dv_cardinality = Some(i64::try_from(dv.cardinality()).unwrap_or(i64::MAX));
+        self.dv = Some(dv.serialize_vector());
+        Ok(())
+    }
+
+    /// The manifest DV, decoded; `None` without one. Positions must lie below
+    /// `record_count` (the leaf's entry count, from its root entry) and the bitmap must
+    /// hold `dv_cardinality` positions. Errors name `manifest_info.dv`.
+    pub fn decode_dv(
+        &self,
+        record_count: i64,
+    ) -> Result<Option<crate::puffin::dv::DeletionVector>> {
+        let Some(bytes) = &self.dv else {
+            return Ok(None);
+        };
+        let dv = crate::puffin::dv::DeletionVector::deserialize_vector(bytes)
+            .map_err(|e| bad("manifest_info.dv", format!("not a valid bitmap: {e}")))?;
+        let n = i64::try_from(dv.cardinality()).unwrap_or(i64::MAX);
+        if Some(n) != self.dv_cardinality {
+            return Err(bad(
+                "manifest_info.dv_cardinality",
+                format!(
+                    "the DV holds {n} positions, but dv_cardinality says {:?}",
+                    self.dv_cardinality
+                ),
+            ));
+        }
+        if let Some(last) = dv.iter().last() {
+            if last >= record_count {
+                return Err(bad(
+                    "manifest_info.dv",
+                    format!(
+                        "position {last} is out of range: the manifest has {record_count} entries"
+                    ),
+                ));
+            }
+        }
+        Ok(Some(dv))
+    }
+}
