@@ -526,3 +526,60 @@ fn manifest_dv_out_of_range_or_miscounted() {
     let e = i.decode_dv(4).unwrap_err();
     assert_eq!(field_of(&e), "manifest_info.dv", "{e}");
 }
+
+/// The complex row delta, in upstream's form (DVs on their data entries, so the seed's
+/// delete manifest DVM1 of DV1 and DV2 does not exist: DM1's entries D1 and D2 carry
+/// them). Snapshot 2 deletes more rows of D1: DM1's manifest DV removes D1's leaf entry
+/// (ordinal 0), D1 is restated in the root with DV4 (DV1's positions and the new ones),
+/// and the updated rows go to D3 in a new data manifest DM2.
+#[test]
+fn seed_complex_row_delta() {
+    let mut d1 = file(Existing, "D1", 10);
+    d1.deletion_vector = Some(dv("DV1.puffin", 2));
+    let mut d2 = file(Existing, "D2", 10);
+    d2.deletion_vector = Some(dv("DV2.puffin", 1));
+    let leaf = round_trip(V4ManifestKind::DataLeaf, &[d1, d2]);
+    assert_eq!(leaf.entries.len(), 2);
+
+    let mut dm1 = m1_minus(0);
+    dm1.location = "DM1".into();
+    dm1.manifest_info.as_mut().unwrap().existing_files_count = 2;
+    let mut d1 = file(Modified, "D1", 10);
+    d1.deletion_vector = Some(dv("DV4.puffin", 5));
+    d1.tracking.dv_snapshot_id = Some(2);
+    let b = round_trip(V4ManifestKind::Root, &[dm1, d1, manifest(Added, "DM2", 1)]);
+    assert_eq!(
+        shape(&b),
+        [
+            (Modified, DataManifest, "DM1"),
+            (Modified, Data, "D1"),
+            (Added, DataManifest, "DM2")
+        ]
+    );
+    assert_eq!(
+        b.entries[1].deletion_vector.as_ref().unwrap().cardinality,
+        5
+    );
+}
+
+/// Any corrupted byte gives a result or an error, never a panic, and never an
+/// allocation the file's size cannot account for.
+#[test]
+fn corrupted_bytes_never_panic() {
+    let mut m1 = manifest(Modified, "m1", 3);
+    m1.manifest_info.as_mut().unwrap().set_dv([2]).unwrap();
+    let eq = TrackedFile {
+        content_type: EqualityDeletes,
+        equality_ids: Some(vec![1, 2]),
+        split_offsets: Some(vec![4]),
+        ..file(Added, "eq", 2)
+    };
+    let bytes = write_v4_manifest(V4ManifestKind::Root, &[m1, eq], Codec::Null).unwrap();
+    for i in 0..bytes.len() {
+        for flip in [0x01u8, 0x80, 0xff] {
+            let mut b = bytes.clone();
+            b[i] ^= flip;
+            let _ = read_v4_manifest(&b, "x.avro");
+        }
+    }
+}
