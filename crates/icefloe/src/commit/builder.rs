@@ -218,6 +218,7 @@ impl MetadataBuilder {
         format_version: Option<i32>,
     ) -> Result<MetadataBuilder> {
         let base = &state.metadata;
+        base.check_supported("replace", Some(&state.metadata_location))?;
         let current = base.current_schema().ok_or_else(|| {
             Error::invalid_metadata("current-schema-id", "the table has no current schema")
         })?;

@@ -884,8 +884,20 @@ mod tests {
         let catalog = crate::commit::test_catalog::MemoryCatalog::new();
         let state = TableState {
             metadata_location: file.to_string(),
-            metadata: md,
+            metadata: md.clone(),
         };
+        let spec = md.partition_specs[0].clone();
+        let order = md.sort_orders[0].clone();
+        let replaced = MetadataBuilder::replace(
+            &state,
+            md.current_schema().unwrap(),
+            &spec,
+            &order,
+            "s3://b/t",
+            &[],
+            None,
+        );
+        unsupported(replaced.err().unwrap());
         let mut tx = crate::commit::transaction::Transaction::new(
             catalog,
             TableIdent::parse("db.t").unwrap(),
