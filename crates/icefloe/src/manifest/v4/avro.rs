@@ -257,6 +257,17 @@ fn read(bytes: &[u8]) -> Result<V4Manifest> {
 /// A record's decoded fields: (field id, value), in the writer schema's order.
 type FieldValues = Vec<(Option<i32>, Val)>;
 
+/// The field ids the model reads, at any level (`tracking`, `deletion_vector` and
+/// `manifest_info` included). Every other field (`partition`, `content_stats`, fields of
+/// later versions) is skipped without decoding, so memory stays proportional to what is
+/// kept.
+const READ_IDS: &[i32] = &[
+    147, 134, 157, 100, 101, 103, 104, 141, 140, 148, 150, 131, 132, 135, // entry
+    0, 1, 3, 4, 5, 142, 6, 7, // tracking
+    155, 144, 145, 156, 149, // deletion_vector
+    504, 505, 506, 520, 512, 513, 514, 521, 516, 522, 523, // manifest_info
+];
+
 /// A decoded value of the shapes TrackedFile uses; everything else is skipped.
 #[derive(Debug)]
 enum Val {
@@ -264,7 +275,8 @@ enum Val {
     Int(i64),
     Bytes(Vec<u8>),
     Record(FieldValues),
-    Array(Vec<Val>),
+    /// A list of ints or longs: 8 bytes per item, as v3 manifests keep them.
+    Longs(Vec<i64>),
     Skipped,
 }
 
@@ -279,7 +291,8 @@ fn decode(cur: &mut Cursor<'_>, schema: &AvroSchema) -> Result<Val> {
             decode(cur, b)?
         }
         AvroSchema::Record(r) => Val::Record(decode_fields(cur, r)?),
-        AvroSchema::Array(item) => {
+        AvroSchema::Array(item) if matches!(**item, AvroSchema::Int | AvroSchema::Long) => {
+            let int = matches!(**item, AvroSchema::Int);
             let mut out = Vec::new();
             loop {
                 let n = cur.block_count()?;
@@ -287,10 +300,14 @@ fn decode(cur: &mut Cursor<'_>, schema: &AvroSchema) -> Result<Val> {
                     break;
                 }
                 for _ in 0..n {
-                    out.push(decode(cur, item)?);
+                    out.push(if int {
+                        i64::from(cur.int()?)
+                    } else {
+                        cur.long()?
+                    });
                 }
             }
-            Val::Array(out)
+            Val::Longs(out)
         }
         other => {
             cur.skip(other)?;
@@ -302,7 +319,10 @@ fn decode(cur: &mut Cursor<'_>, schema: &AvroSchema) -> Result<Val> {
 fn decode_fields(cur: &mut Cursor<'_>, r: &Record) -> Result<FieldValues> {
     let mut out = Vec::with_capacity(r.fields.len());
     for f in &r.fields {
-        out.push((f.field_id, decode(cur, &f.schema)?));
+        match f.field_id {
+            Some(id) if READ_IDS.contains(&id) => out.push((f.field_id, decode(cur, &f.schema)?)),
+            _ => cur.skip(&f.schema)?,
+        }
     }
     Ok(out)
 }
@@ -391,15 +411,8 @@ impl<'a> Fields<'a> {
     fn longs(&self, id: i32, name: &str) -> Result<Option<Vec<i64>>> {
         match self.get(id) {
             None => Ok(None),
-            Some(Val::Array(items)) => items
-                .iter()
-                .map(|v| match v {
-                    Val::Int(x) => Ok(*x),
-                    _ => Err(self.wrong(name, "a list of int or long")),
-                })
-                .collect::<Result<Vec<_>>>()
-                .map(Some),
-            Some(_) => Err(self.wrong(name, "a list")),
+            Some(Val::Longs(items)) => Ok(Some(items.clone())),
+            Some(_) => Err(self.wrong(name, "a list of int or long")),
         }
     }
 }

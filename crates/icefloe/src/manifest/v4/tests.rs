@@ -583,3 +583,31 @@ fn corrupted_bytes_never_panic() {
         }
     }
 }
+
+/// Fields the model does not read (`partition`, `content_stats`, later additions) are
+/// skipped by their writer schema: the reader resolves fields by id, not by position.
+#[test]
+fn reader_skips_fields_it_does_not_model() {
+    let schema = super::avro::SCHEMA.replace(
+        r#"{"name":"spec_id""#,
+        r#"{"name":"partition","field-id":102,"type":{"type":"record","name":"r102","fields":[
+            {"name":"x","field-id":1000,"type":["null","int"]}]}},
+           {"name":"spec_id""#,
+    );
+    assert_ne!(schema, super::avro::SCHEMA);
+    let meta = [
+        ("format-version", "4".to_string()),
+        ("content", "data".to_string()),
+    ];
+    let entry = file(Added, "d", 1);
+    let mut body = Vec::new();
+    super::avro::encode(&mut body, &entry);
+    // after tracking (8), content type (1), format version (1), "d" (2), "parquet" (8),
+    // record count (1) and file size 100 (2): the partition tuple (x = 7)
+    body.splice(23..23, [0x02, 0x0e]);
+    let mut w = crate::manifest::avro::ContainerWriter::new(&schema, &meta, Codec::Null);
+    w.block.extend_from_slice(&body);
+    w.end_object().unwrap();
+    let m = read_v4_manifest(&w.finish().unwrap(), "p.avro").unwrap();
+    assert_eq!(m.entries, [entry]);
+}
