@@ -193,10 +193,29 @@ pub(super) fn encode(out: &mut Vec<u8>, e: &TrackedFile) {
 /// an unknown content type or a missing required field is an error naming the file, the
 /// entry (`entries[i]`) and the field.
 pub fn read_v4_manifest(bytes: &[u8], file: &str) -> Result<V4Manifest> {
-    read(bytes).map_err(|e| e.in_file(file))
+    let mut entries = Vec::new();
+    let kind = visit_v4_manifest(bytes, file, |_, e| {
+        entries.push(e);
+        Ok(())
+    })?;
+    Ok(V4Manifest { kind, entries })
 }
 
-fn read(bytes: &[u8]) -> Result<V4Manifest> {
+/// As [`read_v4_manifest`], handing each checked entry with its ordinal to `visit` as it
+/// is decoded, so a caller that keeps less than every entry (a planner pruning a leaf)
+/// holds at most one block's bytes and one entry. Returns the manifest's kind.
+pub fn visit_v4_manifest(
+    bytes: &[u8],
+    file: &str,
+    visit: impl FnMut(usize, TrackedFile) -> Result<()>,
+) -> Result<V4ManifestKind> {
+    visit_entries(bytes, visit).map_err(|e| e.in_file(file))
+}
+
+fn visit_entries(
+    bytes: &[u8],
+    mut visit: impl FnMut(usize, TrackedFile) -> Result<()>,
+) -> Result<V4ManifestKind> {
     let c = Container::open(bytes)?;
     match c.meta_str("format-version")? {
         Some(V4_MANIFEST_FORMAT_VERSION) => {}
@@ -230,15 +249,15 @@ fn read(bytes: &[u8]) -> Result<V4Manifest> {
     let record = c.schema.as_record().cloned().ok_or_else(|| {
         Error::invalid_metadata("avro.schema", "the writer schema is not a record")
     })?;
-    let mut entries = Vec::new();
+    let mut i = 0usize;
     c.for_each_block(|count, data| {
         let mut cur = Cursor::new(data);
         for _ in 0..count {
-            let i = entries.len();
             let at = |e: Error| e.under(&format!("entries[{i}]"));
             let entry = decode_entry(&mut cur, &record).map_err(at)?;
             validate_entry(kind, &entry).map_err(at)?;
-            entries.push(entry);
+            visit(i, entry)?;
+            i += 1;
         }
         if cur.remaining() != 0 {
             return Err(Error::invalid_metadata(
@@ -251,7 +270,7 @@ fn read(bytes: &[u8]) -> Result<V4Manifest> {
         }
         Ok(())
     })?;
-    Ok(V4Manifest { kind, entries })
+    Ok(kind)
 }
 
 /// A record's decoded fields: (field id, value), in the writer schema's order.

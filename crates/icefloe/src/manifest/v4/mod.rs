@@ -8,7 +8,7 @@ mod avro;
 #[allow(clippy::unwrap_used)]
 mod tests;
 
-pub use avro::{read_v4_manifest, write_v4_manifest, V4Manifest};
+pub use avro::{read_v4_manifest, visit_v4_manifest, write_v4_manifest, V4Manifest};
 
 use crate::error::{Error, Result};
 

@@ -154,6 +154,17 @@ fn many_entries_span_blocks() {
         .collect();
     let m = round_trip(V4ManifestKind::DataLeaf, &entries);
     assert_eq!(m.entries.len(), 5000);
+    // the visitor sees the same entries with their ordinals, one at a time
+    let bytes = write_v4_manifest(V4ManifestKind::DataLeaf, &entries, Codec::Zstd).unwrap();
+    let mut seen = 0;
+    let kind = visit_v4_manifest(&bytes, "leaf", |i, e| {
+        assert_eq!(e, entries[i]);
+        assert_eq!(i, seen);
+        seen += 1;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!((kind, seen), (V4ManifestKind::DataLeaf, 5000));
 }
 
 // --- the seed's examples: the root entries after each snapshot -------------------------
