@@ -14,7 +14,8 @@
 //! - [`expr`]: row filters, their binding, evaluation on partitions and file metrics, and
 //!   projection. Driver (planning) and executors (residual filters).
 //! - [`manifest`]: manifests and manifest lists: the model, [`manifest::read_manifest`]
-//!   and [`manifest::visit_manifest`], and the writers. Driver.
+//!   and [`manifest::visit_manifest`], and the writers; [`manifest::v4`], the format v4
+//!   content entry of root and leaf manifests (not yet used by planning or commits). Driver.
 //! - [`catalog`]: where a table's current metadata file is found and the atomic swap of
 //!   that pointer ([`Catalog`]: file system, SQL). Driver.
 //! - [`commit`]: building the next table metadata (transactions, snapshot producers,
