@@ -233,7 +233,7 @@ def test_spark_source_on_s3_with_vended_credentials(spark):
 def test_file_io_counts_requests_and_bytes_and_plans_are_counted():
     """``FileIO.stats()``: the requests and bytes of an S3 FileIO, what benches/plan_s3.py
     reports per plan; with ``io.manifest.cache-enabled`` a manifest is fetched once."""
-    endpoint, bucket = _env("ICEFLOE_TEST_S3_ENDPOINT", "ICEFLOE_TEST_BUCKET")
+    endpoint, bucket = server_env("ICEFLOE_TEST_S3_ENDPOINT", "ICEFLOE_TEST_BUCKET")
     root = f"s3://{bucket}/stats-{uuid.uuid4().hex[:8]}"
     props = {
         "s3.endpoint": endpoint,
