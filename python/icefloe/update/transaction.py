@@ -814,19 +814,30 @@ def create_table_transaction(
     """The native transaction that creates the table (a staged create where the catalog has
     one) and the metadata its first data files are written against. Used by
     ``Catalog.create_table_transaction``."""
+    args = _new_table_args(identifier, schema, partition_spec, sort_order, properties, location)
+    native = _native.Transaction.create(catalog.native, *args, format_version=format_version)
+    return native, native.base_metadata
+
+
+def _new_table_args(
+    identifier: tuple[str, ...],
+    schema: Any,
+    partition_spec: Any,
+    sort_order: Any,
+    properties: Mapping[str, str] | None,
+    location: str | None,
+) -> tuple[Any, ...]:
+    """A new table's description as the native create calls take it (after the catalog):
+    identifier, schema, spec JSON, sort order JSON, location, properties."""
     native_schema = to_schema(schema)
-    props = [(k, str(v)) for k, v in (properties or {}).items()]
-    native = _native.Transaction.create(
-        catalog.native,
+    return (
         (list(identifier[:-1]), identifier[-1]),
         native_schema,
         spec_json(native_schema, partition_spec),
         sort_order_json(native_schema, sort_order),
         location,
-        props,
-        format_version=format_version,
+        [(k, str(v)) for k, v in (properties or {}).items()],
     )
-    return native, native.base_metadata
 
 
 def create_table(
@@ -842,16 +853,5 @@ def create_table(
 ) -> tuple[str, _native.TableMetadata]:
     """Creates (or with ``replace``, creates or replaces) a table; returns its metadata
     location and metadata. Used by ``Catalog.create_table``."""
-    native_schema = to_schema(schema)
-    props = [(k, str(v)) for k, v in (properties or {}).items()]
-    return _native.create_table(
-        catalog.native,
-        (list(identifier[:-1]), identifier[-1]),
-        native_schema,
-        spec_json(native_schema, partition_spec),
-        sort_order_json(native_schema, sort_order),
-        location,
-        props,
-        format_version=format_version,
-        replace=replace,
-    )
+    args = _new_table_args(identifier, schema, partition_spec, sort_order, properties, location)
+    return _native.create_table(catalog.native, *args, format_version=format_version, replace=replace)
