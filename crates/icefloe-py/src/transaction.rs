@@ -498,22 +498,15 @@ impl PyTransaction {
         let catalog: Arc<dyn Catalog> = Arc::clone(&catalog.inner);
         let schema = (*schema.inner).clone();
         py.detach(|| {
-            let v = format_version.unwrap_or(icefloe::MAX_FORMAT_VERSION);
-            let spec =
-                PartitionSpec::from_json(&parse_text(spec_json)?, "partition_spec", v.max(2))?;
-            let sort_order = SortOrder::from_json(&parse_text(sort_order_json)?, "sort_order")?;
-            let mut tx = Transaction::create(
-                catalog,
-                TableIdent::new(table.0, table.1),
-                NewTable {
-                    schema,
-                    spec,
-                    sort_order,
-                    location,
-                    properties,
-                    format_version,
-                },
-            );
+            let new = new_table(
+                schema,
+                spec_json,
+                sort_order_json,
+                location,
+                properties,
+                format_version,
+            )?;
+            let mut tx = Transaction::create(catalog, TableIdent::new(table.0, table.1), new);
             let base = tx.new_table_metadata()?;
             Ok(PyTransaction {
                 base: Arc::new(base),
@@ -584,6 +577,27 @@ fn commit_transactions(
     Ok(states.into_iter().map(table_state).collect())
 }
 
+/// A new table from the arguments of the Python create calls (the spec and sort order as
+/// JSON, referring to `schema`'s ids).
+fn new_table(
+    schema: icefloe::spec::schema::Schema,
+    spec_json: &str,
+    sort_order_json: &str,
+    location: Option<String>,
+    properties: Vec<(String, String)>,
+    format_version: Option<i32>,
+) -> icefloe::Result<NewTable> {
+    let v = format_version.unwrap_or(icefloe::MAX_FORMAT_VERSION);
+    Ok(NewTable {
+        schema,
+        spec: PartitionSpec::from_json(&parse_text(spec_json)?, "partition_spec", v.max(2))?,
+        sort_order: SortOrder::from_json(&parse_text(sort_order_json)?, "sort_order")?,
+        location,
+        properties,
+        format_version,
+    })
+}
+
 /// Creates a table (or, with `replace`, creates or replaces it keeping its history).
 /// `spec_json` and `sort_order_json` refer to the columns of `schema` by its ids.
 #[pyfunction]
@@ -604,18 +618,15 @@ fn create_table(
     let catalog: Arc<dyn Catalog> = Arc::clone(&catalog.inner);
     let schema = (*schema.inner).clone();
     py.detach(|| {
-        let v = format_version.unwrap_or(icefloe::MAX_FORMAT_VERSION);
-        let spec = PartitionSpec::from_json(&parse_text(spec_json)?, "partition_spec", v.max(2))?;
-        let sort_order = SortOrder::from_json(&parse_text(sort_order_json)?, "sort_order")?;
         let ident = TableIdent::new(table.0, table.1);
-        let new = NewTable {
+        let new = new_table(
             schema,
-            spec,
-            sort_order,
+            spec_json,
+            sort_order_json,
             location,
             properties,
             format_version,
-        };
+        )?;
         let tx = if replace {
             Transaction::create_or_replace(catalog, ident, new)?
         } else {
