@@ -1,0 +1,195 @@
+"""Spark queries through icefloe against the same queries through Java Iceberg's own Spark
+catalog, in one Spark session (issue 22's table).
+
+Usage: python benches/spark_read_compare.py [--rows N] [--wide-rows M] [--repeats R]
+                                            [--engines java,icefloe,icefloe-pushdown]
+
+Builds (once, cached in .cache/bench/spark_read_<N>_<M>) two v3 tables written by Java
+through Spark SQL into a Hadoop-layout warehouse, which icefloe opens with its file-system
+catalog:
+
+- ``bench.events``: N rows (default 10,000,000), partitioned by ``days(ts)`` over 30 days, five
+  columns (``id`` long, ``ts`` timestamp, ``cat`` string, ``amount`` double, ``note`` string);
+- ``bench.wide``: M rows (default 2,000,000), 30 columns (``id``, ``k`` and 28 doubles), not
+  partitioned, read one or two columns at a time.
+
+Each query builds a new DataFrame per run. One warm-up per engine and query (JIT, Python
+worker start), then the best of R. Engines:
+
+- ``java``: ``spark.table("java.bench.events")`` (Iceberg's SparkCatalog, vectorised reader);
+- ``icefloe``: ``spark.read.format("icefloe").load(...)``, the Python data source;
+- ``icefloe-pushdown``: the same with ``pushdown=true``.
+
+Every engine's answer is checked against Java's (the same query on the same table); a
+different answer fails the run. Prints a Markdown table for docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+import oracle  # noqa: E402  (the Spark session with Java Iceberg)
+
+DAYS = 30
+WIDE_DOUBLES = 28
+
+
+def _events_sql(rows: int) -> list[str]:
+    step = DAYS * 86_400_000_000 // rows  # microseconds between rows: 30 days in all
+    return [
+        "CREATE TABLE java.bench.events (id BIGINT, ts TIMESTAMP, cat STRING, amount DOUBLE, note STRING) "
+        "USING iceberg PARTITIONED BY (days(ts)) TBLPROPERTIES ('format-version'='3')",
+        "INSERT INTO java.bench.events SELECT id, "
+        f"timestamp_micros(1704067200000000 + id * {step}), "
+        "chr(97 + CAST(id % 7 AS INT)), "
+        "CAST(id % 1000 AS DOUBLE) / 10, "
+        "concat('note-', CAST(id % 5000 AS STRING)) "
+        f"FROM range({rows})",
+    ]
+
+
+def _wide_sql(rows: int) -> list[str]:
+    doubles = ", ".join(f"d{i} DOUBLE" for i in range(WIDE_DOUBLES))
+    values = ", ".join(f"CAST((id * {i + 3}) % 10007 AS DOUBLE)" for i in range(WIDE_DOUBLES))
+    return [
+        f"CREATE TABLE java.bench.wide (id BIGINT, k STRING, {doubles}) USING iceberg "
+        "TBLPROPERTIES ('format-version'='3')",
+        f"INSERT INTO java.bench.wide SELECT id, chr(97 + CAST(id % 7 AS INT)), {values} FROM range({rows})",
+    ]
+
+
+def _range(days: int) -> str:
+    return f"ts >= TIMESTAMP '2024-01-10 00:00:00 UTC' AND ts < TIMESTAMP '2024-01-{10 + days} 00:00:00 UTC'"
+
+
+# (table, query name, DataFrame -> answer); the answer is compared across engines
+QUERIES: list[tuple[str, str, Callable[[Any], Any]]] = [
+    ("events", "count()", lambda df: df.count()),
+    (
+        "events",
+        "sum(amount) where cat = 'c'",
+        lambda df: round(df.filter("cat = 'c'").agg({"amount": "sum"}).collect()[0][0], 3),
+    ),
+    ("events", "3-day range count()", lambda df: df.filter(_range(3)).count()),
+    ("events", "all columns into noop", lambda df: df.write.format("noop").mode("overwrite").save()),
+    ("events", "sum(id)", lambda df: df.agg({"id": "sum"}).collect()[0][0]),
+    ("wide", "count()", lambda df: df.count()),
+    ("wide", "sum(d7)", lambda df: df.agg({"d7": "sum"}).collect()[0][0]),
+    (
+        "wide",
+        "sum(d3) where k = 'b'",
+        lambda df: df.filter("k = 'b'").agg({"d3": "sum"}).collect()[0][0],
+    ),
+    (
+        "wide",
+        "d1, d2 into noop",
+        lambda df: df.select("d1", "d2").write.format("noop").mode("overwrite").save(),
+    ),
+]
+
+
+def ensure_tables(spark, wh: Path, rows: int, wide_rows: int) -> None:
+    if (wh / "bench" / "wide" / "metadata").is_dir():
+        return
+    print(f"writing {rows:,} + {wide_rows:,} rows with Java (minutes) ...", file=sys.stderr, flush=True)
+    for stmt in [*_events_sql(rows), *_wide_sql(wide_rows)]:
+        spark.sql(stmt)
+
+
+def engines(spark, wh: Path) -> dict[str, Callable[[str], Any]]:
+    def icefloe(table: str, pushdown: bool) -> Any:
+        return (
+            spark.read.format("icefloe")
+            .option("type", "filesystem")
+            .option("warehouse", str(wh))
+            .option("pushdown", "true" if pushdown else "false")
+            .load(f"bench.{table}")
+        )
+
+    return {
+        "java": lambda table: spark.table(f"java.bench.{table}"),
+        "icefloe": lambda table: icefloe(table, False),
+        "icefloe-pushdown": lambda table: icefloe(table, True),
+    }
+
+
+def time_query(
+    make_df: Callable[[str], Any], table: str, run: Callable[[Any], Any], repeats: int
+) -> tuple[list[float], Any]:
+    times, answers = [], set()
+    for _ in range(repeats + 1):  # the first is the warm-up
+        t0 = time.perf_counter()
+        answers.add(run(make_df(table)))
+        times.append((time.perf_counter() - t0) * 1000)
+    if len(answers) != 1:
+        raise AssertionError(f"different answers across runs: {answers}")
+    return times[1:], answers.pop()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=10_000_000)
+    ap.add_argument("--wide-rows", type=int, default=2_000_000)
+    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--engines", default="java,icefloe,icefloe-pushdown")
+    ap.add_argument("--driver-memory", default="6g")
+    args = ap.parse_args()
+    wanted = args.engines.split(",")
+
+    import icefloe.spark
+
+    wh = ROOT / ".cache" / "bench" / f"spark_read_{args.rows}_{args.wide_rows}"
+    wh.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp())
+    spark = oracle.start_spark(wh, tmp / "vwh", driver_memory=args.driver_memory)
+    results: dict[tuple[str, str], dict[str, float]] = {}
+    try:
+        icefloe.spark.register(spark)
+        ensure_tables(spark, wh, args.rows, args.wide_rows)
+        make = engines(spark, wh)
+        unknown = [e for e in wanted if e not in make]
+        if unknown:
+            raise SystemExit(f"unknown engines {unknown}; known: {sorted(make)}")
+        for table, name, run in QUERIES:
+            expected = None
+            row: dict[str, float] = {}
+            for engine in ["java", *[e for e in wanted if e != "java"]]:
+                times, answer = time_query(make[engine], table, run, args.repeats)
+                if expected is None:
+                    expected = answer
+                elif answer != expected:
+                    raise AssertionError(f"{engine} answered {answer!r} to {table} {name}, Java {expected!r}")
+                if engine in wanted:
+                    row[engine] = min(times)
+                print(table, name, engine, [round(t) for t in times], file=sys.stderr, flush=True)
+            results[(table, name)] = row
+    finally:
+        spark.stop()
+
+    print(
+        f"\nSpark queries ({os.cpu_count()} cores, local[2]), {args.rows:,}-row `events` and "
+        f"{args.wide_rows:,}-row 30-column `wide` written by Java, best of {args.repeats} after a warm-up:\n"
+    )
+    others = [e for e in wanted if e != "java"]
+    print(
+        "| table | query | " + " | ".join(wanted) + " | " + " | ".join(f"{e} vs Java" for e in others) + " |"
+    )
+    print("|---|---|" + "---|" * (len(wanted) + len(others)))
+    for (table, name), row in results.items():
+        cells = [f"{row[e]:,.0f} ms" for e in wanted]
+        ratios = [f"{row[e] / row['java']:.2f}×" for e in others] if "java" in row else []
+        print(f"| {table} | {name} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
+
+
+if __name__ == "__main__":
+    main()
