@@ -203,7 +203,7 @@ fn decode(cur: &mut Cursor<'_>, plan: &[(T, &AvroSchema)]) -> Result<ManifestFil
     Ok(m)
 }
 
-fn summaries(cur: &mut Cursor<'_>, s: &AvroSchema) -> Result<Option<Vec<FieldSummary>>> {
+pub(crate) fn summaries(cur: &mut Cursor<'_>, s: &AvroSchema) -> Result<Option<Vec<FieldSummary>>> {
     match s {
         AvroSchema::Null => Ok(None),
         AvroSchema::Union(b) => {

@@ -15,7 +15,7 @@ use crate::spec::{PrimitiveType, Schema, Type};
 use crate::MAX_FORMAT_VERSION;
 
 mod fast;
-mod plan;
+pub(crate) mod plan;
 
 use plan::*;
 

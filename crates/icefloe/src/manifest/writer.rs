@@ -103,7 +103,7 @@ pub(crate) fn avro_field(name: &str, id: i32, ty: Value, required: bool) -> Valu
 }
 
 /// An int-keyed map as Java writes it: an array of key/value records.
-fn int_map(name: &str, id: i32, key_id: i32, value_id: i32, value: &str) -> Value {
+pub(crate) fn int_map(name: &str, id: i32, key_id: i32, value_id: i32, value: &str) -> Value {
     avro_field(
         name,
         id,
@@ -199,7 +199,10 @@ pub(crate) fn decimal_required_bytes(precision: u32) -> usize {
     16
 }
 
-fn partition_avro_type(ty: &PrimitiveType, named: &mut HashSet<String>) -> Result<Value> {
+pub(crate) fn partition_avro_type(
+    ty: &PrimitiveType,
+    named: &mut HashSet<String>,
+) -> Result<Value> {
     use PrimitiveType as P;
     let mut fixed = |name: String, v: Value| -> Value {
         if named.insert(name.clone()) {
@@ -255,7 +258,11 @@ fn partition_avro_type(ty: &PrimitiveType, named: &mut HashSet<String>) -> Resul
     })
 }
 
-fn put_partition_value(out: &mut Vec<u8>, v: &Literal, ty: &PrimitiveType) -> Result<()> {
+pub(crate) fn put_partition_value(
+    out: &mut Vec<u8>,
+    v: &Literal,
+    ty: &PrimitiveType,
+) -> Result<()> {
     use PrimitiveType as P;
     match (ty, v) {
         (P::Boolean, Literal::Boolean(b)) => put_bool(out, *b),
@@ -317,7 +324,7 @@ fn put_opt_bytes(out: &mut Vec<u8>, v: Option<&[u8]>) {
     }
 }
 
-fn put_long_map(out: &mut Vec<u8>, m: Option<&[(i32, i64)]>) {
+pub(crate) fn put_long_map(out: &mut Vec<u8>, m: Option<&[(i32, i64)]>) {
     match m {
         None => put_long(out, 0),
         Some(m) => {
@@ -334,7 +341,7 @@ fn put_long_map(out: &mut Vec<u8>, m: Option<&[(i32, i64)]>) {
     }
 }
 
-fn put_bytes_map(out: &mut Vec<u8>, m: Option<&[(i32, Vec<u8>)]>) {
+pub(crate) fn put_bytes_map(out: &mut Vec<u8>, m: Option<&[(i32, Vec<u8>)]>) {
     match m {
         None => put_long(out, 0),
         Some(m) => {

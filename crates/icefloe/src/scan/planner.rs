@@ -20,10 +20,12 @@ use crate::expr::{
     InclusiveMetricsEvaluator, ManifestEvaluator, ResidualEvaluator,
 };
 use crate::io::FileIO;
+use crate::manifest::v4::tree::{self as v4_tree, read_snapshot_top, SnapshotTop};
+use crate::manifest::v4::{ContentType as V4Content, TrackedFile, V4Partitioning};
 use crate::manifest::{
     read_manifest, read_manifest_list, visit_manifest, DataContentType, DataFile, FileFormat,
-    ManifestContent, ManifestFile, ManifestProjection, ManifestSource, ManifestStatus,
-    ReadManifestOptions,
+    ManifestContent, ManifestEntry, ManifestFile, ManifestProjection, ManifestSource,
+    ManifestStatus, ReadManifestOptions,
 };
 use crate::scan::delete_index::DeleteFileIndex;
 use crate::scan::{FileScanTask, ScanFile};
@@ -305,6 +307,12 @@ impl TableScan {
         let md = &self.metadata;
         md.check_supported("plan a scan of", self.metadata_location.as_deref())?;
         let snapshot = self.resolve_snapshot()?;
+        if self.incremental && md.format_version >= 4 {
+            return Err(Error::unsupported(format!(
+                "{}: incremental append scans of format-version 4 tables are not built yet",
+                self.metadata_location.as_deref().unwrap_or(&md.location)
+            )));
+        }
         let schema = Arc::new(self.scan_schema(snapshot)?.clone());
         let projected_schema = Arc::new(match &self.selected {
             Some(cols) => schema.select(cols, self.case_sensitive)?,
@@ -354,7 +362,29 @@ impl TableScan {
             return Ok((plan, Vec::new()));
         };
         let mut incremental_ids = None;
-        let manifests = if self.incremental {
+        // a v4 snapshot points to a root manifest (an upgraded table's older snapshots
+        // still to manifest lists; the file's own metadata tells)
+        let mut listed = None;
+        if md.format_version >= 4 && !self.incremental {
+            let partitioning = V4Partitioning::for_table(md)?;
+            match read_snapshot_top(self.io.as_ref(), &partitioning, snapshot)? {
+                SnapshotTop::Root(root) => {
+                    return self.plan_v4(
+                        plan,
+                        root,
+                        &partitioning,
+                        spec_schema,
+                        &plan_filter,
+                        &specs,
+                        per_manifest,
+                    );
+                }
+                SnapshotTop::List(list) => listed = Some(list),
+            }
+        }
+        let manifests = if let Some(list) = listed {
+            list
+        } else if self.incremental {
             // as Java's `BaseIncrementalAppendScan`: the data manifests that the append
             // snapshots added, read from each append's own manifest list, so that files a
             // later snapshot removed are still planned
@@ -477,6 +507,194 @@ impl TableScan {
             out.push(t);
         }
         Ok((plan, out))
+    }
+
+    /// Plans a v4 snapshot from its root manifest: root-level files, and the leaves that
+    /// may hold matching files (pruned by their partition summaries and counts), read in
+    /// parallel with their manifest DVs applied. A data entry's DV joins the delete index
+    /// as the DV delete file it is in v3, so delete matching, residuals and tasks are
+    /// v3's. `per_manifest` gets the root's own data files first, then each leaf's.
+    #[allow(clippy::too_many_arguments)]
+    fn plan_v4<T: Send>(
+        &self,
+        mut plan: ScanPlan,
+        root: Vec<TrackedFile>,
+        partitioning: &V4Partitioning,
+        spec_schema: &Schema,
+        plan_filter: &BoundExpression,
+        specs: &HashMap<i32, Arc<PartitionSpec>>,
+        per_manifest: impl Fn(&ScanPlan, Vec<FileScanTask>) -> Result<T> + Sync,
+    ) -> Result<(ScanPlan, Vec<T>)> {
+        let md = &self.metadata;
+        let filter_entries = folded(&self.filter) != Expression::True;
+        let ctx = PlanContext::new(
+            md,
+            spec_schema,
+            plan_filter,
+            specs,
+            self.case_sensitive,
+            filter_entries,
+        )?;
+        let mut root_data: Vec<ScanFile> = Vec::new();
+        let mut deletes: Vec<Arc<ScanFile>> = Vec::new();
+        let mut data_leaves: Vec<&TrackedFile> = Vec::new();
+        let mut delete_leaves: Vec<&TrackedFile> = Vec::new();
+        let mut seen: HashSet<&str> = HashSet::new();
+        for e in root.iter().filter(|e| v4_tree::is_live(&e.tracking)) {
+            let spec_id = e.spec_id.unwrap_or(0);
+            if e.content_type.is_manifest() {
+                let is_data = e.content_type == V4Content::DataManifest;
+                if is_data {
+                    plan.metrics.total_data_manifests += 1;
+                } else {
+                    plan.metrics.total_delete_manifests += 1;
+                }
+                if !seen.insert(e.location.as_str()) {
+                    continue;
+                }
+                let mf = v4_tree::as_manifest_file(e);
+                let keep =
+                    may_have_live_files(&mf) && ctx.spec(spec_id)?.manifest_evaluator.eval(&mf)?;
+                let counts = &mut plan.metrics;
+                match (keep, is_data) {
+                    (true, true) => {
+                        counts.scanned_data_manifests += 1;
+                        data_leaves.push(e);
+                    }
+                    (true, false) => {
+                        counts.scanned_delete_manifests += 1;
+                        delete_leaves.push(e);
+                    }
+                    (false, true) => counts.skipped_data_manifests += 1,
+                    (false, false) => counts.skipped_delete_manifests += 1,
+                }
+                continue;
+            }
+            let entry = v4_tree::v3_entry(e);
+            let is_data = e.content_type == V4Content::Data;
+            self.keep_v4_file(
+                &ctx,
+                spec_id,
+                entry,
+                is_data,
+                &mut root_data,
+                &mut deletes,
+                &mut plan.metrics,
+            )?;
+            if let Some(dv) = &e.deletion_vector {
+                let d = v4_tree::v3_dv_entry(e, dv);
+                self.keep_v4_file(
+                    &ctx,
+                    spec_id,
+                    d,
+                    false,
+                    &mut root_data,
+                    &mut deletes,
+                    &mut plan.metrics,
+                )?;
+            }
+        }
+        let io = self.io.as_ref();
+        let read =
+            |leaf: &TrackedFile| -> Result<(Vec<ScanFile>, Vec<Arc<ScanFile>>, ScanMetrics)> {
+                let mut data = Vec::new();
+                let mut dels = Vec::new();
+                let mut m = ScanMetrics::default();
+                let spec_id = leaf.spec_id.unwrap_or(0);
+                for item in v4_tree::read_leaf(io, partitioning, leaf)? {
+                    let spec = item
+                        .tracked
+                        .as_ref()
+                        .and_then(|t| t.spec_id)
+                        .unwrap_or(spec_id);
+                    let is_data = item.entry.data_file.content == DataContentType::Data
+                        && leaf.content_type == V4Content::DataManifest;
+                    self.keep_v4_file(
+                        &ctx, spec, item.entry, is_data, &mut data, &mut dels, &mut m,
+                    )?;
+                    if let Some(t) = &item.tracked {
+                        if let Some(dv) = &t.deletion_vector {
+                            let d = v4_tree::v3_dv_entry(t, dv);
+                            self.keep_v4_file(&ctx, spec, d, false, &mut data, &mut dels, &mut m)?;
+                        }
+                    }
+                }
+                Ok((data, dels, m))
+            };
+        let delete_results = self.parallel(delete_leaves.len(), |i| read(delete_leaves[i]))?;
+        let data_results = self.parallel(data_leaves.len(), |i| read(data_leaves[i]))?;
+        let mut groups = vec![root_data];
+        for (data, dels, m) in delete_results.into_iter().chain(data_results) {
+            plan.metrics.skipped_data_files += m.skipped_data_files;
+            plan.metrics.skipped_delete_files += m.skipped_delete_files;
+            deletes.extend(dels);
+            groups.push(data);
+        }
+        plan.metrics.result_delete_files = deletes.len();
+        let index = DeleteFileIndex::new(deletes, specs, &md.schemas)?;
+        let plan_ref = &plan;
+        let parts = self.parallel(groups.len(), |i| {
+            let mut residuals = ResidualCache::default();
+            let mut tasks = Vec::with_capacity(groups[i].len());
+            for file in &groups[i] {
+                let file = Arc::new(file.clone());
+                let file_deletes = if index.is_empty() {
+                    Vec::new()
+                } else {
+                    index.for_data_file(&file)?
+                };
+                let residual = residuals.get(ctx.spec(file.spec_id)?, &file)?;
+                tasks.push(FileScanTask::whole_file(file, file_deletes, residual));
+            }
+            let n = tasks.len();
+            Ok((per_manifest(plan_ref, tasks)?, n))
+        })?;
+        let mut out = Vec::with_capacity(parts.len());
+        for (t, n) in parts {
+            plan.metrics.result_data_files += n;
+            out.push(t);
+        }
+        Ok((plan, out))
+    }
+
+    /// v3's entry test for a file of a v4 tree: kept when there is no filter, or its
+    /// partition and metrics may match.
+    #[allow(clippy::too_many_arguments)]
+    fn keep_v4_file(
+        &self,
+        ctx: &PlanContext,
+        spec_id: i32,
+        mut e: ManifestEntry,
+        is_data: bool,
+        data: &mut Vec<ScanFile>,
+        deletes: &mut Vec<Arc<ScanFile>>,
+        metrics: &mut ScanMetrics,
+    ) -> Result<()> {
+        let spec = ctx.spec(spec_id)?;
+        promote_partition(&mut e.data_file.partition, &spec.partition_type);
+        let keep = !ctx.filter_entries
+            || (evaluate_tuple(&spec.partition_filter, &e.data_file.partition)?
+                && ctx.metrics.eval(&e.data_file)?);
+        if !keep {
+            if is_data {
+                metrics.skipped_data_files += 1;
+            } else {
+                metrics.skipped_delete_files += 1;
+            }
+            return Ok(());
+        }
+        let file = ScanFile {
+            spec_id,
+            data_sequence_number: e.sequence_number.unwrap_or(0),
+            file_sequence_number: e.file_sequence_number,
+            file: e.data_file,
+        };
+        if is_data {
+            data.push(file);
+        } else {
+            deletes.push(Arc::new(file));
+        }
+        Ok(())
     }
 
     /// The manifests of a snapshot: from its manifest list, or for old v1 snapshots from

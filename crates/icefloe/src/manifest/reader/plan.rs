@@ -862,7 +862,7 @@ pub(super) fn out_of_int_range(v: i64) -> Error {
 }
 
 /// Reads a partition value stored with Avro schema `s` as a value of `ty`.
-pub(super) fn partition_value(
+pub(crate) fn partition_value(
     cur: &mut Cursor<'_>,
     s: &AvroSchema,
     ty: &PrimitiveType,
@@ -925,7 +925,7 @@ pub(super) fn partition_value(
 /// stored so, `Some(None)` when `v` is out of the type's range. Inlined: the fast path
 /// builds the literal in registers.
 #[inline(always)]
-pub(super) fn long_literal(ty: &PrimitiveType, v: i64) -> Option<Option<Literal>> {
+pub(crate) fn long_literal(ty: &PrimitiveType, v: i64) -> Option<Option<Literal>> {
     use PrimitiveType as P;
     let int = || i32::try_from(v).ok();
     Some(match ty {

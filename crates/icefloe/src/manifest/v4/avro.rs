@@ -8,15 +8,27 @@
 //! left, byte strings are slices of the block, and the schema depth is bounded by the
 //! schema parser.
 
+use std::collections::HashSet;
+
+use serde_json::{json, Value};
+
 use super::{
-    validate_entry, ContentType, DeletionVector, ManifestInfo, TrackedFile, Tracking,
-    TrackingStatus, V4ManifestKind, V4_MANIFEST_FORMAT_VERSION,
+    validate_entry, ContentType, DeletionVector, ManifestInfo, Metrics, TrackedFile, Tracking,
+    TrackingStatus, V4ManifestKind, V4Partitioning, V4_MANIFEST_FORMAT_VERSION,
 };
 use crate::error::{Error, Result};
 use crate::manifest::avro::{
     put_bytes, put_int, put_long, AvroSchema, Container, ContainerWriter, Cursor, Record,
 };
+use crate::manifest::avro_values::{opt_int_bytes_map, opt_int_long_map};
+use crate::manifest::list::summaries;
+use crate::manifest::reader::plan::partition_value;
+use crate::manifest::writer::{
+    avro_field, int_map, partition_avro_type, put_bytes_map, put_long_map, put_partition_value,
+};
 use crate::manifest::Codec;
+use crate::manifest::FieldSummary;
+use crate::spec::Literal;
 
 /// A v4 manifest read from a file: its kind (key-value metadata `content`) and entries in
 /// file order (an entry's position is its ordinal, which manifest DVs address).
@@ -64,32 +76,127 @@ pub(super) const SCHEMA: &str = r#"{"type":"record","name":"tracked_file","field
  {"name":"replaced_rows_count","field-id":521,"type":"long"},
  {"name":"min_sequence_number","field-id":516,"type":"long"},
  {"name":"dv","field-id":522,"type":["null","bytes"],"default":null},
- {"name":"dv_cardinality","field-id":523,"type":["null","long"],"default":null}]}],"default":null},
+ {"name":"dv_cardinality","field-id":523,"type":["null","long"],"default":null},
+ {"name":"partitions","field-id":507,"type":["null",{"type":"array","element-id":508,"items":{"type":"record","name":"r508","fields":[
+  {"name":"contains_null","field-id":509,"type":"boolean"},
+  {"name":"contains_nan","field-id":518,"type":["null","boolean"],"default":null},
+  {"name":"lower_bound","field-id":510,"type":["null","bytes"],"default":null},
+  {"name":"upper_bound","field-id":511,"type":["null","bytes"],"default":null}]}}],"default":null}]}],"default":null},
 {"name":"key_metadata","field-id":131,"type":["null","bytes"],"default":null},
 {"name":"split_offsets","field-id":132,"type":["null",{"type":"array","items":"long","element-id":133}],"default":null},
 {"name":"equality_ids","field-id":135,"type":["null",{"type":"array","items":"int","element-id":136}],"default":null}
 ]}"#;
 
-/// Writes a v4 manifest of `kind`. Every entry is checked first ([`validate_entry`]), so
-/// that a file this writer produces always reads back; the error names `entries[i]`.
+/// The writer schema for a table's partitioning: [`SCHEMA`], then `partition` (102, the
+/// union of the table's partition fields, each optional; left out when there are none)
+/// and the metrics maps with v3's ids (108, 109, 110, 137, 125, 128).
+pub(crate) fn schema_for(partitioning: &V4Partitioning) -> Result<String> {
+    let mut extra: Vec<Value> = Vec::new();
+    if !partitioning.fields.is_empty() {
+        let mut named = HashSet::new();
+        let mut pf = Vec::with_capacity(partitioning.fields.len());
+        for (id, name, ty) in &partitioning.fields {
+            pf.push(avro_field(
+                &crate::manifest::writer::avro_name(name),
+                *id,
+                partition_avro_type(ty, &mut named)?,
+                false,
+            ));
+        }
+        extra.push(avro_field(
+            "partition",
+            102,
+            json!({"type": "record", "name": "r102", "fields": pf}),
+            false,
+        ));
+    }
+    extra.push(int_map("column_sizes", 108, 117, 118, "long"));
+    extra.push(int_map("value_counts", 109, 119, 120, "long"));
+    extra.push(int_map("null_value_counts", 110, 121, 122, "long"));
+    extra.push(int_map("nan_value_counts", 137, 138, 139, "long"));
+    extra.push(int_map("lower_bounds", 125, 126, 127, "bytes"));
+    extra.push(int_map("upper_bounds", 128, 129, 130, "bytes"));
+    // SCHEMA's text with the fields appended before its closing "]}"
+    let body = SCHEMA.strip_suffix("\n]}").ok_or_else(|| {
+        Error::unsupported("the v4 manifest schema does not end its field list as expected")
+    })?;
+    let mut out = String::with_capacity(SCHEMA.len() + 1024);
+    out.push_str(body);
+    for f in extra {
+        out.push_str(",\n");
+        out.push_str(&f.to_string());
+    }
+    out.push_str("\n]}");
+    Ok(out)
+}
+
+/// Writes a v4 manifest of `kind` with no partition fields (unpartitioned entries); see
+/// [`write_v4_manifest_with`].
 pub fn write_v4_manifest(
     kind: V4ManifestKind,
     entries: &[TrackedFile],
     codec: Codec,
 ) -> Result<Vec<u8>> {
+    write_v4_manifest_with(kind, entries, codec, &V4Partitioning::none())
+}
+
+/// Writes a v4 manifest of `kind` for a table with `partitioning`. Every entry is checked
+/// first ([`validate_entry`], and its partition against its spec), so that a file this
+/// writer produces always reads back; the error names `entries[i]`.
+pub fn write_v4_manifest_with(
+    kind: V4ManifestKind,
+    entries: &[TrackedFile],
+    codec: Codec,
+    partitioning: &V4Partitioning,
+) -> Result<Vec<u8>> {
     for (i, e) in entries.iter().enumerate() {
         validate_entry(kind, e).map_err(|err| err.under(&format!("entries[{i}]")))?;
     }
+    let schema = schema_for(partitioning)?;
     let meta = [
         ("format-version", V4_MANIFEST_FORMAT_VERSION.to_string()),
         ("content", kind.as_str().to_string()),
     ];
-    let mut w = ContainerWriter::new(SCHEMA, &meta, codec);
-    for e in entries {
-        encode(&mut w.block, e);
+    let mut w = ContainerWriter::new(&schema, &meta, codec);
+    for (i, e) in entries.iter().enumerate() {
+        encode(&mut w.block, e, partitioning).map_err(|err| err.under(&format!("entries[{i}]")))?;
         w.end_object()?;
     }
     w.finish()
+}
+
+/// The partition values of `e` by field id, checked against its spec.
+fn partition_by_id<'e>(
+    e: &'e TrackedFile,
+    partitioning: &V4Partitioning,
+) -> Result<Vec<(i32, &'e Option<Literal>)>> {
+    if e.partition.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids = e
+        .spec_id
+        .and_then(|s| partitioning.specs.get(&s))
+        .ok_or_else(|| {
+            Error::invalid_metadata(
+                "partition",
+                format!(
+                    "the entry has partition values, but its spec {:?} is not a spec of the table",
+                    e.spec_id
+                ),
+            )
+        })?;
+    if ids.len() != e.partition.len() {
+        return Err(Error::invalid_metadata(
+            "partition",
+            format!(
+                "{} values for spec {:?}, which has {} fields",
+                e.partition.len(),
+                e.spec_id,
+                ids.len()
+            ),
+        ));
+    }
+    Ok(ids.iter().copied().zip(e.partition.iter()).collect())
 }
 
 fn opt_long(out: &mut Vec<u8>, v: Option<i64>) {
@@ -132,7 +239,11 @@ fn opt_array<T: Copy>(out: &mut Vec<u8>, v: Option<&[T]>, put: impl Fn(&mut Vec<
     }
 }
 
-pub(super) fn encode(out: &mut Vec<u8>, e: &TrackedFile) {
+pub(super) fn encode(
+    out: &mut Vec<u8>,
+    e: &TrackedFile,
+    partitioning: &V4Partitioning,
+) -> Result<()> {
     let t = &e.tracking;
     put_int(out, t.status.id());
     opt_long(out, t.snapshot_id);
@@ -176,11 +287,71 @@ pub(super) fn encode(out: &mut Vec<u8>, e: &TrackedFile) {
             put_long(out, m.min_sequence_number);
             opt_bytes(out, m.dv.as_deref());
             opt_long(out, m.dv_cardinality);
+            put_summaries(out, m.partitions.as_deref());
         }
     }
     opt_bytes(out, e.key_metadata.as_deref());
     opt_array(out, e.split_offsets.as_deref(), put_long);
     opt_array(out, e.equality_ids.as_deref(), put_int);
+    if !partitioning.fields.is_empty() {
+        let values = partition_by_id(e, partitioning)?;
+        if values.is_empty()
+            && e.spec_id.map_or(true, |s| {
+                partitioning.specs.get(&s).map_or(true, Vec::is_empty)
+            })
+        {
+            // unpartitioned entries and manifests carry no tuple
+            put_long(out, 0);
+        } else {
+            put_long(out, 1);
+            for (id, _, ty) in &partitioning.fields {
+                match values
+                    .iter()
+                    .find(|(vid, _)| vid == id)
+                    .and_then(|(_, v)| v.as_ref())
+                {
+                    None => put_long(out, 0),
+                    Some(v) => {
+                        put_long(out, 1);
+                        put_partition_value(out, v, ty)
+                            .map_err(|err| err.under(&format!("partition.{id}")))?;
+                    }
+                }
+            }
+        }
+    }
+    let m = &e.metrics;
+    put_long_map(out, m.column_sizes.as_deref());
+    put_long_map(out, m.value_counts.as_deref());
+    put_long_map(out, m.null_value_counts.as_deref());
+    put_long_map(out, m.nan_value_counts.as_deref());
+    put_bytes_map(out, m.lower_bounds.as_deref());
+    put_bytes_map(out, m.upper_bounds.as_deref());
+    Ok(())
+}
+
+fn put_summaries(out: &mut Vec<u8>, p: Option<&[FieldSummary]>) {
+    let Some(p) = p else {
+        put_long(out, 0);
+        return;
+    };
+    put_long(out, 1);
+    if !p.is_empty() {
+        put_long(out, p.len() as i64);
+        for s in p {
+            out.push(u8::from(s.contains_null));
+            match s.contains_nan {
+                None => put_long(out, 0),
+                Some(b) => {
+                    put_long(out, 1);
+                    out.push(u8::from(b));
+                }
+            }
+            opt_bytes(out, s.lower_bound.as_deref());
+            opt_bytes(out, s.upper_bound.as_deref());
+        }
+    }
+    put_long(out, 0);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -193,8 +364,18 @@ pub(super) fn encode(out: &mut Vec<u8>, e: &TrackedFile) {
 /// an unknown content type or a missing required field is an error naming the file, the
 /// entry (`entries[i]`) and the field.
 pub fn read_v4_manifest(bytes: &[u8], file: &str) -> Result<V4Manifest> {
+    read_v4_manifest_with(bytes, file, &V4Partitioning::none())
+}
+
+/// As [`read_v4_manifest`], decoding partition values with the table's `partitioning`
+/// (without it, `partition` is skipped and entries read as unpartitioned).
+pub fn read_v4_manifest_with(
+    bytes: &[u8],
+    file: &str,
+    partitioning: &V4Partitioning,
+) -> Result<V4Manifest> {
     let mut entries = Vec::new();
-    let kind = visit_v4_manifest(bytes, file, |_, e| {
+    let kind = visit_v4_manifest_with(bytes, file, partitioning, |_, e| {
         entries.push(e);
         Ok(())
     })?;
@@ -209,11 +390,22 @@ pub fn visit_v4_manifest(
     file: &str,
     visit: impl FnMut(usize, TrackedFile) -> Result<()>,
 ) -> Result<V4ManifestKind> {
-    visit_entries(bytes, visit).map_err(|e| e.in_file(file))
+    visit_v4_manifest_with(bytes, file, &V4Partitioning::none(), visit)
+}
+
+/// As [`visit_v4_manifest`], decoding partition values with `partitioning`.
+pub fn visit_v4_manifest_with(
+    bytes: &[u8],
+    file: &str,
+    partitioning: &V4Partitioning,
+    visit: impl FnMut(usize, TrackedFile) -> Result<()>,
+) -> Result<V4ManifestKind> {
+    visit_entries(bytes, partitioning, visit).map_err(|e| e.in_file(file))
 }
 
 fn visit_entries(
     bytes: &[u8],
+    partitioning: &V4Partitioning,
     mut visit: impl FnMut(usize, TrackedFile) -> Result<()>,
 ) -> Result<V4ManifestKind> {
     let c = Container::open(bytes)?;
@@ -254,7 +446,7 @@ fn visit_entries(
         let mut cur = Cursor::new(data);
         for _ in 0..count {
             let at = |e: Error| e.under(&format!("entries[{i}]"));
-            let entry = decode_entry(&mut cur, &record).map_err(at)?;
+            let entry = decode_entry(&mut cur, &record, partitioning).map_err(at)?;
             validate_entry(kind, &entry).map_err(at)?;
             visit(i, entry)?;
             i += 1;
@@ -287,6 +479,13 @@ const READ_IDS: &[i32] = &[
     504, 505, 506, 520, 512, 513, 514, 521, 516, 522, 523, // manifest_info
 ];
 
+/// Fields decoded by their own readers (typed partition tuple, v3's metrics maps, v3's
+/// partition field summaries).
+const PARTITION_ID: i32 = 102;
+const LONG_MAP_IDS: &[i32] = &[108, 109, 110, 137];
+const BYTES_MAP_IDS: &[i32] = &[125, 128];
+const SUMMARIES_ID: i32 = 507;
+
 /// A decoded value of the shapes TrackedFile uses; everything else is skipped.
 #[derive(Debug)]
 enum Val {
@@ -296,6 +495,10 @@ enum Val {
     Record(FieldValues),
     /// A list of ints or longs: 8 bytes per item, as v3 manifests keep them.
     Longs(Vec<i64>),
+    Partition(Vec<(i32, Option<Literal>)>),
+    LongMap(Vec<(i32, i64)>),
+    BytesMap(Vec<(i32, Vec<u8>)>),
+    Summaries(Vec<FieldSummary>),
     Skipped,
 }
 
@@ -309,7 +512,7 @@ fn decode(cur: &mut Cursor<'_>, schema: &AvroSchema) -> Result<Val> {
             let b = cur.branch(branches)?;
             decode(cur, b)?
         }
-        AvroSchema::Record(r) => Val::Record(decode_fields(cur, r)?),
+        AvroSchema::Record(r) => Val::Record(decode_fields(cur, r, None)?),
         AvroSchema::Array(item) if matches!(**item, AvroSchema::Int | AvroSchema::Long) => {
             let int = matches!(**item, AvroSchema::Int);
             let mut out = Vec::new();
@@ -335,15 +538,78 @@ fn decode(cur: &mut Cursor<'_>, schema: &AvroSchema) -> Result<Val> {
     })
 }
 
-fn decode_fields(cur: &mut Cursor<'_>, r: &Record) -> Result<FieldValues> {
+/// Decodes the fields of `r` the model reads. `partitioning` is given at the top level
+/// of an entry, where `partition` is decoded with it (and skipped without one).
+fn decode_fields(
+    cur: &mut Cursor<'_>,
+    r: &Record,
+    partitioning: Option<&V4Partitioning>,
+) -> Result<FieldValues> {
     let mut out = Vec::with_capacity(r.fields.len());
     for f in &r.fields {
-        match f.field_id {
-            Some(id) if READ_IDS.contains(&id) => out.push((f.field_id, decode(cur, &f.schema)?)),
-            _ => cur.skip(&f.schema)?,
-        }
+        let at = |e: Error| e.under(&f.name);
+        let val = match f.field_id {
+            Some(id) if READ_IDS.contains(&id) => decode(cur, &f.schema)?,
+            Some(PARTITION_ID) if partitioning.is_some_and(|p| !p.fields.is_empty()) => {
+                match partitioning {
+                    Some(p) => decode_partition(cur, &f.schema, p).map_err(at)?,
+                    None => Val::Null,
+                }
+            }
+            Some(id) if LONG_MAP_IDS.contains(&id) => opt_int_long_map(cur, &f.schema)
+                .map_err(at)?
+                .map_or(Val::Null, Val::LongMap),
+            Some(id) if BYTES_MAP_IDS.contains(&id) => opt_int_bytes_map(cur, &f.schema, None)
+                .map_err(at)?
+                .map_or(Val::Null, Val::BytesMap),
+            Some(SUMMARIES_ID) => summaries(cur, &f.schema)
+                .map_err(at)?
+                .map_or(Val::Null, Val::Summaries),
+            _ => {
+                cur.skip(&f.schema)?;
+                continue;
+            }
+        };
+        out.push((f.field_id, val));
     }
     Ok(out)
+}
+
+/// The partition tuple (a record of optional fields keyed by partition field id); fields
+/// the table does not know are skipped.
+fn decode_partition(
+    cur: &mut Cursor<'_>,
+    s: &AvroSchema,
+    partitioning: &V4Partitioning,
+) -> Result<Val> {
+    match s {
+        AvroSchema::Null => Ok(Val::Null),
+        AvroSchema::Union(b) => {
+            let s = cur.branch(b)?;
+            decode_partition(cur, s, partitioning)
+        }
+        AvroSchema::Record(r) => {
+            let mut out = Vec::with_capacity(r.fields.len());
+            for f in &r.fields {
+                match f
+                    .field_id
+                    .and_then(|id| Some((id, partitioning.field_type(id)?)))
+                {
+                    Some((id, ty)) => {
+                        let v =
+                            partition_value(cur, &f.schema, ty).map_err(|e| e.under(&f.name))?;
+                        out.push((id, v));
+                    }
+                    None => cur.skip(&f.schema)?,
+                }
+            }
+            Ok(Val::Partition(out))
+        }
+        other => Err(Error::invalid_metadata(
+            "",
+            format!("expected a record, found {other:?}"),
+        )),
+    }
 }
 
 /// The fields of a record by id; a null value counts as absent.
@@ -436,8 +702,12 @@ impl<'a> Fields<'a> {
     }
 }
 
-fn decode_entry(cur: &mut Cursor<'_>, record: &Record) -> Result<TrackedFile> {
-    let fields = decode_fields(cur, record)?;
+fn decode_entry(
+    cur: &mut Cursor<'_>,
+    record: &Record,
+    partitioning: &V4Partitioning,
+) -> Result<TrackedFile> {
+    let fields = decode_fields(cur, record, Some(partitioning))?;
     let top = Fields {
         path: "",
         fields: &fields,
@@ -508,6 +778,10 @@ fn decode_entry(cur: &mut Cursor<'_>, record: &Record) -> Result<TrackedFile> {
                 min_sequence_number: m.long(516, "min_sequence_number")?,
                 dv: m.opt_bytes(522, "dv")?,
                 dv_cardinality: m.opt_long(523, "dv_cardinality")?,
+                partitions: match m.get(SUMMARIES_ID) {
+                    Some(Val::Summaries(s)) => Some(s.clone()),
+                    _ => None,
+                },
             })
         }
     };
@@ -519,6 +793,48 @@ fn decode_entry(cur: &mut Cursor<'_>, record: &Record) -> Result<TrackedFile> {
                 .collect::<Result<Vec<_>>>()
         })
         .transpose()?;
+    let spec_id = top.opt_int(141, "spec_id")?;
+    let partition = match top.get(PARTITION_ID) {
+        Some(Val::Partition(values)) => {
+            // the values of the entry's own spec, in its order
+            match spec_id.and_then(|s| partitioning.specs.get(&s)) {
+                Some(ids) => ids
+                    .iter()
+                    .map(|id| {
+                        values
+                            .iter()
+                            .find(|(vid, _)| vid == id)
+                            .and_then(|(_, v)| v.clone())
+                    })
+                    .collect(),
+                None => {
+                    return Err(Error::invalid_metadata(
+                        "spec_id",
+                        format!(
+                            "the entry has a partition tuple, but spec {spec_id:?} is not a spec of the table"
+                        ),
+                    ))
+                }
+            }
+        }
+        _ => Vec::new(),
+    };
+    let long_map = |id: i32| match top.get(id) {
+        Some(Val::LongMap(m)) => Some(m.clone()),
+        _ => None,
+    };
+    let bytes_map = |id: i32| match top.get(id) {
+        Some(Val::BytesMap(m)) => Some(m.clone()),
+        _ => None,
+    };
+    let metrics = Metrics {
+        column_sizes: long_map(108),
+        value_counts: long_map(109),
+        null_value_counts: long_map(110),
+        nan_value_counts: long_map(137),
+        lower_bounds: bytes_map(125),
+        upper_bounds: bytes_map(128),
+    };
     Ok(TrackedFile {
         tracking,
         content_type,
@@ -527,12 +843,14 @@ fn decode_entry(cur: &mut Cursor<'_>, record: &Record) -> Result<TrackedFile> {
         file_format: top.string(101, "file_format")?,
         record_count: top.long(103, "record_count")?,
         file_size_in_bytes: top.long(104, "file_size_in_bytes")?,
-        spec_id: top.opt_int(141, "spec_id")?,
+        spec_id,
         sort_order_id: top.opt_int(140, "sort_order_id")?,
         deletion_vector,
         manifest_info,
         key_metadata: top.opt_bytes(131, "key_metadata")?,
         split_offsets: top.longs(132, "split_offsets")?,
         equality_ids,
+        partition,
+        metrics,
     })
 }

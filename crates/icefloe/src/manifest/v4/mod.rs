@@ -7,10 +7,112 @@ mod avro;
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests;
+pub mod tree;
 
-pub use avro::{read_v4_manifest, visit_v4_manifest, write_v4_manifest, V4Manifest};
+pub use avro::{
+    read_v4_manifest, read_v4_manifest_with, visit_v4_manifest, visit_v4_manifest_with,
+    write_v4_manifest, write_v4_manifest_with, V4Manifest,
+};
+
+use std::collections::HashMap;
 
 use crate::error::{Error, Result};
+use crate::manifest::FieldSummary;
+use crate::spec::table_metadata::TableMetadata;
+use crate::spec::{Literal, PrimitiveType, Type};
+
+/// The partition fields of every spec of a table, by partition field id: the Avro type of
+/// a v4 manifest's `partition` (102) is their union (Java's `Partitioning.partitionType`),
+/// each field optional, since one root holds files of several specs. An entry's values
+/// are those of its own spec's fields, in the spec's order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct V4Partitioning {
+    /// (partition field id, name, type), in the order specs first name them.
+    pub fields: Vec<(i32, String, PrimitiveType)>,
+    /// The field ids of each spec, in the spec's order.
+    pub specs: HashMap<i32, Vec<i32>>,
+}
+
+impl V4Partitioning {
+    /// No partition fields: entries are unpartitioned (what tests of the bare format use).
+    pub fn none() -> V4Partitioning {
+        V4Partitioning::default()
+    }
+
+    /// The partitioning of `md`'s specs, typed with the current schema (or, for a spec
+    /// whose source column was dropped since, the newest schema that still has it).
+    pub fn for_table(md: &TableMetadata) -> Result<V4Partitioning> {
+        let mut out = V4Partitioning::default();
+        for spec in &md.partition_specs {
+            let ty = md
+                .current_schema()
+                .and_then(|s| spec.partition_type(s).ok())
+                .or_else(|| {
+                    md.schemas
+                        .iter()
+                        .rev()
+                        .find_map(|s| spec.partition_type(s).ok())
+                })
+                .ok_or_else(|| {
+                    Error::invalid_metadata(
+                        "partition-specs",
+                        format!(
+                            "partition spec {} has a source column no schema has",
+                            spec.spec_id
+                        ),
+                    )
+                })?;
+            let mut ids = Vec::with_capacity(ty.fields.len());
+            for f in &ty.fields {
+                ids.push(f.id);
+                if out.fields.iter().any(|(id, _, _)| *id == f.id) {
+                    continue;
+                }
+                let Type::Primitive(p) = &f.field_type else {
+                    return Err(Error::invalid_metadata(
+                        "partition-specs",
+                        format!("partition field {} is not of a primitive type", f.id),
+                    ));
+                };
+                out.fields.push((f.id, f.name.clone(), p.clone()));
+            }
+            out.specs.insert(spec.spec_id, ids);
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn field_type(&self, id: i32) -> Option<&PrimitiveType> {
+        self.fields
+            .iter()
+            .find(|(fid, _, _)| *fid == id)
+            .map(|(_, _, t)| t)
+    }
+}
+
+/// Column metrics of a file (or, on a manifest entry, aggregated over its live files),
+/// kept as v3's `data_file` maps with v3's field ids until upstream's typed
+/// `content_stats` (146) is settled; see `docs/v4.md`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Metrics {
+    /// 108
+    pub column_sizes: Option<Vec<(i32, i64)>>,
+    /// 109
+    pub value_counts: Option<Vec<(i32, i64)>>,
+    /// 110
+    pub null_value_counts: Option<Vec<(i32, i64)>>,
+    /// 137
+    pub nan_value_counts: Option<Vec<(i32, i64)>>,
+    /// 125: Appendix D bytes.
+    pub lower_bounds: Option<Vec<(i32, Vec<u8>)>>,
+    /// 128
+    pub upper_bounds: Option<Vec<(i32, Vec<u8>)>>,
+}
+
+impl Metrics {
+    pub fn is_empty(&self) -> bool {
+        *self == Metrics::default()
+    }
+}
 
 /// `format-version` of a v4 manifest's key-value metadata.
 pub const V4_MANIFEST_FORMAT_VERSION: &str = "4";
@@ -206,15 +308,18 @@ pub struct ManifestInfo {
     pub dv: Option<Vec<u8>>,
     /// 523: how many positions `dv` holds; set exactly when `dv` is.
     pub dv_cardinality: Option<i64>,
+    /// 507: summaries of the leaf's partition values (its files share one spec, the
+    /// entry's `spec_id`), as v3's manifest lists carry them, for pruning leaves.
+    pub partitions: Option<Vec<FieldSummary>>,
 }
 
 /// One entry of a v4 manifest: a data file, an equality delete file, or (in the root)
 /// a data or delete manifest. Upstream's `TrackedFile` field ids and names.
 ///
-/// Not modelled yet: `partition` (102) and `content_stats` (146), whose Avro types
-/// depend on the table's spec and schema. The reader skips them; the writer leaves them
-/// out (both optional).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `partition` (102) is typed per table ([`V4Partitioning`]); column metrics are kept in
+/// v3's maps ([`Metrics`]) rather than upstream's `content_stats` (146), which the reader
+/// skips (see `docs/v4.md`).
+#[derive(Debug, Clone, PartialEq)]
 pub struct TrackedFile {
     /// 147
     pub tracking: Tracking,
@@ -244,6 +349,11 @@ pub struct TrackedFile {
     pub split_offsets: Option<Vec<i64>>,
     /// 135 (elements 136): required for equality deletes, null otherwise.
     pub equality_ids: Option<Vec<i32>>,
+    /// 102: the partition values of spec `spec_id`'s fields, in its order (empty when
+    /// unpartitioned, and for manifests).
+    pub partition: Vec<Option<Literal>>,
+    /// Column metrics (v3's maps, v3's field ids).
+    pub metrics: Metrics,
 }
 
 fn bad(field: &str, message: impl Into<String>) -> Error {
@@ -346,6 +456,12 @@ pub fn validate_entry(kind: V4ManifestKind, e: &TrackedFile) -> Result<()> {
     }
     if e.sort_order_id.is_some() && content.is_manifest() {
         return Err(bad("sort_order_id", "must be null for a manifest entry"));
+    }
+    if !e.partition.is_empty() && content.is_manifest() {
+        return Err(bad(
+            "partition",
+            "must be null for a manifest entry (its partition summaries are in manifest_info)",
+        ));
     }
     Ok(())
 }

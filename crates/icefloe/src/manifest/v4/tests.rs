@@ -22,6 +22,8 @@ fn file(status: TrackingStatus, location: &str, rows: i64) -> TrackedFile {
         key_metadata: None,
         split_offsets: None,
         equality_ids: None,
+        partition: Vec::new(),
+        metrics: Metrics::default(),
     }
 }
 
@@ -38,6 +40,7 @@ fn info(added: i32, existing: i32) -> ManifestInfo {
         min_sequence_number: 1,
         dv: None,
         dv_cardinality: None,
+        partitions: None,
     }
 }
 
@@ -402,13 +405,17 @@ fn write_unchecked(kind: &str, entries: &[TrackedFile]) -> Vec<u8> {
         ("format-version", "4".to_string()),
         ("content", kind.to_string()),
     ];
-    let mut w =
-        crate::manifest::avro::ContainerWriter::new(super::avro::SCHEMA, &meta, Codec::Null);
+    let mut w = crate::manifest::avro::ContainerWriter::new(&full_schema(), &meta, Codec::Null);
     for e in entries {
-        super::avro::encode(&mut w.block, e);
+        super::avro::encode(&mut w.block, e, &V4Partitioning::none()).unwrap();
         w.end_object().unwrap();
     }
     w.finish().unwrap()
+}
+
+/// The writer schema of an unpartitioned table.
+fn full_schema() -> String {
+    super::avro::schema_for(&V4Partitioning::none()).unwrap()
 }
 
 fn read_err(bytes: &[u8]) -> crate::error::Error {
@@ -457,14 +464,14 @@ fn reader_refuses_unknown_content_and_status() {
 /// The encoded length of one entry.
 fn write_unchecked_body_len(e: &TrackedFile) -> usize {
     let mut out = Vec::new();
-    super::avro::encode(&mut out, e);
+    super::avro::encode(&mut out, e, &V4Partitioning::none()).unwrap();
     out.len()
 }
 
 #[test]
 fn reader_refuses_bad_metadata_and_missing_fields() {
     let meta_only = |meta: &[(&str, String)]| {
-        crate::manifest::avro::ContainerWriter::new(super::avro::SCHEMA, meta, Codec::Null)
+        crate::manifest::avro::ContainerWriter::new(&full_schema(), meta, Codec::Null)
             .finish()
             .unwrap()
     };
@@ -485,15 +492,15 @@ fn reader_refuses_bad_metadata_and_missing_fields() {
 
     // a writer schema without a required field: the entry's location
     let schema =
-        super::avro::SCHEMA.replace(r#"{"name":"location","field-id":100,"type":"string"},"#, "");
-    assert_ne!(schema, super::avro::SCHEMA);
+        full_schema().replace(r#"{"name":"location","field-id":100,"type":"string"},"#, "");
+    assert_ne!(schema, full_schema());
     let meta = [
         ("format-version", "4".to_string()),
         ("content", "root".to_string()),
     ];
     let mut w = crate::manifest::avro::ContainerWriter::new(&schema, &meta, Codec::Null);
     let mut full = Vec::new();
-    super::avro::encode(&mut full, &file(Added, "d", 1));
+    super::avro::encode(&mut full, &file(Added, "d", 1), &V4Partitioning::none()).unwrap();
     // drop the location's bytes (a length byte and "d"), after tracking (8 bytes),
     // content type (1) and format version (1)
     full.drain(10..12);
@@ -599,20 +606,20 @@ fn corrupted_bytes_never_panic() {
 /// skipped by their writer schema: the reader resolves fields by id, not by position.
 #[test]
 fn reader_skips_fields_it_does_not_model() {
-    let schema = super::avro::SCHEMA.replace(
+    let schema = full_schema().replace(
         r#"{"name":"spec_id""#,
         r#"{"name":"partition","field-id":102,"type":{"type":"record","name":"r102","fields":[
             {"name":"x","field-id":1000,"type":["null","int"]}]}},
            {"name":"spec_id""#,
     );
-    assert_ne!(schema, super::avro::SCHEMA);
+    assert_ne!(schema, full_schema());
     let meta = [
         ("format-version", "4".to_string()),
         ("content", "data".to_string()),
     ];
     let entry = file(Added, "d", 1);
     let mut body = Vec::new();
-    super::avro::encode(&mut body, &entry);
+    super::avro::encode(&mut body, &entry, &V4Partitioning::none()).unwrap();
     // after tracking (8), content type (1), format version (1), "d" (2), "parquet" (8),
     // record count (1) and file size 100 (2): the partition tuple (x = 7)
     body.splice(23..23, [0x02, 0x0e]);
