@@ -26,7 +26,6 @@ use crate::spec::snapshot::{
 };
 use crate::spec::sort::SortOrder;
 use crate::spec::table_metadata::TableMetadata;
-use crate::MAX_FORMAT_VERSION;
 
 /// The format version of tables created without one (v3, as the issue asks; Java 1.11
 /// still defaults to 2).
@@ -958,9 +957,11 @@ fn check_spec_compatibility(spec: &PartitionSpec, schema: &Schema) -> Result<()>
 }
 
 fn check_format_version(v: i32) -> Result<()> {
-    if !(1..=MAX_FORMAT_VERSION).contains(&v) {
+    // 4: the single-file-commits proposal (docs/v4.md), created only when asked for
+    if !(1..=crate::MAX_TABLE_METADATA_FORMAT_VERSION).contains(&v) {
         return Err(Error::unsupported(format!(
-            "unsupported format version {v} (icefloe writes 1 to {MAX_FORMAT_VERSION})"
+            "unsupported format version {v} (icefloe writes 1 to {})",
+            crate::MAX_TABLE_METADATA_FORMAT_VERSION
         )));
     }
     Ok(())

@@ -56,3 +56,6 @@ mod snapshot_mgmt_tests;
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod row_delta_tests;
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod v4_tests;

@@ -20,6 +20,7 @@ mod rewrite_manifests;
 mod rolling;
 mod row_filter;
 pub mod summary;
+mod v4;
 pub mod validate;
 
 use std::collections::{HashMap, HashSet};
@@ -40,6 +41,10 @@ use crate::spec::table_metadata::TableMetadata;
 pub use rewrite_manifests::{manifests_to_rewrite, ManifestLayout};
 use rolling::{Roll, WriteContext, ROLL_ROWS_DIVISOR};
 use summary::SummaryBuilder;
+pub use v4::{
+    COMPACT_MIN_DV_LEAVES, COMPACT_MIN_DV_LEAVES_DEFAULT, ROOT_MAX_FILE_ENTRIES,
+    ROOT_MAX_FILE_ENTRIES_DEFAULT,
+};
 
 /// A new snapshot id as Java makes one: the two halves of a random UUID xor-ed, made
 /// non-negative.
@@ -132,6 +137,26 @@ impl SnapshotProducer {
             written: Vec::new(),
             used: HashSet::new(),
             committed_snapshot: None,
+        }
+    }
+
+    /// A producer with the same changes that has not been applied yet (tests apply one
+    /// change to twin tables).
+    #[cfg(test)]
+    pub(crate) fn clone_unstarted(&self) -> SnapshotProducer {
+        SnapshotProducer {
+            branch: self.branch.clone(),
+            added: self.added.clone(),
+            deleted_paths: self.deleted_paths.clone(),
+            added_deletes: self.added_deletes.clone(),
+            removed_deletes: self.removed_deletes.clone(),
+            validation: self.validation.clone(),
+            delete_filter: self.delete_filter.clone(),
+            validate_added_files_match: self.validate_added_files_match,
+            data_sequence_number: self.data_sequence_number,
+            layout: self.layout.clone(),
+            summary_properties: self.summary_properties.clone(),
+            ..SnapshotProducer::new(self.kind)
         }
     }
 
@@ -571,7 +596,7 @@ impl SnapshotProducer {
                 "Delete files to add must be empty because there's no delete file to be rewritten",
             ));
         }
-        let live = live_files(io, parent)?;
+        let live = live_files(io, md, parent)?;
         let mut missing: Vec<String> = self
             .deleted_paths
             .iter()
@@ -673,12 +698,24 @@ impl SnapshotProducer {
 /// The live files of `parent`: data files by path, delete files by path and DV offset.
 fn live_files(
     io: &dyn FileIO,
+    md: &TableMetadata,
     parent: Option<&Snapshot>,
 ) -> Result<HashSet<(String, Option<i64>)>> {
     let mut out = HashSet::new();
     let Some(list) = parent.and_then(|p| p.manifest_list.as_ref()) else {
         return Ok(out);
     };
+    if let (true, Some(p)) = (md.format_version >= 4, parent) {
+        let partitioning = crate::manifest::v4::V4Partitioning::for_table(md)?;
+        for (content, _, e) in crate::manifest::v4::tree::live_entries(io, &partitioning, p)? {
+            let offset = match content {
+                ManifestContent::Data => None,
+                ManifestContent::Deletes => e.data_file.content_offset,
+            };
+            out.insert((e.data_file.file_path, offset));
+        }
+        return Ok(out);
+    }
     for mf in read_manifest_list(io, list)? {
         let m = read_manifest(
             ManifestSource::file(io, &mf.manifest_path),
@@ -800,7 +837,7 @@ impl PendingChange for SnapshotProducer {
                 .iter()
                 .map(|(s, f)| (s.unwrap_or(md.default_spec_id), f.clone()))
                 .collect();
-            let live = || live_files(io, parent.as_ref());
+            let live = || live_files(io, &md, parent.as_ref());
             validate::validate_row_delta(
                 io,
                 &md,
@@ -839,6 +876,18 @@ impl PendingChange for SnapshotProducer {
             )?;
         }
 
+        if fv >= 4 {
+            return self.apply_v4(
+                io,
+                builder,
+                &md,
+                parent.as_ref(),
+                previous_for_totals.as_ref(),
+                snapshot_id,
+                &dir,
+                codec,
+            );
+        }
         let mut summary = SummaryBuilder::for_table(&md);
         let new_manifests = self.write_new_manifests(io, &md, snapshot_id, &dir, codec)?;
         let new_deletes = self.new_deletes.as_deref().unwrap_or_default();

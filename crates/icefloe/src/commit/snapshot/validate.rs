@@ -15,6 +15,8 @@ use crate::expr::{
     evaluate_tuple, inclusive_projection, BoundExpression, Expression, InclusiveMetricsEvaluator,
 };
 use crate::io::FileIO;
+use crate::manifest::v4::tree::{self as v4_tree, read_snapshot_top, SnapshotTop};
+use crate::manifest::v4::V4Partitioning;
 use crate::manifest::{
     read_manifest, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestContent,
     ManifestEntry, ManifestSource, ManifestStatus, ReadManifestOptions,
@@ -161,6 +163,7 @@ pub(super) fn history<'a>(
 /// manifests of `content` they added, with their spec ids.
 pub(super) fn history_entries(
     io: &dyn FileIO,
+    md: &TableMetadata,
     snapshots: &[&Snapshot],
     operations: &[Operation],
     content: ManifestContent,
@@ -176,6 +179,21 @@ pub(super) fn history_entries(
         let Some(list) = &s.manifest_list else {
             continue;
         };
+        if md.format_version >= 4 {
+            // a v4 root (or, before the upgrade's first commit, a manifest list)
+            let partitioning = V4Partitioning::for_table(md)?;
+            if let SnapshotTop::Root(_) = read_snapshot_top(io, &partitioning, s)? {
+                for (c, spec_id, e) in v4_tree::snapshot_changes(io, &partitioning, s)? {
+                    if c == content
+                        && e.status == status
+                        && e.snapshot_id.is_some_and(|id| ids.contains(&id))
+                    {
+                        out.push((spec_id, e));
+                    }
+                }
+                continue;
+            }
+        }
         for mf in read_manifest_list(io, list)? {
             if mf.content != content || mf.added_snapshot_id != s.snapshot_id {
                 continue;
@@ -205,6 +223,7 @@ fn no_new_data_files(
     let mut conflicts = Vec::new();
     for (spec_id, e) in history_entries(
         io,
+        md,
         snapshots,
         &[Operation::Append, Operation::Overwrite],
         ManifestContent::Data,
@@ -264,6 +283,7 @@ pub(super) fn validate_row_delta(
         let mut missing = Vec::new();
         for (spec_id, e) in history_entries(
             io,
+            md,
             &snapshots,
             ops,
             ManifestContent::Data,
@@ -315,6 +335,7 @@ pub(super) fn validate_row_delta(
     let new_deletes = || {
         history_entries(
             io,
+            md,
             &snapshots,
             &[Operation::Overwrite, Operation::Delete],
             ManifestContent::Deletes,
@@ -407,7 +428,7 @@ pub(super) fn validate_row_delta(
 /// The base's live entries of the data files at `paths` (with their spec ids).
 fn removed_data_entries(
     io: &dyn FileIO,
-    _md: &TableMetadata,
+    md: &TableMetadata,
     parent: &Snapshot,
     paths: &HashSet<&str>,
 ) -> Result<Vec<(i32, ManifestEntry)>> {
@@ -415,6 +436,15 @@ fn removed_data_entries(
     let Some(list) = &parent.manifest_list else {
         return Ok(out);
     };
+    if md.format_version >= 4 {
+        let partitioning = V4Partitioning::for_table(md)?;
+        for (c, spec_id, e) in v4_tree::live_entries(io, &partitioning, parent)? {
+            if c == ManifestContent::Data && paths.contains(e.data_file.file_path.as_str()) {
+                out.push((spec_id, e));
+            }
+        }
+        return Ok(out);
+    }
     for mf in read_manifest_list(io, list)? {
         if mf.content != ManifestContent::Data {
             continue;
@@ -511,6 +541,7 @@ pub(super) fn validate_overwrite(
             let mut conflicts = Vec::new();
             for (spec_id, e) in history_entries(
                 io,
+                md,
                 &snapshots,
                 &[Operation::Overwrite, Operation::Delete],
                 ManifestContent::Deletes,
@@ -529,6 +560,7 @@ pub(super) fn validate_overwrite(
             }
             for (spec_id, e) in history_entries(
                 io,
+                md,
                 &snapshots,
                 &[Operation::Overwrite, Operation::Replace, Operation::Delete],
                 ManifestContent::Data,
@@ -552,6 +584,7 @@ pub(super) fn validate_overwrite(
             let live_data = removed_data_entries(io, md, parent, &removed)?;
             for (spec_id, e) in history_entries(
                 io,
+                md,
                 &snapshots,
                 &[Operation::Overwrite, Operation::Delete],
                 ManifestContent::Deletes,

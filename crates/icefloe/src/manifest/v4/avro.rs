@@ -295,11 +295,7 @@ pub(super) fn encode(
     opt_array(out, e.equality_ids.as_deref(), put_int);
     if !partitioning.fields.is_empty() {
         let values = partition_by_id(e, partitioning)?;
-        if values.is_empty()
-            && e.spec_id.map_or(true, |s| {
-                partitioning.specs.get(&s).map_or(true, Vec::is_empty)
-            })
-        {
+        if e.partition.is_empty() {
             // unpartitioned entries and manifests carry no tuple
             put_long(out, 0);
         } else {

@@ -547,3 +547,26 @@ impl ManifestInfo {
         Ok(Some(dv))
     }
 }
+
+/// Writes `entries` as a manifest of `kind` with the rules bypassed, so that readers'
+/// checks can be tested.
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) fn write_unchecked(
+    kind: &str,
+    entries: &[TrackedFile],
+    partitioning: &V4Partitioning,
+) -> Vec<u8> {
+    let meta = [
+        ("format-version", "4".to_string()),
+        ("content", kind.to_string()),
+    ];
+    let schema = avro::schema_for(partitioning).unwrap();
+    let mut w =
+        crate::manifest::avro::ContainerWriter::new(&schema, &meta, crate::manifest::Codec::Null);
+    for e in entries {
+        avro::encode(&mut w.block, e, partitioning).unwrap();
+        w.end_object().unwrap();
+    }
+    w.finish().unwrap()
+}

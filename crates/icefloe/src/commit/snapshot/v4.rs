@@ -1,0 +1,767 @@
+//! Snapshot production for format v4 (the single-file-commits proposal, `docs/v4.md`):
+//! every commit writes exactly one new root manifest (plus data, Puffin and, past the
+//! flush threshold, new leaf manifests) and the metadata JSON.
+//!
+//! - The parent's root entries are carried over, EXISTING (DELETED and REPLACED entries
+//!   are history and dropped; an upgraded table's first v4 commit turns its manifest
+//!   list's rows into root entries pointing to the v3 manifests).
+//! - New data and equality delete files go into the root, ADDED.
+//! - A removed file held in the root becomes a DELETED root entry; one held in a leaf
+//!   gets a manifest DV on the leaf's root entry (MODIFIED, with this snapshot's
+//!   `deleted_positions`). A leaf is never rewritten to express a change in table data.
+//! - A new DV goes onto its data file's entry: in the root the entry is MODIFIED; a file
+//!   held in a leaf is removed from it by the leaf's manifest DV and restated in the root,
+//!   MODIFIED, with the DV.
+//! - Past `commit.v4.root.max-file-entries` file entries, the root's live files are
+//!   flushed into new leaves (one per content and spec), so that a root stays about one
+//!   storage round trip. A rewrite of manifests compacts every leaf and root file into
+//!   new leaves with manifest DVs applied, all EXISTING.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use super::properties::property_or;
+use super::row_filter;
+use super::summary::SummaryBuilder;
+use super::{check_new_deletes, current_schema, dv_merge, SnapshotKind, SnapshotProducer};
+use crate::commit::builder::MetadataBuilder;
+use crate::commit::update::TableUpdate;
+use crate::error::{Error, Result};
+use crate::io::FileIO;
+use crate::manifest::v4::tree::{
+    self, dv_data_file, dv_of, from_data_file, from_manifest_file, read_leaf, read_snapshot_top,
+    LeafItem, SnapshotTop,
+};
+use crate::manifest::v4::{
+    write_v4_manifest_with, ContentType, ManifestInfo, TrackedFile, Tracking, TrackingStatus,
+    V4ManifestKind, V4Partitioning,
+};
+use crate::manifest::{Codec, DataContentType, DataFile, FieldSummary};
+use crate::spec::snapshot::Snapshot;
+use crate::spec::table_metadata::TableMetadata;
+use crate::spec::Literal;
+
+/// Root-level file entries (data and equality deletes) past which the root's files are
+/// flushed into new leaves. A root entry with stats takes a few hundred bytes, so the
+/// default keeps a root below about 1 MiB: one request on an object store.
+pub const ROOT_MAX_FILE_ENTRIES: &str = "commit.v4.root.max-file-entries";
+pub const ROOT_MAX_FILE_ENTRIES_DEFAULT: u64 = 2000;
+/// How many leaves must carry a manifest DV before a commit compacts them (their live
+/// entries into one new EXISTING leaf per content and spec, DVs applied); 0 disables it.
+pub const COMPACT_MIN_DV_LEAVES: &str = "commit.v4.compact.min-dv-leaves";
+pub const COMPACT_MIN_DV_LEAVES_DEFAULT: u64 = 16;
+
+/// A root entry under construction, with the changes this commit makes to a leaf.
+struct RootEntry {
+    e: TrackedFile,
+    /// Ordinals of the leaf this commit removes (its manifest DV grows by them).
+    removed: Vec<i64>,
+}
+
+impl SnapshotProducer {
+    /// The v4 counterpart of the manifest-list part of [`SnapshotProducer::apply`]
+    /// (validation has run): builds and writes the root, adds the snapshot.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn apply_v4(
+        &mut self,
+        io: &dyn FileIO,
+        builder: &mut MetadataBuilder,
+        md: &TableMetadata,
+        parent: Option<&Snapshot>,
+        previous_for_totals: Option<&Snapshot>,
+        snapshot_id: i64,
+        dir: &str,
+        codec: Codec,
+    ) -> Result<()> {
+        let partitioning = V4Partitioning::for_table(md)?;
+        for (_, f) in &self.added {
+            if f.content != DataContentType::Data {
+                return Err(Error::invalid_argument(format!(
+                    "{} is a delete file; add it as a delete file",
+                    f.file_path
+                )));
+            }
+        }
+        // v4 keeps v3's rule: position deletes only as DVs
+        check_new_deletes(3, &self.added_deletes)?;
+        current_schema(md)?;
+        if self.new_deletes.is_none() {
+            let merged = dv_merge::merge_new_dvs(io, md, snapshot_id, 1, &self.added_deletes)?;
+            if let Some(p) = &merged.written {
+                self.written.push(p.clone());
+            }
+            self.merged_dvs_file = merged.written;
+            self.new_deletes = Some(merged.files);
+        }
+        let new_deletes = self.new_deletes.clone().unwrap_or_default();
+        let sequence_number = md.last_sequence_number + 1;
+        let spec_of = |s: Option<i32>| s.unwrap_or(md.default_spec_id);
+
+        // the parent's root entries, carried over
+        let mut root: Vec<RootEntry> = Vec::new();
+        if let Some(p) = parent {
+            let entries = match read_snapshot_top(io, &partitioning, p)? {
+                SnapshotTop::Root(entries) => entries,
+                // the upgrade: the manifest list's rows become root entries
+                SnapshotTop::List(list) => list.iter().map(from_manifest_file).collect(),
+            };
+            for mut e in entries {
+                if !tree::is_live(&e.tracking) {
+                    continue;
+                }
+                e.tracking.status = TrackingStatus::Existing;
+                e.tracking.deleted_positions = None;
+                e.tracking.replaced_positions = None;
+                root.push(RootEntry {
+                    e,
+                    removed: Vec::new(),
+                });
+            }
+        }
+
+        let mut summary = SummaryBuilder::for_table(md);
+        let wanted: HashSet<String> = self.deleted_paths.iter().cloned().collect();
+        let mut found: HashSet<String> = HashSet::new();
+        let mut row_filter = match &self.delete_filter {
+            Some(f) => Some(row_filter::RowFilter::new(md, f)?),
+            None => None,
+        };
+        let removed_deletes = self.removed_deletes.clone();
+        let is_removed_delete = |path: &str, offset: Option<i64>| {
+            removed_deletes
+                .iter()
+                .any(|(p, off)| p == path && (off.is_none() || *off == offset))
+        };
+        // new DVs by the data file they target
+        let mut new_dvs: HashMap<String, (i32, DataFile)> = HashMap::new();
+        let mut new_eq_deletes = Vec::new();
+        for (s, f) in &new_deletes {
+            match (&f.content, &f.referenced_data_file) {
+                (DataContentType::PositionDeletes, Some(target)) => {
+                    new_dvs.insert(target.clone(), (spec_of(*s), f.clone()));
+                }
+                _ => new_eq_deletes.push((spec_of(*s), f.clone())),
+            }
+        }
+        let mut restated: Vec<TrackedFile> = Vec::new();
+        let mut placed_dvs: HashSet<String> = HashSet::new();
+
+        // removals and DV changes among the root's own files
+        for r in &mut root {
+            let e = &mut r.e;
+            if e.content_type.is_manifest() {
+                continue;
+            }
+            let spec_id = e.spec_id.unwrap_or(0);
+            let file = tree::to_data_file(e);
+            let remove = match e.content_type {
+                ContentType::Data => {
+                    wanted.contains(&e.location) || decide(&mut row_filter, md, spec_id, &file)?
+                }
+                _ => {
+                    is_removed_delete(&e.location, None)
+                        || (self.kind != SnapshotKind::FastAppend
+                            && decide_deletes(&mut row_filter, md, spec_id, &file)?)
+                }
+            };
+            if remove {
+                summary.removed_file(spec_id, &file);
+                if let Some(dv) = &e.deletion_vector {
+                    summary.removed_file(spec_id, &dv_data_file(e, dv));
+                }
+                found.insert(e.location.clone());
+                e.tracking.status = TrackingStatus::Deleted;
+                e.tracking.snapshot_id = Some(snapshot_id);
+                continue;
+            }
+            let old_dv_removed = e
+                .deletion_vector
+                .as_ref()
+                .is_some_and(|dv| is_removed_delete(&dv.location, Some(dv.offset)));
+            let new_dv = new_dvs.get(&e.location).cloned();
+            if old_dv_removed || new_dv.is_some() {
+                if let Some(dv) = e.deletion_vector.take() {
+                    summary.removed_file(spec_id, &dv_data_file(e, &dv));
+                }
+                if let Some((_, f)) = new_dv {
+                    e.deletion_vector = Some(dv_of(&f)?);
+                    placed_dvs.insert(e.location.clone());
+                }
+                e.tracking.status = TrackingStatus::Modified;
+                e.tracking.dv_snapshot_id = Some(snapshot_id);
+            }
+        }
+
+        // removals and DV changes of files held in leaves: the leaf's manifest DV grows
+        let added_now: HashSet<&str> = self
+            .added
+            .iter()
+            .map(|(_, f)| f.file_path.as_str())
+            .collect();
+        let leaf_work = !wanted.is_empty()
+            || row_filter.is_some()
+            || !removed_deletes.is_empty()
+            || new_dvs
+                .keys()
+                .any(|k| !placed_dvs.contains(k) && !added_now.contains(k.as_str()));
+        let mut dangling: HashSet<String> = found.clone();
+        if leaf_work {
+            // data leaves first, so that the DVs of data files removed there are known
+            // when delete leaves (of upgraded v3 tables) are read
+            let mut order: Vec<usize> = (0..root.len())
+                .filter(|i| root[*i].e.content_type.is_manifest())
+                .collect();
+            order.sort_by_key(|i| root[*i].e.content_type == ContentType::DeleteManifest);
+            for i in order {
+                let leaf = root[i].e.clone();
+                let is_data_leaf = leaf.content_type == ContentType::DataManifest;
+                let leaf_spec = leaf.spec_id.unwrap_or(0);
+                for item in read_leaf(io, &partitioning, &leaf)? {
+                    let LeafItem {
+                        ordinal,
+                        entry,
+                        tracked,
+                    } = item;
+                    let f = &entry.data_file;
+                    let spec_id = tracked
+                        .as_ref()
+                        .and_then(|t| t.spec_id)
+                        .unwrap_or(leaf_spec);
+                    let remove = match f.content {
+                        DataContentType::Data if is_data_leaf => {
+                            wanted.contains(&f.file_path)
+                                || decide(&mut row_filter, md, spec_id, f)?
+                        }
+                        DataContentType::Data => false,
+                        _ => {
+                            is_removed_delete(&f.file_path, f.content_offset)
+                                || f.referenced_data_file.as_ref().is_some_and(|t| {
+                                    dangling.contains(t) || new_dvs.contains_key(t)
+                                })
+                                || (self.kind != SnapshotKind::FastAppend
+                                    && decide_deletes(&mut row_filter, md, spec_id, f)?)
+                        }
+                    };
+                    let dv_change = f.content == DataContentType::Data
+                        && !remove
+                        && (new_dvs.contains_key(&f.file_path)
+                            || tracked
+                                .as_ref()
+                                .and_then(|t| t.deletion_vector.as_ref())
+                                .is_some_and(|dv| {
+                                    is_removed_delete(&dv.location, Some(dv.offset))
+                                }));
+                    if remove {
+                        summary.removed_file(spec_id, f);
+                        if let Some(t) = &tracked {
+                            if let Some(dv) = &t.deletion_vector {
+                                summary.removed_file(spec_id, &dv_data_file(t, dv));
+                            }
+                        }
+                        if f.content == DataContentType::Data {
+                            found.insert(f.file_path.clone());
+                            dangling.insert(f.file_path.clone());
+                        }
+                        root[i].removed.push(ordinal as i64);
+                    } else if dv_change {
+                        // restated in the root, MODIFIED, with its new DV (or none)
+                        let mut t = match tracked {
+                            Some(t) => t,
+                            None => {
+                                let mut tr = Tracking::new(TrackingStatus::Existing);
+                                tr.snapshot_id = entry.snapshot_id;
+                                tr.sequence_number = entry.sequence_number;
+                                tr.file_sequence_number = entry.file_sequence_number;
+                                from_data_file(f, spec_id, tr)?
+                            }
+                        };
+                        if let Some(dv) = t.deletion_vector.take() {
+                            summary.removed_file(spec_id, &dv_data_file(&t, &dv));
+                        }
+                        if let Some((_, nf)) = new_dvs.get(&t.location) {
+                            t.deletion_vector = Some(dv_of(nf)?);
+                            placed_dvs.insert(t.location.clone());
+                        }
+                        t.tracking.status = TrackingStatus::Modified;
+                        t.tracking.dv_snapshot_id = Some(snapshot_id);
+                        t.tracking.deleted_positions = None;
+                        t.tracking.replaced_positions = None;
+                        restated.push(t);
+                        root[i].removed.push(ordinal as i64);
+                    }
+                }
+            }
+        }
+        let mut missing: Vec<&String> = wanted.iter().filter(|p| !found.contains(*p)).collect();
+        if !missing.is_empty() && self.kind != SnapshotKind::RowDelta {
+            missing.sort_unstable();
+            return Err(Error::validation_failed(format!(
+                "missing required files to delete: {}",
+                missing
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+
+        // manifest DVs of the leaves this commit removed entries from
+        for r in &mut root {
+            if r.removed.is_empty() {
+                continue;
+            }
+            let e = &mut r.e;
+            let info = e.manifest_info.as_mut().ok_or_else(|| {
+                Error::invalid_metadata("manifest_info", "required for a manifest entry")
+                    .in_file(&e.location)
+            })?;
+            let mut all: Vec<i64> = match info.decode_dv(e.record_count)? {
+                Some(dv) => dv.iter().collect(),
+                None => Vec::new(),
+            };
+            all.extend(r.removed.iter().copied());
+            info.set_dv(all)?;
+            let mine =
+                crate::puffin::dv::DeletionVector::from_positions(r.removed.iter().copied())?;
+            e.tracking.deleted_positions = Some(mine.serialize_vector());
+            e.tracking.status = TrackingStatus::Modified;
+            e.tracking.dv_snapshot_id = Some(snapshot_id);
+        }
+
+        // new DVs whose data file is not live
+        let added_paths: HashSet<&str> = self
+            .added
+            .iter()
+            .map(|(_, f)| f.file_path.as_str())
+            .collect();
+        let mut orphans: Vec<&String> = new_dvs
+            .keys()
+            .filter(|k| !placed_dvs.contains(*k) && !added_paths.contains(k.as_str()))
+            .collect();
+        if !orphans.is_empty() {
+            orphans.sort_unstable();
+            return Err(Error::validation_failed(format!(
+                "cannot add a DV for data files that are not live: {}",
+                orphans
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        for (spec_id, f) in new_dvs.values() {
+            summary.added_file(*spec_id, f);
+        }
+
+        // the new files, ADDED
+        let mut entries: Vec<TrackedFile> = root.into_iter().map(|r| r.e).collect();
+        entries.extend(restated);
+        let mut next_row_id = md.next_row_id;
+        let mut added_rows = 0i64;
+        let data_seq = self.data_sequence_number.unwrap_or(sequence_number);
+        for (s, f) in &self.added {
+            let spec_id = spec_of(*s);
+            summary.added_file(spec_id, f);
+            let mut t = Tracking::new(TrackingStatus::Added);
+            t.snapshot_id = Some(snapshot_id);
+            t.sequence_number = Some(data_seq);
+            t.file_sequence_number = Some(sequence_number);
+            t.first_row_id = Some(next_row_id);
+            next_row_id += f.record_count;
+            added_rows += f.record_count;
+            let mut e = from_data_file(f, spec_id, t)?;
+            if let Some((_, dv)) = new_dvs.get(&f.file_path) {
+                // a DV for a file this commit adds
+                e.deletion_vector = Some(dv_of(dv)?);
+                e.tracking.dv_snapshot_id = Some(snapshot_id);
+            }
+            entries.push(e);
+        }
+        for (spec_id, f) in &new_eq_deletes {
+            summary.added_file(*spec_id, f);
+            let mut t = Tracking::new(TrackingStatus::Added);
+            t.snapshot_id = Some(snapshot_id);
+            t.sequence_number = Some(sequence_number);
+            t.file_sequence_number = Some(sequence_number);
+            entries.push(from_data_file(f, *spec_id, t)?);
+        }
+
+        // compaction and flushing
+        let mut created = 0usize;
+        let compact_all = self.kind == SnapshotKind::RewriteManifests;
+        let min_dv_leaves: u64 =
+            property_or(md, COMPACT_MIN_DV_LEAVES, COMPACT_MIN_DV_LEAVES_DEFAULT);
+        let dv_leaves = entries
+            .iter()
+            .filter(|e| {
+                e.content_type.is_manifest()
+                    && e.tracking.status == TrackingStatus::Existing
+                    && e.manifest_info.as_ref().is_some_and(|i| i.dv.is_some())
+            })
+            .count() as u64;
+        if compact_all || (min_dv_leaves > 0 && dv_leaves >= min_dv_leaves) {
+            entries = self.compact_v4(
+                io,
+                md,
+                &partitioning,
+                entries,
+                compact_all,
+                snapshot_id,
+                sequence_number,
+                dir,
+                codec,
+                &mut created,
+            )?;
+        }
+        let max_files: u64 = property_or(md, ROOT_MAX_FILE_ENTRIES, ROOT_MAX_FILE_ENTRIES_DEFAULT);
+        let root_files = entries
+            .iter()
+            .filter(|e| !e.content_type.is_manifest() && tree::is_live(&e.tracking))
+            .count() as u64;
+        if root_files > max_files {
+            let (files, rest): (Vec<TrackedFile>, Vec<TrackedFile>) = entries
+                .into_iter()
+                .partition(|e| !e.content_type.is_manifest() && tree::is_live(&e.tracking));
+            entries = rest;
+            let leaves = self.write_leaves(
+                io,
+                md,
+                &partitioning,
+                files,
+                TrackingStatus::Added,
+                snapshot_id,
+                sequence_number,
+                dir,
+                codec,
+            )?;
+            created += leaves.len();
+            entries.extend(leaves);
+        }
+
+        let kept = entries
+            .iter()
+            .filter(|e| e.content_type.is_manifest() && e.tracking.snapshot_id != Some(snapshot_id))
+            .count();
+        summary.set("manifests-created", created);
+        summary.set("manifests-kept", kept);
+        for (k, v) in &self.summary_properties {
+            summary.set(k, v);
+        }
+
+        self.attempt += 1;
+        let root_path = format!(
+            "{dir}/root-{snapshot_id}-{}-{}.avro",
+            self.attempt, self.commit_uuid
+        );
+        let bytes = write_v4_manifest_with(V4ManifestKind::Root, &entries, codec, &partitioning)
+            .map_err(|e| e.in_file(&root_path))?;
+        self.written.push(root_path.clone());
+        io.write_new(&root_path, &bytes)?;
+
+        let snapshot = Snapshot {
+            snapshot_id,
+            parent_snapshot_id: parent.map(|p| p.snapshot_id),
+            sequence_number,
+            timestamp_ms: chrono::Utc::now().timestamp_millis(),
+            manifest_list: Some(root_path.clone()),
+            manifests: None,
+            summary: Some(summary.build(self.operation(), previous_for_totals)),
+            schema_id: Some(md.current_schema_id),
+            first_row_id: Some(md.next_row_id),
+            added_rows: Some(added_rows),
+            key_id: None,
+        };
+        builder.apply(TableUpdate::AddSnapshot {
+            snapshot: snapshot.clone(),
+        })?;
+        builder.set_branch_snapshot(snapshot_id, &self.branch)?;
+        self.used = entries
+            .iter()
+            .filter(|e| e.content_type.is_manifest())
+            .map(|e| e.location.clone())
+            .chain(std::iter::once(root_path))
+            .chain(self.merged_dvs_file.clone())
+            .collect();
+        self.committed_snapshot = Some(snapshot);
+        Ok(())
+    }
+
+    /// Writes `files` into new leaves, one per content and spec, each entry keeping its
+    /// status, and returns the leaves' root entries (`status`).
+    #[allow(clippy::too_many_arguments)]
+    fn write_leaves(
+        &mut self,
+        io: &dyn FileIO,
+        md: &TableMetadata,
+        partitioning: &V4Partitioning,
+        files: Vec<TrackedFile>,
+        status: TrackingStatus,
+        snapshot_id: i64,
+        sequence_number: i64,
+        dir: &str,
+        codec: Codec,
+    ) -> Result<Vec<TrackedFile>> {
+        let mut groups: BTreeMap<(bool, i32), Vec<TrackedFile>> = BTreeMap::new();
+        for f in files {
+            let deletes = f.content_type == ContentType::EqualityDeletes;
+            groups
+                .entry((deletes, f.spec_id.unwrap_or(0)))
+                .or_default()
+                .push(f);
+        }
+        let mut out = Vec::new();
+        for ((deletes, spec_id), files) in groups {
+            let kind = if deletes {
+                V4ManifestKind::DeleteLeaf
+            } else {
+                V4ManifestKind::DataLeaf
+            };
+            let path = self.next_manifest_path(dir);
+            let bytes = write_v4_manifest_with(kind, &files, codec, partitioning)
+                .map_err(|e| e.in_file(&path))?;
+            self.written.push(path.clone());
+            io.write_new(&path, &bytes)?;
+            let mut info = ManifestInfo {
+                added_files_count: 0,
+                existing_files_count: 0,
+                deleted_files_count: 0,
+                replaced_files_count: 0,
+                added_rows_count: 0,
+                existing_rows_count: 0,
+                deleted_rows_count: 0,
+                replaced_rows_count: 0,
+                min_sequence_number: i64::MAX,
+                dv: None,
+                dv_cardinality: None,
+                partitions: None,
+            };
+            for f in &files {
+                let n = f.record_count;
+                match f.tracking.status {
+                    TrackingStatus::Added => {
+                        info.added_files_count += 1;
+                        info.added_rows_count += n;
+                    }
+                    TrackingStatus::Deleted => {
+                        info.deleted_files_count += 1;
+                        info.deleted_rows_count += n;
+                    }
+                    TrackingStatus::Replaced => {
+                        info.replaced_files_count += 1;
+                        info.replaced_rows_count += n;
+                    }
+                    TrackingStatus::Existing | TrackingStatus::Modified => {
+                        info.existing_files_count += 1;
+                        info.existing_rows_count += n;
+                    }
+                }
+                if let Some(s) = f.tracking.sequence_number {
+                    info.min_sequence_number = info.min_sequence_number.min(s);
+                }
+            }
+            if info.min_sequence_number == i64::MAX {
+                info.min_sequence_number = sequence_number;
+            }
+            info.partitions = partition_summaries(md, spec_id, &files)?;
+            let mut t = Tracking::new(status);
+            t.snapshot_id = Some(snapshot_id);
+            t.sequence_number = Some(sequence_number);
+            t.file_sequence_number = Some(sequence_number);
+            out.push(TrackedFile {
+                tracking: t,
+                content_type: if deletes {
+                    ContentType::DeleteManifest
+                } else {
+                    ContentType::DataManifest
+                },
+                format_version: 4,
+                location: path,
+                file_format: "avro".to_string(),
+                record_count: files.len() as i64,
+                file_size_in_bytes: bytes.len() as i64,
+                spec_id: Some(spec_id),
+                sort_order_id: None,
+                deletion_vector: None,
+                manifest_info: Some(info),
+                key_metadata: None,
+                split_offsets: None,
+                equality_ids: None,
+                partition: Vec::new(),
+                metrics: Default::default(),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Compaction (the seed's "Manifest Compaction"): existing leaves carrying a manifest
+    /// DV (every leaf, and the root's existing files too, when `all`) are merged into new
+    /// leaves with their DVs applied, every entry EXISTING and each new leaf EXISTING. No
+    /// entry this commit adds or changes goes into them.
+    #[allow(clippy::too_many_arguments)]
+    fn compact_v4(
+        &mut self,
+        io: &dyn FileIO,
+        md: &TableMetadata,
+        partitioning: &V4Partitioning,
+        entries: Vec<TrackedFile>,
+        all: bool,
+        snapshot_id: i64,
+        sequence_number: i64,
+        dir: &str,
+        codec: Codec,
+        created: &mut usize,
+    ) -> Result<Vec<TrackedFile>> {
+        let mut keep = Vec::new();
+        let mut moved = Vec::new();
+        for e in entries {
+            let existing = e.tracking.status == TrackingStatus::Existing;
+            let take = existing
+                && if e.content_type.is_manifest() {
+                    all || e.manifest_info.as_ref().is_some_and(|i| i.dv.is_some())
+                } else {
+                    all
+                };
+            if !take {
+                keep.push(e);
+                continue;
+            }
+            if !e.content_type.is_manifest() {
+                moved.push(e);
+                continue;
+            }
+            let leaf_spec = e.spec_id.unwrap_or(0);
+            for item in read_leaf(io, partitioning, &e)? {
+                let mut t = match item.tracked {
+                    Some(t) => t,
+                    None => {
+                        let f = &item.entry.data_file;
+                        if f.content == DataContentType::PositionDeletes {
+                            // v3 DVs of an upgraded table cannot be restated as v4
+                            // entries on their own: the leaf stays
+                            return Err(Error::unsupported(format!(
+                                "{}: compacting a v3 delete manifest with DVs into v4 leaves is not built yet",
+                                e.location
+                            )));
+                        }
+                        let mut tr = Tracking::new(TrackingStatus::Existing);
+                        tr.snapshot_id = item.entry.snapshot_id;
+                        tr.sequence_number = item.entry.sequence_number;
+                        tr.file_sequence_number = item.entry.file_sequence_number;
+                        from_data_file(f, leaf_spec, tr)?
+                    }
+                };
+                t.tracking.status = TrackingStatus::Existing;
+                t.tracking.deleted_positions = None;
+                t.tracking.replaced_positions = None;
+                moved.push(t);
+            }
+        }
+        if moved.is_empty() {
+            return Ok(keep);
+        }
+        let leaves = self.write_leaves(
+            io,
+            md,
+            partitioning,
+            moved,
+            TrackingStatus::Existing,
+            snapshot_id,
+            sequence_number,
+            dir,
+            codec,
+        )?;
+        *created += leaves.len();
+        keep.extend(leaves);
+        Ok(keep)
+    }
+}
+
+/// A row filter's decision for a data file: remove it (every row matches), keep it, or
+/// fail (some rows match), as v3's `filter_manifests`.
+fn decide(
+    rf: &mut Option<row_filter::RowFilter>,
+    md: &TableMetadata,
+    spec_id: i32,
+    f: &DataFile,
+) -> Result<bool> {
+    let Some(rf) = rf.as_mut() else {
+        return Ok(false);
+    };
+    match rf.decide(md, spec_id, f)? {
+        row_filter::Decision::Keep => Ok(false),
+        row_filter::Decision::Remove => Ok(true),
+        row_filter::Decision::Partial => Err(Error::validation_failed(format!(
+            "Cannot delete file where some, but not all, rows match filter {}: {}",
+            rf.text(),
+            f.file_path
+        ))),
+    }
+}
+
+/// For delete files: removed when every row matches; partial ones stay.
+fn decide_deletes(
+    rf: &mut Option<row_filter::RowFilter>,
+    md: &TableMetadata,
+    spec_id: i32,
+    f: &DataFile,
+) -> Result<bool> {
+    let Some(rf) = rf.as_mut() else {
+        return Ok(false);
+    };
+    Ok(rf.decide(md, spec_id, f)? == row_filter::Decision::Remove)
+}
+
+/// The partition field summaries of a leaf's files (one spec), for pruning leaves as v3
+/// prunes manifests.
+fn partition_summaries(
+    md: &TableMetadata,
+    spec_id: i32,
+    files: &[TrackedFile],
+) -> Result<Option<Vec<FieldSummary>>> {
+    let Some(spec) = md.spec_by_id(spec_id) else {
+        return Ok(None);
+    };
+    let Some(schema) = md.current_schema() else {
+        return Ok(None);
+    };
+    let Ok(ty) = spec.partition_type(schema) else {
+        return Ok(None);
+    };
+    let mut out = Vec::with_capacity(ty.fields.len());
+    for (i, field) in ty.fields.iter().enumerate() {
+        let crate::spec::Type::Primitive(p) = &field.field_type else {
+            return Ok(None);
+        };
+        let mut s = FieldSummary {
+            contains_nan: Some(false),
+            ..Default::default()
+        };
+        let mut lower: Option<&Literal> = None;
+        let mut upper: Option<&Literal> = None;
+        for f in files {
+            match f.partition.get(i).and_then(Option::as_ref) {
+                None => s.contains_null = true,
+                Some(v) if is_nan(v) => s.contains_nan = Some(true),
+                Some(v) => {
+                    if lower.map_or(true, |l| v.compare(l) == Some(std::cmp::Ordering::Less)) {
+                        lower = Some(v);
+                    }
+                    if upper.map_or(true, |u| v.compare(u) == Some(std::cmp::Ordering::Greater)) {
+                        upper = Some(v);
+                    }
+                }
+            }
+        }
+        s.lower_bound = lower.map(|l| l.to_bytes(p)).transpose()?;
+        s.upper_bound = upper.map(|u| u.to_bytes(p)).transpose()?;
+        out.push(s);
+    }
+    Ok(Some(out))
+}
+
+fn is_nan(v: &Literal) -> bool {
+    match v {
+        Literal::Float(f) => f.is_nan(),
+        Literal::Double(f) => f.is_nan(),
+        _ => false,
+    }
+}

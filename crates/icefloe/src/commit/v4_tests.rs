@@ -1,0 +1,739 @@
+//! Format v4 commits and planning against the in-memory test catalog: the seed's
+//! examples as golden roots (each test states the root entries it expects), bad trees,
+//! the v3 → v4 upgrade, and a model-based equivalence of twin v3 and v4 tables.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use super::snapshot::SnapshotProducer;
+use super::test_catalog::MemoryCatalog;
+use super::transaction::Transaction;
+use crate::catalog::{Catalog, TableIdent, TableState};
+use crate::error::Error;
+use crate::expr::{Datum, Expression, Operation as ExprOp};
+use crate::manifest::v4::tree::{read_snapshot_top, SnapshotTop};
+use crate::manifest::v4::{ContentType, TrackedFile, TrackingStatus, V4Partitioning};
+use crate::manifest::{DataContentType, DataFile, FileFormat};
+use crate::scan::TableScan;
+use crate::spec::Literal;
+
+use ContentType::{Data, DataManifest};
+use TrackingStatus::{Added, Deleted, Existing, Modified};
+
+fn ident() -> TableIdent {
+    TableIdent::parse("db.t").unwrap()
+}
+
+fn create(catalog: &Arc<MemoryCatalog>, v: i32) -> TableState {
+    super::test_catalog::create_id_cat_table(catalog, &ident(), v)
+}
+
+fn path(name: &str) -> String {
+    format!("mem://data/{name}.parquet")
+}
+
+fn data(name: &str, cat: i32, rows: i64) -> DataFile {
+    let mut f = DataFile::new(
+        DataContentType::Data,
+        path(name),
+        FileFormat::Parquet,
+        vec![Some(Literal::Int(cat))],
+        rows,
+        rows * 10,
+    );
+    // stats on `cat`, so that a row filter on it decides whole files
+    let b = Literal::Int(cat)
+        .to_bytes(&crate::spec::PrimitiveType::Int)
+        .unwrap();
+    f.lower_bounds = Some(vec![(2, b.clone())]);
+    f.upper_bounds = Some(vec![(2, b)]);
+    f.value_counts = Some(vec![(2, rows)]);
+    f.null_value_counts = Some(vec![(2, 0)]);
+    f
+}
+
+fn dv(puffin: &str, target: &str, cat: i32, offset: i64, rows: i64) -> DataFile {
+    let mut f = DataFile::new(
+        DataContentType::PositionDeletes,
+        format!("mem://data/{puffin}.puffin"),
+        FileFormat::Puffin,
+        vec![Some(Literal::Int(cat))],
+        rows,
+        1000,
+    );
+    f.referenced_data_file = Some(path(target));
+    f.content_offset = Some(offset);
+    f.content_size_in_bytes = Some(40);
+    f
+}
+
+/// Commits `p`, validating (as writers do) from the snapshot it was made on.
+fn commit(
+    catalog: &Arc<MemoryCatalog>,
+    mut p: SnapshotProducer,
+) -> crate::error::Result<TableState> {
+    let mut tx = Transaction::load(catalog.clone(), ident())?;
+    let base = catalog.load_table(&ident())?;
+    p.validation_mut().from_snapshot = base.metadata.current_snapshot().map(|s| s.snapshot_id);
+    tx.add_change(Box::new(p));
+    tx.commit()
+}
+
+fn append(catalog: &Arc<MemoryCatalog>, files: Vec<DataFile>) -> TableState {
+    let mut p = SnapshotProducer::fast_append();
+    for f in files {
+        p.add_file(f);
+    }
+    commit(catalog, p).unwrap()
+}
+
+fn delete(catalog: &Arc<MemoryCatalog>, names: &[&str]) -> TableState {
+    let mut p = SnapshotProducer::delete_files();
+    for n in names {
+        p.delete_path(path(n));
+    }
+    commit(catalog, p).unwrap()
+}
+
+fn set_property(catalog: &Arc<MemoryCatalog>, key: &str, value: &str) {
+    let mut tx = Transaction::load(catalog.clone(), ident()).unwrap();
+    tx.set_properties(vec![(key.to_string(), value.to_string())])
+        .unwrap();
+    tx.commit().unwrap();
+}
+
+/// The current snapshot's root entries.
+fn root(catalog: &Arc<MemoryCatalog>, t: &TableState) -> Vec<TrackedFile> {
+    let md = &t.metadata;
+    let snap = md.current_snapshot().unwrap();
+    let p = V4Partitioning::for_table(md).unwrap();
+    match read_snapshot_top(catalog.io().as_ref(), &p, snap).unwrap() {
+        SnapshotTop::Root(e) => e,
+        SnapshotTop::List(_) => panic!("a manifest list, not a root"),
+    }
+}
+
+/// `(status, content type, name)` of each root entry (data files by name, leaves as
+/// `leaf`), the golden form the seed's figures show.
+fn shape(entries: &[TrackedFile]) -> Vec<(TrackingStatus, ContentType, String)> {
+    entries
+        .iter()
+        .map(|e| {
+            let name = if e.content_type.is_manifest() {
+                "leaf".to_string()
+            } else {
+                e.location
+                    .trim_start_matches("mem://data/")
+                    .trim_end_matches(".parquet")
+                    .to_string()
+            };
+            (e.tracking.status, e.content_type, name)
+        })
+        .collect()
+}
+
+fn s(status: TrackingStatus, c: ContentType, name: &str) -> (TrackingStatus, ContentType, String) {
+    (status, c, name.to_string())
+}
+
+/// The manifest DV of a leaf entry, decoded.
+fn leaf_dv(e: &TrackedFile) -> Vec<i64> {
+    e.manifest_info
+        .as_ref()
+        .unwrap()
+        .decode_dv(e.record_count)
+        .unwrap()
+        .map(|d| d.iter().collect())
+        .unwrap_or_default()
+}
+
+fn deleted_positions(e: &TrackedFile) -> Vec<i64> {
+    e.tracking
+        .deleted_positions
+        .as_ref()
+        .map(|b| {
+            crate::puffin::dv::DeletionVector::deserialize_vector(b)
+                .unwrap()
+                .iter()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What a plan reads: each data file with its deletes (path and DV offset), sorted.
+type Planned = BTreeSet<(String, BTreeSet<(String, Option<i64>)>)>;
+
+fn planned_with(catalog: &Arc<MemoryCatalog>, t: &TableState, filter: Expression) -> Planned {
+    let scan = TableScan::new(t.metadata.clone(), catalog.io()).filter(filter);
+    let plan = scan.plan_files().unwrap();
+    plan.tasks
+        .iter()
+        .map(|task| {
+            (
+                task.file.file.file_path.clone(),
+                task.deletes
+                    .iter()
+                    .map(|d| (d.file.file_path.clone(), d.file.content_offset))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+fn planned(catalog: &Arc<MemoryCatalog>, t: &TableState) -> Planned {
+    planned_with(catalog, t, Expression::True)
+}
+
+fn names(p: &Planned) -> Vec<String> {
+    p.iter()
+        .map(|(f, _)| {
+            f.trim_start_matches("mem://data/")
+                .trim_end_matches(".parquet")
+                .to_string()
+        })
+        .collect()
+}
+
+/// A v4 table whose first three files sit in one leaf M1 (D1, D2, D3 at ordinals 0-2).
+fn table_with_leaf(catalog: &Arc<MemoryCatalog>) -> TableState {
+    create(catalog, 4);
+    set_property(catalog, super::snapshot::ROOT_MAX_FILE_ENTRIES, "2");
+    let t = append(
+        catalog,
+        vec![data("d1", 1, 10), data("d2", 1, 10), data("d3", 2, 10)],
+    );
+    set_property(catalog, super::snapshot::ROOT_MAX_FILE_ENTRIES, "100");
+    assert_eq!(
+        shape(&root(catalog, &t)),
+        vec![s(Added, DataManifest, "leaf")]
+    );
+    t
+}
+
+#[test]
+fn append_to_the_root() {
+    // seed "Appends To the Root Manifest": a leaf with D1-D3, then D4, then D5 at the root
+    let c = MemoryCatalog::new();
+    table_with_leaf(&c);
+    let t = append(&c, vec![data("d4", 1, 5)]);
+    assert_eq!(
+        shape(&root(&c, &t)),
+        vec![s(Existing, DataManifest, "leaf"), s(Added, Data, "d4")]
+    );
+    let t = append(&c, vec![data("d5", 2, 5)]);
+    assert_eq!(
+        shape(&root(&c, &t)),
+        vec![
+            s(Existing, DataManifest, "leaf"),
+            s(Existing, Data, "d4"),
+            s(Added, Data, "d5")
+        ]
+    );
+    // exactly one new file per commit: the root (plus the metadata JSON)
+    let snap = t.metadata.current_snapshot().unwrap();
+    assert!(snap.manifest_list.as_ref().unwrap().contains("/root-"));
+    assert_eq!(names(&planned(&c, &t)), ["d1", "d2", "d3", "d4", "d5"]);
+    // row lineage: the first row ids follow v3's
+    let r = root(&c, &t);
+    assert_eq!(r[1].tracking.first_row_id, Some(30));
+    assert_eq!(r[2].tracking.first_row_id, Some(35));
+    assert_eq!(t.metadata.next_row_id, 40);
+}
+
+#[test]
+fn append_via_a_new_data_manifest() {
+    // seed: root A = [ADDED M1]; root B = [EXISTING M1, ADDED M2 (D4-D6)]
+    let c = MemoryCatalog::new();
+    table_with_leaf(&c);
+    set_property(&c, super::snapshot::ROOT_MAX_FILE_ENTRIES, "2");
+    let t = append(
+        &c,
+        vec![data("d4", 1, 1), data("d5", 1, 1), data("d6", 1, 1)],
+    );
+    let r = root(&c, &t);
+    assert_eq!(
+        shape(&r),
+        vec![
+            s(Existing, DataManifest, "leaf"),
+            s(Added, DataManifest, "leaf")
+        ]
+    );
+    let info = r[1].manifest_info.as_ref().unwrap();
+    assert_eq!((info.added_files_count, info.added_rows_count), (3, 3));
+    // the leaf's partition summary: cat = 1 only, so a filter on cat = 2 skips it
+    let p = planned_with(
+        &c,
+        &t,
+        Expression::compare(ExprOp::Eq, "cat", Datum::Int(2)),
+    );
+    assert_eq!(names(&p), ["d3"]);
+    assert_eq!(
+        names(&planned(&c, &t)),
+        ["d1", "d2", "d3", "d4", "d5", "d6"]
+    );
+}
+
+#[test]
+fn remove_a_file_from_the_root() {
+    // seed: root [D1, D2] → [DELETED D1, EXISTING D2]
+    let c = MemoryCatalog::new();
+    create(&c, 4);
+    append(&c, vec![data("d1", 1, 10), data("d2", 1, 10)]);
+    let t = delete(&c, &["d1"]);
+    assert_eq!(
+        shape(&root(&c, &t)),
+        vec![s(Deleted, Data, "d1"), s(Existing, Data, "d2")]
+    );
+    assert_eq!(names(&planned(&c, &t)), ["d2"]);
+    // the next commit drops the DELETED entry (history)
+    let t = append(&c, vec![data("d3", 1, 1)]);
+    assert_eq!(
+        shape(&root(&c, &t)),
+        vec![s(Existing, Data, "d2"), s(Added, Data, "d3")]
+    );
+}
+
+#[test]
+fn remove_a_file_from_a_leaf_adds_a_manifest_dv() {
+    // seed: M1 (D1, D2, D3); removing D2 adds a DV on M1 at ordinal 1, M1 not rewritten
+    let c = MemoryCatalog::new();
+    let before = table_with_leaf(&c);
+    let leaf_before = root(&c, &before)[0].location.clone();
+    let t = delete(&c, &["d2"]);
+    let r = root(&c, &t);
+    assert_eq!(shape(&r), vec![s(Modified, DataManifest, "leaf")]);
+    assert_eq!(r[0].location, leaf_before, "the leaf is not rewritten");
+    assert_eq!(leaf_dv(&r[0]), [1]);
+    assert_eq!(deleted_positions(&r[0]), [1]);
+    assert_eq!(names(&planned(&c, &t)), ["d1", "d3"]);
+    // a second removal grows the DV; deleted_positions holds this snapshot's only
+    let t = delete(&c, &["d1"]);
+    let r = root(&c, &t);
+    assert_eq!(leaf_dv(&r[0]), [0, 1]);
+    assert_eq!(deleted_positions(&r[0]), [0]);
+    assert_eq!(names(&planned(&c, &t)), ["d3"]);
+    // removing a file that is not live fails as in v3
+    let mut p = SnapshotProducer::delete_files();
+    p.delete_path(path("d2"));
+    assert!(matches!(
+        commit(&c, p).unwrap_err(),
+        Error::ValidationFailed { .. }
+    ));
+}
+
+#[test]
+fn overwrite_in_the_root_and_in_a_leaf() {
+    // seed "Overwrite Files in Root Manifest": [D1] → [DELETED D1, ADDED D2] → [DELETED D2, ADDED D3]
+    let c = MemoryCatalog::new();
+    create(&c, 4);
+    append(&c, vec![data("d1", 1, 10)]);
+    let overwrite = |old: &str, new: DataFile| {
+        let mut p = SnapshotProducer::overwrite_files();
+        p.delete_path(path(old));
+        p.add_file(new);
+        commit(&c, p).unwrap()
+    };
+    let t = overwrite("d1", data("d2", 1, 10));
+    assert_eq!(
+        shape(&root(&c, &t)),
+        vec![s(Deleted, Data, "d1"), s(Added, Data, "d2")]
+    );
+    let t = overwrite("d2", data("d3", 1, 10));
+    assert_eq!(
+        shape(&root(&c, &t)),
+        vec![s(Deleted, Data, "d2"), s(Added, Data, "d3")]
+    );
+
+    // seed "Overwrite Files in Leaf Manifest": M1 (D1-D3); D2 → D4: DV on M1, D4 at the root
+    let c = MemoryCatalog::new();
+    table_with_leaf(&c);
+    let mut p = SnapshotProducer::overwrite_files();
+    p.delete_path(path("d2"));
+    p.add_file(data("d4", 1, 10));
+    let t = commit(&c, p).unwrap();
+    let r = root(&c, &t);
+    assert_eq!(
+        shape(&r),
+        vec![s(Modified, DataManifest, "leaf"), s(Added, Data, "d4")]
+    );
+    assert_eq!(leaf_dv(&r[0]), [1]);
+    assert_eq!(names(&planned(&c, &t)), ["d1", "d3", "d4"]);
+}
+
+#[test]
+fn root_only_row_delta() {
+    // seed: [D1] → DV1 on D1 and new rows in D2: [MODIFIED D1 (DV1), ADDED D2]
+    let c = MemoryCatalog::new();
+    create(&c, 4);
+    append(&c, vec![data("d1", 1, 10)]);
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, dv("dv1", "d1", 1, 4, 3));
+    p.add_file(data("d2", 1, 3));
+    let t = commit(&c, p).unwrap();
+    let r = root(&c, &t);
+    assert_eq!(
+        shape(&r),
+        vec![s(Modified, Data, "d1"), s(Added, Data, "d2")]
+    );
+    let d = r[0].deletion_vector.as_ref().unwrap();
+    assert_eq!(
+        (d.location.as_str(), d.offset, d.cardinality),
+        ("mem://data/dv1.puffin", 4, 3)
+    );
+    let p = planned(&c, &t);
+    let want: Planned = [
+        (
+            path("d1"),
+            [("mem://data/dv1.puffin".to_string(), Some(4))].into(),
+        ),
+        (path("d2"), BTreeSet::new()),
+    ]
+    .into();
+    assert_eq!(p, want);
+}
+
+#[test]
+fn complex_row_delta_with_modified_dvs() {
+    // seed: a leaf DM1 holds D1 (with DV1) and D2 (with DV2); the row delta replaces DV1
+    // by DV4 (DV1's deletes and new ones) and adds D3. Upstream keeps a DV on its data
+    // entry, so DV1's removal is the leaf's manifest DV at D1's ordinal and D1 is
+    // restated at the root, MODIFIED, with DV4 (docs/v4.md).
+    let c = MemoryCatalog::new();
+    create(&c, 4);
+    append(&c, vec![data("d1", 1, 10), data("d2", 1, 10)]);
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, dv("dvs", "d1", 1, 4, 2));
+    p.add_delete_file(None, dv("dvs", "d2", 1, 44, 1));
+    commit(&c, p).unwrap();
+    // flush D1 and D2 (with their DVs) into a leaf
+    set_property(&c, super::snapshot::ROOT_MAX_FILE_ENTRIES, "0");
+    let t = append(&c, vec![]);
+    set_property(&c, super::snapshot::ROOT_MAX_FILE_ENTRIES, "100");
+    assert_eq!(shape(&root(&c, &t)), vec![s(Added, DataManifest, "leaf")]);
+
+    let mut p = SnapshotProducer::row_delta();
+    p.remove_delete_file("mem://data/dvs.puffin", Some(4));
+    p.add_delete_file(None, dv("dv4", "d1", 1, 4, 5));
+    p.add_file(data("d3", 1, 5));
+    let t = commit(&c, p).unwrap();
+    let r = root(&c, &t);
+    assert_eq!(
+        shape(&r),
+        vec![
+            s(Modified, DataManifest, "leaf"),
+            s(Modified, Data, "d1"),
+            s(Added, Data, "d3")
+        ]
+    );
+    assert_eq!(leaf_dv(&r[0]), [0]);
+    assert_eq!(
+        r[1].deletion_vector.as_ref().unwrap().location,
+        "mem://data/dv4.puffin"
+    );
+    let want: Planned = [
+        (
+            path("d1"),
+            [("mem://data/dv4.puffin".to_string(), Some(4))].into(),
+        ),
+        (
+            path("d2"),
+            [("mem://data/dvs.puffin".to_string(), Some(44))].into(),
+        ),
+        (path("d3"), BTreeSet::new()),
+    ]
+    .into();
+    assert_eq!(planned(&c, &t), want);
+}
+
+#[test]
+fn compaction_during_an_append() {
+    // seed: M1 (D1-D3) with DV1 {0}, M2 (D4-D6) with DV2 {1}; an append of D7 compacts
+    // them into M3 (D2, D3, D4, D6), EXISTING, and adds D7 at the root
+    let c = MemoryCatalog::new();
+    create(&c, 4);
+    set_property(&c, super::snapshot::COMPACT_MIN_DV_LEAVES, "0");
+    set_property(&c, super::snapshot::ROOT_MAX_FILE_ENTRIES, "2");
+    append(
+        &c,
+        vec![data("d1", 1, 1), data("d2", 1, 1), data("d3", 1, 1)],
+    );
+    append(
+        &c,
+        vec![data("d4", 1, 1), data("d5", 1, 1), data("d6", 1, 1)],
+    );
+    set_property(&c, super::snapshot::ROOT_MAX_FILE_ENTRIES, "100");
+    delete(&c, &["d1"]);
+    let t = delete(&c, &["d5"]);
+    let r = root(&c, &t);
+    assert_eq!(
+        shape(&r),
+        vec![
+            s(Existing, DataManifest, "leaf"),
+            s(Modified, DataManifest, "leaf")
+        ]
+    );
+    assert_eq!((leaf_dv(&r[0]), leaf_dv(&r[1])), (vec![0], vec![1]));
+    set_property(&c, super::snapshot::COMPACT_MIN_DV_LEAVES, "2");
+    let t = append(&c, vec![data("d7", 1, 1)]);
+    let r = root(&c, &t);
+    assert_eq!(
+        shape(&r),
+        vec![s(Added, Data, "d7"), s(Existing, DataManifest, "leaf")]
+    );
+    assert!(leaf_dv(&r[1]).is_empty());
+    let info = r[1].manifest_info.as_ref().unwrap();
+    assert_eq!((info.existing_files_count, info.added_files_count), (4, 0));
+    assert_eq!(names(&planned(&c, &t)), ["d2", "d3", "d4", "d6", "d7"]);
+}
+
+#[test]
+fn delete_by_row_filter_in_root_and_leaf() {
+    let c = MemoryCatalog::new();
+    table_with_leaf(&c); // d1, d2 in cat 1; d3 in cat 2
+    append(&c, vec![data("d4", 2, 1), data("d5", 1, 1)]);
+    let mut p = SnapshotProducer::delete_files();
+    p.delete_by_row_filter(Expression::compare(ExprOp::Eq, "cat", Datum::Int(2)));
+    let t = commit(&c, p).unwrap();
+    assert_eq!(names(&planned(&c, &t)), ["d1", "d2", "d5"]);
+    let r = root(&c, &t);
+    assert_eq!(
+        shape(&r),
+        vec![
+            s(Modified, DataManifest, "leaf"),
+            s(Deleted, Data, "d4"),
+            s(Existing, Data, "d5")
+        ]
+    );
+    assert_eq!(leaf_dv(&r[0]), [2]);
+}
+
+#[test]
+fn upgrade_from_v3_turns_the_manifest_list_into_root_entries() {
+    let c = MemoryCatalog::new();
+    create(&c, 3);
+    append(&c, vec![data("d1", 1, 10), data("d2", 1, 10)]);
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, dv("dv1", "d1", 1, 4, 3));
+    commit(&c, p).unwrap();
+    set_property(&c, "format-version", "4");
+    // the first v4 commit: the v3 manifests become leaves, D2's removal a manifest DV
+    let t = delete(&c, &["d2"]);
+    assert_eq!(t.metadata.format_version, 4);
+    let r = root(&c, &t);
+    assert_eq!(r.len(), 2);
+    assert!(r
+        .iter()
+        .all(|e| e.content_type.is_manifest() && e.format_version == 3));
+    assert_eq!(r[0].tracking.status, Modified);
+    assert_eq!(leaf_dv(&r[0]), [1]);
+    let want: Planned = [(
+        path("d1"),
+        [("mem://data/dv1.puffin".to_string(), Some(4))].into(),
+    )]
+    .into();
+    assert_eq!(planned(&c, &t), want);
+    // a new DV for d1 (held in a v3 leaf) replaces the v3 DV
+    let mut p = SnapshotProducer::row_delta();
+    p.remove_delete_file("mem://data/dv1.puffin", Some(4));
+    p.add_delete_file(None, dv("dv2", "d1", 1, 4, 4));
+    let t = commit(&c, p).unwrap();
+    let want: Planned = [(
+        path("d1"),
+        [("mem://data/dv2.puffin".to_string(), Some(4))].into(),
+    )]
+    .into();
+    assert_eq!(planned(&c, &t), want);
+}
+
+#[test]
+fn bad_trees_are_typed_errors_naming_the_file() {
+    let c = MemoryCatalog::new();
+    let t = table_with_leaf(&c);
+    let io = c.io();
+    let leaf = root(&c, &t)[0].clone();
+    let plan_err = |t: &TableState| {
+        TableScan::new(t.metadata.clone(), c.io())
+            .plan_files()
+            .unwrap_err()
+    };
+    // a manifest DV past the leaf's entries
+    let t2 = delete(&c, &["d2"]);
+    let root_path = t2
+        .metadata
+        .current_snapshot()
+        .unwrap()
+        .manifest_list
+        .clone()
+        .unwrap();
+    let mut r = root(&c, &t2);
+    r[0].manifest_info.as_mut().unwrap().set_dv([7]).unwrap();
+    let bytes = crate::manifest::v4::write_v4_manifest_with(
+        crate::manifest::v4::V4ManifestKind::Root,
+        &r,
+        crate::manifest::Codec::Null,
+        &V4Partitioning::for_table(&t2.metadata).unwrap(),
+    )
+    .unwrap();
+    io.delete(&root_path).unwrap();
+    io.write_new(&root_path, &bytes).unwrap();
+    let e = plan_err(&t2);
+    assert_eq!(e.location().unwrap().file, leaf.location, "{e}");
+    assert!(e.to_string().contains("out of range"), "{e}");
+
+    // a leaf holding a manifest (depth > 2), and a leaf mixing data and deletes
+    let mut bad_leaf = leaf.clone();
+    bad_leaf
+        .manifest_info
+        .as_mut()
+        .unwrap()
+        .set_dv([0])
+        .unwrap();
+    for (content, what) in [
+        (DataManifest, "content_type"),
+        (ContentType::EqualityDeletes, "content_type"),
+    ] {
+        let mut e = r[0].clone();
+        e.content_type = content;
+        if content == ContentType::EqualityDeletes {
+            e.manifest_info = None;
+            e.equality_ids = Some(vec![1]);
+            e.partition = vec![Some(Literal::Int(1))];
+        }
+        let body = crate::manifest::v4::write_unchecked(
+            "data",
+            &[e],
+            &V4Partitioning::for_table(&t.metadata).unwrap(),
+        );
+        io.delete(&leaf.location).unwrap();
+        io.write_new(&leaf.location, &body).unwrap();
+        let e = plan_err(&t);
+        assert_eq!(e.location().unwrap().file, leaf.location, "{e}");
+        assert!(e.location().unwrap().field.ends_with(what), "{e}");
+    }
+
+    // a root naming a leaf that is missing
+    io.delete(&leaf.location).unwrap();
+    let e = plan_err(&t);
+    assert!(e.to_string().contains(&leaf.location), "{e}");
+}
+
+/// A small deterministic generator (xorshift), so that every sequence is reproducible
+/// from its seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A live data file of the model: name, `cat`, and its DV (Puffin name, offset).
+type LiveFile = (String, i32, Option<(String, i64)>);
+
+/// Model-based equivalence: the same random operations on twin v3 and v4 tables plan the
+/// same files with the same deletes after every commit (icefloe's v3 is the oracle).
+#[test]
+fn v3_and_v4_twins_plan_the_same_files_after_every_commit() {
+    for seed in 1..=100u64 {
+        let v3 = MemoryCatalog::new();
+        let v4 = MemoryCatalog::new();
+        create(&v3, 3);
+        create(&v4, 4);
+        // small roots and eager compaction, so that leaves, manifest DVs and compaction
+        // all occur within a few commits
+        set_property(&v4, super::snapshot::ROOT_MAX_FILE_ENTRIES, "3");
+        set_property(&v4, super::snapshot::COMPACT_MIN_DV_LEAVES, "2");
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        // live data files: (name, cat, the DV on it: (puffin, offset))
+        let mut live: Vec<LiveFile> = Vec::new();
+        let mut n = 0;
+        for step in 0..12 {
+            let op = rng.below(6);
+            let p = match op {
+                0 | 1 => {
+                    let mut p = SnapshotProducer::fast_append();
+                    for _ in 0..=rng.below(3) {
+                        n += 1;
+                        let cat = rng.below(3) as i32;
+                        let name = format!("s{seed}f{n}");
+                        p.add_file(data(&name, cat, 10));
+                        live.push((name, cat, None));
+                    }
+                    p
+                }
+                2 if !live.is_empty() => {
+                    let (name, _, _) = live.remove(rng.below(live.len()));
+                    let mut p = SnapshotProducer::delete_files();
+                    p.delete_path(path(&name));
+                    p
+                }
+                3 if !live.is_empty() => {
+                    let (name, cat, _) = live.remove(rng.below(live.len()));
+                    n += 1;
+                    let new = format!("s{seed}f{n}");
+                    let mut p = SnapshotProducer::overwrite_files();
+                    p.delete_path(path(&name));
+                    p.add_file(data(&new, cat, 10));
+                    live.push((new, cat, None));
+                    p
+                }
+                4 if !live.is_empty() => {
+                    // a row delta: a DV for a live file (replacing its DV), maybe new rows
+                    let i = rng.below(live.len());
+                    n += 1;
+                    let puffin = format!("s{seed}dv{n}");
+                    let mut p = SnapshotProducer::row_delta();
+                    if let Some((old, off)) = live[i].2.take() {
+                        p.remove_delete_file(format!("mem://data/{old}.puffin"), Some(off));
+                    }
+                    p.add_delete_file(None, dv(&puffin, &live[i].0, live[i].1, 4, 2));
+                    live[i].2 = Some((puffin, 4));
+                    if rng.below(2) == 0 {
+                        n += 1;
+                        let name = format!("s{seed}f{n}");
+                        p.add_file(data(&name, 0, 3));
+                        live.push((name, 0, None));
+                    }
+                    p
+                }
+                5 if !live.is_empty() => {
+                    // delete by a filter on the partition column
+                    let cat = rng.below(3) as i32;
+                    live.retain(|f| f.1 != cat);
+                    let mut p = SnapshotProducer::delete_files();
+                    p.delete_by_row_filter(Expression::compare(ExprOp::Eq, "cat", Datum::Int(cat)));
+                    p
+                }
+                _ => {
+                    let mut p = SnapshotProducer::fast_append();
+                    n += 1;
+                    let name = format!("s{seed}f{n}");
+                    p.add_file(data(&name, 2, 1));
+                    live.push((name, 2, None));
+                    p
+                }
+            };
+            let t3 = commit(&v3, clone_producer(&p)).unwrap();
+            let t4 = commit(&v4, p).unwrap_or_else(|e| panic!("seed {seed} step {step}: {e}"));
+            let filter = Expression::compare(ExprOp::Eq, "cat", Datum::Int(1));
+            for f in [Expression::True, filter] {
+                assert_eq!(
+                    planned_with(&v3, &t3, f.clone()),
+                    planned_with(&v4, &t4, f),
+                    "seed {seed} step {step} op {op}"
+                );
+            }
+        }
+    }
+}
+
+/// Producers are single-use: the twin gets an identical one.
+fn clone_producer(p: &SnapshotProducer) -> SnapshotProducer {
+    p.clone_unstarted()
+}
