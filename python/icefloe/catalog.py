@@ -263,7 +263,9 @@ class Catalog:
         ``partition_spec`` and ``sort_order`` are icefloe ``PartitionSpec``/``SortOrder``
         (referring to the schema's ids), or lists: ``[("ts", "day"), ("id", "bucket[16]",
         "id_b")]`` and ``["id", ("ts", "identity", "desc", "nulls-last")]``. The format
-        version is ``format_version``, else the ``format-version`` property, else 3.
+        version is ``format_version``, else the ``format-version`` property, else 3. Version
+        4 follows the single-file-commits proposal, which Apache Iceberg has not adopted
+        (docs/v4.md): it is created only when asked for, and other engines may not read it.
         """
         location_, metadata = create_table(
             self,
