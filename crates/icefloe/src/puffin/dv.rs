@@ -504,6 +504,10 @@ fn read_deletion_vector_blob_checked(
     Ok(dv)
 }
 
+/// The `file_size_in_bytes` of a DV whose Puffin file's size is not recorded: a v4 entry's
+/// `deletion_vector` has no such field (no Puffin file is empty, so 0 is never a size).
+pub const UNKNOWN_DV_FILE_SIZE: i64 = 0;
+
 /// What the manifest entry of a DV says of it: where its blob is, how many positions it
 /// holds (`record_count`), and which data file it is for.
 #[derive(Debug, Clone, Copy)]
@@ -549,7 +553,8 @@ impl<'a> DvEntry<'a> {
 /// does not say what its entry says is refused rather than applied:
 /// - the vector's cardinality is the entry's `record_count` (Java's "Invalid
 ///   cardinality");
-/// - the Puffin footer describes a `deletion-vector-v1` blob at the entry's offset, of its
+/// - unless the Puffin file's size is [`UNKNOWN_DV_FILE_SIZE`] (v4), the Puffin footer
+///   describes a `deletion-vector-v1` blob at the entry's offset, of its
 ///   length, uncompressed, whose `referenced-data-file` is the entry's and whose
 ///   `cardinality` property (when present) is the vector's.
 pub fn read_entry_deletion_vector(io: &dyn FileIO, e: &DvEntry<'_>) -> Result<DeletionVector> {
@@ -567,6 +572,11 @@ pub fn read_entry_deletion_vector(io: &dyn FileIO, e: &DvEntry<'_>) -> Result<De
             ),
         )
         .in_file(location));
+    }
+    if e.file_size == u64::try_from(UNKNOWN_DV_FILE_SIZE).ok() {
+        // v4: the file's size is not recorded, and reading its footer would cost a look-up
+        // per DV; the blob's own length, magic, CRC and cardinality were checked above
+        return Ok(dv);
     }
     let reader = PuffinReader::open(io, location, e.file_size)?;
     let Some(blob) = reader.blobs().iter().find(|b| b.offset == e.offset) else {

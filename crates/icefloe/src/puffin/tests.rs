@@ -734,3 +734,46 @@ fn entry_deletion_vectors_are_checked_against_their_entry() {
         "no blob at offset",
     );
 }
+
+/// A v4 entry's DV records no Puffin file size (`UNKNOWN_DV_FILE_SIZE`): the blob is read
+/// and checked on its own (length, magic, CRC, cardinality) without the footer, so a
+/// wrong cardinality or damaged blob bytes are still refused.
+#[test]
+fn entry_deletion_vectors_of_unknown_file_size_check_the_blob_alone() {
+    let io = MemIO::default();
+    let a = DeletionVector::from_positions([3, 4, 5]).unwrap();
+    let refs = write_deletion_vectors(&io, "dv.puffin", [("data/a.parquet", &a)]).unwrap();
+    let unknown = u64::try_from(crate::puffin::dv::UNKNOWN_DV_FILE_SIZE).ok();
+    let entry = DvEntry {
+        location: "dv.puffin",
+        offset: refs[0].offset,
+        length: refs[0].length,
+        record_count: 3,
+        referenced_data_file: Some("data/a.parquet"),
+        file_size: unknown,
+    };
+    assert_eq!(read_entry_deletion_vector(&io, &entry).unwrap(), a);
+    let err = read_entry_deletion_vector(
+        &io,
+        &DvEntry {
+            record_count: 4,
+            ..entry
+        },
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("invalid cardinality"), "{err}");
+    // one byte of the vector flipped: the blob's CRC refuses it
+    let mut bytes = io.read("dv.puffin").unwrap();
+    let at = usize::try_from(refs[0].offset).unwrap() + 10;
+    bytes[at] ^= 0xff;
+    io.write_new("bad.puffin", &bytes).unwrap();
+    let err = read_entry_deletion_vector(
+        &io,
+        &DvEntry {
+            location: "bad.puffin",
+            ..entry
+        },
+    )
+    .unwrap_err();
+    assert_eq!(err.location().unwrap().file, "bad.puffin", "{err}");
+}

@@ -15,10 +15,9 @@ use std::collections::{HashMap, HashSet};
 
 use crate::error::{Error, Result};
 use crate::io::FileIO;
-use crate::manifest::{
-    read_manifest, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestContent,
-    ManifestEntry, ManifestSource, ReadManifestOptions,
-};
+use crate::manifest::v4::tree::live_entries;
+use crate::manifest::v4::V4Partitioning;
+use crate::manifest::{DataContentType, DataFile, FileFormat, ManifestContent, ManifestEntry};
 use crate::puffin::dv::deletion_vector_blob;
 use crate::puffin::{read_entry_deletion_vector, DeletionVector, DvEntry, PuffinWriter};
 use crate::spec::snapshot::Snapshot;
@@ -56,39 +55,34 @@ pub fn deletes_for(
             )))
         }
     };
-    let list = snapshot.manifest_list.as_deref().ok_or_else(|| {
-        Error::unsupported(format!(
-            "snapshot {} embeds its manifests (old v1)",
-            snapshot.snapshot_id
-        ))
-    })?;
     let wanted: HashSet<&str> = paths.iter().map(String::as_str).collect();
     let mut out: HashMap<String, DataFileDeletes> = HashMap::new();
     let mut deletes: Vec<(i32, ManifestEntry)> = Vec::new();
-    for mf in read_manifest_list(io, list)? {
-        let m = read_manifest(
-            ManifestSource::file(io, &mf.manifest_path),
-            &ReadManifestOptions::default().inherit_from(&mf),
-        )?;
-        for e in m.entries.into_iter().filter(ManifestEntry::is_live) {
-            match mf.content {
-                ManifestContent::Data => {
-                    if wanted.contains(e.data_file.file_path.as_str()) {
-                        out.insert(
-                            e.data_file.file_path.clone(),
-                            DataFileDeletes {
-                                spec_id: mf.partition_spec_id,
-                                data: e,
-                                dv: None,
-                                position_files: Vec::new(),
-                            },
-                        );
-                    }
+    // a manifest list, or a v4 root and its leaves, in v3's shape (the partition type
+    // only serves to decode v4 manifests)
+    let partitioning = if md.format_version >= 4 {
+        V4Partitioning::for_table(md)?
+    } else {
+        V4Partitioning::none()
+    };
+    for (content, spec_id, e) in live_entries(io, &partitioning, snapshot)? {
+        match content {
+            ManifestContent::Data => {
+                if wanted.contains(e.data_file.file_path.as_str()) {
+                    out.insert(
+                        e.data_file.file_path.clone(),
+                        DataFileDeletes {
+                            spec_id,
+                            data: e,
+                            dv: None,
+                            position_files: Vec::new(),
+                        },
+                    );
                 }
-                ManifestContent::Deletes => {
-                    if e.data_file.content == DataContentType::PositionDeletes {
-                        deletes.push((mf.partition_spec_id, e));
-                    }
+            }
+            ManifestContent::Deletes => {
+                if e.data_file.content == DataContentType::PositionDeletes {
+                    deletes.push((spec_id, e));
                 }
             }
         }

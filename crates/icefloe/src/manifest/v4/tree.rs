@@ -137,7 +137,10 @@ pub fn to_data_file(e: &TrackedFile) -> DataFile {
     }
 }
 
-/// A data entry's DV as the v3 DV delete file that targets it.
+/// A data entry's DV as the v3 DV delete file that targets it. A v4 `deletion_vector`
+/// does not record the size of its Puffin file, so `file_size_in_bytes` is
+/// [`crate::puffin::dv::UNKNOWN_DV_FILE_SIZE`] (no Puffin file is empty); readers then check the blob on its
+/// own (`puffin::read_entry_deletion_vector`).
 pub fn dv_data_file(e: &TrackedFile, dv: &DeletionVector) -> DataFile {
     let mut f = DataFile::new(
         DataContentType::PositionDeletes,
@@ -145,7 +148,7 @@ pub fn dv_data_file(e: &TrackedFile, dv: &DeletionVector) -> DataFile {
         FileFormat::Puffin,
         e.partition.clone(),
         dv.cardinality,
-        dv.size_in_bytes,
+        crate::puffin::dv::UNKNOWN_DV_FILE_SIZE,
     );
     f.referenced_data_file = Some(e.location.clone());
     f.content_offset = Some(dv.offset);
