@@ -218,6 +218,10 @@ class FileIO:
     def read(self, location: str) -> bytes: ...
     def write_new(self, location: str, data: bytes) -> None: ...
     def exists(self, location: str) -> bool: ...
+    def list_files(self, location: str) -> list[tuple[str, int, int]]:
+        """Every file inside the folder ``location``, at any depth, as ``(location, size,
+        last_modified_ms)``, sorted; a missing folder lists as empty."""
+    def delete(self, location: str) -> None: ...
     def properties_for(self, location: str) -> dict[str, str] | None:
         """The FileIO properties ``location`` is reached with (a REST table's vended
         credentials over the catalog's), credentials included; ``None`` for local files and
@@ -787,6 +791,21 @@ def expire_snapshots(
     clean_expired_metadata: bool = False,
     delete_outside_location: bool = False,
 ) -> dict[str, list[str]]: ...
+def remove_orphan_files(
+    io: FileIO,
+    metadata: TableMetadata,
+    metadata_location: str | None = None,
+    *,
+    older_than_ms: int | None = None,
+    location: str | None = None,
+    dry_run: bool = False,
+    prefix_mismatch_mode: str = "error",
+    equal_schemes: dict[str, str] | None = None,
+    equal_authorities: dict[str, str] | None = None,
+    max_concurrent_deletes: int | None = None,
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """The orphan files of the table (deleted unless ``dry_run``) and the deletes that
+    failed, as ``(location, error)``."""
 
 # --- spec rules and wire names defined once, in Rust (crates/icefloe-py/src/rules.rs) -------
 

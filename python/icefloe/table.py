@@ -16,6 +16,7 @@ from .errors import InvalidArgumentError, InvalidArgumentTypeError
 from .executor.tasks import CombinedScanTask, FileScanTask
 from .expressions import to_filter
 from .scan import PlanBatches, ScanPlan, TableScan
+from .update.maintenance import MaintenanceTable, remove_orphan_files
 from .update.row_deletes import DeleteResult, delete_rows
 from .update.snapshots import ExpireSnapshots, ManageSnapshots
 from .update.transaction import ReplaceSortOrder, Transaction, UpdateSchema, UpdateSpec
@@ -222,6 +223,21 @@ class Table:
         """A :class:`icefloe.update.snapshots.ExpireSnapshots` builder (``older_than``,
         ``retain_last``, ``by_id``; ``.commit()`` returns what was deleted)."""
         return ExpireSnapshots(self)
+
+    @property
+    def maintenance(self) -> MaintenanceTable:
+        """PyIceberg's maintenance namespace: ``table.maintenance.remove_orphan_files(...)``,
+        ``table.maintenance.expire_snapshots()``."""
+        return MaintenanceTable(self)
+
+    def remove_orphan_files(
+        self, older_than: Any = None, location: str | None = None, dry_run: bool = False, **options: Any
+    ) -> list[str]:
+        """Deletes (or with ``dry_run=True`` only finds) the files under the table's location
+        that no metadata reaches and that are older than ``older_than`` (default three days
+        ago); returns their locations. Java's ``remove_orphan_files`` rules; see
+        :func:`icefloe.update.maintenance.remove_orphan_files` for the options."""
+        return remove_orphan_files(self, older_than, location, dry_run, **options)
 
     @property
     def properties(self) -> dict[str, str]:

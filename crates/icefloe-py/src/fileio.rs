@@ -71,6 +71,21 @@ impl PyFileIO {
         py.detach(|| self.inner.exists(location)).py(py)
     }
 
+    /// Every file inside the folder `location`, at any depth, as `(location, size,
+    /// last_modified_ms)` tuples sorted by location (a missing folder lists as empty).
+    fn list_files(&self, py: Python<'_>, location: &str) -> PyResult<Vec<(String, u64, i64)>> {
+        let files = py.detach(|| self.inner.list_files(location)).py(py)?;
+        Ok(files
+            .into_iter()
+            .map(|f| (f.location, f.size, f.last_modified_ms))
+            .collect())
+    }
+
+    /// Deletes a file (a missing file counts as deleted).
+    fn delete(&self, py: Python<'_>, location: &str) -> PyResult<()> {
+        py.detach(|| self.inner.delete(location)).py(py)
+    }
+
     /// The FileIO properties this FileIO reaches `location` with (for a REST catalog's
     /// table: the catalog's with the table's vended credentials over them), credentials
     /// included, as a dict to hand to the executors (`io_properties=`); `None` for local

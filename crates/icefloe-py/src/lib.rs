@@ -8,6 +8,7 @@ mod error;
 mod expr;
 mod fileio;
 mod io_config;
+mod maintenance;
 mod manifest;
 mod metadata;
 mod projection;
@@ -68,6 +69,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     transaction::register(m)?;
     deletes::register(m)?;
     snapshots::register(m)?;
+    maintenance::register(m)?;
     rules::register(m)?;
     Ok(())
 }

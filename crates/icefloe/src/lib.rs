@@ -18,6 +18,8 @@
 //!   content entry of root and leaf manifests (not yet used by planning or commits). Driver.
 //! - [`catalog`]: where a table's current metadata file is found and the atomic swap of
 //!   that pointer ([`Catalog`]: file system, SQL). Driver.
+//! - [`maintenance`]: jobs over a table's files that commit nothing (orphan files).
+//!   Driver.
 //! - [`commit`]: building the next table metadata (transactions, snapshot producers,
 //!   expiry, schema changes) and committing it. Driver.
 //! - [`scan`]: scan planning ([`TableScan`]): data files, splits, the delete files that
@@ -41,6 +43,7 @@ pub mod error;
 pub mod expr;
 pub mod io;
 pub mod limits;
+pub mod maintenance;
 pub mod manifest;
 pub mod puffin;
 pub mod scan;

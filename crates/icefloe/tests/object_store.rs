@@ -204,6 +204,54 @@ fn reads_writes_lists_and_deletes() {
 }
 
 #[test]
+fn lists_files_recursively_with_sizes_and_times_inside_the_folder_only() {
+    for s in all() {
+        let io = s.io();
+        let before = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64;
+        for (name, bytes) in [
+            ("t/data/a=1/f.parquet", &b"parquet"[..]),
+            ("t/metadata/v1.metadata.json", b"{}"),
+            ("t/x", b"x"),
+            // shares the prefix `t` but is another folder
+            ("tt/data/g.parquet", b"other"),
+        ] {
+            io.write_new(&s.at(name), bytes).unwrap();
+        }
+        let files = io.list_files(&s.at("t")).unwrap();
+        let got: Vec<(String, u64)> = files.iter().map(|f| (f.location.clone(), f.size)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (s.at("t/data/a=1/f.parquet"), 7),
+                (s.at("t/metadata/v1.metadata.json"), 2),
+                (s.at("t/x"), 1),
+            ],
+            "{:?}",
+            s.kind
+        );
+        // stores keep whole seconds at worst
+        for f in &files {
+            assert!(
+                f.last_modified_ms >= before - 2_000 && f.last_modified_ms < before + 120_000,
+                "{:?}: {} at {} (before {before})",
+                s.kind,
+                f.location,
+                f.last_modified_ms
+            );
+        }
+        assert_eq!(io.list_files(&s.at("t/")).unwrap(), files, "{:?}", s.kind);
+        assert!(
+            io.list_files(&s.at("missing")).unwrap().is_empty(),
+            "{:?}",
+            s.kind
+        );
+    }
+}
+
+#[test]
 fn write_new_is_create_only() {
     for s in all() {
         let io = s.io();

@@ -77,6 +77,9 @@ impl FileIO for FaultyIO {
     fn list(&self, location: &str) -> Result<Vec<String>> {
         self.inner.list(location)
     }
+    fn list_files(&self, location: &str) -> Result<Vec<crate::io::ListedFile>> {
+        self.inner.list_files(location)
+    }
     fn delete(&self, location: &str) -> Result<()> {
         self.inner.delete(location)
     }

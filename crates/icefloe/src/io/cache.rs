@@ -223,6 +223,10 @@ impl FileIO for CachingFileIO {
         self.inner.list(location)
     }
 
+    fn list_files(&self, location: &str) -> Result<Vec<super::ListedFile>> {
+        self.inner.list_files(location)
+    }
+
     fn delete(&self, location: &str) -> Result<()> {
         self.invalidate(location)?;
         self.inner.delete(location)

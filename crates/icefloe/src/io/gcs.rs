@@ -19,7 +19,7 @@ use opendal_http_transport_reqwest::ReqwestTransport;
 use super::properties::FileIOProperties;
 use super::redact::Redactor;
 use super::runtime::IoRuntime;
-use super::{FileIO, FileStatus, FileVersion};
+use super::{FileIO, FileStatus, FileVersion, ListedFile};
 use crate::error::{Error, Result};
 
 fn invalid_location(location: &str, why: &str) -> Error {
@@ -286,6 +286,61 @@ impl FileIO for GcsFileIO {
         names.sort();
         names.dedup();
         Ok(names)
+    }
+
+    fn list_files(&self, location: &str) -> Result<Vec<ListedFile>> {
+        let folder = {
+            let (_, key) = parse(location)?;
+            let key = key.trim_end_matches('/');
+            if key.is_empty() {
+                String::new()
+            } else {
+                format!("{key}/")
+            }
+        };
+        let dir = folder.clone();
+        // a recursive listing is one prefix listing without a delimiter; its entries carry
+        // the size and the `updated` time, so no HEAD per file is needed
+        let entries = self.call(location, |op, _| async move {
+            let entries = op.list_with(&dir).recursive(true).await?;
+            Ok(entries
+                .into_iter()
+                .filter(|e| e.metadata().is_file() && !e.path().ends_with('/'))
+                .map(|e| {
+                    let meta = e.metadata();
+                    (
+                        e.path().to_string(),
+                        meta.content_length(),
+                        meta.last_modified()
+                            .map(|t| t.into_inner().as_millisecond()),
+                    )
+                })
+                .collect::<Vec<_>>())
+        })?;
+        let base = location.trim_end_matches('/');
+        let mut out = Vec::with_capacity(entries.len());
+        for (path, size, modified) in entries {
+            let Some(below) = path.strip_prefix(&folder).filter(|b| !b.is_empty()) else {
+                continue;
+            };
+            // a file without a modification time cannot be shown old enough to delete:
+            // report it as written now, which every cleanup cutoff keeps
+            let last_modified_ms = modified.unwrap_or_else(|| {
+                i64::try_from(
+                    std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_millis()),
+                )
+                .unwrap_or(i64::MAX)
+            });
+            out.push(ListedFile {
+                location: format!("{base}/{below}"),
+                size,
+                last_modified_ms,
+            });
+        }
+        out.sort_by(|a, b| a.location.cmp(&b.location));
+        Ok(out)
     }
 
     fn delete(&self, location: &str) -> Result<()> {

@@ -39,6 +39,18 @@ pub struct FileStatus {
     pub version: Option<FileVersion>,
 }
 
+/// A file found by [`FileIO::list_files`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedFile {
+    /// The file's location: the listed folder's location as given, `/`, and the file's
+    /// path below it.
+    pub location: String,
+    pub size: u64,
+    /// When the file was last written, in milliseconds since the epoch (the store's
+    /// last-modified time; a local file's modification time).
+    pub last_modified_ms: i64,
+}
+
 /// Reads and writes whole files by location.
 pub trait FileIO: Send + Sync {
     /// Reads the whole file.
@@ -51,6 +63,18 @@ pub trait FileIO: Send + Sync {
     /// Deletes a file. Deleting a file that does not exist succeeds, so cleanups can be
     /// repeated after a partial failure.
     fn delete(&self, location: &str) -> Result<()>;
+
+    /// Every file inside the folder `location`, at any depth, with its size and
+    /// modification time (Java's `SupportsPrefixOperations.listPrefix`). Inside is folder by
+    /// folder, as [`is_within`]: listing `s3://b/t` never returns `s3://b/tt/x`. A folder
+    /// that does not exist lists as empty. Folders themselves (and an object store's empty
+    /// folder markers) are not files. The default refuses: every FileIO of the crate
+    /// implements it.
+    fn list_files(&self, location: &str) -> Result<Vec<ListedFile>> {
+        Err(Error::unsupported(format!(
+            "location {location}: this file IO cannot list files recursively"
+        )))
+    }
 
     /// Reads `len` bytes starting at `offset`; fails if the file is shorter than
     /// `offset + len`. The default reads the whole file: implementations should override it.
@@ -235,6 +259,12 @@ pub fn is_within(location: &str, file: &str) -> bool {
     root == file_root && names.len() > folder.len() && names.starts_with(&folder)
 }
 
+/// Whether two locations name the same folder or file, compared as [`is_within`] compares
+/// (`file:` URIs and plain paths alike, `.` and `..` resolved, trailing `/` ignored).
+pub fn same_location(a: &str, b: &str) -> bool {
+    location_parts(a) == location_parts(b)
+}
+
 /// The local path of `location`, or an error when it names another scheme (`s3://`,
 /// `s3n://`, `hdfs:`...): without this check such a location would be taken as a
 /// relative path and written under the working directory.
@@ -329,6 +359,61 @@ impl FileIO for LocalFileIO {
         names.sort();
         Ok(names)
     }
+
+    fn list_files(&self, location: &str) -> Result<Vec<ListedFile>> {
+        let root = checked_local_path(location)?;
+        let base = location.trim_end_matches('/');
+        let mut out = Vec::new();
+        // (folder on disk, its path below `root`)
+        let mut folders = vec![(std::path::PathBuf::from(root), String::new())];
+        while let Some((folder, relative)) = folders.pop() {
+            let entries = match std::fs::read_dir(&folder) {
+                Ok(rd) => rd,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(Error::io(folder.to_string_lossy().as_ref(), e)),
+            };
+            for entry in entries {
+                let entry = entry.map_err(|e| Error::io(folder.to_string_lossy().as_ref(), e))?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let below = if relative.is_empty() {
+                    name
+                } else {
+                    format!("{relative}/{name}")
+                };
+                let path = entry.path();
+                // symbolic links are not followed: a link out of the table's folder must
+                // not make another folder's files look like this table's
+                let kind = entry
+                    .file_type()
+                    .map_err(|e| Error::io(path.to_string_lossy().as_ref(), e))?;
+                if kind.is_dir() {
+                    folders.push((path, below));
+                } else if kind.is_file() {
+                    let meta = entry
+                        .metadata()
+                        .map_err(|e| Error::io(path.to_string_lossy().as_ref(), e))?;
+                    let modified = meta
+                        .modified()
+                        .map_err(|e| Error::io(path.to_string_lossy().as_ref(), e))?;
+                    out.push(ListedFile {
+                        location: format!("{base}/{below}"),
+                        size: meta.len(),
+                        last_modified_ms: system_time_ms(modified),
+                    });
+                }
+            }
+        }
+        out.sort_by(|a, b| a.location.cmp(&b.location));
+        Ok(out)
+    }
+}
+
+/// Milliseconds since the epoch (negative before it).
+fn system_time_ms(t: std::time::SystemTime) -> i64 {
+    match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
+        Err(e) => i64::try_from(e.duration().as_millis()).map_or(i64::MIN, |ms| -ms),
+    }
 }
 
 /// Files kept in memory, by location: for tests, and for building metadata before it is
@@ -346,6 +431,11 @@ pub struct MemoryFileIO {
 struct MemoryFile {
     bytes: Vec<u8>,
     version: u64,
+    last_modified_ms: i64,
+}
+
+fn now_ms() -> i64 {
+    system_time_ms(std::time::SystemTime::now())
 }
 
 type MemoryFiles = std::collections::HashMap<String, MemoryFile>;
@@ -355,6 +445,21 @@ impl MemoryFileIO {
         self.files
             .lock()
             .map_err(|_| Error::unsupported("the in-memory file store was poisoned"))
+    }
+
+    /// Sets a file's modification time, as if it had been written at `ms` (tests of
+    /// what is old enough to clean up).
+    pub fn set_last_modified_ms(&self, location: &str, ms: i64) -> Result<()> {
+        match self.files()?.get_mut(location) {
+            Some(f) => {
+                f.last_modified_ms = ms;
+                Ok(())
+            }
+            None => Err(Error::io(
+                location,
+                std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+            )),
+        }
     }
 
     fn next_version(&self) -> u64 {
@@ -398,6 +503,7 @@ impl FileIO for MemoryFileIO {
             MemoryFile {
                 bytes: bytes.to_vec(),
                 version,
+                last_modified_ms: now_ms(),
             },
         );
         Ok(())
@@ -420,6 +526,22 @@ impl FileIO for MemoryFileIO {
             .cloned()
             .collect();
         out.sort();
+        Ok(out)
+    }
+
+    fn list_files(&self, location: &str) -> Result<Vec<ListedFile>> {
+        let folder = format!("{}/", location.trim_end_matches('/'));
+        let mut out: Vec<ListedFile> = self
+            .files()?
+            .iter()
+            .filter(|(k, _)| k.starts_with(&folder))
+            .map(|(k, f)| ListedFile {
+                location: k.clone(),
+                size: f.bytes.len() as u64,
+                last_modified_ms: f.last_modified_ms,
+            })
+            .collect();
+        out.sort_by(|a, b| a.location.cmp(&b.location));
         Ok(out)
     }
 
@@ -464,6 +586,7 @@ impl FileIO for MemoryFileIO {
             MemoryFile {
                 bytes: bytes.to_vec(),
                 version,
+                last_modified_ms: now_ms(),
             },
         );
         Ok(memory_version(version))
@@ -473,6 +596,46 @@ impl FileIO for MemoryFileIO {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
+    #[test]
+    fn list_files_is_recursive_and_stays_in_the_folder() {
+        use super::{FileIO, LocalFileIO, MemoryFileIO};
+        let dir = std::env::temp_dir().join(format!("icefloe-io-list-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let root = dir.to_str().unwrap().to_string();
+        let mem = MemoryFileIO::default();
+        for name in ["t/a", "t/x/b", "t/x/y/c", "tt/d", "t2"] {
+            LocalFileIO
+                .write_new(&format!("{root}/{name}"), b"12345")
+                .unwrap();
+            mem.write_new(&format!("mem://w/{name}"), b"12345").unwrap();
+        }
+        let names = |io: &dyn FileIO, at: &str| -> Vec<String> {
+            let files = io.list_files(at).unwrap();
+            assert!(files.iter().all(|f| f.size == 5 && f.last_modified_ms > 0));
+            files.into_iter().map(|f| f.location).collect()
+        };
+        for (io, base) in [
+            (&LocalFileIO as &dyn FileIO, root.clone()),
+            (&mem as &dyn FileIO, "mem://w".to_string()),
+        ] {
+            let want: Vec<String> = ["t/a", "t/x/b", "t/x/y/c"]
+                .iter()
+                .map(|n| format!("{base}/{n}"))
+                .collect();
+            assert_eq!(names(io, &format!("{base}/t")), want);
+            assert_eq!(names(io, &format!("{base}/t/")), want);
+            assert!(names(io, &format!("{base}/missing")).is_empty());
+        }
+        // file: URIs list in the form given
+        assert_eq!(
+            names(&LocalFileIO, &format!("file://{root}/t/x/y")),
+            vec![format!("file://{root}/t/x/y/c")]
+        );
+        mem.set_last_modified_ms("mem://w/t/a", 7).unwrap();
+        assert_eq!(mem.list_files("mem://w/t").unwrap()[0].last_modified_ms, 7);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn is_within_compares_folder_names() {
         use super::is_within;

@@ -23,7 +23,7 @@ use super::properties::FileIOProperties;
 use super::redact::Redactor;
 use super::runtime::IoRuntime;
 use super::stats::{IoCounters, IoStats};
-use super::{FileIO, FileStatus, FileVersion};
+use super::{FileIO, FileStatus, FileVersion, ListedFile};
 use crate::error::{Error, Result};
 
 /// Which store a FileIO talks to.
@@ -583,6 +583,48 @@ impl FileIO for ObjectStoreFileIO {
         names.sort();
         names.dedup();
         Ok(names)
+    }
+
+    fn list_files(&self, location: &str) -> Result<Vec<ListedFile>> {
+        use futures::TryStreamExt;
+        let (store, target) = self.store(location)?;
+        let prefix = if target.key.is_empty() {
+            None
+        } else {
+            Some(object_path(location, &target.key)?)
+        };
+        // `object_store` matches a listing prefix segment by segment, so `t` lists `t/x`
+        // and never `tt/x`: the folder rule of `list_files`
+        self.counters.requests(1);
+        let listed = self
+            .runtime
+            .block_on(location, async move {
+                store
+                    .list(prefix.as_ref())
+                    .try_collect::<Vec<object_store::ObjectMeta>>()
+                    .await
+            })?
+            .map_err(|e| self.error(location, &target, e))?;
+        let base = location.trim_end_matches('/');
+        let key_prefix = if target.key.is_empty() {
+            String::new()
+        } else {
+            format!("{}/", target.key)
+        };
+        let mut out: Vec<ListedFile> = listed
+            .into_iter()
+            .filter_map(|meta| {
+                let key = meta.location.as_ref();
+                let below = key.strip_prefix(&key_prefix)?;
+                (!below.is_empty()).then(|| ListedFile {
+                    location: format!("{base}/{below}"),
+                    size: meta.size,
+                    last_modified_ms: meta.last_modified.timestamp_millis(),
+                })
+            })
+            .collect();
+        out.sort_by(|a, b| a.location.cmp(&b.location));
+        Ok(out)
     }
 
     fn delete(&self, location: &str) -> Result<()> {

@@ -473,6 +473,10 @@ impl FileIO for RestFileIO {
         self.route(location)?.list(location)
     }
 
+    fn list_files(&self, location: &str) -> Result<Vec<crate::io::ListedFile>> {
+        self.route(location)?.list_files(location)
+    }
+
     fn delete(&self, location: &str) -> Result<()> {
         self.route(location)?.delete(location)
     }
