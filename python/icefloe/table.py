@@ -20,6 +20,7 @@ from .update.maintenance import MaintenanceTable, remove_orphan_files
 from .update.row_deletes import DeleteResult, delete_rows
 from .update.snapshots import ExpireSnapshots, ManageSnapshots
 from .update.transaction import ReplaceSortOrder, Transaction, UpdateSchema, UpdateSpec
+from .update.upsert import UpsertResult, upsert
 
 # the scan and task types are re-exported: ``icefloe.table`` was their home before 0.2
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "ScanPlan",
     "PlanBatches",
     "DeleteResult",
+    "UpsertResult",
 ]
 
 
@@ -161,6 +163,38 @@ class Table:
         files. Returns an :class:`icefloe.update.row_deletes.DeleteResult`. (With Spark, the same
         runs on the executors: ``icefloe.spark.delete``.)"""
         return delete_rows(self, delete_filter, branch=branch, isolation_level=isolation_level)
+
+    def upsert(
+        self,
+        df: Any,
+        join_cols: Sequence[str] | None = None,
+        when_matched_update_all: bool = True,
+        when_not_matched_insert_all: bool = True,
+        case_sensitive: bool = True,
+        branch: str | None = None,
+        snapshot_properties: Mapping[str, str] | None = None,
+        *,
+        skip_identical_rows: bool = True,
+        isolation_level: str = "serializable",
+    ) -> UpsertResult:
+        """PyIceberg's upsert: source rows (pyarrow) matched on ``join_cols`` (default: the
+        identifier fields) update the table's rows whose other columns differ (identical rows
+        are left alone unless ``skip_identical_rows=False``), the rest are inserted; returns
+        the counts (``rows_updated``, ``rows_inserted``). Merge-on-read (deletion vectors in
+        v3, position deletes in v2) in one commit, validated from the snapshot read; see
+        :mod:`icefloe.update.upsert`."""
+        return upsert(
+            self,
+            df,
+            join_cols,
+            when_matched_update_all,
+            when_not_matched_insert_all,
+            case_sensitive,
+            branch,
+            snapshot_properties,
+            skip_identical_rows=skip_identical_rows,
+            isolation_level=isolation_level,
+        )
 
     def delete_where(self, row_filter: Any, **options: Any) -> Table:
         """Removes the files all of whose rows match ``row_filter``; see

@@ -11,7 +11,7 @@ from .read import read_tasks
 from .write import data_files_from_ipc as _from_ipc
 from .write import data_files_to_ipc as _ipc
 
-__all__ = ["Group", "GroupResult", "delete_in_group"]
+__all__ = ["Group", "GroupResult", "delete_in_group", "delete_positions"]
 
 # (metadata JSON, plan rows as Arrow IPC, Puffin file for this group, the table's FileIO
 # properties or None for local files: they may hold credentials)
@@ -33,6 +33,21 @@ def delete_in_group(group: Group) -> GroupResult:
         files = batch.column(batch.schema.get_field_index("_file"))
         # tasks are never mixed in one batch, and each task is one data file
         positions.setdefault(files[0].as_py(), []).append(batch.column(batch.schema.get_field_index("_pos")))
+    return delete_positions(md, plan, positions, puffin_location, io_properties)
+
+
+def delete_positions(
+    md: _native.TableMetadata,
+    plan: pa.Table,
+    positions: dict[str, list[pa.Array]],
+    puffin_location: str,
+    io_properties: dict[str, str] | None,
+) -> GroupResult:
+    """Deletes the rows at ``positions`` (data file path -> chunks of row positions) of data
+    files of ``plan`` (its rows: ``file_path``, ``record_count``, ``deletes``): a file all of
+    whose rows go, and which has no deletes yet, is removed whole; the others get a deletion
+    vector (v3, in ``puffin_location``, merged with the file's live deletes) or a position
+    delete file (v2). Shared by the row-level delete and the upsert."""
     if not positions:
         return 0, 0, [], b"", b""
     rows = {r["file_path"]: r for r in plan.select(["file_path", "record_count", "deletes"]).to_pylist()}

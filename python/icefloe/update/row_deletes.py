@@ -19,7 +19,7 @@ for it are removed again (kept when the commit's outcome is unknown).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,7 +73,7 @@ def discard_files(table: Any, paths: Sequence[str]) -> None:
 
 def commit_row_changes(
     table: Any,
-    snapshot_id: int,
+    snapshot_id: int | None,
     isolation_level: str,
     *,
     added_deletes: pa.Table | None,
@@ -82,6 +82,7 @@ def commit_row_changes(
     removed_data: Sequence[str] = (),
     branch: str | None = None,
     conflict_filter: Any = None,
+    snapshot_properties: Mapping[str, str] | None = None,
 ) -> None:
     """Commits row-level changes read from ``snapshot_id`` as one row delta, validated as
     Java's Spark merge-on-read operations (the referenced data files still exist, nothing
@@ -108,6 +109,7 @@ def commit_row_changes(
             else (),
             remove_data_files=list(removed_data),
             branch=branch,
+            snapshot_properties=snapshot_properties,
             validate_from_snapshot=snapshot_id,
             conflict_detection_filter=conflict_filter,
             validate_data_files_exist=referenced,
