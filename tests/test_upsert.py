@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 
 import icefloe
-from icefloe.errors import InvalidArgumentError, ValidationError
+from icefloe.errors import InvalidArgumentError, UnsupportedError, ValidationError
 
 SCHEMA = pa.schema(
     [
@@ -141,6 +141,24 @@ def test_errors(tmp_path):
         t.upsert(bad, join_cols=["id"])
     # nothing was committed by any of them
     assert len(cat.load_table("db.t").snapshots()) == 2
+
+
+def test_branches(tmp_path):
+    cat = _catalog(tmp_path)
+    t = _table(cat, "db.t", 3)
+    with t.manage_snapshots() as ms:
+        ms.create_branch(t.metadata.current_snapshot_id, "dev")
+    t = cat.load_table("db.t")
+    r = t.upsert(_rows([1, 20], cat="dev"), join_cols=["id"], branch="dev")
+    assert (r.rows_updated, r.rows_inserted) == (1, 1)
+    t = cat.load_table("db.t")
+    dev = {row["id"]: row["cat"] for row in t.scan(ref="dev").to_arrow().to_pylist()}
+    main = {row["id"]: row["cat"] for row in t.scan().to_arrow().to_pylist()}
+    assert (dev[1], dev[20], main[1], 20 in main) == ("dev", "dev", "a", False)
+    # the branch's head is no longer the current snapshot: its deletes would not be merged
+    with pytest.raises(UnsupportedError, match="branch 'dev'"):
+        t.upsert(_rows([2], cat="dev"), join_cols=["id"], branch="dev")
+    assert t.upsert(_rows([21]), join_cols=["id"], branch="dev").rows_inserted == 1
 
 
 def test_duplicate_rows_in_the_table_abort(tmp_path):

@@ -225,6 +225,14 @@ def upsert(
         return UpsertResult()
     if len(update_src) and md.format_version < 2:
         raise UnsupportedError("upsert updates rows with delete files, which format version 1 tables lack")
+    if len(update_src) and branch not in (None, "main"):
+        head = md.snapshot_by_ref(branch)
+        if head is not None and head.snapshot_id != md.current_snapshot_id:
+            # the delete files are merged with the live deletes of the current snapshot's
+            # files (write_position_deletes), not the branch's: refuse rather than lose them
+            raise UnsupportedError(
+                f"upsert cannot update rows on branch {branch!r} while its head is not the current snapshot"
+            )
 
     # the source's rows as given: a column it left out is null in the new rows (PyIceberg's)
     new_rows = rows.take(pa.concat_arrays([update_src, insert_src]))

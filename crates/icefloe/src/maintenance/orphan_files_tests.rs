@@ -225,6 +225,68 @@ fn the_metadata_log_and_every_snapshot_are_valid() {
 }
 
 #[test]
+fn snapshots_of_branches_and_tags_are_valid() {
+    use crate::commit::manage_snapshots::{ManageSnapshots, SnapshotOp};
+    let catalog = MemoryCatalog::new();
+    create(&catalog, &[]);
+    let tagged = append(&catalog, "tagged.parquet");
+    let tag_id = tagged.metadata.current_snapshot_id.unwrap();
+    // the tag keeps the first snapshot; main then drops its file; a branch adds another
+    let mut ops = ManageSnapshots::new();
+    ops.add(SnapshotOp::CreateTag {
+        name: "t1".to_string(),
+        snapshot_id: tag_id,
+    });
+    ops.add(SnapshotOp::CreateBranch {
+        name: "dev".to_string(),
+        snapshot_id: Some(tag_id),
+    });
+    let mut tx = Transaction::load(catalog.clone(), ident()).unwrap();
+    tx.add_change(Box::new(ops));
+    tx.commit().unwrap();
+    let mut p = SnapshotProducer::delete_files();
+    p.delete_path(format!("{T}/data/tagged.parquet"));
+    let mut tx = Transaction::load(catalog.clone(), ident()).unwrap();
+    tx.add_change(Box::new(p));
+    tx.commit().unwrap();
+    let path = format!("{T}/data/dev.parquet");
+    catalog.io.write_new(&path, b"rows").unwrap();
+    let mut p = SnapshotProducer::fast_append().to_branch("dev");
+    p.add_file(DataFile::new(
+        DataContentType::Data,
+        path,
+        FileFormat::Parquet,
+        vec![],
+        1,
+        4,
+    ));
+    let mut tx = Transaction::load(catalog.clone(), ident()).unwrap();
+    tx.add_change(Box::new(p));
+    let state = tx.commit().unwrap();
+    let main_files: Vec<String> = state
+        .metadata
+        .snapshots
+        .iter()
+        .filter_map(|s| s.manifest_list.clone())
+        .collect();
+    assert!(main_files.len() >= 3);
+    let found = DeleteOrphanFiles::new()
+        .older_than(later())
+        .dry_run(true)
+        .execute(
+            catalog.io.as_ref(),
+            &state.metadata,
+            Some(&state.metadata_location),
+        )
+        .unwrap();
+    assert!(
+        found.orphan_file_locations.is_empty(),
+        "{:?}",
+        found.orphan_file_locations
+    );
+}
+
+#[test]
 fn gc_disabled_refuses() {
     let catalog = MemoryCatalog::new();
     let state = create(&catalog, &[("gc.enabled", "false")]);
