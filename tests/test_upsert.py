@@ -108,6 +108,11 @@ def test_options(tmp_path):
     assert (r.rows_updated, r.rows_inserted) == (1, 0)
     t = cat.load_table("db.t")
     assert [row["cat"] for row in t.scan(row_filter="id = 0").to_arrow().to_pylist()] == ["ident"]
+    # a narrower key type widens to the table's
+    narrow = _rows([3], cat="narrow")
+    narrow = narrow.set_column(0, pa.field("id", pa.int32(), nullable=False), pa.array([3], pa.int32()))
+    assert t.upsert(narrow, join_cols=["id"]) == icefloe.table.UpsertResult(1, 0)
+    t = cat.load_table("db.t")
     # an empty table: everything is inserted
     e = cat.create_table("db.e", SCHEMA)
     assert e.upsert(_rows(range(3)), join_cols=["id"]) == icefloe.table.UpsertResult(0, 3)
@@ -199,6 +204,7 @@ def test_a_concurrent_update_of_the_same_rows_fails_validation(tmp_path):
         {},
         {"when_matched_update_all": False},
         {"when_not_matched_insert_all": False},
+        {"join_cols": ["id", "cat"]},
     ],
 )
 def test_same_result_as_pyiceberg_upsert_on_a_twin_table(tmp_path, options):
@@ -210,8 +216,9 @@ def test_same_result_as_pyiceberg_upsert_on_a_twin_table(tmp_path, options):
     py = SqlCatalog("u", uri=f"sqlite:///{tmp_path}/c.db", warehouse=(tmp_path / "wh").as_uri())
     theirs = py.load_table("db.theirs")
     source = _source()
-    want = theirs.upsert(source, join_cols=["id"], **options)
-    got = ours.upsert(source, join_cols=["id"], **options)
+    options = {"join_cols": ["id"], **options}
+    want = theirs.upsert(source, **options)
+    got = ours.upsert(source, **options)
     assert (got.rows_updated, got.rows_inserted) == (want.rows_updated, want.rows_inserted)
     a = cat.load_table("db.ours").scan().to_arrow()
     b = cat.load_table("db.theirs").scan().to_arrow()
