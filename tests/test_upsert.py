@@ -207,12 +207,12 @@ def test_a_concurrent_update_of_the_same_rows_fails_validation(tmp_path):
         {"join_cols": ["id", "cat"]},
     ],
 )
-def test_same_result_as_pyiceberg_upsert_on_a_twin_table(tmp_path, options):
+def test_same_result_as_pyiceberg_upsert_on_a_twin_table(tmp_path, options, version=2):
     from pyiceberg.catalog.sql import SqlCatalog
 
     cat = _catalog(tmp_path)
-    ours = _table(cat, "db.ours", 2)
-    _table(cat, "db.theirs", 2)
+    ours = _table(cat, "db.ours", version)
+    _table(cat, "db.theirs", version)
     py = SqlCatalog("u", uri=f"sqlite:///{tmp_path}/c.db", warehouse=(tmp_path / "wh").as_uri())
     theirs = py.load_table("db.theirs")
     source = _source()
@@ -233,8 +233,21 @@ def test_same_result_as_pyiceberg_upsert_on_a_twin_table(tmp_path, options):
         ours.upsert(dup, join_cols=["id"])
 
 
+def test_v1_rewrites_the_files_of_updated_rows_as_pyiceberg(tmp_path):
+    """v1 has no delete files: the files holding updated rows are rewritten without them,
+    in the same one commit."""
+    test_same_result_as_pyiceberg_upsert_on_a_twin_table(tmp_path, {}, version=1)
+    t = icefloe.load_catalog(
+        "u", uri=f"sqlite:///{tmp_path}/c.db", warehouse=(tmp_path / "wh").as_uri()
+    ).load_table("db.ours")
+    assert t.metadata.format_version == 1
+    assert not [d for ds in t.scan().plan_arrow().column("deletes").to_pylist() for d in ds]
+    assert dict(t.current_snapshot().summary)["operation"] == "overwrite"
+    assert len(t.snapshots()) == 3
+
+
 @pytest.mark.java
-@pytest.mark.parametrize("version", [2, 3])
+@pytest.mark.parametrize("version", [1, 2, 3])
 def test_java_reads_the_upserted_rows(spark, tmp_path, version):
     from test_catalog_oracle import spark_catalog
 

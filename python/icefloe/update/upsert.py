@@ -5,7 +5,8 @@ The source rows are matched to the table's rows on ``join_cols`` (default: the s
 identifier fields). A matched row whose other source columns differ from the table's is
 updated: the old row gets a deletion vector (v3) or a position delete (v2), written by the
 row-level delete's code (``icefloe.executor.row_deletes.delete_positions``), and the source
-row is written as a new data file; an identical row is left alone (PyIceberg's rule; with
+row is written as a new data file (v1 tables, which have no delete files, rewrite the data files
+holding updated rows without them instead); an identical row is left alone (PyIceberg's rule; with
 ``skip_identical_rows=False`` every matched row is rewritten). Rows that match nothing are
 inserted. It all commits as one row delta validated from the snapshot read, limited to the
 matched keys, as the row-level delete (``commit_row_changes``): a concurrent commit that
@@ -135,6 +136,25 @@ def _differs(a: pa.Table, b: pa.Table, columns: list[str]) -> list[bool]:
     return out
 
 
+def _rows_kept(
+    table: Any, snapshot_id: int | None, drop: dict[str, list[int]], io_properties: Any
+) -> pa.Table:
+    """The rows of the data files ``drop`` names (at ``snapshot_id``) other than the
+    positions it lists: what a copy-on-write rewrite of those files keeps."""
+    plan = table.scan(snapshot_id=snapshot_id).plan().table
+    plan = plan.filter(pc.is_in(plan.column("file_path"), value_set=pa.array(sorted(drop))))
+    kept = []
+    for batch in read_tasks(plan, metadata_columns=("_file", "_pos"), io_properties=io_properties):
+        if batch.num_rows == 0:
+            continue
+        path = batch.column(batch.schema.get_field_index("_file"))[0].as_py()
+        gone = pc.is_in(
+            batch.column(batch.schema.get_field_index("_pos")), value_set=pa.array(drop[path], pa.int64())
+        )
+        kept.append(pa.Table.from_batches([batch.filter(pc.invert(gone))]).drop_columns(["_file", "_pos"]))
+    return pa.concat_tables(kept) if kept else pa.table({})
+
+
 def upsert(
     table: Any,
     df: Any,
@@ -223,8 +243,6 @@ def upsert(
         insert_src = pc.indices_nonzero(pc.invert(is_matched)).cast(pa.int64())
     if len(update_src) == 0 and len(insert_src) == 0:
         return UpsertResult()
-    if len(update_src) and md.format_version < 2:
-        raise UnsupportedError("upsert updates rows with delete files, which format version 1 tables lack")
     if len(update_src) and branch not in (None, "main"):
         head = md.snapshot_by_ref(branch)
         if head is not None and head.snapshot_id != md.current_snapshot_id:
@@ -244,20 +262,30 @@ def upsert(
         added_deletes = removed_deletes = None
         if len(update_tgt):
             old = target.take(update_tgt)  # type: ignore[union-attr]
-            positions: dict[str, list[pa.Array]] = {}
+            positions: dict[str, list[int]] = {}
             for path, pos in zip(
                 old.column("_file").to_pylist(), old.column("_pos").to_pylist(), strict=True
             ):
                 positions.setdefault(path, []).append(pos)
-            chunks = {p: [pa.array(sorted(v), pa.int64())] for p, v in positions.items()}
-            puffin = _native.LocationProvider(md).new_data_location(f"{uuid.uuid4()}-deletes.puffin")
-            _, _, whole, added_ipc, removed_ipc = delete_positions(
-                md, plan.table, chunks, puffin, io_properties
-            )
-            added_deletes = _from_ipc(added_ipc) if added_ipc else None
-            removed_deletes = _from_ipc(removed_ipc) if removed_ipc else None
-            if added_deletes is not None:
-                written += added_deletes.column("file_path").to_pylist()
+            if md.format_version < 2:
+                # v1 has no delete files: the files holding updated rows are rewritten
+                # without them (copy-on-write, as PyIceberg does on every version)
+                whole = sorted(positions)
+                kept = _rows_kept(table, snapshot_id, positions, io_properties)
+                if kept.num_rows:
+                    rewritten = write_data_files(md, kept, io_properties=io_properties)
+                    written += rewritten.column("file_path").to_pylist()
+                    added_data = pa.concat_tables([added_data, rewritten])
+            else:
+                chunks = {p: [pa.array(sorted(v), pa.int64())] for p, v in positions.items()}
+                puffin = _native.LocationProvider(md).new_data_location(f"{uuid.uuid4()}-deletes.puffin")
+                _, _, whole, added_ipc, removed_ipc = delete_positions(
+                    md, plan.table, chunks, puffin, io_properties
+                )
+                added_deletes = _from_ipc(added_ipc) if added_ipc else None
+                removed_deletes = _from_ipc(removed_ipc) if removed_ipc else None
+                if added_deletes is not None:
+                    written += added_deletes.column("file_path").to_pylist()
     except BaseException:
         discard_files(table, written)
         raise
