@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 
 import icefloe
-from icefloe.errors import InvalidArgumentError, UnsupportedError, ValidationError
+from icefloe.errors import InvalidArgumentError, ValidationError
 
 SCHEMA = pa.schema(
     [
@@ -160,10 +160,19 @@ def test_branches(tmp_path):
     dev = {row["id"]: row["cat"] for row in t.scan(ref="dev").to_arrow().to_pylist()}
     main = {row["id"]: row["cat"] for row in t.scan().to_arrow().to_pylist()}
     assert (dev[1], dev[20], main[1], 20 in main) == ("dev", "dev", "a", False)
-    # the branch's head is no longer the current snapshot: its deletes would not be merged
-    with pytest.raises(UnsupportedError, match="branch 'dev'"):
-        t.upsert(_rows([2], cat="dev"), join_cols=["id"], branch="dev")
-    assert t.upsert(_rows([21]), join_cols=["id"], branch="dev").rows_inserted == 1
+    # main moves on; the branch's own DV is merged with the next update on the branch
+    cat.load_table("db.t").upsert(_rows([2], cat="main"), join_cols=["id"])
+    t = cat.load_table("db.t")
+    r = t.upsert(_rows([2, 3, 21], cat="dev2"), join_cols=["id"], branch="dev")
+    assert (r.rows_updated, r.rows_inserted) == (2, 1)
+    t = cat.load_table("db.t")
+    dev = {row["id"]: row["cat"] for row in t.scan(ref="dev").to_arrow().to_pylist()}
+    main = {row["id"]: row["cat"] for row in t.scan().to_arrow().to_pylist()}
+    assert len(dev) == 12 and (dev[1], dev[2], dev[3], dev[21]) == ("dev", "dev2", "dev2", "dev2")
+    assert len(main) == 10 and (main[1], main[2], main[3]) == ("a", "main", "a")
+    # one DV per data file on the branch
+    per_file = t.scan(ref="dev").plan_arrow().column("deletes").to_pylist()
+    assert any(per_file) and all(len(ds) <= 1 for ds in per_file)
 
 
 def test_duplicate_rows_in_the_table_abort(tmp_path):

@@ -410,10 +410,14 @@ def write_deletion_vectors(
     path: str, vectors: dict[str, DeletionVector], *, io: FileIO | None = None
 ) -> list[dict[str, Any]]: ...
 def position_delete_files_for(
-    io: FileIO, metadata: TableMetadata, paths: list[str]
+    io: FileIO, metadata: TableMetadata, paths: list[str], snapshot_id: int | None = None
 ) -> dict[str, list[str]]: ...
 def write_dv_deletes(
-    io: FileIO, metadata: TableMetadata, location: str, vectors: dict[str, DeletionVector]
+    io: FileIO,
+    metadata: TableMetadata,
+    location: str,
+    vectors: dict[str, DeletionVector],
+    snapshot_id: int | None = None,
 ) -> tuple[pa.RecordBatch, pa.RecordBatch]: ...
 def position_delete_file_rows(
     io: FileIO, metadata: TableMetadata, files: list[tuple[str, str, int, int]]

@@ -9,6 +9,7 @@ use arrow::record_batch::RecordBatch;
 use icefloe::arrow::manifest::entries_to_batch;
 use icefloe::manifest::{DataFile, ManifestEntry};
 use icefloe::puffin::DeletionVector;
+use icefloe::spec::snapshot::Snapshot;
 use icefloe::spec::table_metadata::TableMetadata;
 use icefloe::write::position_deletes::{
     deletes_for, position_delete_file, write_dvs, DataFileDeletes,
@@ -65,18 +66,40 @@ fn rows(md: &TableMetadata, spec_id: i32, files: Vec<DataFile>) -> icefloe::Resu
     Ok(batch)
 }
 
+/// The snapshot whose live files and deletes a write of delete files starts from: the
+/// given one (a branch's head), else the current snapshot.
+fn base_snapshot(
+    md: &TableMetadata,
+    snapshot_id: Option<i64>,
+) -> icefloe::Result<Option<&Snapshot>> {
+    match snapshot_id {
+        None => Ok(None),
+        Some(id) => md
+            .snapshot_by_id(id)
+            .map(Some)
+            .ok_or_else(|| Error::invalid_argument(format!("snapshot_id: no snapshot {id}"))),
+    }
+}
+
 /// For each data file path (read through `io`, the table's FileIO): the position delete files (not DVs) that apply to it in the
-/// current snapshot, whose positions a v3 writer must fold into the new DV.
+/// current snapshot (or `snapshot_id`), whose positions a v3 writer must fold into the new DV.
 #[pyfunction]
+#[pyo3(signature = (io, metadata, paths, snapshot_id = None))]
 fn position_delete_files_for(
     py: Python<'_>,
     io: &PyFileIO,
     metadata: &PyTableMetadata,
     paths: Vec<String>,
+    snapshot_id: Option<i64>,
 ) -> PyResult<HashMap<String, Vec<String>>> {
     let md = Arc::clone(&metadata.inner);
     py.detach(|| {
-        let found = deletes_for(io.inner.as_ref(), &md, None, &paths)?;
+        let found = deletes_for(
+            io.inner.as_ref(),
+            &md,
+            base_snapshot(&md, snapshot_id)?,
+            &paths,
+        )?;
         Ok(found
             .into_iter()
             .map(|(p, d)| {
@@ -90,15 +113,18 @@ fn position_delete_files_for(
     .py(py)
 }
 
-/// v3: writes the DVs (merged with each data file's live DV) into one Puffin file at
-/// `location`; returns (delete files to add, delete files to remove) as data-file rows.
+/// v3: writes the DVs (merged with each data file's live DV in the current snapshot, or in
+/// `snapshot_id`) into one Puffin file at `location`; returns (delete files to add, delete
+/// files to remove) as data-file rows.
 #[pyfunction]
+#[pyo3(signature = (io, metadata, location, vectors, snapshot_id = None))]
 fn write_dv_deletes(
     py: Python<'_>,
     io: &PyFileIO,
     metadata: &PyTableMetadata,
     location: &str,
     vectors: &Bound<'_, PyDict>,
+    snapshot_id: Option<i64>,
 ) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
     let mut items: Vec<(String, DeletionVector)> = Vec::with_capacity(vectors.len());
     for (k, v) in vectors.iter() {
@@ -109,7 +135,12 @@ fn write_dv_deletes(
     let (added, removed) = py
         .detach(|| {
             let paths: Vec<String> = items.iter().map(|(p, _)| p.clone()).collect();
-            let found = deletes_for(io.inner.as_ref(), &md, None, &paths)?;
+            let found = deletes_for(
+                io.inner.as_ref(),
+                &md,
+                base_snapshot(&md, snapshot_id)?,
+                &paths,
+            )?;
             let spec_id = one_spec(found.values())?.unwrap_or(md.default_spec_id);
             let mut targets = Vec::with_capacity(items.len());
             for (p, dv) in items {

@@ -69,6 +69,7 @@ def write_position_deletes(
     location: str | None = None,
     io: _native.FileIO | None = None,
     io_properties: Mapping[str, str] | None = None,
+    snapshot_id: int | None = None,
 ) -> PositionDeletes:
     """Writes delete files for ``deletes`` (data file path -> row positions: a list, numpy
     or pyarrow array) of live data files of the table's current snapshot, all of one
@@ -78,7 +79,9 @@ def write_position_deletes(
     with ``write.object-storage.enabled``). The table's manifests are read (and a Puffin
     file written) through ``io``, by default the FileIO for the table location's scheme
     with ``io_properties`` (the table's FileIO properties, as ``read_tasks`` takes them;
-    with ``io`` and without them, ``io.properties_for`` the table location). Parquet
+    with ``io`` and without them, ``io.properties_for`` the table location). The data files
+    are those of the current snapshot, or of ``snapshot_id`` (a branch's head): in v3 their
+    live deletes there are merged into the new DVs. Parquet
     position delete files are written with pyarrow. Returns the rows to add and to remove."""
     md = table_metadata
     if io is None:
@@ -90,7 +93,7 @@ def write_position_deletes(
     if md.format_version >= 3:
         # placed first: a location property Java refuses fails before any work
         target = location or _native.LocationProvider(md).new_data_location(f"{uuid.uuid4()}-deletes.puffin")
-        extra = _native.position_delete_files_for(io, md, list(deletes))
+        extra = _native.position_delete_files_for(io, md, list(deletes), snapshot_id)
         vectors = {}
         for path, positions in deletes.items():
             dv = _native.DeletionVector.from_positions(_positions(positions))
@@ -99,7 +102,7 @@ def write_position_deletes(
                     _native.DeletionVector.from_positions(_positions_in(extra[path], path, io_properties))
                 )
             vectors[path] = dv
-        added, removed = _native.write_dv_deletes(io, md, target, vectors)
+        added, removed = _native.write_dv_deletes(io, md, target, vectors, snapshot_id)
         return PositionDeletes(pa.table(added), pa.table(removed))
 
     locations = _native.LocationProvider(md, data_location=location)

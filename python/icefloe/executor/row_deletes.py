@@ -42,12 +42,14 @@ def delete_positions(
     positions: dict[str, list[pa.Array]],
     puffin_location: str,
     io_properties: dict[str, str] | None,
+    snapshot_id: int | None = None,
 ) -> GroupResult:
     """Deletes the rows at ``positions`` (data file path -> chunks of row positions) of data
     files of ``plan`` (its rows: ``file_path``, ``record_count``, ``deletes``): a file all of
     whose rows go, and which has no deletes yet, is removed whole; the others get a deletion
     vector (v3, in ``puffin_location``, merged with the file's live deletes) or a position
-    delete file (v2). Shared by the row-level delete and the upsert."""
+    delete file (v2). ``snapshot_id``: the snapshot the files were read from when it is not
+    the current one (a branch's head). Shared by the row-level delete and the upsert."""
     if not positions:
         return 0, 0, [], b"", b""
     rows = {r["file_path"]: r for r in plan.select(["file_path", "record_count", "deletes"]).to_pylist()}
@@ -67,5 +69,6 @@ def delete_positions(
         partial,
         location=puffin_location if md.format_version >= 3 else None,
         io_properties=io_properties,
+        snapshot_id=snapshot_id,
     )
     return deleted, len(partial), whole, _ipc(written.added), _ipc(written.removed)

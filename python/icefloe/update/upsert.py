@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import _native
-from ..errors import InvalidArgumentError, UnsupportedError
+from ..errors import InvalidArgumentError
 from ..executor.read import read_tasks
 from ..executor.row_deletes import delete_positions
 from ..executor.write import _conform_batch, write_data_files
@@ -243,15 +243,6 @@ def upsert(
         insert_src = pc.indices_nonzero(pc.invert(is_matched)).cast(pa.int64())
     if len(update_src) == 0 and len(insert_src) == 0:
         return UpsertResult()
-    if len(update_src) and branch not in (None, "main"):
-        head = md.snapshot_by_ref(branch)
-        if head is not None and head.snapshot_id != md.current_snapshot_id:
-            # the delete files are merged with the live deletes of the current snapshot's
-            # files (write_position_deletes), not the branch's: refuse rather than lose them
-            raise UnsupportedError(
-                f"upsert cannot update rows on branch {branch!r} while its head is not the current snapshot"
-            )
-
     # the source's rows as given: a column it left out is null in the new rows (PyIceberg's)
     new_rows = rows.take(pa.concat_arrays([update_src, insert_src]))
     written: list[str] = []
@@ -279,8 +270,9 @@ def upsert(
             else:
                 chunks = {p: [pa.array(sorted(v), pa.int64())] for p, v in positions.items()}
                 puffin = _native.LocationProvider(md).new_data_location(f"{uuid.uuid4()}-deletes.puffin")
+                # on a branch the data files and their live deletes are the branch head's
                 _, _, whole, added_ipc, removed_ipc = delete_positions(
-                    md, plan.table, chunks, puffin, io_properties
+                    md, plan.table, chunks, puffin, io_properties, snapshot_id
                 )
                 added_deletes = _from_ipc(added_ipc) if added_ipc else None
                 removed_deletes = _from_ipc(removed_ipc) if removed_ipc else None
