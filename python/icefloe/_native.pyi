@@ -456,6 +456,18 @@ class ScanOptions:
 
 # Each planning function takes a ScanOptions, or keyword arguments that build one (not
 # both); `io` defaults to the FileIO for the table location's scheme.
+def inspect_table(
+    metadata: TableMetadata,
+    name: str,
+    *,
+    io: FileIO | None = None,
+    metadata_location: str | None = None,
+    snapshot_id: int | None = None,
+    ref_name: str | None = None,
+    as_of_ms: int | None = None,
+) -> pa.RecordBatch: ...
+def metadata_table_names() -> list[str]: ...
+def metadata_table_schema_json(metadata: TableMetadata, name: str) -> str: ...
 def plan_scan(
     metadata: TableMetadata, options: ScanOptions | None = None, *, io: FileIO | None = None, **kwargs: Any
 ) -> tuple[pa.Schema, list[pa.RecordBatch], list[tuple[str, int]]]: ...

@@ -15,7 +15,7 @@ from ._time import epoch_millis
 from .errors import InvalidArgumentError, InvalidArgumentTypeError
 from .executor.tasks import CombinedScanTask, FileScanTask
 from .expressions import to_filter
-from .scan import PlanBatches, ScanPlan, TableScan
+from .scan import InspectTable, PlanBatches, ScanPlan, TableScan
 from .update.maintenance import MaintenanceTable, remove_orphan_files
 from .update.row_deletes import DeleteResult, delete_rows
 from .update.snapshots import ExpireSnapshots, ManageSnapshots
@@ -299,6 +299,12 @@ class Table:
 
     def schema(self) -> _native.Schema:
         return self.metadata.schema()
+
+    @property
+    def inspect(self) -> InspectTable:
+        """The metadata tables (``table.inspect.files()``, ``.snapshots()``, ...) as pyarrow
+        tables with Java's schemas and values: see :class:`icefloe.scan.inspect.InspectTable`."""
+        return InspectTable(self)
 
     def scan(
         self,

@@ -7,6 +7,7 @@ mod deletes;
 mod error;
 mod expr;
 mod fileio;
+mod inspect;
 mod io_config;
 mod maintenance;
 mod manifest;
@@ -59,6 +60,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     puffin::register(m)?;
     manifest::register(m)?;
     scan::register(m)?;
+    inspect::register(m)?;
     expr::register(m)?;
     projection::register(m)?;
     schema_update::register(m)?;

@@ -25,6 +25,8 @@
 //! - [`scan`]: scan planning ([`TableScan`]): data files, splits, the delete files that
 //!   apply, residuals, and the plan handed to executors. Driver plans; executors read
 //!   the tasks.
+//! - [`inspect`]: the metadata tables (`snapshots`, `files`, `partitions`, ...) with Java's
+//!   schemas and values, as Arrow record batches. Driver.
 //! - [`puffin`]: Puffin files and deletion vectors. Driver (writing, planning) and
 //!   executors (applying deletes).
 //! - [`arrow`]: Iceberg types and values as Arrow, transforms on arrays, manifests as
@@ -41,6 +43,7 @@ pub mod catalog;
 pub mod commit;
 pub mod error;
 pub mod expr;
+pub mod inspect;
 pub mod io;
 pub mod limits;
 pub mod maintenance;

@@ -1,5 +1,7 @@
-"""Planning scans (driver side): see ``icefloe.scan.table_scan``."""
+"""Planning scans (driver side): see ``icefloe.scan.table_scan``; metadata tables:
+``icefloe.scan.inspect``."""
 
+from .inspect import METADATA_TABLES, InspectTable
 from .table_scan import PlanBatches, ScanPlan, TableScan
 
-__all__ = ["TableScan", "ScanPlan", "PlanBatches"]
+__all__ = ["TableScan", "ScanPlan", "PlanBatches", "InspectTable", "METADATA_TABLES"]

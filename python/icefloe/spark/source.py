@@ -57,6 +57,7 @@ from ..errors import CommitStateUnknownError, InvalidArgumentError
 from ..executor.files import filesystem_for
 from ..executor.read import DEFAULT_BATCH_SIZE, output_schema, read_tasks
 from ..executor.write import SPEC_ID_KEY, data_files_from_ipc, data_files_to_ipc, write_data_files
+from ..scan import METADATA_TABLES
 from ..table import Table
 from . import filters as F
 from . import types as T
@@ -66,6 +67,7 @@ __all__ = [
     "IcefloeDataSource",
     "IcefloeReader",
     "IcefloeScanReader",
+    "IcefloeMetadataTableReader",
     "IcefloeWriter",
     "TaskGroup",
     "DataFilesMessage",
@@ -101,14 +103,23 @@ class IcefloeDataSource(DataSource):
         return with_conf_catalogs(self.options, self.conf_catalogs, self.conf_default_catalog)
 
     def schema(self) -> Any:
-        scan = _ScanInfo.load(ReadOptions.of(self._options()))
+        options = ReadOptions.of(self._options())
+        metadata_table = _metadata_table(options)
+        if metadata_table is not None:
+            info = _MetadataTableInfo.load(options, *metadata_table)
+            self._pinned = info.metadata_location
+            return info.spark_schema()
+        scan = _ScanInfo.load(options)
         # pinned: the reader plans against the very metadata this schema was taken from
         self._pinned = scan.metadata_location
         return scan.spark_schema()
 
-    def reader(self, schema: Any) -> IcefloeScanReader:
+    def reader(self, schema: Any) -> DataSourceReader:
         options = self._options()
         pinned = getattr(self, "_pinned", None)
+        metadata_table = _metadata_table(ReadOptions.of(options))
+        if metadata_table is not None:
+            return IcefloeMetadataTableReader(options, pinned, metadata_table[1])
         if ReadOptions.of(options).pushdown:
             return IcefloeReader(options, pinned, schema)
         return IcefloeScanReader(options, pinned, schema)
@@ -192,6 +203,77 @@ class _ScanInfo:
 
     def spark_schema(self) -> Any:
         return T.spark_type({"type": "struct", "fields": self.output_fields()})
+
+
+def _metadata_table(options: ReadOptions) -> tuple[str, str] | None:
+    """``(table, metadata table name)`` when the source's table is a metadata table, Java's
+    ``db.t.files``: the last part names a metadata table and the catalog has no table of the
+    whole name."""
+    base, _, last = options.catalog.table.rpartition(".")
+    if not base or last.lower() not in METADATA_TABLES:
+        return None
+    if options.catalog.load_catalog().table_exists(options.catalog.table):
+        return None
+    return base, last.lower()
+
+
+@dataclass
+class _MetadataTableInfo:
+    """A metadata table of a table, on one metadata file of that table."""
+
+    metadata_location: str
+    table: Any
+    name: str
+
+    @staticmethod
+    def load(options: ReadOptions, base: str, name: str, metadata_location: str | None = None):
+        table = options.catalog.load_catalog().load_table(base)
+        if metadata_location is None:
+            metadata_location = table.metadata_location
+        elif metadata_location != table.metadata_location:
+            table = Table.from_metadata(metadata_location, io=table.io)
+        return _MetadataTableInfo(metadata_location, table, name)
+
+    def fields(self) -> list[dict]:
+        """The Iceberg fields (JSON objects) of the metadata table."""
+        return json.loads(_native.metadata_table_schema_json(self.table.metadata, self.name))["fields"]
+
+    def spark_schema(self) -> Any:
+        return T.spark_type({"type": "struct", "fields": self.fields()})
+
+
+class IcefloeMetadataTableReader(DataSourceReader):
+    """Reads a metadata table (``spark.read.format("icefloe").load("db.t.files")``): built
+    on the driver's worker in one partition, as Java builds the small ones; the snapshot
+    options select the snapshot where Java allows time travel."""
+
+    def __init__(self, options: dict[str, str], metadata_location: str | None, name: str):
+        self.options = ReadOptions.of(options)
+        base = self.options.catalog.table.rpartition(".")[0]
+        info = _MetadataTableInfo.load(self.options, base, name, metadata_location)
+        self.name = name
+        self.metadata_location = info.metadata_location
+        # the table's FileIO properties (credentials: never logged; the reader is only pickled)
+        self.io_properties = info.table.io.properties_for(info.table.metadata.location)
+        self.fields = info.fields()
+        self.spark_schema_json = info.spark_schema().json()
+
+    def partitions(self) -> list:
+        return [InputPartition(0)]
+
+    def read(self, partition: Any) -> Iterator[pa.RecordBatch]:
+        from pyspark.sql.pandas.types import to_arrow_schema
+        from pyspark.sql.types import StructType
+
+        io = FileIO(self.metadata_location, self.io_properties or {})
+        table = Table.from_metadata(self.metadata_location, io=io)
+        result = table.inspect.table(
+            self.name, snapshot_id=self.options.snapshot_id, ref=self.options.ref, as_of=self.options.as_of_ms
+        )
+        target = to_arrow_schema(StructType.fromJson(json.loads(self.spark_schema_json)))
+        for batch in result.to_batches():
+            if batch.num_rows:
+                yield T.to_spark_batch(batch, self.fields, target)
 
 
 def _iceberg_type_of(arrow_type: pa.DataType, partition_types: dict[int, Any]) -> Any:

@@ -1,0 +1,541 @@
+//! Metadata tables ("inspect"): the tables Java Iceberg 1.11 exposes as `db.t.<name>`
+//! (`snapshots`, `files`, `partitions`, ...), with Java's schemas (field names, ids,
+//! nullability, types) and values, as Arrow record batches. Driver side.
+//!
+//! The tables of the metadata alone ([`history`]) are built from [`TableMetadata`]; the
+//! others read the manifest lists and manifests through the FileIO, the manifests in
+//! parallel as planning does ([`files`], [`manifests`], [`partitions`]). Each table's
+//! rows are value trees ([`value`]) turned into Arrow columns by the table's Iceberg
+//! schema, which [`crate::arrow::schema_to_arrow`] turns into the Arrow schema (field ids
+//! in `PARQUET:field_id`).
+//!
+//! Time travel (a snapshot id, a ref or a time) applies where Java allows it: `manifests`,
+//! `files`, `data_files`, `delete_files`, `entries` and `partitions`. The `all_` tables
+//! refuse it (as Java's `BaseAllMetadataTableScan`); `snapshots`, `history`,
+//! `metadata_log_entries` and `refs` always show the whole table (Java ignores it there).
+
+mod files;
+mod history;
+mod manifests;
+mod partitions;
+mod value;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use arrow_array::RecordBatch;
+use arrow_schema::Schema as ArrowSchema;
+
+use crate::arrow::schema_to_arrow;
+use crate::error::{Error, Result};
+use crate::io::FileIO;
+use crate::manifest::{
+    read_manifest_list, visit_manifest, ManifestContent, ManifestFile, ManifestProjection,
+    ManifestSource, ManifestStatus, ReadManifestOptions,
+};
+use crate::scan::{SnapshotSelection, TableScan};
+use crate::spec::snapshot::Snapshot;
+use crate::spec::table_metadata::TableMetadata;
+use crate::spec::types::StructType;
+use crate::spec::Schema;
+use files::{MetricColumn, PartitionProjection, RowContext};
+use value::{rows_to_batch, Value};
+
+/// A metadata table, by Java's `MetadataTableType` names (lower case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MetadataTableType {
+    Snapshots,
+    History,
+    MetadataLogEntries,
+    Refs,
+    Manifests,
+    AllManifests,
+    Files,
+    DataFiles,
+    DeleteFiles,
+    Entries,
+    Partitions,
+    AllFiles,
+    AllDataFiles,
+    AllDeleteFiles,
+    AllEntries,
+}
+
+impl MetadataTableType {
+    pub const ALL: [MetadataTableType; 15] = [
+        MetadataTableType::Snapshots,
+        MetadataTableType::History,
+        MetadataTableType::MetadataLogEntries,
+        MetadataTableType::Refs,
+        MetadataTableType::Manifests,
+        MetadataTableType::AllManifests,
+        MetadataTableType::Files,
+        MetadataTableType::DataFiles,
+        MetadataTableType::DeleteFiles,
+        MetadataTableType::Entries,
+        MetadataTableType::Partitions,
+        MetadataTableType::AllFiles,
+        MetadataTableType::AllDataFiles,
+        MetadataTableType::AllDeleteFiles,
+        MetadataTableType::AllEntries,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MetadataTableType::Snapshots => "snapshots",
+            MetadataTableType::History => "history",
+            MetadataTableType::MetadataLogEntries => "metadata_log_entries",
+            MetadataTableType::Refs => "refs",
+            MetadataTableType::Manifests => "manifests",
+            MetadataTableType::AllManifests => "all_manifests",
+            MetadataTableType::Files => "files",
+            MetadataTableType::DataFiles => "data_files",
+            MetadataTableType::DeleteFiles => "delete_files",
+            MetadataTableType::Entries => "entries",
+            MetadataTableType::Partitions => "partitions",
+            MetadataTableType::AllFiles => "all_files",
+            MetadataTableType::AllDataFiles => "all_data_files",
+            MetadataTableType::AllDeleteFiles => "all_delete_files",
+            MetadataTableType::AllEntries => "all_entries",
+        }
+    }
+
+    /// The table of a name, case-insensitively (as Java's `MetadataTableType.from`).
+    pub fn parse(name: &str) -> Option<MetadataTableType> {
+        MetadataTableType::ALL
+            .into_iter()
+            .find(|t| t.name().eq_ignore_ascii_case(name))
+    }
+
+    fn is_all(self) -> bool {
+        matches!(
+            self,
+            MetadataTableType::AllManifests
+                | MetadataTableType::AllFiles
+                | MetadataTableType::AllDataFiles
+                | MetadataTableType::AllDeleteFiles
+                | MetadataTableType::AllEntries
+        )
+    }
+}
+
+/// Which files of a manifest a files or entries table shows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FileKind {
+    Any,
+    Data,
+    Deletes,
+}
+
+/// The metadata tables of one table: configured with builder methods, then
+/// [`Inspect::table`] builds one.
+#[derive(Clone)]
+pub struct Inspect {
+    metadata: Arc<TableMetadata>,
+    io: Arc<dyn FileIO>,
+    metadata_location: Option<String>,
+    snapshot: SnapshotSelection,
+    threads: usize,
+}
+
+impl Inspect {
+    pub fn new(metadata: Arc<TableMetadata>, io: Arc<dyn FileIO>) -> Inspect {
+        Inspect {
+            metadata,
+            io,
+            metadata_location: None,
+            snapshot: SnapshotSelection::Current,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+
+    /// The current metadata file (the last row of `metadata_log_entries`).
+    pub fn metadata_location(mut self, location: impl Into<String>) -> Inspect {
+        self.metadata_location = Some(location.into());
+        self
+    }
+
+    /// Time travel (see the module documentation for the tables that take it).
+    pub fn snapshot(mut self, selection: SnapshotSelection) -> Inspect {
+        self.snapshot = selection;
+        self
+    }
+
+    /// How many threads read manifests (at least one).
+    pub fn threads(mut self, threads: usize) -> Inspect {
+        self.threads = threads.max(1);
+        self
+    }
+
+    fn current_schema(&self) -> Result<&Schema> {
+        self.metadata.current_schema().ok_or_else(|| {
+            Error::invalid_metadata("current-schema-id", "the table has no current schema")
+        })
+    }
+
+    /// The Iceberg schema of a metadata table, and what its rows need.
+    fn layout(&self, table: MetadataTableType) -> Result<Layout> {
+        use MetadataTableType as T;
+        let md = &self.metadata;
+        let mut partition = StructType::new(Vec::new());
+        let mut metrics = Vec::new();
+        let schema = match table {
+            T::Snapshots => history::snapshots_schema()?,
+            T::History => history::history_schema()?,
+            T::MetadataLogEntries => history::metadata_log_entries_schema()?,
+            T::Refs => history::refs_schema()?,
+            T::Manifests => manifests::manifests_schema(false)?,
+            T::AllManifests => manifests::manifests_schema(true)?,
+            T::Partitions => {
+                partition = files::unified_partition_type(md, self.current_schema()?)?;
+                partitions::partitions_schema(&partition)?
+            }
+            T::Files
+            | T::DataFiles
+            | T::DeleteFiles
+            | T::AllFiles
+            | T::AllDataFiles
+            | T::AllDeleteFiles => {
+                let current = self.current_schema()?;
+                partition = files::unified_partition_type(md, current)?;
+                let mut fields = files::data_file_fields(&partition);
+                let (readable, columns) = files::readable_metrics(current, &fields)?;
+                metrics = columns;
+                fields.push(readable);
+                Schema::new(0, fields, Vec::new())?
+            }
+            T::Entries | T::AllEntries => {
+                let current = self.current_schema()?;
+                partition = files::unified_partition_type(md, current)?;
+                let mut fields = files::entry_fields(files::data_file_fields(&partition));
+                let (readable, columns) = files::readable_metrics(current, &fields)?;
+                metrics = columns;
+                fields.push(readable);
+                Schema::new(0, fields, Vec::new())?
+            }
+        };
+        let arrow = Arc::new(schema_to_arrow(&schema)?);
+        Ok(Layout {
+            schema,
+            arrow,
+            partition,
+            metrics,
+        })
+    }
+
+    /// The Iceberg schema of a metadata table (as Java's `Table.schema()` of it).
+    pub fn iceberg_schema(&self, table: MetadataTableType) -> Result<Schema> {
+        Ok(self.layout(table)?.schema)
+    }
+
+    /// The Arrow schema of a metadata table (field ids in `PARQUET:field_id`).
+    pub fn schema(&self, table: MetadataTableType) -> Result<Arc<ArrowSchema>> {
+        Ok(self.layout(table)?.arrow)
+    }
+
+    /// A metadata table as one record batch.
+    pub fn table(&self, table: MetadataTableType) -> Result<RecordBatch> {
+        use MetadataTableType as T;
+        if table.is_all() && self.snapshot != SnapshotSelection::Current {
+            return Err(Error::invalid_argument(format!(
+                "cannot select a snapshot in the metadata table {}",
+                table.name()
+            )));
+        }
+        let layout = self.layout(table)?;
+        let md = &self.metadata;
+        let rows = match table {
+            T::Snapshots => history::snapshots_rows(md),
+            T::History => history::history_rows(md),
+            T::MetadataLogEntries => {
+                history::metadata_log_entries_rows(md, self.metadata_location.as_deref())?
+            }
+            T::Refs => history::refs_rows(md),
+            T::Manifests => {
+                let specs = self.spec_types()?;
+                let mut rows = Vec::new();
+                if let Some(s) = self.selected_snapshot()? {
+                    for m in self.manifests_of(s)? {
+                        rows.push(manifests::manifest_row(&m, &specs, None)?);
+                    }
+                }
+                rows
+            }
+            T::AllManifests => {
+                let specs = self.spec_types()?;
+                let mut rows = Vec::new();
+                for s in &md.snapshots {
+                    for m in self.manifests_of(s)? {
+                        rows.push(manifests::manifest_row(&m, &specs, Some(s.snapshot_id))?);
+                    }
+                }
+                rows
+            }
+            T::Partitions => self.partitions_rows(&layout)?,
+            T::Files => {
+                return self.files(&layout, self.snapshot_manifests()?, FileKind::Any, false)
+            }
+            T::DataFiles => {
+                return self.files(&layout, self.snapshot_manifests()?, FileKind::Data, false)
+            }
+            T::DeleteFiles => {
+                return self.files(
+                    &layout,
+                    self.snapshot_manifests()?,
+                    FileKind::Deletes,
+                    false,
+                )
+            }
+            T::Entries => {
+                return self.files(&layout, self.snapshot_manifests()?, FileKind::Any, true)
+            }
+            T::AllFiles => {
+                return self.files(&layout, self.reachable_manifests()?, FileKind::Any, false)
+            }
+            T::AllDataFiles => {
+                return self.files(&layout, self.reachable_manifests()?, FileKind::Data, false)
+            }
+            T::AllDeleteFiles => {
+                return self.files(
+                    &layout,
+                    self.reachable_manifests()?,
+                    FileKind::Deletes,
+                    false,
+                )
+            }
+            T::AllEntries => {
+                return self.files(&layout, self.reachable_manifests()?, FileKind::Any, true)
+            }
+        };
+        rows_to_batch(&rows, &layout.schema, &layout.arrow)
+    }
+
+    fn selected_snapshot(&self) -> Result<Option<&Snapshot>> {
+        let scan =
+            TableScan::new(self.metadata.clone(), self.io.clone()).snapshot(self.snapshot.clone());
+        let id = scan.resolve_snapshot()?.map(|s| s.snapshot_id);
+        Ok(id.and_then(|id| self.metadata.snapshot_by_id(id)))
+    }
+
+    /// Each spec with its partition type (bound to the current schema, or the newest that
+    /// has its source columns).
+    fn spec_types(&self) -> Result<manifests::SpecTypes> {
+        let md = &self.metadata;
+        let current = self.current_schema()?;
+        let mut specs = HashMap::new();
+        for spec in &md.partition_specs {
+            let t = files::spec_partition_type(md, current, spec)?;
+            specs.insert(spec.spec_id, (spec.clone(), t));
+        }
+        Ok(manifests::SpecTypes::new(specs))
+    }
+
+    fn manifests_of(&self, snapshot: &Snapshot) -> Result<Vec<ManifestFile>> {
+        match (&snapshot.manifest_list, &snapshot.manifests) {
+            (Some(list), _) => read_manifest_list(self.io.as_ref(), list),
+            (None, None) => Ok(Vec::new()),
+            (None, Some(_)) => Err(Error::unsupported(format!(
+                "snapshot {} lists its manifests in the table metadata (format v1 without a \
+                 manifest list); metadata tables need a manifest list",
+                snapshot.snapshot_id
+            ))),
+        }
+    }
+
+    fn snapshot_manifests(&self) -> Result<Vec<ManifestFile>> {
+        match self.selected_snapshot()? {
+            Some(s) => self.manifests_of(s),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The manifests of every snapshot, each path once (Java keeps them in a set, by path).
+    fn reachable_manifests(&self) -> Result<Vec<ManifestFile>> {
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for s in &self.metadata.snapshots {
+            for m in self.manifests_of(s)? {
+                if seen.insert(m.manifest_path.clone()) {
+                    out.push(m);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// A files or entries table: each manifest read and turned into a batch on the
+    /// reading threads, the batches then joined in manifest-list order.
+    fn files(
+        &self,
+        layout: &Layout,
+        manifests: Vec<ManifestFile>,
+        kind: FileKind,
+        entries: bool,
+    ) -> Result<RecordBatch> {
+        let manifests: Vec<ManifestFile> = manifests
+            .into_iter()
+            .filter(|m| match kind {
+                FileKind::Any => true,
+                FileKind::Data => m.content == ManifestContent::Data,
+                FileKind::Deletes => m.content == ManifestContent::Deletes,
+            })
+            .collect();
+        let projections = self.projections(&layout.partition);
+        let partitioned = !layout.partition.fields.is_empty();
+        let batches = self.parallel(manifests.len(), |i| {
+            let Some(m) = manifests.get(i) else {
+                return Ok(None);
+            };
+            let Some(projection) = projections.get(&m.partition_spec_id) else {
+                return Err(unknown_spec(m));
+            };
+            let ctx = RowContext {
+                spec_id: m.partition_spec_id,
+                partition: projection,
+                partitioned,
+                metrics: &layout.metrics,
+            };
+            let bytes = self.io.read(&m.manifest_path)?;
+            let mut rows = Vec::new();
+            let all = ManifestProjection::all();
+            visit_manifest(
+                ManifestSource::Bytes(&bytes),
+                &ReadManifestOptions::default()
+                    .projection(&all)
+                    .inherit_from(m),
+                |e| {
+                    if entries {
+                        rows.push(files::entry_row(e, &ctx)?);
+                    } else if e.status != ManifestStatus::Deleted {
+                        rows.push(files::file_row(&e.data_file, &ctx)?);
+                    }
+                    Ok(())
+                },
+            )
+            .map_err(|e| e.in_file(&m.manifest_path))?;
+            Ok(Some(rows_to_batch(&rows, &layout.schema, &layout.arrow)?))
+        })?;
+        let batches: Vec<RecordBatch> = batches.into_iter().flatten().collect();
+        arrow_select::concat::concat_batches(&layout.arrow, &batches).map_err(|e| {
+            Error::invalid_argument(format!("cannot join metadata table batches: {e}"))
+        })
+    }
+
+    /// Each spec's place in the unified partition struct.
+    fn projections(&self, unified: &StructType) -> HashMap<i32, PartitionProjection> {
+        self.metadata
+            .partition_specs
+            .iter()
+            .map(|s| (s.spec_id, PartitionProjection::new(unified, Some(s))))
+            .collect()
+    }
+
+    fn partitions_rows(&self, layout: &Layout) -> Result<Vec<Vec<Value>>> {
+        let manifests = self.snapshot_manifests()?;
+        let projections = self.projections(&layout.partition);
+        // the entries of each manifest without stats, read in parallel, summed in order
+        let per_manifest = self.parallel(manifests.len(), |i| {
+            let Some(m) = manifests.get(i) else {
+                return Ok(Vec::new());
+            };
+            let bytes = self.io.read(&m.manifest_path)?;
+            let mut out = Vec::new();
+            let minimal = ManifestProjection::minimal();
+            visit_manifest(
+                ManifestSource::Bytes(&bytes),
+                &ReadManifestOptions::default()
+                    .projection(&minimal)
+                    .inherit_from(m),
+                |e| {
+                    if e.status != ManifestStatus::Deleted {
+                        out.push(e.clone());
+                    }
+                    Ok(())
+                },
+            )
+            .map_err(|e| e.in_file(&m.manifest_path))?;
+            Ok(out)
+        })?;
+        let mut sums = partitions::PartitionSums::new(&self.metadata);
+        for (m, entries) in manifests.iter().zip(per_manifest) {
+            let Some(projection) = projections.get(&m.partition_spec_id) else {
+                return Err(unknown_spec(m));
+            };
+            for e in entries {
+                let values = projection.project(&e.data_file.partition);
+                sums.add(
+                    &e,
+                    m.partition_spec_id,
+                    projection.projected_fields(),
+                    values,
+                )?;
+            }
+        }
+        Ok(sums.rows(!layout.partition.fields.is_empty()))
+    }
+
+    /// Runs `f(0..n)` on up to `threads` threads (more when the FileIO reads more files at
+    /// once, as planning does); results keep the index order, the first error wins.
+    fn parallel<T: Send>(&self, n: usize, f: impl Fn(usize) -> Result<T> + Sync) -> Result<Vec<T>> {
+        let next = AtomicUsize::new(0);
+        let slots: Vec<Mutex<Option<Result<T>>>> = (0..n).map(|_| Mutex::new(None)).collect();
+        let work = || loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= n {
+                break;
+            }
+            let r = f(i);
+            let failed = r.is_err();
+            if let Some(Ok(mut slot)) = slots.get(i).map(|s| s.lock()) {
+                *slot = Some(r);
+            }
+            if failed {
+                next.store(n, Ordering::Relaxed);
+            }
+        };
+        let threads = self.threads.max(self.io.fetch_concurrency()).min(n).max(1);
+        std::thread::scope(|s| {
+            for _ in 1..threads {
+                s.spawn(work);
+            }
+            work();
+        });
+        let mut out = Vec::with_capacity(n);
+        for slot in slots {
+            match slot
+                .into_inner()
+                .map_err(|_| Error::unsupported("a metadata table thread panicked"))?
+            {
+                Some(r) => out.push(r?),
+                None => continue,
+            }
+        }
+        if out.len() < n {
+            return Err(Error::unsupported(
+                "reading stopped before every manifest was read",
+            ));
+        }
+        Ok(out)
+    }
+}
+
+fn unknown_spec(m: &ManifestFile) -> Error {
+    Error::invalid_metadata(
+        "partition_spec_id",
+        format!(
+            "manifest {} uses partition spec {}, which is not in the table metadata",
+            m.manifest_path, m.partition_spec_id
+        ),
+    )
+}
+
+struct Layout {
+    schema: Schema,
+    arrow: Arc<ArrowSchema>,
+    partition: StructType,
+    metrics: Vec<MetricColumn>,
+}
+
+#[cfg(test)]
+mod tests;
