@@ -114,11 +114,13 @@ pub(crate) fn metadata_log_entries_rows(
         .chain(std::iter::once((md.last_updated_ms, current)));
     Ok(entries
         .map(|(ts, file)| {
+            // the last log entry at or before the time (not necessarily a snapshot that
+            // still exists)
             let latest = md
                 .snapshot_log
                 .iter()
-                .filter(|e| e.timestamp_ms <= ts)
-                .last()
+                .rev()
+                .find(|e| e.timestamp_ms <= ts)
                 .map(|e| e.snapshot_id);
             let snapshot = latest.and_then(|id| md.snapshot_by_id(id));
             vec![
