@@ -190,11 +190,30 @@ fn work(shared: &Shared, register: &Sender<(usize, Batches)>) {
             !shared.cancelled.load(Ordering::SeqCst) && tx.send(Ok(Some(batch))).is_ok()
         };
         // a failed send means the reader was dropped: the loop then stops at the top
-        let _ = match read_task(task, &shared.ctx, &shared.io, shared.batch_size, &mut emit) {
+        // arrow-rs's Parquet decoder can panic on damaged pages (an RLE run past its
+        // buffer): that is the file's fault, so it becomes the file's error, not a crash
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            read_task(task, &shared.ctx, &shared.io, shared.batch_size, &mut emit)
+        }))
+        .unwrap_or_else(|panic| Err(decoder_panic(&task.file_path, panic.as_ref())));
+        let _ = match read {
             Ok(()) => tx.send(Ok(None)),
             Err(e) => tx.send(Err(e)),
         };
     }
+}
+
+fn decoder_panic(location: &str, panic: &(dyn std::any::Any + Send)) -> Error {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    Error::invalid_metadata(
+        "",
+        format!("cannot read {location}: the Parquet decoder failed on it ({message})"),
+    )
+    .in_file(location)
 }
 
 impl Iterator for PlanReader {
