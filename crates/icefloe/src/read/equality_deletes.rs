@@ -34,7 +34,7 @@ use arrow_buffer::{BooleanBuffer, NullBuffer};
 use arrow_row::{RowConverter, Rows, SortField};
 use arrow_schema::DataType;
 
-use super::filter::{column_by_field_id, FieldColumn};
+use super::filter::{column_by_field_id, holds, FieldColumn};
 use crate::arrow::types::iceberg_to_arrow_type;
 use crate::error::{Error, Result};
 use crate::spec::Schema;
@@ -196,7 +196,19 @@ impl EqualityDeleteSet {
 fn key_column(col: &FieldColumn, ty: &DataType) -> Result<ArrayRef> {
     let mut array = col.array.clone();
     if array.data_type() != ty {
-        array = arrow_cast::cast(&array, ty).map_err(|e| {
+        if !promotes(array.data_type(), ty) {
+            return Err(Error::invalid_argument(format!(
+                "its type {} is not {ty} nor promotes to it",
+                array.data_type()
+            )));
+        }
+        // values out of the promoted type's range fail (the spec asks for a runtime
+        // failure), never turn null
+        let options = arrow_cast::CastOptions {
+            safe: false,
+            ..Default::default()
+        };
+        array = arrow_cast::cast_with_options(&array, ty, &options).map_err(|e| {
             Error::invalid_argument(format!(
                 "its type {} does not convert to {ty}: {e}",
                 array.data_type()
@@ -228,6 +240,21 @@ fn key_column(col: &FieldColumn, ty: &DataType) -> Result<ArrayRef> {
         _ => array,
     };
     Ok(array)
+}
+
+/// Whether values of Arrow type `from` convert to `to` as Iceberg promotes types (`int` to
+/// `long`, `float` to `double`, `date` to `timestamp(_ns)`, a wider decimal, `unknown` to
+/// anything) or are the same values in another layout (large, view or dictionary-encoded
+/// strings and binary, another zone label).
+fn promotes(from: &DataType, to: &DataType) -> bool {
+    use DataType as D;
+    match (from, to) {
+        (D::Dictionary(_, value), _) => promotes(value, to),
+        (D::Null, _) | (D::Int32, D::Int64) | (D::Float32, D::Float64) => true,
+        (D::Date32, D::Timestamp(_, None)) => true,
+        (D::Decimal128(p1, s1), D::Decimal128(p2, s2)) => s1 == s2 && p1 <= p2,
+        _ => holds(to, from),
+    }
 }
 
 /// The equality deletes of one task: one [`EqualityDeleteSet`] per distinct list of
