@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::arrow::{schema_to_arrow, PARQUET_FIELD_ID};
 use crate::error::{Error, Result};
+use crate::expr::{BoundExpression, Expression};
 use crate::scan::plan_batches::{
     FILTER_KEY, FORMAT_VERSION_KEY, NAME_MAPPING_KEY, PROJECTED_SCHEMA_KEY, RESIDUALS_KEY,
     SCHEMA_KEY, SPECS_KEY,
@@ -19,7 +20,62 @@ use crate::spec::schema::Schema;
 use crate::spec::transform::Transform;
 use crate::spec::NestedField;
 
+use super::filter::ResidualFilter;
 use super::options::{ReadOptions, METADATA_COLUMNS};
+
+/// A residual filter ready for a task's batches, with the top-level fields it reads.
+#[derive(Debug)]
+pub struct TaskFilter {
+    pub expression: BoundExpression,
+    pub filter: ResidualFilter,
+    /// The ids of the top-level fields of the table schema the filter refers to (a field
+    /// in a struct needs its whole top-level struct).
+    pub top_level_ids: Vec<i32>,
+}
+
+impl TaskFilter {
+    /// `json` (a bound expression's JSON form, names of `schema`) bound to `schema`.
+    pub fn from_json(json: &Value, schema: &Schema) -> Result<TaskFilter> {
+        let expression = Expression::from_json(json, Some(schema))?.bind(schema, true)?;
+        let filter = ResidualFilter::new(&expression)?;
+        let mut top_level_ids = Vec::new();
+        collect_top_level(&expression, schema, &mut top_level_ids);
+        Ok(TaskFilter {
+            expression,
+            filter,
+            top_level_ids,
+        })
+    }
+
+    pub fn is_true(&self) -> bool {
+        self.expression == BoundExpression::True
+    }
+
+    pub fn is_false(&self) -> bool {
+        self.expression == BoundExpression::False
+    }
+}
+
+fn collect_top_level(e: &BoundExpression, schema: &Schema, out: &mut Vec<i32>) {
+    match e {
+        BoundExpression::And(l, r) | BoundExpression::Or(l, r) => {
+            collect_top_level(l, schema, out);
+            collect_top_level(r, schema, out);
+        }
+        BoundExpression::Predicate(p) => {
+            let term = p.term();
+            let top = term
+                .position
+                .first()
+                .and_then(|&i| schema.fields().get(i as usize))
+                .map_or(term.field_id, |f| f.id);
+            if !out.contains(&top) {
+                out.push(top);
+            }
+        }
+        BoundExpression::True | BoundExpression::False => {}
+    }
+}
 
 #[derive(Debug)]
 pub struct PlanContext {
@@ -30,10 +86,10 @@ pub struct PlanContext {
     /// Every top-level field of the table schema in Arrow, by id.
     pub table_arrow: HashMap<i32, FieldRef>,
     pub specs: HashMap<i32, PartitionSpec>,
-    /// The residual filters (bound expressions in JSON) the plan's rows index.
-    pub residuals: Vec<Value>,
-    /// The scan's whole row filter (bound JSON).
-    pub filter: Value,
+    /// The residual filters the plan's rows index, prepared.
+    pub residuals: Vec<Arc<TaskFilter>>,
+    /// The scan's whole row filter, for tasks whose partition tuple holds a null.
+    pub filter: Arc<TaskFilter>,
     pub name_mapping: Option<NameMapping>,
     /// The requested metadata columns: name and reserved id.
     pub metadata_columns: Vec<(&'static str, i32)>,
@@ -97,10 +153,15 @@ impl PlanContext {
                 None => Vec::new(),
             },
         };
+        let residuals = residuals
+            .iter()
+            .map(|r| TaskFilter::from_json(r, &table_schema).map(Arc::new))
+            .collect::<Result<Vec<_>>>()?;
         let filter = match md.get(FILTER_KEY) {
             Some(t) => json(t, FILTER_KEY)?,
             None => Value::Bool(true),
         };
+        let filter = Arc::new(TaskFilter::from_json(&filter, &table_schema)?);
         let name_mapping = match md.get(NAME_MAPPING_KEY) {
             Some(t) => Some(NameMapping::from_json_str(t)?),
             None => None,

@@ -15,6 +15,8 @@
 //!   file-global ([`parquet_file`]);
 //! - deletion vectors and position delete files become one [`DeletionVector`] whose keep
 //!   mask covers each batch ([`deletes`]);
+//! - the residual filter ([`filter`]) and equality deletes ([`equality_deletes`]) give
+//!   keep masks of each batch;
 //! - the files of a task group are read in parallel on plain threads, batches in the
 //!   plan's order ([`stream`]).
 //!
@@ -29,7 +31,9 @@ pub mod columns;
 pub mod conform;
 pub mod context;
 pub mod deletes;
+pub mod equality_deletes;
 pub mod field_ids;
+pub mod filter;
 pub mod options;
 pub mod parquet_file;
 pub mod stream;

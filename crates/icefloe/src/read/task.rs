@@ -6,12 +6,12 @@ use arrow_array::types::{Int32Type, Int64Type};
 use arrow_array::{
     Array, ArrayRef, Int32Array, Int64Array, ListArray, RecordBatch, StringArray, StructArray,
 };
-use serde_json::Value;
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::spec::transform::Transform;
 
-use super::context::PlanContext;
+use super::context::{PlanContext, TaskFilter};
 
 /// `content` of a delete file (the manifest's `content` field).
 pub const POSITION_DELETES: i32 = 1;
@@ -42,8 +42,8 @@ pub struct ReadTask {
     pub partition: StructArray,
     pub data_sequence_number: i64,
     pub first_row_id: Option<i64>,
-    /// The residual filter to apply to the task's rows (bound JSON; `true` for none).
-    pub residual: Value,
+    /// The residual filter to apply to the task's rows.
+    pub residual: Arc<TaskFilter>,
     pub deletes: Vec<DeleteFile>,
 }
 
@@ -130,8 +130,8 @@ pub fn tasks_of(batch: &RecordBatch, ctx: &PlanContext) -> Result<Vec<ReadTask>>
             // `null != 'a'` and `null < 5` hold and leave `true`), while on rows a null
             // never matches a comparison. A task with a null in its partition tuple gets
             // the whole scan filter instead.
-            if task.residual != Value::Bool(false) && partition_has_null(&task, ctx) {
-                task.residual = ctx.filter.clone();
+            if !task.residual.is_false() && partition_has_null(&task, ctx) {
+                task.residual = Arc::clone(&ctx.filter);
             }
             Ok(task)
         })
