@@ -99,7 +99,12 @@ struct Task<'a> {
     deletes: Vec<Dv>,
 }
 
+#[derive(Default)]
 struct Dv {
+    /// 1 (position deletes: a DV unless `format` says "parquet") or 2 (equality)
+    content: i32,
+    format: &'static str,
+    equality_ids: Option<Vec<i32>>,
     path: String,
     offset: i64,
     length: i64,
@@ -156,11 +161,19 @@ fn plan(tasks: &[Task<'_>], projected: &str, extra: &[(&str, &str)]) -> RecordBa
     let deletes = StructArray::try_new(
         delete_fields(),
         vec![
-            Arc::new(Int32Array::from(vec![1; m])),
+            Arc::new(Int32Array::from_iter_values(
+                dvs.iter().map(|d| d.content.max(1)),
+            )),
             Arc::new(StringArray::from_iter_values(
                 dvs.iter().map(|d| d.path.as_str()),
             )),
-            Arc::new(StringArray::from(vec!["puffin"; m])),
+            Arc::new(StringArray::from_iter_values(dvs.iter().map(|d| {
+                if d.format.is_empty() {
+                    "puffin"
+                } else {
+                    d.format
+                }
+            }))),
             Arc::new(Int64Array::from_iter_values(dvs.iter().map(|d| d.count))),
             Arc::new(Int64Array::from(vec![0; m])),
             Arc::new(Int64Array::from(vec![1; m])),
@@ -169,7 +182,7 @@ fn plan(tasks: &[Task<'_>], projected: &str, extra: &[(&str, &str)]) -> RecordBa
             )),
             Arc::new(Int64Array::from_iter_values(dvs.iter().map(|d| d.offset))),
             Arc::new(Int64Array::from_iter_values(dvs.iter().map(|d| d.length))),
-            new_null_list(m),
+            equality_ids(&dvs),
         ],
         None,
     )
@@ -200,9 +213,29 @@ fn plan(tasks: &[Task<'_>], projected: &str, extra: &[(&str, &str)]) -> RecordBa
     .unwrap()
 }
 
-fn new_null_list(n: usize) -> ArrayRef {
+fn equality_ids(dvs: &[&Dv]) -> ArrayRef {
     let item = Arc::new(Field::new("item", DataType::Int32, true));
-    Arc::new(ListArray::new_null(item, n))
+    let values: Vec<i32> = dvs
+        .iter()
+        .flat_map(|d| d.equality_ids.clone().unwrap_or_default())
+        .collect();
+    let nulls = arrow_buffer::NullBuffer::from(
+        dvs.iter()
+            .map(|d| d.equality_ids.is_some())
+            .collect::<Vec<_>>(),
+    );
+    Arc::new(
+        ListArray::try_new(
+            item,
+            OffsetBuffer::from_lengths(
+                dvs.iter()
+                    .map(|d| d.equality_ids.as_ref().map_or(0, Vec::len)),
+            ),
+            Arc::new(Int32Array::from(values)),
+            Some(nulls),
+        )
+        .unwrap(),
+    )
 }
 
 fn read_all(
@@ -405,6 +438,7 @@ fn deletion_vectors_remove_rows_or_mark_them_deleted() {
         length: refs[0].length as i64,
         count: 4,
         referenced: "mem://t/f.parquet".into(),
+        ..Dv::default()
     });
     let p = plan(&[t], SCHEMA, &[]);
     let options = ReadOptions {
@@ -466,6 +500,7 @@ fn a_deletion_vector_for_another_file_is_refused() {
         length: 10,
         count: 1,
         referenced: "mem://t/other.parquet".into(),
+        ..Dv::default()
     });
     let err = read_all(vec![plan(&[t], SCHEMA, &[])], &io, ReadOptions::default()).unwrap_err();
     assert_eq!(err.location().unwrap().file, "mem://t/d.puffin", "{err}");
@@ -586,4 +621,107 @@ fn dropping_the_reader_early_stops_it() {
     let mut reader = read_plan(vec![plan(&tasks, SCHEMA, &[])], io_dyn, options).unwrap();
     assert!(reader.next_batch().unwrap().is_some());
     drop(reader);
+}
+
+const ID_ONLY: &str = r#"{"type":"struct","schema-id":0,"fields":[
+    {"id":1,"name":"id","required":true,"type":"long"}]}"#;
+
+#[test]
+fn residuals_filter_rows_on_columns_outside_the_projection() {
+    let f = ids_file(0..3000); // score = id
+    let io = memory_with(&[("mem://t/f.parquet", f.clone())]);
+    let residual = r#"[{"type":"or","left":{"type":"lt","term":"score","value":3.0},"right":{"type":"starts-with","term":"name","value":"n299"}}]"#;
+    let p = plan(
+        &[task("mem://t/f.parquet", f.len())],
+        ID_ONLY,
+        &[
+            (RESIDUALS_KEY, residual),
+            (FILTER_KEY, &residual[1..residual.len() - 1]),
+        ],
+    );
+    let out = read_all(
+        vec![p],
+        &io,
+        ReadOptions {
+            batch_size: 1000,
+            ..ReadOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(out[0].num_columns(), 1);
+    let ids: Vec<i64> = longs(&out, "id").into_iter().flatten().collect();
+    let want: Vec<i64> = (0..3).chain([299]).chain(2990..3000).collect();
+    assert_eq!(ids, want);
+}
+
+#[test]
+fn equality_deletes_remove_matching_rows() {
+    let f = ids_file(0..100);
+    let eq = parquet(
+        vec![("id", Some(1), Arc::new(Int64Array::from(vec![3, 50, 1000])))],
+        10,
+    );
+    let io = memory_with(&[("mem://t/f.parquet", f.clone()), ("mem://t/eq.parquet", eq)]);
+    let mut t = task("mem://t/f.parquet", f.len());
+    t.deletes.push(Dv {
+        content: 2,
+        format: "parquet",
+        equality_ids: Some(vec![1]),
+        path: "mem://t/eq.parquet".into(),
+        ..Dv::default()
+    });
+    let out = read_all(
+        vec![plan(&[t], SCHEMA, &[])],
+        &io,
+        ReadOptions {
+            metadata_columns: vec!["_deleted".into()],
+            ..ReadOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        out.iter().map(RecordBatch::num_rows).sum::<usize>(),
+        100,
+        "_deleted keeps the rows"
+    );
+    let mut t = task("mem://t/f.parquet", f.len());
+    t.deletes.push(Dv {
+        content: 2,
+        format: "parquet",
+        equality_ids: Some(vec![1]),
+        path: "mem://t/eq.parquet".into(),
+        ..Dv::default()
+    });
+    let out = read_all(vec![plan(&[t], ID_ONLY, &[])], &io, ReadOptions::default()).unwrap();
+    let ids: Vec<i64> = longs(&out, "id").into_iter().flatten().collect();
+    assert_eq!(ids.len(), 98);
+    assert!(!ids.contains(&3) && !ids.contains(&50));
+    // a delete file without the equality column names itself
+    let mut t = task("mem://t/f.parquet", f.len());
+    t.deletes.push(Dv {
+        content: 2,
+        format: "parquet",
+        equality_ids: Some(vec![2]),
+        path: "mem://t/eq.parquet".into(),
+        ..Dv::default()
+    });
+    let err = read_all(vec![plan(&[t], SCHEMA, &[])], &io, ReadOptions::default()).unwrap_err();
+    assert_eq!(err.location().unwrap().file, "mem://t/eq.parquet", "{err}");
+}
+
+#[test]
+fn a_task_group_payload_reads_like_its_rows() {
+    let f = ids_file(0..10);
+    let io = memory_with(&[("mem://t/f.parquet", f.clone())]);
+    let p = plan(&[task("mem://t/f.parquet", f.len())], SCHEMA, &[]);
+    let mut ipc = Vec::new();
+    {
+        let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut ipc, &p.schema()).unwrap();
+        w.write(&p).unwrap();
+        w.finish().unwrap();
+    }
+    let io_dyn: Arc<dyn FileIO> = io;
+    let reader = read_task_group(&ipc, io_dyn, ReadOptions::default()).unwrap();
+    let batches: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
+    assert_eq!(longs(&batches, "id"), (0..10).map(Some).collect::<Vec<_>>());
 }
