@@ -91,7 +91,7 @@ def build(wh: Path, n: int) -> None:
     dvs.append(table)
     # `amount` is uniform in [0, 1000): a tenth of the rows of every file
     ice.load_table("db.dvs").delete("amount < 100")
-    (wh / "dvs.location").write_text(ice.load_table("db.dvs").metadata.metadata_location)
+    (wh / "dvs.location").write_text(ice.load_table("db.dvs").metadata_location)
 
 
 def best(fn, repeats: int) -> tuple[float, int]:
