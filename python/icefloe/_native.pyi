@@ -521,6 +521,27 @@ def write_manifest_batch(
     io: FileIO | None = None,
 ) -> pa.RecordBatch: ...
 def data_file_arrow_schema(schema: Schema) -> pa.Schema: ...
+
+@final
+class PlanReader:
+    """The batches of a plan's tasks, in the plan's order (``icefloe::read``)."""
+
+    @property
+    def schema(self) -> pa.Schema: ...
+    def __iter__(self) -> PlanReader: ...
+    def __next__(self) -> pa.RecordBatch: ...
+    def close(self) -> None: ...
+
+def read_plan(
+    plan: pa.Table | bytes,
+    *,
+    io: FileIO,
+    metadata_columns: list[str] = ...,
+    batch_size: int = ...,
+    concurrency: int = ...,
+    residuals_json: str | None = ...,
+) -> PlanReader: ...
+def read_output_schema(plan_schema: pa.Schema, metadata_columns: list[str] = ...) -> pa.Schema: ...
 def new_data_location(
     table_location: str,
     properties: list[tuple[str, str]],

@@ -49,6 +49,7 @@ pub mod limits;
 pub mod maintenance;
 pub mod manifest;
 pub mod puffin;
+pub mod read;
 pub mod scan;
 pub mod spec;
 pub mod write;
