@@ -34,6 +34,8 @@
 //! residual ([`task_row_filter`]).
 
 use std::collections::HashSet;
+
+use ahash::RandomState;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
@@ -455,7 +457,8 @@ fn in_set(array: &ArrayRef, set: &ArrayRef) -> Result<BooleanBuffer> {
     let wanted = converter
         .convert_columns(std::slice::from_ref(set))
         .map_err(arrow_err)?;
-    let keys: HashSet<&[u8]> = wanted.iter().map(|r| r.data()).collect();
+    // aHash (randomly seeded): several times faster than SipHash on short keys
+    let keys: HashSet<&[u8], RandomState> = wanted.iter().map(|r| r.data()).collect();
     let rows = converter
         .convert_columns(std::slice::from_ref(array))
         .map_err(arrow_err)?;
