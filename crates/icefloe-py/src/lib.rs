@@ -12,6 +12,7 @@ mod manifest;
 mod metadata;
 mod projection;
 mod puffin;
+mod read;
 mod rules;
 mod scan;
 mod schema;
@@ -56,6 +57,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<view::PyNameMapping>()?;
     transforms::register(m)?;
     puffin::register(m)?;
+    read::register(m)?;
     manifest::register(m)?;
     scan::register(m)?;
     expr::register(m)?;

@@ -43,6 +43,7 @@ pub mod io;
 pub mod limits;
 pub mod manifest;
 pub mod puffin;
+pub mod read;
 pub mod scan;
 pub mod spec;
 pub mod write;

@@ -111,16 +111,65 @@ def read_tasks(
     one batch). ``io_properties``: the table's FileIO properties
     (``table.io.properties_for(table.location)``: endpoint, region, credentials) for data
     and delete files on an object store."""
-    table = _plan_table(tasks)
+    if isinstance(tasks, (bytes, bytearray, memoryview)):
+        payload = bytes(tasks)
+        table = CombinedScanTask.from_bytes(payload).table
+    else:
+        payload = None
+        table = _plan_table(tasks)
+    if _rust_reads(table.schema, table):
+        yield from _read_rust(payload if payload is not None else table, table, metadata_columns, batch_size, io_properties)
+        return
     ctx = _PlanContext.of(table.schema, None, metadata_columns)
     ctx.io_properties = io_properties
     for batch in table.to_batches():
         yield from _read_plan_batch(ctx, batch, batch_size)
 
 
+def _rust_reads(plan_schema: pa.Schema, plan: pa.Table | pa.RecordBatch) -> bool:
+    """Whether the Rust reader (``icefloe::read``) reads this plan: everything but residual
+    filters and equality deletes, which it does not apply yet (they stay with the pyarrow
+    reader below until the Rust filter lands)."""
+    md = plan_schema.metadata or {}
+    if json.loads(md.get(_native.FILTER_KEY, b"true")) is not True:
+        return False
+    if plan.num_rows == 0:
+        return True
+    deletes = plan.column("deletes")
+    contents = pc.list_flatten(deletes).field("content") if len(pc.list_flatten(deletes)) else None
+    return contents is None or not pc.any(pc.equal(contents, _EQUALITY_DELETES)).as_py()
+
+
+def _read_rust(
+    plan: Any,
+    table: pa.Table | pa.RecordBatch,
+    metadata_columns: Sequence[str],
+    batch_size: int,
+    io_properties: Mapping[str, str] | None,
+    residuals: list | None = None,
+) -> Iterator[pa.RecordBatch]:
+    """The batches of the Rust reader for ``plan`` (a table of plan rows or a task group
+    payload); ``table`` is the same plan as rows, for the location its FileIO is for."""
+    first = table.column("file_path")[0].as_py() if table.num_rows else "file:///"
+    io = file_io_for(first, io_properties)
+    if isinstance(plan, pa.RecordBatch):
+        plan = pa.Table.from_batches([plan])
+    reader = _native.read_plan(
+        plan,
+        io=io,
+        metadata_columns=list(metadata_columns),
+        batch_size=batch_size,
+        residuals_json=None if residuals is None else json.dumps(residuals),
+    )
+    try:
+        yield from reader
+    finally:
+        reader.close()
+
+
 def output_schema(plan_schema: pa.Schema, metadata_columns: Sequence[str] = ()) -> pa.Schema:
     """The schema of the batches ``read_tasks`` yields for a plan of this schema."""
-    return _PlanContext.of(plan_schema, None, metadata_columns).out_schema
+    return _native.read_output_schema(plan_schema, list(metadata_columns))
 
 
 def _plan_table(tasks: Any) -> pa.Table:
@@ -1079,6 +1128,12 @@ def read_plan_stream(
     """Reads the tasks of a ``PlanBatches`` stream as they are planned (bounded memory)."""
     ctx = None
     for plan_batch in stream:
+        if _rust_reads(stream.schema, plan_batch):
+            plan_batch = plan_batch.replace_schema_metadata(stream.schema.metadata)
+            yield from _read_rust(
+                plan_batch, plan_batch, metadata_columns, batch_size, io_properties, stream.residuals
+            )
+            continue
         if ctx is None:
             ctx = _PlanContext.of(stream.schema, [], metadata_columns)
             ctx.io_properties = io_properties

@@ -105,7 +105,7 @@ fn unified_partition(plan: &ScanPlan) -> Result<Vec<UnifiedField>> {
         .collect())
 }
 
-fn delete_fields() -> Fields {
+pub(crate) fn delete_fields() -> Fields {
     Fields::from(vec![
         Field::new("content", DataType::Int32, false),
         Field::new("file_path", DataType::Utf8, false),
