@@ -1,9 +1,11 @@
 //! Driver-side planning for the connector's `Scan`: the core's planner and packer
 //! (`scan::task_groups`), each task group shipped to an executor as its payload bytes.
 
+use arrow_array::{Array, StructArray};
 use icefloe::expr::Expression;
+use icefloe::scan::plan_batches::RESIDUALS_KEY;
 use icefloe::scan::split::SplitOptions;
-use icefloe::scan::task_groups::plan_packed;
+use icefloe::scan::task_groups::{plan_packed, PackedPlan};
 use icefloe::scan::SnapshotSelection;
 use icefloe::{Error, TableScan};
 use jni::objects::{JByteArray, JClass, JString};
@@ -74,13 +76,52 @@ fn scan_of(table: &LoadedTable, request: &Value) -> Outcome<TableScan> {
     Ok(scan)
 }
 
+/// Whether every residual of a packed plan is `true` (the plan's residuals are in its
+/// schema metadata, see `scan::plan_batches`).
+fn residuals_all_true(packed: &PackedPlan) -> bool {
+    packed
+        .schema()
+        .metadata()
+        .get(RESIDUALS_KEY)
+        .and_then(|text| serde_json::from_str::<Vec<Value>>(text).ok())
+        .is_some_and(|residuals| residuals.iter().all(|r| r == &Value::Bool(true)))
+}
+
+/// Whether a task of the plan has a null partition value (conservatively: any null in the
+/// plan's `partition` column, whose fields are the union of the specs').
+fn partitions_have_nulls(packed: &PackedPlan) -> Outcome<bool> {
+    for batch in packed.to_batches(65536)? {
+        let nulls = batch
+            .column_by_name("partition")
+            .and_then(|c| c.as_any().downcast_ref::<StructArray>())
+            .is_some_and(|s| s.columns().iter().any(|c| c.null_count() > 0));
+        if nulls {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 fn plan(table: &LoadedTable, request: &Value) -> Outcome<PlanHandle> {
     let scan = scan_of(table, request)?;
     let mut split = SplitOptions::from_table(&table.metadata)?;
     if let Some(size) = request.get("target-split-size").and_then(Value::as_i64) {
         split.target_size = size;
     }
-    let packed = plan_packed(&scan, &split)?;
+    let mut packed = plan_packed(&scan, &split)?;
+    let filtered = request.get("filter").is_some_and(|f| !f.is_null());
+    if filtered && (!residuals_all_true(&packed) || partitions_have_nulls(&packed)?) {
+        // The Rust reader does not apply residual filters yet (it refuses them; a task of a
+        // partition with nulls gets the whole filter as its residual, as in Java's readers),
+        // and Spark evaluates every predicate after the scan anyway: plan again without the
+        // filter, so that the scan reads, unpruned. Pruning by a filter whose residuals are
+        // all `true` (identity partition columns without nulls) is kept.
+        let mut unfiltered = request.clone();
+        if let Some(o) = unfiltered.as_object_mut() {
+            o.remove("filter");
+        }
+        packed = plan_packed(&scan_of(table, &unfiltered)?, &split)?;
+    }
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let payloads = packed.payloads(threads)?;
     let info = json!({

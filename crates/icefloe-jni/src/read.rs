@@ -5,8 +5,11 @@
 use std::sync::Arc;
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
-use arrow_array::RecordBatchReader;
-use icefloe::{Error, FileIO};
+use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_schema::{ArrowError, SchemaRef};
+use icefloe::arrow::spark::to_spark_batch;
+use icefloe::read::{read_task_group, PlanReader, ReadOptions};
+use icefloe::{Error, FileIO, Schema};
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::jlong;
 use jni::{Env, EnvUnowned};
@@ -29,16 +32,55 @@ fn executor_io(location: &str, properties: Option<&Value>) -> Outcome<Arc<dyn Fi
     Ok(icefloe::io::for_location(location, &map)?)
 }
 
-/// The reader of one task group. The core's reader (branch wt-reader) is not merged yet.
+/// The core's reader of one task group (`icefloe::read::read_task_group`), its batches
+/// converted to the Arrow types Spark reads (`icefloe::arrow::spark`).
+struct SparkBatches {
+    inner: PlanReader,
+    schema: Schema,
+    arrow_schema: SchemaRef,
+}
+
+impl Iterator for SparkBatches {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let batch = match self.inner.next()? {
+            Ok(b) => b,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(
+            to_spark_batch(&batch, &self.schema)
+                // the error's text is the core error's (file and field named)
+                .map_err(|e| ArrowError::ExternalError(Box::new(e))),
+        )
+    }
+}
+
+impl RecordBatchReader for SparkBatches {
+    fn schema(&self) -> SchemaRef {
+        Arc::clone(&self.arrow_schema)
+    }
+}
+
+/// The schema of the batches Spark gets: the reader's, with uuid and fixed converted.
+fn spark_schema(reader_schema: &SchemaRef, schema: &Schema) -> Outcome<SchemaRef> {
+    let empty = RecordBatch::new_empty(Arc::clone(reader_schema));
+    Ok(to_spark_batch(&empty, schema)?.schema())
+}
+
 fn open_reader(
-    _payload: &[u8],
-    _io: Arc<dyn FileIO>,
-    _schema: &Value,
+    payload: &[u8],
+    io: Arc<dyn FileIO>,
+    schema: &Value,
 ) -> Outcome<Box<dyn RecordBatchReader + Send>> {
-    Err(Error::unsupported(
-        "reading through the Spark connector needs icefloe's Rust reader, which this build does not have yet",
-    )
-    .into())
+    let schema = Schema::from_json(schema, "read schema")?;
+    let inner = read_task_group(payload, io, ReadOptions::default())?;
+    let arrow_schema = spark_schema(&inner.schema(), &schema)?;
+    Ok(Box::new(SparkBatches {
+        inner,
+        schema,
+        arrow_schema,
+    }))
 }
 
 fn optional_string(env: &Env<'_>, s: &JString<'_>) -> Outcome<Option<String>> {

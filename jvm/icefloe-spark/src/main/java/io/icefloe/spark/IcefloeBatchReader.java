@@ -62,11 +62,26 @@ class IcefloeBatchReader implements PartitionReader<ColumnarBatch> {
     List<FieldVector> vectors = root.getFieldVectors();
     ColumnVector[] columns = new ColumnVector[vectors.size()];
     for (int i = 0; i < columns.length; i++) {
-      columns[i] = new ArrowColumnVector(vectors.get(i));
+      columns[i] = new BorrowedVector(vectors.get(i));
     }
     current = new ColumnarBatch(columns, root.getRowCount());
     rows += root.getRowCount();
     return true;
+  }
+
+  /**
+   * A column of the reader's current batch. Spark may close a batch it is done with, and
+   * closing an ArrowColumnVector closes its vector (a struct vector drops its children then);
+   * the vectors belong to the import's root, reloaded for each batch and closed with the
+   * reader, so closing a column does nothing.
+   */
+  private static final class BorrowedVector extends ArrowColumnVector {
+    BorrowedVector(FieldVector vector) {
+      super(vector);
+    }
+
+    @Override
+    public void close() {}
   }
 
   @Override
