@@ -6,6 +6,9 @@
 #   .cache/jars/               Iceberg Spark runtime jar, Iceberg AWS bundle and the SQLite JDBC
 #                              driver (from Maven Central) + icefloe-oracle.jar, and the Iceberg REST server jar
 #                              (iceberg-open-api, fetched by scripts/servers.sh install)
+#   python/icefloe/spark/jars/ the Spark connector (jvm/icefloe-spark, Maven) with icefloe's JNI
+#                              library (crates/icefloe-jni) inside it, and arrow-c-data, which
+#                              Spark does not ship; the wheel carries both (pyproject.toml)
 #   .cache/wheels/             wheels of icefloe's runtime dependencies, so that the
 #                              standalone-cluster test builds its executors' environment
 #                              from icefloe's wheel offline (tests/test_spark_standalone.py)
@@ -109,6 +112,33 @@ if [[ $rebuild_oracle == 1 ]]; then
   jar --create --file "$ORACLE_JAR" -C "$classes" .
 else
   log "Java oracle helper up to date"
+fi
+
+# --- Spark connector: the JNI library inside the connector's jar ---------------------------
+# Maven runs offline first (everything cached in ~/.m2), online when something is missing.
+ARROW_VERSION="18.3.0"   # the arrow-vector that PySpark 4.1 ships
+CONNECTOR_DIR="jvm/icefloe-spark"
+CONNECTOR_JARS="python/icefloe/spark/jars"
+mvn_connector() { mvn -q -B -o "$@" || mvn -q -B "$@"; }
+log "building the JNI library (cargo build --release -p icefloe-jni)"
+cargo build --release --quiet -p icefloe-jni
+case "$(uname -s)-$(uname -m)" in
+  Linux-x86_64) platform=linux-x86_64; lib=libicefloe_jni.so ;;
+  Linux-aarch64) platform=linux-aarch64; lib=libicefloe_jni.so ;;
+  Darwin-arm64) platform=darwin-aarch64; lib=libicefloe_jni.dylib ;;
+  Darwin-x86_64) platform=darwin-x86_64; lib=libicefloe_jni.dylib ;;
+  *) die "no JNI library name for $(uname -s)-$(uname -m)" ;;
+esac
+rm -rf "$CONNECTOR_DIR/target/native"
+mkdir -p "$CONNECTOR_DIR/target/native/$platform" "$CONNECTOR_JARS"
+cp "target/release/$lib" "$CONNECTOR_DIR/target/native/$platform/$lib"
+log "building the Spark connector (Maven, $CONNECTOR_DIR)"
+(cd "$CONNECTOR_DIR" && mvn_connector package)
+cp "$CONNECTOR_DIR/target/icefloe-spark.jar" "$CONNECTOR_JARS/icefloe-spark.jar"
+if [[ ! -s "$CONNECTOR_JARS/arrow-c-data-${ARROW_VERSION}.jar" ]]; then
+  (cd "$CONNECTOR_DIR" && mvn_connector "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy" \
+    -Dartifact="org.apache.arrow:arrow-c-data:${ARROW_VERSION}" -DoutputDirectory="$ROOT/$CONNECTOR_JARS")
+  [[ -s "$CONNECTOR_JARS/arrow-c-data-${ARROW_VERSION}.jar" ]] || die "Maven did not produce arrow-c-data"
 fi
 
 # --- Rust extension into the venv ----------------------------------------------------------

@@ -87,6 +87,15 @@ def start_spark(warehouse: Path, view_warehouse: Path, driver_memory: str = "1g"
         .config("spark.sql.catalog.javamem.cache-enabled", "false")
         .config("spark.sql.catalog.javamem.warehouse", view_warehouse.as_uri())
     )
+    # icefloe's JVM connector (io.icefloe.spark.SparkCatalog), when this installation has it:
+    # its tests (tests/test_spark_connector.py) register catalogs in this session
+    from icefloe.errors import UnsupportedError
+    from icefloe.spark import configure
+
+    try:
+        builder = configure(builder)
+    except UnsupportedError:
+        pass
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark

@@ -19,15 +19,22 @@ Without catalog options the embedded default catalog is used (``$ICEFLOE_HOME``,
 :func:`icefloe.load_catalog`), resolved in Spark's Python workers: set ``ICEFLOE_HOME``
 before the Spark session starts. The Python workers must run an interpreter that has
 icefloe installed (``PYSPARK_PYTHON``).
+
+The Spark catalog of the JVM connector (``io.icefloe.spark.SparkCatalog``: SQL over icefloe's
+catalogs, planning and reading in Rust) is turned on with :func:`configure`, see
+:mod:`icefloe.spark.connector`.
 """
 
 from __future__ import annotations
 
+from .connector import configure, connector_jars
 from .row_delete import DeleteResult, delete
 from .row_update import UpdateResult, update
 from .source import FILTER_PUSHDOWN_CONF, WRITE_ID_KEY, IcefloeDataSource, register
 
 __all__ = [
+    "configure",
+    "connector_jars",
     "register",
     "delete",
     "DeleteResult",

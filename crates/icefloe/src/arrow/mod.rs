@@ -5,13 +5,16 @@
 //! - [`schema`]: schemas with their field ids (`PARQUET:field_id`) both ways;
 //! - [`values`]: literals to arrays and back;
 //! - [`transform`]: vectorized partition transforms;
-//! - [`manifest`]: manifests and manifest lists as record batches.
+//! - [`manifest`]: manifests and manifest lists as record batches;
+//! - [`spark`]: batches in the Arrow types Spark's `ArrowColumnVector` reads (uuid as
+//!   strings, fixed as binary), for the JVM connector.
 //!
 //! The plan's record batches, the wire format from driver to executors, are the scan's:
 //! [`crate::scan::plan_batches`] and [`crate::scan::task_groups`].
 
 pub mod manifest;
 pub mod schema;
+pub mod spark;
 pub mod transform;
 pub mod types;
 pub mod values;

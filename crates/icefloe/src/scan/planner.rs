@@ -98,6 +98,27 @@ pub struct ScanPlan {
     pub format_version: i32,
 }
 
+impl ScanPlan {
+    /// The number of rows the plan reads, when the files' record counts alone give it
+    /// (an aggregate push-down's `COUNT(*)`, as Java's `SparkScanBuilder` answers it from
+    /// metadata): no row filter and no task with delete files. `None` otherwise: a
+    /// filtered count depends on rows (a residual is exact only for partitions without
+    /// nulls), and deletes remove rows the record counts still include.
+    pub fn record_count_from_metadata(&self) -> Option<i64> {
+        if !matches!(self.filter.as_ref(), BoundExpression::True) {
+            return None;
+        }
+        let mut total: i64 = 0;
+        for task in &self.tasks {
+            if !task.deletes.is_empty() {
+                return None;
+            }
+            total = total.checked_add(task.file.file.record_count)?;
+        }
+        Some(total)
+    }
+}
+
 /// Counts of what planning read and skipped.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ScanMetrics {

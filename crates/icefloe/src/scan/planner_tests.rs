@@ -248,6 +248,40 @@ fn files_without_rows_are_kept_without_a_filter() {
     assert_eq!(plan.metrics.skipped_delete_files, 1);
 }
 
+/// A count from metadata is the sum of the files' record counts only without a filter and
+/// without deletes (files without rows count as zero).
+#[test]
+fn record_count_from_metadata_needs_no_filter_and_no_deletes() {
+    let mut t = TestTable::new(2, vec![schema(0, vec![id_int()])], vec![unpartitioned()]);
+    let m = t.data_manifest(
+        "m1.avro",
+        1,
+        vec![
+            E::Added(data("empty", vec![], 0)),
+            E::Added(data("rows", vec![], 5)),
+            E::Added(data("more", vec![], 7)),
+        ],
+    );
+    let m = t.commit(1, None, "append", &[m]);
+    let plan = t.scan().plan_files().unwrap();
+    assert_eq!(plan.record_count_from_metadata(), Some(12));
+    let filtered = t.scan().filter(is_not_null("id")).plan_files().unwrap();
+    assert_eq!(filtered.record_count_from_metadata(), None);
+
+    let mut pos = data("pos", vec![], 1);
+    pos.content = DataContentType::PositionDeletes;
+    let d = t.manifest(
+        "d2.avro",
+        ManifestContent::Deletes,
+        &unpartitioned(),
+        2,
+        vec![E::Added(pos)],
+    );
+    t.commit(2, Some(1), "overwrite", &[m[0].clone(), d]);
+    let plan = t.scan().plan_files().unwrap();
+    assert_eq!(plan.record_count_from_metadata(), None);
+}
+
 /// ManifestGroup keeps manifests in sets (GenericManifestFile is equal by path): a
 /// manifest listed twice is read once.
 #[test]

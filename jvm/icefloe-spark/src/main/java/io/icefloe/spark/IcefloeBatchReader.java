@@ -1,0 +1,108 @@
+package io.icefloe.spark;
+
+import io.icefloe.spark.jni.NativeReader;
+import java.io.IOException;
+import java.util.List;
+import org.apache.arrow.c.ArrowArrayStream;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.vectorized.ArrowColumnVector;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+
+/**
+ * Reads one task group through the Rust reader: the batches arrive through the Arrow C Data
+ * Interface (an ArrowArrayStream exported by Rust, imported here), zero-copy, as
+ * ArrowColumnVectors. Closing releases the stream, which drops the Rust reader and its files.
+ */
+class IcefloeBatchReader implements PartitionReader<ColumnarBatch> {
+  private final BufferAllocator allocator;
+  private final ArrowArrayStream stream;
+  private final ArrowReader reader;
+  private final int limit;
+  private long rows = 0;
+  private ColumnarBatch current = null;
+  private boolean closed = false;
+
+  IcefloeBatchReader(
+      byte[] payload, String location, String ioPropertiesJson, String schemaJson, int limit) {
+    this.limit = limit;
+    this.allocator = new RootAllocator();
+    ArrowArrayStream s = null;
+    ArrowReader r = null;
+    try {
+      s = ArrowArrayStream.allocateNew(allocator);
+      NativeReader.open(payload, location, ioPropertiesJson, schemaJson, s.memoryAddress());
+      r = Data.importArrayStream(allocator, s);
+    } catch (RuntimeException | Error e) {
+      if (s != null) {
+        s.close();
+      }
+      allocator.close();
+      throw e;
+    }
+    this.stream = s;
+    this.reader = r;
+  }
+
+  @Override
+  public synchronized boolean next() throws IOException {
+    if (closed || (limit >= 0 && rows >= limit)) {
+      return false;
+    }
+    if (!reader.loadNextBatch()) {
+      return false;
+    }
+    VectorSchemaRoot root = reader.getVectorSchemaRoot();
+    List<FieldVector> vectors = root.getFieldVectors();
+    ColumnVector[] columns = new ColumnVector[vectors.size()];
+    for (int i = 0; i < columns.length; i++) {
+      columns[i] = new BorrowedVector(vectors.get(i));
+    }
+    current = new ColumnarBatch(columns, root.getRowCount());
+    rows += root.getRowCount();
+    return true;
+  }
+
+  /**
+   * A column of the reader's current batch. Spark may close a batch it is done with, and
+   * closing an ArrowColumnVector closes its vector (a struct vector drops its children then);
+   * the vectors belong to the import's root, reloaded for each batch and closed with the
+   * reader, so closing a column does nothing.
+   */
+  private static final class BorrowedVector extends ArrowColumnVector {
+    BorrowedVector(FieldVector vector) {
+      super(vector);
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  @Override
+  public ColumnarBatch get() {
+    return current;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    current = null;
+    try {
+      reader.close();
+    } catch (IOException e) {
+      // the stream's release has run; nothing else holds native memory
+    } finally {
+      stream.close();
+      allocator.close();
+    }
+  }
+}

@@ -1,0 +1,195 @@
+package io.icefloe.spark;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icefloe.spark.jni.Json;
+import io.icefloe.spark.jni.NativeTable;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.connector.expressions.aggregate.AggregateFunc;
+import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
+import org.apache.spark.sql.connector.expressions.aggregate.CountStar;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.read.SupportsPushDownAggregates;
+import org.apache.spark.sql.connector.read.SupportsPushDownLimit;
+import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
+import org.apache.spark.sql.connector.read.SupportsPushDownV2Filters;
+import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * Builds a scan: the columns Spark needs (nested struct fields too), the predicates icefloe's
+ * planning can prune with, a limit, and {@code COUNT(*)} from the files' record counts.
+ */
+class IcefloeScanBuilder
+    implements ScanBuilder,
+        SupportsPushDownRequiredColumns,
+        SupportsPushDownV2Filters,
+        SupportsPushDownLimit,
+        SupportsPushDownAggregates {
+  private final String name;
+  private final NativeTable table;
+  private final TimeTravel travel;
+  private final StructType tableSchema;
+  private final CaseInsensitiveStringMap options;
+  private final boolean caseSensitive;
+  private StructType required = null;
+  private JsonNode filter = null;
+  private final List<Predicate> pushed = new ArrayList<>();
+  private int limit = -1;
+  private Long countStar = null;
+
+  IcefloeScanBuilder(
+      String name,
+      NativeTable table,
+      TimeTravel travel,
+      StructType tableSchema,
+      CaseInsensitiveStringMap options) {
+    this.name = name;
+    this.table = table;
+    this.travel = travel;
+    this.tableSchema = tableSchema;
+    this.options = options;
+    this.caseSensitive = SQLConf.get().caseSensitiveAnalysis();
+  }
+
+  @Override
+  public void pruneColumns(StructType requiredSchema) {
+    this.required = requiredSchema;
+  }
+
+  /**
+   * Every predicate is returned: Spark evaluates them all after the scan, since planning
+   * prunes by Iceberg's semantics; those with a safe translation (see {@link Filters}) prune
+   * files too.
+   */
+  @Override
+  public Predicate[] pushPredicates(Predicate[] predicates) {
+    JsonNode schema = table.info().get("schema");
+    for (Predicate p : predicates) {
+      JsonNode translated = Filters.translate(p, schema);
+      if (translated == null || (translated.isBoolean() && translated.asBoolean())) {
+        continue;
+      }
+      if (!table.filterBinds(Json.write(translated), caseSensitive)) {
+        continue;
+      }
+      pushed.add(p);
+      filter = filter == null ? translated : Filters.binary("and", filter, translated);
+    }
+    return predicates;
+  }
+
+  @Override
+  public Predicate[] pushedPredicates() {
+    return pushed.toArray(new Predicate[0]);
+  }
+
+  /** Each partition stops reading once it has this many rows; Spark still applies the limit. */
+  @Override
+  public boolean pushLimit(int n) {
+    this.limit = n;
+    return true;
+  }
+
+  @Override
+  public boolean supportCompletePushDown(Aggregation aggregation) {
+    return countStar(aggregation) != null;
+  }
+
+  @Override
+  public boolean pushAggregation(Aggregation aggregation) {
+    Long count = countStar(aggregation);
+    if (count == null) {
+      return false;
+    }
+    this.countStar = count;
+    return true;
+  }
+
+  /**
+   * The answer to a {@code COUNT(*)} without grouping, from the plan's record counts when no
+   * filter was pushed and no task has deletes (ScanPlan::record_count_from_metadata); null
+   * when the rows must be read.
+   */
+  private Long countStar(Aggregation aggregation) {
+    if (aggregation.groupByExpressions().length != 0 || filter != null) {
+      return null;
+    }
+    for (AggregateFunc f : aggregation.aggregateExpressions()) {
+      if (!(f instanceof CountStar)) {
+        return null;
+      }
+    }
+    long count = table.countFromMetadata(Json.write(request()));
+    return count < 0 ? null : count;
+  }
+
+  ObjectNode request() {
+    ObjectNode request = Json.object();
+    travel.addTo(request);
+    request.put("case-sensitive", caseSensitive);
+    if (filter != null) {
+      request.set("filter", filter);
+    }
+    if (required != null) {
+      ArrayNode selected = request.putArray("selected");
+      selectedNames(required, tableSchema, "", selected);
+    }
+    String splitSize = options.get("split-size");
+    if (splitSize != null) {
+      request.put("target-split-size", Long.parseLong(splitSize));
+    }
+    return request;
+  }
+
+  /**
+   * The full names of the required columns: struct fields down to the leaves Spark asks for
+   * (nested pruning); a list or map whole (icefloe's select keeps them whole, as Java's).
+   */
+  private static void selectedNames(
+      StructType required, StructType table, String parent, ArrayNode out) {
+    for (StructField field : required.fields()) {
+      String path = parent.isEmpty() ? field.name() : parent + "." + field.name();
+      DataType type = field.dataType();
+      StructField full = find(table, field.name());
+      if (type instanceof StructType
+          && full != null
+          && full.dataType() instanceof StructType
+          && ((StructType) type).fields().length > 0
+          && !type.equals(full.dataType())) {
+        selectedNames((StructType) type, (StructType) full.dataType(), path, out);
+      } else {
+        out.add(path);
+      }
+    }
+  }
+
+  private static StructField find(StructType struct, String name) {
+    for (StructField f : struct.fields()) {
+      if (f.name().equals(name)) {
+        return f;
+      }
+    }
+    for (StructField f : struct.fields()) {
+      if (f.name().equalsIgnoreCase(name)) {
+        return f;
+      }
+    }
+    return null;
+  }
+
+  @Override
+  public Scan build() {
+    if (countStar != null) {
+      return new CountScan(name, countStar);
+    }
+    return new IcefloeScan(name, table, request(), pushed, limit);
+  }
+}

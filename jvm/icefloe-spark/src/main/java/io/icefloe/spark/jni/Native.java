@@ -1,0 +1,42 @@
+package io.icefloe.spark.jni;
+
+/**
+ * The native methods of crates/icefloe-jni. Requests and answers are JSON strings; what
+ * lives across calls is a handle that exactly one {@link NativeCatalog}, {@link NativeTable}
+ * or {@link NativePlan} owns and frees. Errors of the Rust core arrive as {@link
+ * IcefloeException} and its subclasses, with the core error's message.
+ */
+final class Native {
+  static {
+    NativeLoader.load();
+  }
+
+  private Native() {}
+
+  static native long catalogOpen(String name, String propertiesJson);
+
+  static native void catalogClose(long catalog);
+
+  static native String catalogCall(long catalog, String requestJson);
+
+  static native long tableLoad(long catalog, String identJson);
+
+  static native void tableClose(long table);
+
+  static native String tableInfo(long table);
+
+  static native boolean filterBinds(long table, String filterJson, boolean caseSensitive);
+
+  static native long planOpen(long table, String requestJson);
+
+  static native String planInfo(long plan);
+
+  static native byte[] planPayload(long plan, int group);
+
+  static native void planClose(long plan);
+
+  static native long planCount(long table, String requestJson);
+
+  static native void readerOpen(
+      byte[] payload, String location, String ioPropertiesJson, String schemaJson, long streamAddress);
+}

@@ -1,0 +1,136 @@
+package io.icefloe.spark.jni;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An icefloe catalog opened by the Rust core ({@code icefloe::catalog::load::load_catalog}),
+ * from the properties {@code icefloe.load_catalog} takes (type, uri, warehouse, s3.*, ...).
+ * Thread-safe: the Rust catalog is.
+ */
+public final class NativeCatalog implements AutoCloseable {
+  private long handle;
+
+  private NativeCatalog(long handle) {
+    this.handle = handle;
+  }
+
+  public static NativeCatalog open(String name, Map<String, String> properties) {
+    return new NativeCatalog(Native.catalogOpen(name, Json.write(properties)));
+  }
+
+  synchronized long handle() {
+    if (handle == 0) {
+      throw new IllegalStateException("the icefloe catalog is closed");
+    }
+    return handle;
+  }
+
+  private JsonNode call(String op, String[] namespace, ObjectNode extra) {
+    ObjectNode request = extra == null ? Json.object() : extra;
+    request.put("op", op);
+    ArrayNode ns = request.putArray("namespace");
+    for (String level : namespace) {
+      ns.add(level);
+    }
+    return Json.parse(Native.catalogCall(handle(), Json.write(request)));
+  }
+
+  public List<String[]> listNamespaces(String[] parent) {
+    List<String[]> out = new ArrayList<>();
+    for (JsonNode ns : call("list-namespaces", parent, null)) {
+      String[] levels = new String[ns.size()];
+      for (int i = 0; i < levels.length; i++) {
+        levels[i] = ns.get(i).asText();
+      }
+      out.add(levels);
+    }
+    return out;
+  }
+
+  public boolean namespaceExists(String[] namespace) {
+    return call("namespace-exists", namespace, null).asBoolean();
+  }
+
+  public Map<String, String> namespaceProperties(String[] namespace) {
+    Map<String, String> out = new LinkedHashMap<>();
+    call("namespace-properties", namespace, null)
+        .fields()
+        .forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
+    return out;
+  }
+
+  public void createNamespace(String[] namespace, Map<String, String> properties) {
+    ObjectNode request = Json.object();
+    ObjectNode props = request.putObject("properties");
+    properties.forEach(props::put);
+    call("create-namespace", namespace, request);
+  }
+
+  public void updateNamespaceProperties(
+      String[] namespace, Map<String, String> set, List<String> remove) {
+    ObjectNode request = Json.object();
+    ObjectNode props = request.putObject("set");
+    set.forEach(props::put);
+    ArrayNode removed = request.putArray("remove");
+    remove.forEach(removed::add);
+    call("update-namespace-properties", namespace, request);
+  }
+
+  public void dropNamespace(String[] namespace) {
+    call("drop-namespace", namespace, null);
+  }
+
+  public List<String> listTables(String[] namespace) {
+    List<String> out = new ArrayList<>();
+    call("list-tables", namespace, null).forEach(n -> out.add(n.asText()));
+    return out;
+  }
+
+  public boolean tableExists(String[] namespace, String name) {
+    ObjectNode request = Json.object();
+    request.put("name", name);
+    return call("table-exists", namespace, request).asBoolean();
+  }
+
+  public void dropTable(String[] namespace, String name) {
+    ObjectNode request = Json.object();
+    request.put("name", name);
+    call("drop-table", namespace, request);
+  }
+
+  public void renameTable(String[] namespace, String name, String[] toNamespace, String toName) {
+    ObjectNode request = Json.object();
+    request.put("name", name);
+    ObjectNode to = request.putObject("to");
+    ArrayNode ns = to.putArray("namespace");
+    for (String level : toNamespace) {
+      ns.add(level);
+    }
+    to.put("name", toName);
+    call("rename-table", namespace, request);
+  }
+
+  public NativeTable loadTable(String[] namespace, String name) {
+    ObjectNode ident = Json.object();
+    ArrayNode ns = ident.putArray("namespace");
+    for (String level : namespace) {
+      ns.add(level);
+    }
+    ident.put("name", name);
+    return new NativeTable(Native.tableLoad(handle(), Json.write(ident)));
+  }
+
+  @Override
+  public synchronized void close() {
+    if (handle != 0) {
+      Native.catalogClose(handle);
+      handle = 0;
+    }
+  }
+}

@@ -1,0 +1,17 @@
+package io.icefloe.spark.jni;
+
+/** The Rust reader of one task group, exported as an Arrow C stream. */
+public final class NativeReader {
+  private NativeReader() {}
+
+  /**
+   * Starts reading a task group's payload into the ArrowArrayStream at {@code streamAddress}
+   * (allocated by the caller; released by importing it and closing the import). The FileIO is
+   * made for {@code location} from {@code ioPropertiesJson} (null for local files); {@code
+   * schemaJson} is the projected Iceberg schema whose Spark types the batches are given.
+   */
+  public static void open(
+      byte[] payload, String location, String ioPropertiesJson, String schemaJson, long streamAddress) {
+    Native.readerOpen(payload, location, ioPropertiesJson, schemaJson, streamAddress);
+  }
+}
