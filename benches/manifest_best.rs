@@ -70,7 +70,7 @@ fn main() {
             [("all", &all), ("named", &named)]
                 .map(|(name, o)| (format!("visit_{name}_{codec:?}"), bytes.clone(), o))
         })
-        .filter(|(name, _, _)| text_arg("--only").map_or(true, |o| name.contains(&o)))
+        .filter(|(name, _, _)| text_arg("--only").is_none_or(|o| name.contains(&o)))
         .collect();
     println!("best of {iters} decodes of {ENTRIES} entries, {rounds} rounds");
     let mut results: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];

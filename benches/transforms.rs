@@ -39,7 +39,7 @@ fn strings() -> Vec<String> {
             (0..len)
                 .map(|_| {
                     let c = next();
-                    if i % 10 == 0 && c % 3 == 0 {
+                    if i % 10 == 0 && c.is_multiple_of(3) {
                         '冰'
                     } else {
                         char::from(b'a' + (c % 26) as u8)

@@ -159,7 +159,7 @@ fn azure(location: &str, p: &FileIOProperties) -> Result<Settings, Error> {
         .or_else(|| {
             cs.blob_endpoint
                 .clone()
-                .filter(|_| cs.account_name.as_deref().map_or(true, |n| n == account))
+                .filter(|_| cs.account_name.as_deref().is_none_or(|n| n == account))
         });
     let mut options = vec![("account_name", Value::Str(account.clone()))];
     if let Some(endpoint) = endpoint {
@@ -187,7 +187,7 @@ fn azure(location: &str, p: &FileIOProperties) -> Result<Settings, Error> {
     let shared_key = a
         .account_key
         .clone()
-        .filter(|_| a.account_name.as_deref().map_or(true, |n| n == account))
+        .filter(|_| a.account_name.as_deref().is_none_or(|n| n == account))
         .or_else(|| cs.account_key.clone());
     let sas_option = |s: &icefloe::io::properties::Secret| {
         (

@@ -145,7 +145,7 @@ pub fn latest_ancestor_older_than(md: &TableMetadata, timestamp_ms: i64) -> Opti
         let Some(s) = md.snapshot_by_id(id) else {
             continue;
         };
-        if s.timestamp_ms < timestamp_ms && best.map_or(true, |(_, ts)| s.timestamp_ms > ts) {
+        if s.timestamp_ms < timestamp_ms && best.is_none_or(|(_, ts)| s.timestamp_ms > ts) {
             best = Some((id, s.timestamp_ms));
         }
     }

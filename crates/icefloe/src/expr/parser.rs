@@ -284,7 +284,7 @@ fn quoted(text: &str, at: usize, chars: &mut Chars<'_>, quote: char, what: &str)
 }
 
 fn decode_hex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 || !s.is_ascii() {
+    if !s.len().is_multiple_of(2) || !s.is_ascii() {
         return None;
     }
     (0..s.len())

@@ -101,7 +101,7 @@ impl<'a> PartitionSums<'a> {
         };
         if let Some(s) = e.snapshot_id.and_then(|id| self.md.snapshot_by_id(id)) {
             let at = s.timestamp_ms.saturating_mul(1000);
-            if p.last_updated_at.map_or(true, |last| at > last) {
+            if p.last_updated_at.is_none_or(|last| at > last) {
                 p.spec_id = spec_id;
                 p.last_updated_at = Some(at);
                 p.last_updated_snapshot_id = Some(s.snapshot_id);

@@ -229,7 +229,7 @@ impl ObjectStoreFileIO {
             .or_else(|| {
                 cs.blob_endpoint
                     .clone()
-                    .filter(|_| cs.account_name.as_deref().map_or(true, |a| a == account))
+                    .filter(|_| cs.account_name.as_deref().is_none_or(|a| a == account))
             })
             .unwrap_or_else(|| {
                 let host = t.host.replacen(".dfs.", ".blob.", 1);
@@ -253,7 +253,7 @@ impl ObjectStoreFileIO {
         let key = p
             .account_key
             .clone()
-            .filter(|_| p.account_name.as_deref().map_or(true, |a| a == account))
+            .filter(|_| p.account_name.as_deref().is_none_or(|a| a == account))
             .or_else(|| cs.account_key.clone());
         if let Some(sas) = sas {
             b = b.with_config(

@@ -213,7 +213,7 @@ pub(crate) fn opt_int_bytes_map(
     s: &AvroSchema,
     only: Option<&[i32]>,
 ) -> Result<Option<BoundsMap>> {
-    let keep = |k: i32| only.map_or(true, |ids| ids.contains(&k));
+    let keep = |k: i32| only.is_none_or(|ids| ids.contains(&k));
     match s {
         AvroSchema::Null => Ok(None),
         AvroSchema::Union(b) => {

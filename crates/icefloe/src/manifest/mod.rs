@@ -397,14 +397,14 @@ pub struct ManifestFile {
 impl ManifestFile {
     /// Whether the manifest may contain ADDED entries (unknown counts count as yes).
     pub fn has_added_files(&self) -> bool {
-        self.added_files_count.map_or(true, |n| n > 0)
+        self.added_files_count.is_none_or(|n| n > 0)
     }
 
     pub fn has_existing_files(&self) -> bool {
-        self.existing_files_count.map_or(true, |n| n > 0)
+        self.existing_files_count.is_none_or(|n| n > 0)
     }
 
     pub fn has_deleted_files(&self) -> bool {
-        self.deleted_files_count.map_or(true, |n| n > 0)
+        self.deleted_files_count.is_none_or(|n| n > 0)
     }
 }

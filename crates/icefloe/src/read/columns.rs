@@ -53,9 +53,10 @@ pub fn metadata_constant(
     n: usize,
 ) -> Result<Option<ArrayRef>> {
     Ok(Some(match name {
-        "_file" => Arc::new(StringArray::from_iter_values(
-            std::iter::repeat(task.file_path.as_str()).take(n),
-        )),
+        "_file" => Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
+            task.file_path.as_str(),
+            n,
+        ))),
         "_spec_id" => Arc::new(Int32Array::from_value(task.spec_id, n)),
         "_partition" => {
             // an unpartitioned table's _partition is null, as Spark reads it from Java

@@ -161,7 +161,7 @@ pub fn read_task(
             .position(|f| field_id(f) == Some(id));
         if let Some(ix) = projected {
             let pf = &ctx.projected_arrow.fields()[ix];
-            if table.map_or(true, |t| t.data_type() == pf.data_type()) {
+            if table.is_none_or(|t| t.data_type() == pf.data_type()) {
                 work.push(Source::Output(ix));
                 work_fields.push(Arc::new(pf.as_ref().clone().with_nullable(true)));
                 continue;

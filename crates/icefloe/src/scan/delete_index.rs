@@ -494,7 +494,7 @@ fn read_bound(bytes: &[u8], ty: &PrimitiveType) -> Result<Option<Literal>> {
 
 /// May hold nulls: not required, and a null count that is unknown or positive.
 fn contains_null(null_count: Option<i64>, required: bool) -> bool {
-    !required && null_count.map_or(true, |n| n > 0)
+    !required && null_count.is_none_or(|n| n > 0)
 }
 
 /// Known to hold only nulls: not required, and null count == value count.

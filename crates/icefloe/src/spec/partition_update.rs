@@ -436,7 +436,7 @@ impl UpdatePartitionSpec {
             let found = self.historical.iter().find(|f| {
                 f.source_id() == source_id
                     && &f.transform == transform
-                    && name.map_or(true, |n| f.name == n)
+                    && name.is_none_or(|n| f.name == n)
             });
             if let Some(f) = found {
                 return f.clone();

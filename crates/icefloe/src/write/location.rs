@@ -73,7 +73,7 @@ impl LocationProvider {
         let object_storage = object_store.then(|| ObjectStore {
             context: (!storage.starts_with(&table_location)).then(|| path_context(&table_location)),
             partitioned_paths: prop(properties, OBJECT_STORAGE_PARTITIONED_PATHS)
-                .map_or(true, |v| !v.eq_ignore_ascii_case("false")),
+                .is_none_or(|v| !v.eq_ignore_ascii_case("false")),
         });
         Ok(LocationProvider {
             storage,

@@ -147,7 +147,7 @@ impl OAuth2 {
     pub(super) fn fresh(&self, now: Instant) -> Option<Secret> {
         self.lock()
             .as_ref()
-            .filter(|t| t.refresh_at.map_or(true, |at| now < at))
+            .filter(|t| t.refresh_at.is_none_or(|at| now < at))
             .map(|t| t.token.clone())
     }
 

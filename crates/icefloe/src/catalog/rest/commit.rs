@@ -161,7 +161,7 @@ fn diff(
             }
         }
     }
-    if base.map_or(true, |b| b.current_schema_id != new.current_schema_id) {
+    if base.is_none_or(|b| b.current_schema_id != new.current_schema_id) {
         out.push(TableUpdate::SetCurrentSchema {
             schema_id: id_or_last_added(new.current_schema_id, &added_schemas),
         });
@@ -206,7 +206,7 @@ fn diff(
             }
         }
     }
-    if base.map_or(true, |b| b.default_spec_id != new.default_spec_id) {
+    if base.is_none_or(|b| b.default_spec_id != new.default_spec_id) {
         out.push(TableUpdate::SetDefaultSpec {
             spec_id: id_or_last_added(new.default_spec_id, &added_specs),
         });
@@ -248,9 +248,7 @@ fn diff(
             }
         }
     }
-    if base.map_or(true, |b| {
-        b.default_sort_order_id != new.default_sort_order_id
-    }) {
+    if base.is_none_or(|b| b.default_sort_order_id != new.default_sort_order_id) {
         out.push(TableUpdate::SetDefaultSortOrder {
             sort_order_id: id_or_last_added(new.default_sort_order_id, &added_orders),
         });
@@ -272,7 +270,7 @@ fn diff(
     }
 
     // location
-    if base.map_or(true, |b| b.location != new.location) {
+    if base.is_none_or(|b| b.location != new.location) {
         out.push(TableUpdate::SetLocation {
             location: new.location.clone(),
         });

@@ -764,7 +764,7 @@ fn check_new_deletes(format_version: i32, deletes: &[(Option<i32>, DataFile)]) -
                 )))
             }
             DataContentType::EqualityDeletes
-                if f.equality_ids.as_ref().map_or(true, Vec::is_empty) =>
+                if f.equality_ids.as_ref().is_none_or(Vec::is_empty) =>
             {
                 return Err(Error::invalid_argument(format!(
                     "{}: an equality delete file needs equality_ids",

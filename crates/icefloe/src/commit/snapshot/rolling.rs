@@ -52,7 +52,7 @@ impl SnapshotProducer {
         let mut w = new_writer()?;
         let mut rows = 0u64;
         for item in items {
-            if rows > 0 && rows % roll.check_every == 0 && w.length() >= roll.max_size {
+            if rows > 0 && rows.is_multiple_of(roll.check_every) && w.length() >= roll.max_size {
                 let path = self.next_manifest_path(ctx.dir);
                 self.written.push(path.clone());
                 out.push(std::mem::replace(&mut w, new_writer()?).finish(ctx.io, &path)?);

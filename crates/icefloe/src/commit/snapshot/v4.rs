@@ -742,10 +742,10 @@ fn partition_summaries(
                 None => s.contains_null = true,
                 Some(v) if is_nan(v) => s.contains_nan = Some(true),
                 Some(v) => {
-                    if lower.map_or(true, |l| v.compare(l) == Some(std::cmp::Ordering::Less)) {
+                    if lower.is_none_or(|l| v.compare(l) == Some(std::cmp::Ordering::Less)) {
                         lower = Some(v);
                     }
-                    if upper.map_or(true, |u| v.compare(u) == Some(std::cmp::Ordering::Greater)) {
+                    if upper.is_none_or(|u| v.compare(u) == Some(std::cmp::Ordering::Greater)) {
                         upper = Some(v);
                     }
                 }

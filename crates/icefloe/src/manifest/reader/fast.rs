@@ -544,7 +544,7 @@ fn counts_at(
         for _ in 0..n {
             let k = c.try_key()?;
             let v = c.try_long()?;
-            if only.map_or(true, |ids| ids.contains(&k)) {
+            if only.is_none_or(|ids| ids.contains(&k)) {
                 out.push((k, v));
             }
         }
