@@ -74,12 +74,13 @@ def _rows_sql(version: int, fq: str) -> str:
 
 @pytest.fixture(scope="module")
 def inspect_tables(spark, java_tables) -> dict[str, str]:
-    """Spark name -> icefloe identifier in a ``filesystem`` catalog on the Java warehouse."""
+    """Spark name -> icefloe identifier in a ``filesystem`` catalog on the Java warehouse
+    (a namespace of its own: the session's manifest fixture makes ``java.mdb.mor_v2/3``)."""
     out = {}
     for version in (2, 3):
-        o._sql(spark, "CREATE NAMESPACE IF NOT EXISTS java.mdb")
-        o._sql(spark, _rows_sql(version, f"java.mdb.mor_v{version}"))
-        out[f"java.mdb.mor_v{version}"] = f"mdb.mor_v{version}"
+        o._sql(spark, "CREATE NAMESPACE IF NOT EXISTS java.inspectdb")
+        o._sql(spark, _rows_sql(version, f"java.inspectdb.mor_v{version}"))
+        out[f"java.inspectdb.mor_v{version}"] = f"inspectdb.mor_v{version}"
     for name, _ in java_tables:
         if name.startswith("evolve_v"):
             out[f"java.db.{name}"] = f"db.{name}"
@@ -235,7 +236,7 @@ def test_icefloe_written_table_equals_java(spark, catalog, icefloe_table, name):
 
 
 def test_all_tables_refuse_time_travel(catalog, inspect_tables):
-    table = catalog.load_table("mdb.mor_v2")
+    table = catalog.load_table("inspectdb.mor_v2")
     with pytest.raises(ValueError, match="cannot select a snapshot"):
         table.inspect.table("all_files", snapshot_id=table.current_snapshot().snapshot_id)
 
@@ -250,23 +251,23 @@ def test_spark_source_reads_metadata_tables(spark, inspect_tables):
             spark.read.format("icefloe")
             .option("type", "filesystem")
             .option("warehouse", warehouse)
-            .load(f"mdb.mor_v3.{name}")
+            .load(f"inspectdb.mor_v3.{name}")
         )
-        java = spark.table(f"java.mdb.mor_v3.{name}")
+        java = spark.table(f"java.inspectdb.mor_v3.{name}")
         assert _spark_shape(df.schema) == _spark_shape(java.schema), name
         assert _sorted([_norm(r) for r in df.collect()]) == _sorted([_norm(r) for r in java.collect()]), name
-    tag = spark.table("java.mdb.mor_v3.refs").where("type = 'TAG'").collect()[0]["snapshot_id"]
+    tag = spark.table("java.inspectdb.mor_v3.refs").where("type = 'TAG'").collect()[0]["snapshot_id"]
     df = (
         spark.read.format("icefloe")
         .option("type", "filesystem")
         .option("warehouse", warehouse)
         .option("snapshot-id", str(tag))
-        .load("mdb.mor_v3.files")
+        .load("inspectdb.mor_v3.files")
     )
-    java = spark.sql(f"SELECT * FROM java.mdb.mor_v3.files VERSION AS OF {tag}")
+    java = spark.sql(f"SELECT * FROM java.inspectdb.mor_v3.files VERSION AS OF {tag}")
     assert _sorted([_norm(r) for r in df.collect()]) == _sorted([_norm(r) for r in java.collect()])
 
 
 def test_unknown_metadata_table_is_an_error(catalog, inspect_tables):
     with pytest.raises(ValueError, match="unknown metadata table"):
-        catalog.load_table("mdb.mor_v2").inspect.table("nope")
+        catalog.load_table("inspectdb.mor_v2").inspect.table("nope")
