@@ -33,6 +33,8 @@
 //!   record batches. Executors, and the driver for manifests as Arrow.
 //! - [`write`]: writing data and delete files: locations, Parquet, partitioning rows.
 //!   Executors.
+//! - `parallel` (private): indexed work on plain threads, for planning and the metadata
+//!   tables.
 //!
 //! The types most users need are re-exported here.
 
@@ -48,6 +50,7 @@ pub mod io;
 pub mod limits;
 pub mod maintenance;
 pub mod manifest;
+mod parallel;
 pub mod puffin;
 pub mod read;
 pub mod scan;

@@ -21,8 +21,7 @@ mod partitions;
 mod value;
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::Schema as ArrowSchema;
@@ -478,45 +477,13 @@ impl Inspect {
     /// Runs `f(0..n)` on up to `threads` threads (more when the FileIO reads more files at
     /// once, as planning does); results keep the index order, the first error wins.
     fn parallel<T: Send>(&self, n: usize, f: impl Fn(usize) -> Result<T> + Sync) -> Result<Vec<T>> {
-        let next = AtomicUsize::new(0);
-        let slots: Vec<Mutex<Option<Result<T>>>> = (0..n).map(|_| Mutex::new(None)).collect();
-        let work = || loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= n {
-                break;
-            }
-            let r = f(i);
-            let failed = r.is_err();
-            if let Some(Ok(mut slot)) = slots.get(i).map(|s| s.lock()) {
-                *slot = Some(r);
-            }
-            if failed {
-                next.store(n, Ordering::Relaxed);
-            }
-        };
-        let threads = self.threads.max(self.io.fetch_concurrency()).min(n).max(1);
-        std::thread::scope(|s| {
-            for _ in 1..threads {
-                s.spawn(work);
-            }
-            work();
-        });
-        let mut out = Vec::with_capacity(n);
-        for slot in slots {
-            match slot
-                .into_inner()
-                .map_err(|_| Error::unsupported("a metadata table thread panicked"))?
-            {
-                Some(r) => out.push(r?),
-                None => continue,
-            }
-        }
-        if out.len() < n {
-            return Err(Error::unsupported(
-                "reading stopped before every manifest was read",
-            ));
-        }
-        Ok(out)
+        crate::parallel::map_indexed(
+            self.threads.max(self.io.fetch_concurrency()),
+            n,
+            "a metadata table thread panicked",
+            "reading stopped before every manifest was read",
+            f,
+        )
     }
 }
 

@@ -11,8 +11,7 @@
 //! for all of this (the current one, unless time travel to another snapshot).
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::expr::{
@@ -789,46 +788,13 @@ impl TableScan {
     /// Runs `f(0..n)` on [`TableScan::workers`] threads; results keep the index order. The first
     /// error stops the handing out of further work and is returned.
     fn parallel<T: Send>(&self, n: usize, f: impl Fn(usize) -> Result<T> + Sync) -> Result<Vec<T>> {
-        let next = AtomicUsize::new(0);
-        let slots: Vec<Mutex<Option<Result<T>>>> = (0..n).map(|_| Mutex::new(None)).collect();
-        let work = || loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= n {
-                break;
-            }
-            let r = f(i);
-            let failed = r.is_err();
-            if let Some(Ok(mut slot)) = slots.get(i).map(|s| s.lock()) {
-                *slot = Some(r);
-            }
-            if failed {
-                next.store(n, Ordering::Relaxed);
-            }
-        };
-        let threads = self.workers().min(n).max(1);
-        std::thread::scope(|s| {
-            for _ in 1..threads {
-                s.spawn(work);
-            }
-            work();
-        });
-        let mut out = Vec::with_capacity(n);
-        for slot in slots {
-            let r = slot
-                .into_inner()
-                .map_err(|_| Error::unsupported("a planning thread panicked"))?;
-            match r {
-                Some(r) => out.push(r?),
-                // not run because another item failed; that error comes first
-                None => continue,
-            }
-        }
-        if out.len() < n {
-            return Err(Error::unsupported(
-                "planning stopped before every manifest was read",
-            ));
-        }
-        Ok(out)
+        crate::parallel::map_indexed(
+            self.workers(),
+            n,
+            "a planning thread panicked",
+            "planning stopped before every manifest was read",
+            f,
+        )
     }
 
     fn decode_one(
