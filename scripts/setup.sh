@@ -115,31 +115,7 @@ else
 fi
 
 # --- Spark connector: the JNI library inside the connector's jar ---------------------------
-# Maven runs offline first (everything cached in ~/.m2), online when something is missing.
-ARROW_VERSION="18.3.0"   # the arrow-vector that PySpark 4.1 ships
-CONNECTOR_DIR="jvm/icefloe-spark"
-CONNECTOR_JARS="python/icefloe/spark/jars"
-mvn_connector() { mvn -q -B -o "$@" || mvn -q -B "$@"; }
-log "building the JNI library (cargo build --release -p icefloe-jni)"
-cargo build --release --quiet -p icefloe-jni
-case "$(uname -s)-$(uname -m)" in
-  Linux-x86_64) platform=linux-x86_64; lib=libicefloe_jni.so ;;
-  Linux-aarch64) platform=linux-aarch64; lib=libicefloe_jni.so ;;
-  Darwin-arm64) platform=darwin-aarch64; lib=libicefloe_jni.dylib ;;
-  Darwin-x86_64) platform=darwin-x86_64; lib=libicefloe_jni.dylib ;;
-  *) die "no JNI library name for $(uname -s)-$(uname -m)" ;;
-esac
-rm -rf "$CONNECTOR_DIR/target/native"
-mkdir -p "$CONNECTOR_DIR/target/native/$platform" "$CONNECTOR_JARS"
-cp "target/release/$lib" "$CONNECTOR_DIR/target/native/$platform/$lib"
-log "building the Spark connector (Maven, $CONNECTOR_DIR)"
-(cd "$CONNECTOR_DIR" && mvn_connector package)
-cp "$CONNECTOR_DIR/target/icefloe-spark.jar" "$CONNECTOR_JARS/icefloe-spark.jar"
-if [[ ! -s "$CONNECTOR_JARS/arrow-c-data-${ARROW_VERSION}.jar" ]]; then
-  (cd "$CONNECTOR_DIR" && mvn_connector "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy" \
-    -Dartifact="org.apache.arrow:arrow-c-data:${ARROW_VERSION}" -DoutputDirectory="$ROOT/$CONNECTOR_JARS")
-  [[ -s "$CONNECTOR_JARS/arrow-c-data-${ARROW_VERSION}.jar" ]] || die "Maven did not produce arrow-c-data"
-fi
+bash scripts/build-connector.sh release
 
 # --- Rust extension into the venv ----------------------------------------------------------
 log "building icefloe into .venv (maturin develop --release)"
