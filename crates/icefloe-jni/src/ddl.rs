@@ -55,7 +55,7 @@ fn properties(request: &Value) -> Vec<(String, String)> {
 }
 
 /// The partition spec of `PARTITIONED BY`: `[[column, transform], ...]`, fields named as
-/// Java's `PartitionSpec.Builder` names them.
+/// Java's `PartitionSpec.Builder` names them (`payload.b_trunc`).
 fn spec_of(schema: &Schema, partitioning: Option<&Value>) -> Outcome<PartitionSpec> {
     let Some(Value::Array(items)) = partitioning else {
         return Ok(PartitionSpec::unpartitioned());
@@ -93,7 +93,10 @@ fn spec_of(schema: &Schema, partitioning: Option<&Value>) -> Outcome<PartitionSp
             ))
             .into());
         }
-        let name = default_field_name(column, &transform);
+        // Java's PartitionSpec.Builder names (Spark3Util.toPartitionSpec): the column's
+        // name as given, dots kept, with the transform's suffix
+        let suffix = default_field_name("x", &transform);
+        let name = format!("{column}{}", suffix.get(1..).unwrap_or(""));
         if fields.iter().any(|f: &PartitionField| f.name == name) {
             return Err(Error::invalid_argument(format!(
                 "Cannot use partition name more than once: {name}"
@@ -112,7 +115,8 @@ fn spec_of(schema: &Schema, partitioning: Option<&Value>) -> Outcome<PartitionSp
 
 /// Creates or replaces a table. Request: `namespace`, `name`, `schema` (Iceberg JSON, ids
 /// assigned by the caller; fresh ids are assigned as Java does), `partitioning`,
-/// `location`, `properties`, `mode` (`create`, `replace`: the table must exist,
+/// `location`, `properties`, `default-format-version` (when the properties have no
+/// `format-version`), `mode` (`create`, `replace`: the table must exist,
 /// `create-or-replace`). A replaced table keeps its history (Java's replace transaction).
 fn create(catalog: &CatalogHandle, request: &Value) -> Outcome<Value> {
     let ident = ident_of(request)?;
@@ -123,6 +127,15 @@ fn create(catalog: &CatalogHandle, request: &Value) -> Outcome<Value> {
         "schema",
     )?;
     let spec = spec_of(&schema, request.get("partitioning"))?;
+    let properties = properties(request);
+    // the caller's default when the properties name no version (Spark: Java's default, v2)
+    let format_version = match properties.iter().any(|(k, _)| k == "format-version") {
+        true => None,
+        false => request
+            .get("default-format-version")
+            .and_then(Value::as_i64)
+            .map(|v| v as i32),
+    };
     let table = NewTable {
         schema,
         spec,
@@ -131,8 +144,8 @@ fn create(catalog: &CatalogHandle, request: &Value) -> Outcome<Value> {
             .get("location")
             .and_then(Value::as_str)
             .map(str::to_string),
-        properties: properties(request),
-        format_version: None,
+        properties,
+        format_version,
     };
     let mode = request
         .get("mode")

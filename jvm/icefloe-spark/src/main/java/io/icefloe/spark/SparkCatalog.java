@@ -233,6 +233,8 @@ public class SparkCatalog implements TableCatalog, SupportsNamespaces {
     if ("parquet".equalsIgnoreCase(provider) || "avro".equalsIgnoreCase(provider) || "orc".equalsIgnoreCase(provider)) {
       props.put("write.format.default", provider.toLowerCase());
     }
+    // Java 1.11's default for new tables (icefloe's own default, v3, is for its Python API)
+    request.put("default-format-version", 2);
     request.put("mode", mode);
     try {
       catalog.createTable(ident.namespace(), ident.name(), request);
