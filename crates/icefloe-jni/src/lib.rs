@@ -13,8 +13,10 @@
 //! the core error's message.
 
 mod catalog;
+mod ddl;
 mod errors;
 mod plan;
 mod read;
+mod write;
 
 pub use errors::Failure;

@@ -20,7 +20,7 @@ use crate::errors::{Outcome, ThrowIcefloe};
 
 /// The FileIO for a table location on an executor, from the properties the driver's catalog
 /// gave for it (none for local files).
-fn executor_io(location: &str, properties: Option<&Value>) -> Outcome<Arc<dyn FileIO>> {
+pub(crate) fn executor_io(location: &str, properties: Option<&Value>) -> Outcome<Arc<dyn FileIO>> {
     let mut map = std::collections::HashMap::new();
     if let Some(Value::Object(o)) = properties {
         for (k, v) in o {

@@ -39,4 +39,26 @@ final class Native {
 
   static native void readerOpen(
       byte[] payload, String location, String ioPropertiesJson, String schemaJson, long streamAddress);
+
+  // --- writes (crates/icefloe-jni/src/write.rs) ---
+
+  static native String tableMetadataJson(long table);
+
+  static native long dataWriterOpen(String metadataJson, String ioPropertiesJson, String optionsJson);
+
+  static native void dataWriterWrite(long writer, long arrayAddress, long schemaAddress);
+
+  static native byte[] dataWriterFinish(long writer);
+
+  static native String dataWriterAbort(long writer);
+
+  static native void dataWriterClose(long writer);
+
+  static native String tableCommit(long catalog, String requestJson, byte[][] dataFiles);
+
+  static native String dataFilesDelete(long catalog, long table, byte[][] dataFiles);
+
+  static native String tableCreate(long catalog, String requestJson);
+
+  static native String tableAlter(long catalog, String requestJson);
 }

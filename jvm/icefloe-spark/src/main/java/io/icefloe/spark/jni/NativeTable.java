@@ -55,4 +55,17 @@ public final class NativeTable {
       java.lang.ref.Reference.reachabilityFence(this);
     }
   }
+
+  /** The table metadata JSON (what executors open a {@link NativeDataWriter} with). */
+  public String metadataJson() {
+    try {
+      return Native.tableMetadataJson(handle);
+    } finally {
+      java.lang.ref.Reference.reachabilityFence(this);
+    }
+  }
+
+  long handle() {
+    return handle;
+  }
 }
