@@ -125,7 +125,7 @@ def test_bin_pack_v2_with_position_deletes_equals_javas_procedure(env):
     assert _rows(spark, name, "t") == expected_rows == _rows(spark, name, "twin")
     # the new files start from the starting snapshot's sequence number, so that deletes
     # committed meanwhile still apply; the v2 position deletes stay (dangling) as in Java
-    assert len(_live(t, 1)) == len(_live(twin, 1)) == 1
+    assert len(_live(t, 1)) == len(_live(twin, 1)) == 2
 
 
 def test_bin_pack_v3_removes_dvs_and_meets_the_target_size(env):
@@ -146,15 +146,25 @@ def test_bin_pack_v3_removes_dvs_and_meets_the_target_size(env):
     theirs = _call(spark, name, "twin", _options_sql(options))
     assert _ours(ours)[0] == theirs[0] == 16
     assert _ours(ours)[4] == theirs[4] == 2  # the DVs of the rewritten files
-    assert _ours(ours)[1] == theirs[1]
+    # the same read units (Java's planTaskGroups at the groups' split size); Java's Parquet
+    # writer may roll within a unit, since it counts buffered rows uncompressed (checked
+    # every 1,000 rows), so its file count can be higher on small files
+    assert 4 <= _ours(ours)[1] <= theirs[1]
     t = cat.load_table("db.t")
     twin = cat.load_table("db.twin")
-    assert _new_summaries(t, before) == _new_summaries(twin, before)
+    file_counts = {"added-data-files", "total-data-files"}
+
+    def strip(summaries):
+        return [{k: v for k, v in s.items() if k not in file_counts} for s in summaries]
+
+    assert strip(_new_summaries(t, before)) == strip(_new_summaries(twin, before))
     assert _rows(spark, name, "t") == expected_rows == _rows(spark, name, "twin")
     assert _live(t, 1) == [] and _live(twin, 1) == []
-    # every new file below the max size Java writes to (target + (max - target) / 2)
+    # the target met: no new file above the size Java's writers roll at (target + (max -
+    # target) / 2), and nothing left for the same rewrite to do
     write_max = target + (int(target * 1.8) - target) // 2
-    assert all(size <= write_max * 1.1 for size in _sizes(t))
+    assert all(size <= write_max for size in _sizes(t))
+    assert t.rewrite_data_files(options=options).rewritten_data_files_count == 0
 
 
 def test_where_filter_and_partial_progress_equal_javas(env):
@@ -171,9 +181,10 @@ def test_where_filter_and_partial_progress_equal_javas(env):
 
     # partition b in groups of 2 files with one commit per group
     before = t.metadata.last_sequence_number
+    b_sizes = sorted(e["file_size_in_bytes"] for e in _live(t, 0) if e["partition"]["cat"] == "b")
     options = {
         "min-input-files": "2",
-        "max-file-group-input-files": "2",
+        "max-file-group-size-bytes": str(b_sizes[0] + b_sizes[1]),
         "partial-progress.enabled": "true",
         "partial-progress.max-commits": "3",
     }
@@ -296,3 +307,36 @@ def test_options_are_refused_as_java_refuses_them(env):
     before = cat.load_table("db.t").metadata.current_snapshot_id
     assert t.rewrite_data_files().rewritten_data_files_count == 0
     assert cat.load_table("db.t").metadata.current_snapshot_id == before
+
+
+def test_remove_dangling_deletes_equals_javas(env):
+    spark, name, cat, jcat = env
+    t = _make(cat, 2)
+    a_files = sorted(e["file_path"] for e in _live(t, 0) if e["partition"]["cat"] == "a")
+    b_files = sorted(e["file_path"] for e in _live(t, 0) if e["partition"]["cat"] == "b")
+    added, _ = write_position_deletes(t.metadata, {a_files[0]: [0], b_files[0]: [1]})
+    t.row_delta(add_delete_files=added)
+    t = cat.load_table("db.t")
+    _twin(cat, t)
+    before = t.metadata.last_sequence_number
+    # new sequence numbers for the new files: the old position deletes of partition a then
+    # apply to nothing, and the option removes them in a second commit, as Java's
+    options = {
+        "min-input-files": "2",
+        "use-starting-sequence-number": "false",
+        "remove-dangling-deletes": "true",
+    }
+    ours = t.rewrite_data_files(where="cat = 'a'", options=options)
+    theirs = _call(spark, name, "twin", ", where => \"cat = 'a'\"" + _options_sql(options))
+    assert _ours(ours) == theirs
+    assert ours.removed_delete_files_count == 1
+    t, twin = cat.load_table("db.t"), cat.load_table("db.twin")
+    assert _new_summaries(t, before) == _new_summaries(twin, before)
+    assert len(_new_summaries(t, before)) == 2
+    assert _rows(spark, name, "t") == _rows(spark, name, "twin")
+    assert [e["partition"]["cat"] for e in _live(t, 1)] == ["b"]
+    # nothing left to remove: no commit, as Java's action
+    assert t.maintenance.remove_dangling_deletes() == []
+    actions = spark._jvm.org.apache.iceberg.spark.actions.SparkActions.get(spark._jsparkSession)
+    jresult = actions.removeDanglingDeleteFiles(jcat.loadTable(jident(spark, "db.twin"))).execute()
+    assert len(list(jresult.removedDeleteFiles())) == 0

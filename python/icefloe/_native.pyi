@@ -856,6 +856,11 @@ def plan_rewrite_data_files(
 ) -> dict[str, Any]:
     """The file groups of a ``rewrite_data_files`` run (Java's planner and options)."""
 
+def find_dangling_deletes(
+    io: FileIO | None, metadata: TableMetadata, snapshot_id: int | None = None
+) -> list[tuple[str, int | None, int, int]]:
+    """``(file_path, content_offset, content, record_count)`` of each dangling delete file."""
+
 # --- spec rules and wire names defined once, in Rust (crates/icefloe-py/src/rules.rs) -------
 
 RESERVED_FIELD_IDS: dict[str, int]

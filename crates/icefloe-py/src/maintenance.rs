@@ -211,7 +211,37 @@ fn plan_rewrite_data_files<'py>(
     Ok(out)
 }
 
+/// The dangling delete files of the snapshot (`icefloe::maintenance::dangling_deletes`,
+/// Java's `RemoveDanglingDeletesSparkAction`): `(file_path, content_offset, content,
+/// record_count)` of each.
+#[pyfunction]
+#[pyo3(signature = (io, metadata, snapshot_id = None))]
+fn find_dangling_deletes(
+    py: Python<'_>,
+    io: Option<&PyFileIO>,
+    metadata: PyRef<'_, PyTableMetadata>,
+    snapshot_id: Option<i64>,
+) -> PyResult<Vec<(String, Option<i64>, i32, i64)>> {
+    let md = std::sync::Arc::clone(&metadata.inner);
+    let io = io_for(io, &md.location).py(py)?;
+    let found = py
+        .detach(|| icefloe::maintenance::find_dangling_deletes(io.as_ref(), &md, snapshot_id))
+        .py(py)?;
+    Ok(found
+        .into_iter()
+        .map(|d| {
+            (
+                d.file.file_path,
+                d.file.content_offset,
+                d.file.content.id(),
+                d.file.record_count,
+            )
+        })
+        .collect())
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(find_dangling_deletes, m)?)?;
     m.add_function(wrap_pyfunction!(remove_orphan_files, m)?)?;
     m.add_function(wrap_pyfunction!(plan_rewrite_data_files, m)?)?;
     Ok(())

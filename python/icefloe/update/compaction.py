@@ -34,7 +34,13 @@ from ..executor.compaction import SortKey, Unit, rewrite_unit
 from ..executor.write import data_files_from_ipc
 from .transaction import _expression
 
-__all__ = ["RewriteDataFilesResult", "FileGroupResult", "rewrite_data_files", "parse_sort_order"]
+__all__ = [
+    "RewriteDataFilesResult",
+    "FileGroupResult",
+    "rewrite_data_files",
+    "parse_sort_order",
+    "remove_dangling_deletes",
+]
 
 MapUnits = Callable[[Callable[[Unit], bytes], Sequence[Unit]], list[bytes]]
 
@@ -195,7 +201,7 @@ def rewrite_data_files(
         seq = snap.sequence_number if snap is not None else None
 
     metadata_json = md.to_json()
-    io_properties = dict(table.io.properties_for(md.location))
+    io_properties = dict(table.io.properties_for(md.location) or {})
     operation_id = str(uuid.uuid4())
     units: list[Unit] = []
     owner: list[int] = []
@@ -266,6 +272,11 @@ def rewrite_data_files(
                     removed_delete_files_count=len(g["dangling_dvs"]),
                 )
             )
+    removed_dangling = 0
+    if plan["remove_dangling_deletes"]:
+        removed_dangling = len(
+            remove_dangling_deletes(table, branch=branch, snapshot_properties=snapshot_properties)
+        )
     if failed_commits > max_failed and failed_commits:
         raise RuntimeError(
             f"{failed_commits} commits failed, more than partial-progress.max-failed-commits ({max_failed})"
@@ -275,10 +286,48 @@ def rewrite_data_files(
         added_data_files_count=sum(g.added_data_files_count for g in done),
         rewritten_bytes_count=sum(g.rewritten_bytes_count for g in done),
         failed_data_files_count=failed_files,
-        removed_delete_files_count=sum(g.removed_delete_files_count for g in done),
+        removed_delete_files_count=sum(g.removed_delete_files_count for g in done) + removed_dangling,
         snapshot_ids=tuple(snapshot_ids),
         groups=tuple(done),
     )
+
+
+def remove_dangling_deletes(
+    table: Any,
+    *,
+    branch: str | None = None,
+    snapshot_properties: Mapping[str, str] | None = None,
+) -> list[str]:
+    """Removes the delete files that apply to no live data file (Java's
+    ``RemoveDanglingDeletesSparkAction``: older than every data file of their partition, in a
+    partition without data files, or DVs of a removed data file) in one ``replace`` commit,
+    and returns their locations (nothing is committed when there are none)."""
+    if table.catalog is not None and table.identifier is not None:
+        table.refresh()
+    md = table.metadata
+    snap = md.snapshot_by_ref(branch or "main")
+    if snap is None:
+        return []
+    found = _native.find_dangling_deletes(table.io, md, snap.snapshot_id)
+    if not found:
+        return []
+    rows = pa.table(
+        {
+            "file_path": pa.array([f[0] for f in found], pa.string()),
+            "content_offset": pa.array([f[1] for f in found], pa.int64()),
+        }
+    )
+    with table.transaction() as tx:
+        tx.rewrite_files(
+            [],
+            (),
+            remove_delete_files=rows,
+            validate_from_snapshot=snap.snapshot_id,
+            spec_id=md.default_spec_id,
+            branch=branch,
+            snapshot_properties=snapshot_properties,
+        )
+    return [f[0] for f in found]
 
 
 def _commit(

@@ -11,7 +11,7 @@ from .. import _native
 from .._log import log, some_paths
 from .._time import epoch_millis
 from ..errors import InvalidArgumentError
-from .compaction import RewriteDataFilesResult, rewrite_data_files
+from .compaction import RewriteDataFilesResult, remove_dangling_deletes, rewrite_data_files
 from .snapshots import ExpireSnapshots
 from .target import CatalogTable
 
@@ -90,6 +90,11 @@ class MaintenanceTable:
         """Compaction in this process, as Java's ``rewrite_data_files`` procedure; see
         :func:`icefloe.update.compaction.rewrite_data_files`."""
         return rewrite_data_files(self._table, **options)
+
+    def remove_dangling_deletes(self, **options: Any) -> list[str]:
+        """Removes delete files that apply to no live data file (Java's
+        ``RemoveDanglingDeleteFiles``); see :func:`icefloe.update.compaction.remove_dangling_deletes`."""
+        return remove_dangling_deletes(self._table, **options)
 
     def expire_snapshots(self) -> ExpireSnapshots:
         """An :class:`icefloe.update.snapshots.ExpireSnapshots` builder, as ``table.expire_snapshots()``."""

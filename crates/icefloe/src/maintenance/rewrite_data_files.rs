@@ -48,7 +48,9 @@ pub const MAX_FILE_SIZE_BYTES: &str = "max-file-size-bytes";
 pub const MIN_INPUT_FILES: &str = "min-input-files";
 pub const REWRITE_ALL: &str = "rewrite-all";
 pub const MAX_FILE_GROUP_SIZE_BYTES: &str = "max-file-group-size-bytes";
-pub const MAX_FILE_GROUP_INPUT_FILES: &str = "max-file-group-input-files";
+/// Not an option of Java 1.11's action (its procedure refuses it), so not one here either;
+/// the planner keeps the limit at its default.
+const MAX_FILE_GROUP_INPUT_FILES: &str = "max-file-group-input-files";
 pub const DELETE_FILE_THRESHOLD: &str = "delete-file-threshold";
 pub const DELETE_RATIO_THRESHOLD: &str = "delete-ratio-threshold";
 pub const MAX_FILES_TO_REWRITE: &str = "max-files-to-rewrite";
@@ -184,7 +186,6 @@ impl RewriteDataFilesOptions {
             MIN_INPUT_FILES,
             REWRITE_ALL,
             MAX_FILE_GROUP_SIZE_BYTES,
-            MAX_FILE_GROUP_INPUT_FILES,
             DELETE_FILE_THRESHOLD,
             DELETE_RATIO_THRESHOLD,
             MAX_FILES_TO_REWRITE,

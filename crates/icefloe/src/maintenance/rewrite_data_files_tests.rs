@@ -162,15 +162,21 @@ fn small_files_are_grouped_and_right_sized_ones_left_alone() {
         plan(&catalog, &state, &[("min-input-files", "6")]),
         Vec::<usize>::new()
     );
-    // everything, in groups of at most 3 files
+    // everything, in groups of at most 300 bytes
     assert_eq!(
         plan(
             &catalog,
             &state,
-            &[("rewrite-all", "true"), ("max-file-group-input-files", "3")]
+            &[
+                ("rewrite-all", "true"),
+                ("max-file-group-size-bytes", "300")
+            ]
         ),
-        vec![3, 3, 1]
+        vec![3, 2, 1, 1]
     );
+    // Java 1.11's procedure refuses max-file-group-input-files
+    let md = state.metadata.clone();
+    assert!(opts(&md, &[("max-file-group-input-files", "3")]).is_err());
     // groups of at most 250 bytes: 2+2+1 small files; the single-file groups are dropped
     assert_eq!(
         plan(
