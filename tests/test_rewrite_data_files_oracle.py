@@ -182,9 +182,11 @@ def test_where_filter_and_partial_progress_equal_javas(env):
     # partition b in groups of 2 files with one commit per group
     before = t.metadata.last_sequence_number
     b_sizes = sorted(e["file_size_in_bytes"] for e in _live(t, 0) if e["partition"]["cat"] == "b")
+    assert sum(b_sizes[:3]) > b_sizes[-1] + b_sizes[-2]
     options = {
         "min-input-files": "2",
-        "max-file-group-size-bytes": str(b_sizes[0] + b_sizes[1]),
+        # any two files fit, three never do, whatever order planning lists them in
+        "max-file-group-size-bytes": str(b_sizes[-1] + b_sizes[-2]),
         "partial-progress.enabled": "true",
         "partial-progress.max-commits": "3",
     }
