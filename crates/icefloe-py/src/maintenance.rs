@@ -63,6 +63,9 @@ fn remove_orphan_files(
     Ok((result.orphan_file_locations, result.failed_deletes))
 }
 
+/// `(file_path, content_offset, content, record_count)` of a dangling delete file.
+type DanglingOut = (String, Option<i64>, i32, i64);
+
 /// The orphans, and the `(location, error)` of each delete that failed.
 type OrphansOut = (Vec<String>, Vec<(String, String)>);
 
@@ -221,7 +224,7 @@ fn find_dangling_deletes(
     io: Option<&PyFileIO>,
     metadata: PyRef<'_, PyTableMetadata>,
     snapshot_id: Option<i64>,
-) -> PyResult<Vec<(String, Option<i64>, i32, i64)>> {
+) -> PyResult<Vec<DanglingOut>> {
     let md = std::sync::Arc::clone(&metadata.inner);
     let io = io_for(io, &md.location).py(py)?;
     let found = py
