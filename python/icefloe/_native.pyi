@@ -844,6 +844,23 @@ def remove_orphan_files(
     """The orphan files of the table (deleted unless ``dry_run``) and the deletes that
     failed, as ``(location, error)``."""
 
+def plan_rewrite_data_files(
+    io: FileIO | None,
+    metadata: TableMetadata,
+    *,
+    strategy: str = "binpack",
+    options: dict[str, str] | None = None,
+    filter: Expression | None = None,
+    case_sensitive: bool = True,
+    ref_name: str | None = None,
+) -> dict[str, Any]:
+    """The file groups of a ``rewrite_data_files`` run (Java's planner and options)."""
+
+def find_dangling_deletes(
+    io: FileIO | None, metadata: TableMetadata, snapshot_id: int | None = None
+) -> list[tuple[str, int | None, int, int]]:
+    """``(file_path, content_offset, content, record_count)`` of each dangling delete file."""
+
 # --- spec rules and wire names defined once, in Rust (crates/icefloe-py/src/rules.rs) -------
 
 RESERVED_FIELD_IDS: dict[str, int]

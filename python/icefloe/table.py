@@ -273,6 +273,12 @@ class Table:
         :func:`icefloe.update.maintenance.remove_orphan_files` for the options."""
         return remove_orphan_files(self, older_than, location, dry_run, **options)
 
+    def rewrite_data_files(self, **options: Any) -> Any:
+        """Compacts data files as Java's ``rewrite_data_files`` procedure (bin-pack or sort,
+        Java's options, deletes applied, ``replace`` commits); see
+        :func:`icefloe.update.compaction.rewrite_data_files`."""
+        return self.maintenance.rewrite_data_files(**options)
+
     @property
     def properties(self) -> dict[str, str]:
         return dict(self.metadata.properties)

@@ -27,6 +27,7 @@ catalogs, planning and reading in Rust) is turned on with :func:`configure`, see
 
 from __future__ import annotations
 
+from .compaction import RewriteDataFilesResult, rewrite_data_files
 from .connector import configure, connector_jars
 from .row_delete import DeleteResult, delete
 from .row_update import UpdateResult, update
@@ -40,6 +41,8 @@ __all__ = [
     "DeleteResult",
     "update",
     "UpdateResult",
+    "rewrite_data_files",
+    "RewriteDataFilesResult",
     "IcefloeDataSource",
     "WRITE_ID_KEY",
     "FILTER_PUSHDOWN_CONF",

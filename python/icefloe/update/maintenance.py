@@ -11,6 +11,7 @@ from .. import _native
 from .._log import log, some_paths
 from .._time import epoch_millis
 from ..errors import InvalidArgumentError
+from .compaction import RewriteDataFilesResult, remove_dangling_deletes, rewrite_data_files
 from .snapshots import ExpireSnapshots
 from .target import CatalogTable
 
@@ -84,6 +85,16 @@ class MaintenanceTable:
     ) -> list[str]:
         """See :func:`remove_orphan_files`."""
         return remove_orphan_files(self._table, older_than, location, dry_run, **options)
+
+    def rewrite_data_files(self, **options: Any) -> RewriteDataFilesResult:
+        """Compaction in this process, as Java's ``rewrite_data_files`` procedure; see
+        :func:`icefloe.update.compaction.rewrite_data_files`."""
+        return rewrite_data_files(self._table, **options)
+
+    def remove_dangling_deletes(self, **options: Any) -> list[str]:
+        """Removes delete files that apply to no live data file (Java's
+        ``RemoveDanglingDeleteFiles``); see :func:`icefloe.update.compaction.remove_dangling_deletes`."""
+        return remove_dangling_deletes(self._table, **options)
 
     def expire_snapshots(self) -> ExpireSnapshots:
         """An :class:`icefloe.update.snapshots.ExpireSnapshots` builder, as ``table.expire_snapshots()``."""
