@@ -14,6 +14,8 @@
     df.write.format("icefloe").mode("append").save("db.events")    # or mode("overwrite")
     icefloe.spark.delete(spark, catalog.load_table("db.events"), "id < 100")   # DVs, on executors
     icefloe.spark.update(spark, table, "id < 100", {"amount": "amount * 2"})   # merge-on-read
+    icefloe.spark.merge(spark, table, source_df, on=["id"], when_matched_update="*",
+                        when_not_matched_insert="*")                          # MERGE INTO
 
 Without catalog options the embedded default catalog is used (``$ICEFLOE_HOME``, see
 :func:`icefloe.load_catalog`), resolved in Spark's Python workers: set ``ICEFLOE_HOME``
@@ -28,6 +30,7 @@ catalogs, planning and reading in Rust) is turned on with :func:`configure`, see
 from __future__ import annotations
 
 from .connector import configure, connector_jars
+from .merge import MergeResult, merge
 from .row_delete import DeleteResult, delete
 from .row_update import UpdateResult, update
 from .source import FILTER_PUSHDOWN_CONF, WRITE_ID_KEY, IcefloeDataSource, register
@@ -40,6 +43,8 @@ __all__ = [
     "DeleteResult",
     "update",
     "UpdateResult",
+    "merge",
+    "MergeResult",
     "IcefloeDataSource",
     "WRITE_ID_KEY",
     "FILTER_PUSHDOWN_CONF",
