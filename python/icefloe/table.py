@@ -16,6 +16,7 @@ from .errors import InvalidArgumentError, InvalidArgumentTypeError
 from .executor.tasks import CombinedScanTask, FileScanTask
 from .expressions import to_filter
 from .scan import InspectTable, PlanBatches, ScanPlan, TableScan
+from .update.cdc import ChangesResult, write_changes
 from .update.maintenance import MaintenanceTable, remove_orphan_files
 from .update.row_deletes import DeleteResult, delete_rows
 from .update.snapshots import ExpireSnapshots, ManageSnapshots
@@ -241,6 +242,13 @@ class Table:
         with self.transaction() as tx:
             tx.rewrite_manifests(**options)
         return self
+
+    def write_changes(self, **changes: Any) -> ChangesResult:
+        """A CDC-style write in one row delta: equality deletes for the keys of ``upsert``
+        and ``delete`` rows, data files for ``upsert`` and ``insert`` rows; options as
+        :func:`icefloe.update.cdc.write_changes` (``equality_fields`` default: the identifier
+        fields)."""
+        return write_changes(self, **changes)
 
     def row_delta(self, **options: Any) -> Table:
         """Commits a row delta; options as :meth:`icefloe.update.transaction.Transaction.row_delta`."""
