@@ -471,6 +471,14 @@ def metadata_table_schema_json(metadata: TableMetadata, name: str) -> str: ...
 def plan_scan(
     metadata: TableMetadata, options: ScanOptions | None = None, *, io: FileIO | None = None, **kwargs: Any
 ) -> tuple[pa.Schema, list[pa.RecordBatch], list[tuple[str, int]]]: ...
+def plan_changelog(
+    metadata: TableMetadata, options: ScanOptions | None = None, *, io: FileIO | None = None, **kwargs: Any
+) -> tuple[
+    pa.Schema,
+    list[pa.RecordBatch],
+    list[tuple[str, int]],
+    tuple[list[str], list[int], list[int]],
+]: ...
 def plan_scan_packed(
     metadata: TableMetadata,
     options: ScanOptions | None = None,

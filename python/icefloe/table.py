@@ -16,6 +16,8 @@ from .errors import InvalidArgumentError, InvalidArgumentTypeError
 from .executor.tasks import CombinedScanTask, FileScanTask
 from .expressions import to_filter
 from .scan import InspectTable, PlanBatches, ScanPlan, TableScan
+from .scan import changelog as _changelog
+from .update.cdc import ChangesResult, write_changes
 from .update.maintenance import MaintenanceTable, remove_orphan_files
 from .update.row_deletes import DeleteResult, delete_rows
 from .update.snapshots import ExpireSnapshots, ManageSnapshots
@@ -42,6 +44,15 @@ def _filter(row_filter: Any) -> _native.Expression | None:
     if row_filter is None or row_filter is True:
         return None
     return to_filter(row_filter)
+
+
+def _changelog_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The changelog options with a row filter given as text parsed, as ``scan`` takes it."""
+    if options.get("row_filter") is not None:
+        options = dict(options, row_filter=_filter(options["row_filter"]))
+    if "selected_fields" in options:
+        options = dict(options, selected_fields=_fields(options["selected_fields"]))
+    return options
 
 
 def _fields(selected_fields: Sequence[str] | None) -> list[str] | None:
@@ -242,6 +253,13 @@ class Table:
             tx.rewrite_manifests(**options)
         return self
 
+    def write_changes(self, **changes: Any) -> ChangesResult:
+        """A CDC-style write in one row delta: equality deletes for the keys of ``upsert``
+        and ``delete`` rows, data files for ``upsert`` and ``insert`` rows; options as
+        :func:`icefloe.update.cdc.write_changes` (``equality_fields`` default: the identifier
+        fields)."""
+        return write_changes(self, **changes)
+
     def row_delta(self, **options: Any) -> Table:
         """Commits a row delta; options as :meth:`icefloe.update.transaction.Transaction.row_delta`."""
         with self.transaction() as tx:
@@ -336,6 +354,18 @@ class Table:
             None if as_of is None else epoch_millis(as_of, "as_of"),
             case_sensitive,
         )
+
+    def changes(self, from_snapshot: int | None = None, to_snapshot: int | None = None, **options: Any):
+        """The raw changelog rows between two snapshots, as Spark's ``<table>.changes``
+        (see :func:`icefloe.scan.changelog.changes`)."""
+        return _changelog.changes(self, from_snapshot, to_snapshot, **_changelog_options(options))
+
+    def changelog(self, from_snapshot: int | None = None, to_snapshot: int | None = None, **options: Any):
+        """The changelog between two snapshots as Java's ``create_changelog_view`` gives it:
+        ``_change_type`` (``INSERT``, ``DELETE``; ``UPDATE_BEFORE`` / ``UPDATE_AFTER`` with
+        ``identifier_columns=``), ``_change_ordinal``, ``_commit_snapshot_id`` (see
+        :func:`icefloe.scan.changelog.changelog`)."""
+        return _changelog.changelog(self, from_snapshot, to_snapshot, **_changelog_options(options))
 
     def incremental_append_scan(
         self,

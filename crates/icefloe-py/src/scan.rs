@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use arrow::pyarrow::ToPyArrow;
 use icefloe::expr::Expression;
 use icefloe::io::FileIO;
-use icefloe::scan::plan_batches::{plan_stream, plan_to_batches, PlanStream};
+use icefloe::scan::plan_batches::{plan_stream, plan_to_batches, tasks_to_batches, PlanStream};
 use icefloe::scan::split::SplitOptions;
 use icefloe::scan::task_groups::{plan_packed, task_group_from_payload};
 use icefloe::scan::{ScanMetrics, SnapshotSelection, TableScan};
@@ -203,6 +203,48 @@ fn plan_scan_payloads(
         list.append((PyBytes::new(py, &bytes), tasks))?;
     }
     Ok((list.into_any().unbind(), counts))
+}
+
+/// What a changelog task's rows are, aligned with the plan rows: `_change_type`,
+/// `_change_ordinal`, `_commit_snapshot_id`.
+type Changes = (Vec<&'static str>, Vec<i32>, Vec<i64>);
+
+/// Plans the changelog (`icefloe::scan::TableScan::plan_changelog`, Java's incremental
+/// changelog scan) of the snapshots after `appends_after` (exclusive) up to the selected
+/// one: the plan's schema, batches (one row per whole data file, in `plan_scan`'s form)
+/// and counts, and what each row's task is.
+#[pyfunction]
+#[pyo3(signature = (metadata, options = None, *, io = None, **kwargs))]
+fn plan_changelog(
+    py: Python<'_>,
+    metadata: &PyTableMetadata,
+    options: Option<PyRef<'_, PyScanOptions>>,
+    io: Option<&PyFileIO>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<(Py<PyAny>, Py<PyAny>, Counts, Changes)> {
+    let options = scan_options(py, options, kwargs)?;
+    let md = metadata.inner.clone();
+    let io = scan_io(io, &md).py(py)?;
+    let batch_rows = options.batch_rows;
+    let from = options.appends_after;
+    let (plan, schema, batches, changes) = py
+        .detach(|| {
+            let (plan, tasks) = options
+                .build(&md, io)?
+                .changes_after(from)
+                .plan_changelog()?;
+            let rows: Vec<_> = tasks.iter().map(|t| (None, &t.task)).collect();
+            let (schema, batches) = tasks_to_batches(&plan, &rows, batch_rows)?;
+            let changes: Changes = (
+                tasks.iter().map(|t| t.operation.as_str()).collect(),
+                tasks.iter().map(|t| t.change_ordinal).collect(),
+                tasks.iter().map(|t| t.commit_snapshot_id).collect(),
+            );
+            Ok::<_, Error>((plan, schema, batches, changes))
+        })
+        .py(py)?;
+    let (schema, batches, counts) = batches_to_py(py, &schema, batches, counts_of(&plan.metrics))?;
+    Ok((schema, batches, counts, changes))
 }
 
 /// The table's split settings, with the target size overridden when given.
@@ -412,6 +454,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plan_scan_payloads, m)?)?;
     m.add_function(wrap_pyfunction!(plan_scan_stream, m)?)?;
     m.add_function(wrap_pyfunction!(plan_scan, m)?)?;
+    m.add_function(wrap_pyfunction!(plan_changelog, m)?)?;
     m.add_function(wrap_pyfunction!(task_group_ipc, m)?)?;
     Ok(())
 }

@@ -92,12 +92,41 @@ def write_data_files(
     naming the column.
     """
     md = _metadata(table_metadata)
-    schema = md.schema()
+    return _write_files(
+        md,
+        md.schema(),
+        md.sort_order(),
+        data,
+        location_prefix=location_prefix,
+        task_id=task_id,
+        partition_id=partition_id,
+        operation_id=operation_id,
+        sort_order_id=sort_order_id,
+        properties=properties,
+        io_properties=io_properties,
+    )
+
+
+def _write_files(
+    md: Any,
+    schema: Any,
+    sort_order: Any,
+    data: Any,
+    *,
+    location_prefix: str | None,
+    task_id: int,
+    partition_id: int,
+    operation_id: str | None,
+    sort_order_id: int | None,
+    properties: Mapping[str, str] | None,
+    io_properties: Mapping[str, str] | None,
+) -> pa.Table:
+    """Parquet files of ``data`` with the columns of ``schema`` (the table's, or a projection
+    of it holding the partition source columns), in the table's default spec."""
     spec = md.spec()
     props = dict(md.properties)
     if properties:
         props.update({str(k): str(v) for k, v in properties.items()})
-    sort_order = md.sort_order()
     arrow_schema = _native.data_file_arrow_schema(schema)
     # made before any row is written: a location property Java refuses fails every write
     locations = _native.LocationProvider(md, props, location_prefix)

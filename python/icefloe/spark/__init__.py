@@ -14,6 +14,8 @@
     df.write.format("icefloe").mode("append").save("db.events")    # or mode("overwrite")
     icefloe.spark.delete(spark, catalog.load_table("db.events"), "id < 100")   # DVs, on executors
     icefloe.spark.update(spark, table, "id < 100", {"amount": "amount * 2"})   # merge-on-read
+    icefloe.spark.merge(spark, table, source_df, on=["id"], when_matched_update="*",
+                        when_not_matched_insert="*")                          # MERGE INTO
 
 Without catalog options the embedded default catalog is used (``$ICEFLOE_HOME``, see
 :func:`icefloe.load_catalog`), resolved in Spark's Python workers: set ``ICEFLOE_HOME``
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 from .compaction import RewriteDataFilesResult, rewrite_data_files
 from .connector import configure, connector_jars
+from .merge import MergeResult, merge
 from .row_delete import DeleteResult, delete
 from .row_update import UpdateResult, update
 from .source import FILTER_PUSHDOWN_CONF, WRITE_ID_KEY, IcefloeDataSource, register
@@ -43,6 +46,8 @@ __all__ = [
     "UpdateResult",
     "rewrite_data_files",
     "RewriteDataFilesResult",
+    "merge",
+    "MergeResult",
     "IcefloeDataSource",
     "WRITE_ID_KEY",
     "FILTER_PUSHDOWN_CONF",

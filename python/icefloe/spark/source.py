@@ -61,6 +61,8 @@ from ..scan import METADATA_TABLES
 from ..table import Table
 from . import filters as F
 from . import types as T
+from .changelog_source import ChangesOptions, IcefloeChangelogReader
+from .changelog_source import spark_schema as changelog_spark_schema
 from .options import ConfCatalogs, ReadOptions, WriteOptions, catalogs_from_conf, with_conf_catalogs
 
 __all__ = [
@@ -103,6 +105,10 @@ class IcefloeDataSource(DataSource):
         return with_conf_catalogs(self.options, self.conf_catalogs, self.conf_default_catalog)
 
     def schema(self) -> Any:
+        if ChangesOptions.of(self._options()) is not None:
+            table = ReadOptions.of(self._options()).catalog.load_table()
+            self._pinned = table.metadata_location
+            return changelog_spark_schema(table)
         options = ReadOptions.of(self._options())
         metadata_table = _metadata_table(options)
         if metadata_table is not None:
@@ -117,6 +123,9 @@ class IcefloeDataSource(DataSource):
     def reader(self, schema: Any) -> DataSourceReader:
         options = self._options()
         pinned = getattr(self, "_pinned", None)
+        changes = ChangesOptions.of(options)
+        if changes is not None:
+            return IcefloeChangelogReader(options, pinned, changes)
         metadata_table = _metadata_table(ReadOptions.of(options))
         if metadata_table is not None:
             return IcefloeMetadataTableReader(options, pinned, metadata_table[1])

@@ -14,6 +14,7 @@ mod delete_index_tests;
 
 pub use delete_index::DeleteFileIndex;
 pub use partition_key::PartitionKey;
+pub use planner::changelog::{ChangelogOperation, ChangelogScanTask};
 pub use planner::{ScanMetrics, ScanPlan, SnapshotSelection, TableScan};
 pub use split::{pack_tasks, plan_tasks, split_file, SplitOptions};
 pub use task::{CombinedScanTask, FileScanTask, ScanFile};

@@ -762,6 +762,16 @@ impl TableScan {
     /// Java's `BaseIncrementalScan`: the start must be the parent of `to` or of one of its
     /// ancestors (it may have expired since); without a start, every ancestor of `to`.
     fn append_snapshots<'a>(&'a self, to: &'a Snapshot) -> Result<Vec<&'a Snapshot>> {
+        Ok(self
+            .ancestors_after(to)?
+            .into_iter()
+            .filter(|s| s.operation() == Some(SnapshotOperation::Append))
+            .collect())
+    }
+
+    /// The snapshots after `from_snapshot_exclusive` up to `to`, newest first (Java's
+    /// `SnapshotUtil.ancestorsBetween` after `BaseIncrementalScan`'s check of the start).
+    fn ancestors_after<'a>(&'a self, to: &'a Snapshot) -> Result<Vec<&'a Snapshot>> {
         let ancestors = self.metadata.ancestors_of(to.snapshot_id);
         let ancestors = match self.from_snapshot_exclusive {
             None => ancestors,
@@ -779,10 +789,7 @@ impl TableScan {
                 ancestors[..=pos].to_vec()
             }
         };
-        Ok(ancestors
-            .into_iter()
-            .filter(|s| s.operation() == Some(SnapshotOperation::Append))
-            .collect())
+        Ok(ancestors)
     }
 
     /// Runs `f(0..n)` on [`TableScan::workers`] threads; results keep the index order. The first
@@ -1004,6 +1011,9 @@ impl ResidualCache {
         Ok(r)
     }
 }
+
+#[path = "changelog.rs"]
+pub mod changelog;
 
 #[cfg(test)]
 #[path = "planner_tests.rs"]

@@ -733,3 +733,104 @@ fn manifests_are_fetched_with_the_file_io_concurrency() {
         );
     }
 }
+
+/// The changelog tasks as `(change type, ordinal, snapshot, path)`, sorted.
+fn changes(t: &TestTable, from: Option<i64>) -> Vec<(&'static str, i32, i64, String)> {
+    let (_, tasks) = t.scan().changes_after(from).plan_changelog().unwrap();
+    let mut v: Vec<_> = tasks
+        .iter()
+        .map(|c| {
+            (
+                c.operation.as_str(),
+                c.change_ordinal,
+                c.commit_snapshot_id,
+                c.task.file.file.file_path.clone(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// BaseIncrementalChangelogScan: the files each snapshot of the range added (INSERT) or
+/// removed (DELETE), from the manifests it added (existing entries of merged manifests are
+/// not changes), ordinals oldest first; replace snapshots are skipped and take no ordinal.
+#[test]
+fn changelog_tasks_are_the_added_and_removed_files_of_each_snapshot() {
+    let mut t = appended_table();
+    let m5 = t.data_manifest(
+        "m5.avro",
+        5,
+        vec![
+            E::Deleted(data("f2", vec![], 5), 2),
+            E::Added(data("f5", vec![], 5)),
+        ],
+    );
+    t.commit(5, Some(4), "replace", &[m5]);
+    let m6 = t.data_manifest("m6.avro", 6, vec![E::Added(data("f6", vec![], 5))]);
+    t.commit(6, Some(5), "append", &[m6]);
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        changes(&t, None),
+        [
+            ("DELETE", 3, 4, s("f1")),
+            ("INSERT", 0, 1, s("f1")),
+            ("INSERT", 1, 2, s("f2")),
+            ("INSERT", 2, 3, s("f3")),
+            ("INSERT", 4, 6, s("f6")),
+        ]
+    );
+    assert_eq!(
+        changes(&t, Some(2)),
+        [
+            ("DELETE", 1, 4, s("f1")),
+            ("INSERT", 0, 3, s("f3")),
+            ("INSERT", 2, 6, s("f6")),
+        ]
+    );
+    assert_eq!(changes(&t, Some(5)), [("INSERT", 0, 6, s("f6"))]);
+    let e = t
+        .scan()
+        .changes_after(Some(77))
+        .plan_changelog()
+        .unwrap_err();
+    assert!(e.to_string().contains("parent ancestor"), "{e}");
+}
+
+/// Java refuses a range with delete manifests (live ones included), whatever the snapshot
+/// that added them.
+#[test]
+fn changelog_refuses_delete_files_as_java() {
+    let mut t = appended_table();
+    let mut pos = data("pos", vec![], 1);
+    pos.content = DataContentType::PositionDeletes;
+    let d = t.manifest(
+        "d5.avro",
+        ManifestContent::Deletes,
+        &unpartitioned(),
+        5,
+        vec![E::Added(pos)],
+    );
+    // the manifest as listed (with its sequence number), carried into the next snapshot
+    let d = t.commit(5, Some(4), "overwrite", &[d]);
+    let m6 = t.data_manifest("m6.avro", 6, vec![E::Added(data("f6", vec![], 5))]);
+    t.commit(6, Some(5), "append", &[m6, d[0].clone()]);
+    let e = t
+        .scan()
+        .changes_after(Some(5))
+        .plan_changelog()
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("Delete files are currently not supported in changelog scans"),
+        "{e}"
+    );
+    // before the deletes, the range plans
+    let (_, tasks) = t
+        .scan()
+        .snapshot(SnapshotSelection::SnapshotId(4))
+        .changes_after(Some(3))
+        .plan_changelog()
+        .unwrap();
+    assert_eq!(tasks.len(), 1);
+}
