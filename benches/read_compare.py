@@ -1,9 +1,9 @@
 """Reading a table into Arrow: icefloe's ``to_arrow`` against PyIceberg's and against raw
 ``pyarrow.parquet.read_table`` of the same files and columns, in one run.
 
-Usage: python benches/read_compare.py [--rows N] [--repeats R] [--threads T]
+Usage: python benches/read_compare.py [--rows N] [--repeats R] [--dir D]
 
-Builds (once, cached in .cache/bench/read<N>) two tables of N rows (default 1,000,000; issue
+Builds (once, cached in D/read<N>, by default .cache/bench) two tables of N rows (default 1,000,000; issue
 22 measures 10,000,000) with the columns of issue 22 (``id`` long, ``ts`` timestamp, ``cat``
 string, ``amount`` double, ``note`` string), partitioned by ``days(ts)`` over 30 days:
 
@@ -108,8 +108,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--dir", type=Path, default=ROOT / ".cache" / "bench", help="where the tables are kept")
     args = ap.parse_args()
-    wh = ROOT / ".cache" / "bench" / f"read{args.rows}"
+    wh = args.dir.resolve() / f"read{args.rows}"
     if not (wh / "dvs.location").exists():
         print(f"building the {args.rows}-row tables (PyIceberg and icefloe) ...", file=sys.stderr)
         build(wh, args.rows)

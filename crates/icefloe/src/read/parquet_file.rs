@@ -9,7 +9,7 @@ use std::sync::Arc;
 use arrow_schema::{Schema as ArrowSchema, SchemaRef};
 use bytes::Bytes;
 use parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader, RowFilter, RowSelection,
 };
 use parquet::arrow::push_decoder::ParquetPushDecoderBuilder;
 use parquet::arrow::ProjectionMask;
@@ -101,6 +101,11 @@ impl ParquetFile {
         })
     }
 
+    /// The projection of the top-level columns `roots` (indexes of the file's schema).
+    pub fn projection(&self, roots: &[usize]) -> ProjectionMask {
+        ProjectionMask::roots(self.metadata.parquet_schema(), roots.iter().copied())
+    }
+
     /// The row groups with their byte spans and first positions.
     pub fn row_groups(&self) -> Vec<RowGroupSpan> {
         let mut first_row = 0u64;
@@ -156,17 +161,37 @@ impl ParquetFile {
         batch_size: usize,
         what: &str,
     ) -> Result<Option<ParquetRecordBatchReader>> {
+        self.read_row_group_filtered(row_group, roots, batch_size, what, None, None)
+    }
+
+    /// [`Self::read_row_group`] of the rows `selection` selects (row-group relative) and
+    /// `filter` keeps: the filter's columns are decoded first, and the other columns of
+    /// the rows it drops are skipped where arrow-rs can skip them (late materialisation).
+    pub fn read_row_group_filtered(
+        &self,
+        row_group: usize,
+        roots: &[usize],
+        batch_size: usize,
+        what: &str,
+        selection: Option<RowSelection>,
+        filter: Option<RowFilter>,
+    ) -> Result<Option<ParquetRecordBatchReader>> {
         let bad = |e: ParquetError| {
             Error::invalid_metadata("", format!("cannot read {what} {}: {e}", self.location))
                 .in_file(&self.location)
         };
-        let mask = ProjectionMask::roots(self.metadata.parquet_schema(), roots.iter().copied());
-        let mut decoder = ParquetPushDecoderBuilder::new_with_metadata(self.metadata.clone())
+        let mask = self.projection(roots);
+        let mut builder = ParquetPushDecoderBuilder::new_with_metadata(self.metadata.clone())
             .with_row_groups(vec![row_group])
             .with_projection(mask)
-            .with_batch_size(batch_size.max(1))
-            .build()
-            .map_err(bad)?;
+            .with_batch_size(batch_size.max(1));
+        if let Some(selection) = selection {
+            builder = builder.with_row_selection(selection);
+        }
+        if let Some(filter) = filter {
+            builder = builder.with_row_filter(filter);
+        }
+        let mut decoder = builder.build().map_err(bad)?;
         loop {
             match decoder.try_next_reader().map_err(bad)? {
                 DecodeResult::NeedsData(ranges) => {

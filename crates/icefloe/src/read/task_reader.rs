@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::{new_null_array, Array, ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions};
-use arrow_schema::{DataType, FieldRef, Schema as ArrowSchema, SchemaRef};
+use arrow_schema::{ArrowError, DataType, FieldRef, Schema as ArrowSchema, SchemaRef};
+use parquet::arrow::arrow_reader::{ArrowPredicateFn, RowFilter, RowSelection};
 
 use crate::error::{Error, Result};
 use crate::io::FileIO;
@@ -13,7 +14,7 @@ use crate::spec::schema::reserved;
 
 use super::columns::{deleted, lineage, metadata_constant, partition_constant, positions};
 use super::conform::Conformer;
-use super::context::{field_id, PlanContext};
+use super::context::{field_id, PlanContext, TaskFilter};
 use super::deletes::position_deletes;
 use super::equality_deletes::EqualityDeletes;
 use super::parquet_file::ParquetFile;
@@ -37,6 +38,86 @@ enum Source {
     Output(usize),
 }
 
+/// Where a column the residual reads comes from when the residual is evaluated inside the
+/// Parquet decoder (late materialisation): a root of the file or a constant.
+enum Base {
+    File {
+        root: usize,
+        source: FieldRef,
+        target: FieldRef,
+    },
+    Constant(ArrayRef),
+}
+
+/// A task's residual as an arrow-rs row filter: the decoder reads the residual's columns
+/// first, and decodes the other columns only for the rows (or pages) it keeps.
+struct LateFilter {
+    ctx: Arc<PlanContext>,
+    location: String,
+    /// The file's top-level columns the residual reads, in the file's order (the order of
+    /// the predicate's batches).
+    roots: Vec<usize>,
+    /// The work columns (the residual's fields as the table has them).
+    bases: Vec<Base>,
+    work_schema: SchemaRef,
+    residual: Arc<TaskFilter>,
+}
+
+fn external(e: Error) -> ArrowError {
+    ArrowError::ExternalError(Box::new(e))
+}
+
+impl LateFilter {
+    fn mask(&self, batch: &RecordBatch) -> std::result::Result<BooleanArray, ArrowError> {
+        let n = batch.num_rows();
+        let conformer = Conformer {
+            ctx: &self.ctx,
+            file: &self.location,
+        };
+        let mut columns = Vec::with_capacity(self.bases.len());
+        for base in &self.bases {
+            columns.push(match base {
+                Base::File {
+                    root,
+                    source,
+                    target,
+                } => {
+                    let Ok(i) = self.roots.binary_search(root) else {
+                        return Err(external(Error::invalid_argument(format!(
+                            "the residual's column {root} of {} was not decoded",
+                            self.location
+                        ))));
+                    };
+                    conformer
+                        .conform(batch.column(i), source, target)
+                        .map_err(external)?
+                }
+                Base::Constant(c) if c.len() >= n => c.slice(0, n),
+                Base::Constant(c) => {
+                    super::conform::repeat(c.slice(0, 1).as_ref(), n).map_err(external)?
+                }
+            });
+        }
+        let work = RecordBatch::try_new_with_options(
+            Arc::clone(&self.work_schema),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(n)),
+        )?;
+        self.residual
+            .filter
+            .mask(&work)
+            .map_err(|e| external(e.in_file(&self.location)))
+    }
+
+    /// A row filter for one row group's decoder (each decoder takes its own).
+    fn row_filter(self: &Arc<Self>, file: &ParquetFile) -> RowFilter {
+        let me = Arc::clone(self);
+        let predicate =
+            ArrowPredicateFn::new(file.projection(&self.roots), move |batch| me.mask(&batch));
+        RowFilter::new(vec![Box::new(predicate)])
+    }
+}
+
 /// The file's top-level columns a task decodes (indexes of the file's schema).
 #[derive(Default)]
 struct Roots(Vec<usize>);
@@ -54,7 +135,7 @@ impl Roots {
 /// (the reader was dropped).
 pub fn read_task(
     task: &ReadTask,
-    ctx: &PlanContext,
+    ctx: &Arc<PlanContext>,
     io: &Arc<dyn FileIO>,
     batch_size: usize,
     emit: &mut dyn FnMut(RecordBatch) -> bool,
@@ -84,7 +165,7 @@ pub fn read_task(
         .filter_map(|(i, f)| field_id(f).map(|id| (id, i)))
         .collect();
     let conformer = Conformer {
-        ctx,
+        ctx: ctx.as_ref(),
         file: location,
     };
     let constants: HashMap<i32, ArrayRef> = constants(task, ctx).into_iter().collect();
@@ -185,6 +266,68 @@ pub fn read_task(
     let work_schema: SchemaRef = Arc::new(ArrowSchema::new(work_fields));
     let eq_deletes = equality_deletes(&eq_files, &work_schema, ctx, io)?;
 
+    // Late materialisation: the residual evaluated inside the decoder on its own columns,
+    // the deletion vector as the decoder's row selection, so that the rows they drop are
+    // never assembled into output batches (and whole pages of them are skipped). Only when
+    // no output column depends on a row's position in the file (the decoder's batches no
+    // longer say which rows they hold) and there are no equality deletes (their keys are
+    // probed on the work columns after decoding).
+    let positional = [
+        "_pos",
+        "_row_id",
+        "_last_updated_sequence_number",
+        "_deleted",
+    ]
+    .iter()
+    .any(|c| ctx.wants(c));
+    let late: Option<Arc<LateFilter>> = if residual.is_true() || eq_deletes.is_some() || positional
+    {
+        None
+    } else {
+        let mut bases = Vec::with_capacity(work.len());
+        for w in &work {
+            let source = match w {
+                Source::Output(ix) => sources.get(*ix),
+                other => Some(other),
+            };
+            bases.push(match source {
+                Some(Source::File {
+                    root,
+                    source,
+                    target,
+                }) => Base::File {
+                    root: *root,
+                    source: Arc::clone(source),
+                    target: Arc::clone(target),
+                },
+                Some(Source::Constant(c)) => Base::Constant(Arc::clone(c)),
+                _ => {
+                    bases.clear();
+                    break;
+                }
+            });
+        }
+        let mut filter_roots: Vec<usize> = bases
+            .iter()
+            .filter_map(|b| match b {
+                Base::File { root, .. } => Some(*root),
+                Base::Constant(_) => None,
+            })
+            .collect();
+        filter_roots.sort_unstable();
+        filter_roots.dedup();
+        (bases.len() == work.len() && !filter_roots.is_empty()).then(|| {
+            Arc::new(LateFilter {
+                ctx: Arc::clone(ctx),
+                location: location.to_string(),
+                roots: filter_roots,
+                bases,
+                work_schema: Arc::clone(&work_schema),
+                residual: Arc::clone(residual),
+            })
+        })
+    };
+
     // decoded batches hold the roots in the file's order
     let mut roots = roots.0;
     roots.sort_unstable();
@@ -204,7 +347,20 @@ pub fn read_task(
         let Some(span) = row_groups.get(rg) else {
             continue;
         };
-        let Some(reader) = file.read_row_group(rg, &roots, batch_size, "data file")? else {
+        let (selection, filter) = match &late {
+            Some(late) => (
+                deletes.as_ref().map(|dv| {
+                    let rows = usize::try_from(span.num_rows).unwrap_or(usize::MAX);
+                    let keep = dv.keep_mask_buffer(span.first_row, rows);
+                    RowSelection::from_filters(&[BooleanArray::new(keep, None)])
+                }),
+                Some(late.row_filter(&file)),
+            ),
+            None => (None, None),
+        };
+        let Some(reader) =
+            file.read_row_group_filtered(rg, &roots, batch_size, "data file", selection, filter)?
+        else {
             continue;
         };
         let mut pos = span.first_row;
@@ -236,12 +392,13 @@ pub fn read_task(
                 columns.push(value(s, &[])?);
             }
 
-            let mut keep = deletes.as_ref().and_then(|dv| {
+            // (late: the decoder applied the deletes and the residual already)
+            let mut keep = deletes.as_ref().filter(|_| late.is_none()).and_then(|dv| {
                 let mask = dv.keep_mask_buffer(pos, n);
                 (mask.count_set_bits() != n).then(|| BooleanArray::new(mask, None))
             });
             let mut residual_mask = None;
-            if !work.is_empty() {
+            if !work.is_empty() && late.is_none() {
                 let work_columns = work
                     .iter()
                     .map(|w| value(w, &columns))
