@@ -23,7 +23,7 @@ public class IcefloeTable implements SupportsRead {
     this.name = name;
     this.table = table;
     this.travel = travel;
-    this.schema = SparkTypes.schema(table.info().get("schema"));
+    this.schema = SparkTypes.schema(travel.schema(table));
   }
 
   @Override
