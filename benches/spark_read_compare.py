@@ -2,11 +2,14 @@
 catalog, in one Spark session (issue 22's table).
 
 Usage: python benches/spark_read_compare.py [--rows N] [--wide-rows M] [--repeats R]
-                                            [--engines java,icefloe,icefloe-pushdown]
+                                            [--engines java,connector,icefloe,icefloe-pushdown]
+                                            [--data DIR] [--writers java,icefloe]
 
-Builds (once, cached in .cache/bench/spark_read_<N>_<M>) two v3 tables written by Java
-through Spark SQL into a Hadoop-layout warehouse, which icefloe opens with its file-system
-catalog:
+Builds (once, cached in DIR/spark_read_<N>_<M>, default /work/bench-data or
+$ICEFLOE_BENCH_DATA, outside git) two v3 tables written by Java through Spark SQL into a
+Hadoop-layout warehouse, which icefloe opens with its file-system catalog, and the same two
+written by icefloe's Python API (``table.append``, one snapshot each) as ``events_ice`` and
+``wide_ice``, which Java's Hadoop catalog opens:
 
 - ``bench.events``: N rows (default 10,000,000), partitioned by ``days(ts)`` over 30 days, five
   columns (``id`` long, ``ts`` timestamp, ``cat`` string, ``amount`` double, ``note`` string);
@@ -17,6 +20,8 @@ Each query builds a new DataFrame per run. One warm-up per engine and query (JIT
 worker start), then the best of R. Engines:
 
 - ``java``: ``spark.table("java.bench.events")`` (Iceberg's SparkCatalog, vectorised reader);
+- ``connector``: ``spark.table("ice.bench.events")``, icefloe's JVM connector
+  (``io.icefloe.spark.SparkCatalog``: planning and reading in Rust over JNI);
 - ``icefloe``: ``spark.read.format("icefloe").load(...)``, the Python data source;
 - ``icefloe-pushdown``: the same with ``pushdown=true``.
 
@@ -106,6 +111,64 @@ def ensure_tables(spark, wh: Path, rows: int, wide_rows: int) -> None:
         spark.sql(stmt)
 
 
+def _batches(rows: int, make, chunk: int = 1_000_000):
+    for start in range(0, rows, chunk):
+        yield make(start, min(rows, start + chunk))
+
+
+def ensure_icefloe_tables(wh: Path, rows: int, wide_rows: int) -> None:
+    """The same rows as Java's tables, written by icefloe's Python API (one append each)."""
+    if (wh / "bench" / "wide_ice" / "metadata").is_dir():
+        return
+    import numpy as np
+    import pyarrow as pa
+
+    import icefloe
+
+    print(f"writing {rows:,} + {wide_rows:,} rows with icefloe ...", file=sys.stderr, flush=True)
+    catalog = icefloe.load_catalog("bench", type="filesystem", warehouse=str(wh))
+    step = DAYS * 86_400_000_000 // rows
+    events = pa.schema(
+        [
+            ("id", pa.int64()),
+            ("ts", pa.timestamp("us", tz="UTC")),
+            ("cat", pa.string()),
+            ("amount", pa.float64()),
+            ("note", pa.string()),
+        ]
+    )
+
+    def events_batch(lo: int, hi: int) -> pa.RecordBatch:
+        ids = np.arange(lo, hi, dtype=np.int64)
+        cats = np.array([chr(97 + i) for i in range(7)], dtype=object)[ids % 7]
+        notes = np.array([f"note-{i}" for i in range(5000)], dtype=object)[ids % 5000]
+        return pa.record_batch(
+            [
+                pa.array(ids),
+                pa.array(1704067200000000 + ids * step, pa.timestamp("us", tz="UTC")),
+                pa.array(cats, pa.string()),
+                pa.array((ids % 1000).astype(np.float64) / 10),
+                pa.array(notes, pa.string()),
+            ],
+            schema=events,
+        )
+
+    table = catalog.create_table("bench.events_ice", events, partition_spec=[("ts", "day")], format_version=3)
+    table.append(pa.RecordBatchReader.from_batches(events, _batches(rows, events_batch)))
+    wide = pa.schema(
+        [("id", pa.int64()), ("k", pa.string())] + [(f"d{i}", pa.float64()) for i in range(WIDE_DOUBLES)]
+    )
+
+    def wide_batch(lo: int, hi: int) -> pa.RecordBatch:
+        ids = np.arange(lo, hi, dtype=np.int64)
+        ks = np.array([chr(97 + i) for i in range(7)], dtype=object)[ids % 7]
+        doubles = [pa.array(((ids * (i + 3)) % 10007).astype(np.float64)) for i in range(WIDE_DOUBLES)]
+        return pa.record_batch([pa.array(ids), pa.array(ks, pa.string()), *doubles], schema=wide)
+
+    table = catalog.create_table("bench.wide_ice", wide, format_version=3)
+    table.append(pa.RecordBatchReader.from_batches(wide, _batches(wide_rows, wide_batch)))
+
+
 def engines(spark, wh: Path) -> dict[str, Callable[[str], Any]]:
     def icefloe(table: str, pushdown: bool) -> Any:
         return (
@@ -116,8 +179,15 @@ def engines(spark, wh: Path) -> dict[str, Callable[[str], Any]]:
             .load(f"bench.{table}")
         )
 
+    for key, value in {
+        "": "io.icefloe.spark.SparkCatalog",
+        ".type": "filesystem",
+        ".warehouse": str(wh),
+    }.items():
+        spark.conf.set(f"spark.sql.catalog.ice{key}", value)
     return {
         "java": lambda table: spark.table(f"java.bench.{table}"),
+        "connector": lambda table: spark.table(f"ice.bench.{table}"),
         "icefloe": lambda table: icefloe(table, False),
         "icefloe-pushdown": lambda table: icefloe(table, True),
     }
@@ -141,14 +211,24 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--wide-rows", type=int, default=2_000_000)
     ap.add_argument("--repeats", type=int, default=2)
-    ap.add_argument("--engines", default="java,icefloe,icefloe-pushdown")
+    ap.add_argument("--engines", default="java,connector")
+    ap.add_argument("--writers", default="java,icefloe", help="whose tables to query")
+    ap.add_argument("--data", default=os.environ.get("ICEFLOE_BENCH_DATA", "/work/bench-data"))
+    ap.add_argument("--jfr", help="record the driver JVM with Java Flight Recorder into this file")
+    ap.add_argument("--only", help="run only the queries whose name contains this")
     ap.add_argument("--driver-memory", default="6g")
     args = ap.parse_args()
     wanted = args.engines.split(",")
+    if args.jfr:
+        # the driver JVM (local mode: the executors too) profiled from its start
+        os.environ["PYSPARK_SUBMIT_ARGS"] = (
+            "--driver-java-options '-Dlog4j2.level=WARN -Duser.timezone=UTC "
+            f"-XX:StartFlightRecording=filename={args.jfr},settings=profile' pyspark-shell"
+        )
 
     import icefloe.spark
 
-    wh = ROOT / ".cache" / "bench" / f"spark_read_{args.rows}_{args.wide_rows}"
+    wh = Path(args.data) / f"spark_read_{args.rows}_{args.wide_rows}"
     wh.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp())
     spark = oracle.start_spark(wh, tmp / "vwh", driver_memory=args.driver_memory)
@@ -156,23 +236,35 @@ def main() -> None:
     try:
         icefloe.spark.register(spark)
         ensure_tables(spark, wh, args.rows, args.wide_rows)
+        writers = args.writers.split(",")
+        if "icefloe" in writers:
+            ensure_icefloe_tables(wh, args.rows, args.wide_rows)
         make = engines(spark, wh)
         unknown = [e for e in wanted if e not in make]
         if unknown:
             raise SystemExit(f"unknown engines {unknown}; known: {sorted(make)}")
-        for table, name, run in QUERIES:
-            expected = None
-            row: dict[str, float] = {}
-            for engine in ["java", *[e for e in wanted if e != "java"]]:
-                times, answer = time_query(make[engine], table, run, args.repeats)
-                if expected is None:
-                    expected = answer
-                elif answer != expected:
-                    raise AssertionError(f"{engine} answered {answer!r} to {table} {name}, Java {expected!r}")
-                if engine in wanted:
-                    row[engine] = min(times)
-                print(table, name, engine, [round(t) for t in times], file=sys.stderr, flush=True)
-            results[(table, name)] = row
+        suffixes = [("java", ""), ("icefloe", "_ice")]
+        for writer, suffix in suffixes:
+            if writer not in writers:
+                continue
+            for base, name, run in QUERIES:
+                if args.only and args.only not in name:
+                    continue
+                table = base + suffix
+                expected = None
+                row: dict[str, float] = {}
+                for engine in ["java", *[e for e in wanted if e != "java"]]:
+                    times, answer = time_query(make[engine], table, run, args.repeats)
+                    if expected is None:
+                        expected = answer
+                    elif answer != expected:
+                        raise AssertionError(
+                            f"{engine} answered {answer!r} to {table} {name}, Java {expected!r}"
+                        )
+                    if engine in wanted:
+                        row[engine] = min(times)
+                    print(table, name, engine, [round(t) for t in times], file=sys.stderr, flush=True)
+                results[(f"{base} ({writer}-written)", name)] = row
     finally:
         spark.stop()
 

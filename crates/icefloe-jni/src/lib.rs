@@ -12,6 +12,7 @@
 //! Java exception (`io.icefloe.spark.jni.IcefloeException` and its subclasses) carrying
 //! the core error's message.
 
+mod aggregate;
 mod catalog;
 mod ddl;
 mod errors;

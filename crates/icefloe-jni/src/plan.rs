@@ -1,12 +1,11 @@
 //! Driver-side planning for the connector's `Scan`: the core's planner and packer
 //! (`scan::task_groups`), each task group shipped to an executor as its payload bytes.
 
-use arrow_array::{Array, StructArray};
 use icefloe::expr::Expression;
-use icefloe::scan::plan_batches::RESIDUALS_KEY;
 use icefloe::scan::split::SplitOptions;
-use icefloe::scan::task_groups::{plan_packed, PackedPlan};
+use icefloe::scan::task_groups::plan_packed;
 use icefloe::scan::SnapshotSelection;
+use icefloe::spec::Transform;
 use icefloe::{Error, TableScan};
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jint, jlong};
@@ -25,7 +24,7 @@ struct PlanHandle {
 /// The scan a request describes (`filter`: the expression's JSON form, literals read by
 /// the schema's types; `selected`: full column names; at most one of `snapshot-id`, `ref`
 /// and `as-of-timestamp`; `case-sensitive`).
-fn scan_of(table: &LoadedTable, request: &Value) -> Outcome<TableScan> {
+pub(crate) fn scan_of(table: &LoadedTable, request: &Value) -> Outcome<TableScan> {
     let md = &table.metadata;
     let selection = match (
         request.get("snapshot-id").and_then(Value::as_i64),
@@ -43,25 +42,20 @@ fn scan_of(table: &LoadedTable, request: &Value) -> Outcome<TableScan> {
             .into())
         }
     };
-    let schema = md.current_schema().ok_or_else(|| {
-        Error::invalid_argument(format!(
-            "{}: the current schema is missing",
-            table.metadata_location
-        ))
-    })?;
-    let filter = match request.get("filter") {
-        None | Some(Value::Null) => Expression::True,
-        Some(f) => Expression::from_json(f, Some(schema))?,
-    };
     let case_sensitive = request
         .get("case-sensitive")
         .and_then(Value::as_bool)
         .unwrap_or(false);
     let mut scan = TableScan::new(md.clone(), table.io.clone())
         .metadata_location(table.metadata_location.clone())
-        .filter(filter)
         .case_sensitive(case_sensitive)
         .snapshot(selection);
+    // the filter's literals are read with the types of the schema the scan reads with:
+    // the snapshot's for time travel (as Java's scans of an older snapshot)
+    if let Some(f) = request.get("filter").filter(|f| !f.is_null()) {
+        let schema = scan.read_schema()?;
+        scan = scan.filter(Expression::from_json(f, Some(&schema))?);
+    }
     if let Some(Value::Array(columns)) = request.get("selected") {
         let columns = columns
             .iter()
@@ -76,56 +70,31 @@ fn scan_of(table: &LoadedTable, request: &Value) -> Outcome<TableScan> {
     Ok(scan)
 }
 
-/// Whether every residual of a packed plan is `true` (the plan's residuals are in its
-/// schema metadata, see `scan::plan_batches`).
-fn residuals_all_true(packed: &PackedPlan) -> bool {
-    packed
-        .schema()
-        .metadata()
-        .get(RESIDUALS_KEY)
-        .and_then(|text| serde_json::from_str::<Vec<Value>>(text).ok())
-        .is_some_and(|residuals| residuals.iter().all(|r| r == &Value::Bool(true)))
-}
-
-/// Whether a task of the plan has a null partition value (conservatively: any null in the
-/// plan's `partition` column, whose fields are the union of the specs').
-fn partitions_have_nulls(packed: &PackedPlan) -> Outcome<bool> {
-    for batch in packed.to_batches(65536)? {
-        let nulls = batch
-            .column_by_name("partition")
-            .and_then(|c| c.as_any().downcast_ref::<StructArray>())
-            .is_some_and(|s| s.columns().iter().any(|c| c.null_count() > 0));
-        if nulls {
-            return Ok(true);
-        }
-    }
-    Ok(false)
-}
-
 fn plan(table: &LoadedTable, request: &Value) -> Outcome<PlanHandle> {
     let scan = scan_of(table, request)?;
     let mut split = SplitOptions::from_table(&table.metadata)?;
     if let Some(size) = request.get("target-split-size").and_then(Value::as_i64) {
         split.target_size = size;
     }
-    let mut packed = plan_packed(&scan, &split)?;
-    let filtered = request.get("filter").is_some_and(|f| !f.is_null());
-    if filtered && (!residuals_all_true(&packed) || partitions_have_nulls(&packed)?) {
-        // The Rust reader does not apply residual filters yet (it refuses them; a task of a
-        // partition with nulls gets the whole filter as its residual, as in Java's readers),
-        // and Spark evaluates every predicate after the scan anyway: plan again without the
-        // filter, so that the scan reads, unpruned. Pruning by a filter whose residuals are
-        // all `true` (identity partition columns without nulls) is kept.
-        let mut unfiltered = request.clone();
-        if let Some(o) = unfiltered.as_object_mut() {
-            o.remove("filter");
-        }
-        packed = plan_packed(&scan_of(table, &unfiltered)?, &split)?;
-    }
+    // the executors' reader applies each task's residual (read::filter), so the plan's
+    // pruning stands as it is
+    let packed = plan_packed(&scan, &split)?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let payloads = packed.payloads(threads)?;
+    // the columns a runtime filter (dynamic partition pruning) can prune by
+    let mut partition_sources: Vec<i32> = packed
+        .plan
+        .specs
+        .values()
+        .flat_map(|spec| spec.fields.iter())
+        .filter(|f| f.transform != Transform::Void)
+        .flat_map(|f| f.source_ids.iter().copied())
+        .collect();
+    partition_sources.sort_unstable();
+    partition_sources.dedup();
     let info = json!({
         "snapshot-id": packed.plan.snapshot_id,
+        "partition-source-ids": partition_sources,
         "schema": packed.plan.projected_schema.to_json(),
         "groups": payloads.len(),
         "tasks": payloads.iter().map(|(_, n)| n).sum::<usize>(),
@@ -248,6 +217,76 @@ pub extern "system" fn Java_io_icefloe_spark_jni_Native_filterBinds<'local>(
             .and_then(|e| e.bind(schema, case_sensitive))
             .is_ok();
         Ok(binds)
+    })
+    .resolve::<ThrowIcefloe>()
+}
+
+/// The schema a scan of the request reads with (Iceberg JSON): the snapshot's for time
+/// travel to a snapshot id, a time or a tag, else the current one. Reads no manifest.
+#[no_mangle]
+pub extern "system" fn Java_io_icefloe_spark_jni_Native_scanSchema<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    table: jlong,
+    request: JString<'local>,
+) -> JString<'local> {
+    env.with_env(|env| -> Outcome<JString<'local>> {
+        // SAFETY: a table handle from NativeTable
+        let table = unsafe { handle_ref::<LoadedTable>(table)? };
+        let request = parse_json(&string(env, &request)?, "the scan request")?;
+        let schema = scan_of(table, &request)?.read_schema()?;
+        Ok(JString::from_str(env, schema.to_json().to_string())?)
+    })
+    .resolve::<ThrowIcefloe>()
+}
+
+/// Whether the request's filter reads and binds to the schema its scan reads with (the
+/// snapshot's for time travel): the Spark layer pushes a translated predicate only then.
+#[no_mangle]
+pub extern "system" fn Java_io_icefloe_spark_jni_Native_scanFilterBinds<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    table: jlong,
+    request: JString<'local>,
+) -> jboolean {
+    env.with_env(|env| -> Outcome<jboolean> {
+        // SAFETY: a table handle from NativeTable
+        let table = unsafe { handle_ref::<LoadedTable>(table)? };
+        let request = parse_json(&string(env, &request)?, "the scan request")?;
+        let mut unfiltered = request.clone();
+        let filter = match unfiltered.as_object_mut().and_then(|o| o.remove("filter")) {
+            Some(f) => f,
+            None => return Ok(true),
+        };
+        let scan = scan_of(table, &unfiltered)?;
+        let schema = scan.read_schema()?;
+        let case_sensitive = request
+            .get("case-sensitive")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        Ok(Expression::from_json(&filter, Some(&schema))
+            .and_then(|e| e.bind(&schema, case_sensitive))
+            .is_ok())
+    })
+    .resolve::<ThrowIcefloe>()
+}
+
+/// Whether the request's filter selects whole files: planned, every task's residual is
+/// `true` and no partition has a null (`ScanPlan::filter_selects_whole_files`). The rows
+/// read then all pass the filter, so Spark need not evaluate the predicates again.
+#[no_mangle]
+pub extern "system" fn Java_io_icefloe_spark_jni_Native_filterSelectsWholeFiles<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    table: jlong,
+    request: JString<'local>,
+) -> jboolean {
+    env.with_env(|env| -> Outcome<jboolean> {
+        // SAFETY: a table handle from NativeTable
+        let table = unsafe { handle_ref::<LoadedTable>(table)? };
+        let request = parse_json(&string(env, &request)?, "the scan request")?;
+        let plan = scan_of(table, &request)?.plan_files()?;
+        Ok(plan.filter_selects_whole_files())
     })
     .resolve::<ThrowIcefloe>()
 }

@@ -67,6 +67,10 @@ pub struct TableScan {
     incremental: bool,
     /// The metadata file, when the caller knows it (named by errors).
     metadata_location: Option<String>,
+    /// Columns (field ids) whose stats the planned data files keep beyond those the filter
+    /// needs (an aggregate push-down's MIN/MAX/COUNT read them, as Java's
+    /// `includeColumnStats`).
+    stats_for: Vec<i32>,
 }
 
 /// The result of planning: the files to read with their deletes and residuals, and what
@@ -147,7 +151,22 @@ impl TableScan {
             from_snapshot_exclusive: None,
             incremental: false,
             metadata_location: None,
+            stats_for: Vec::new(),
         }
+    }
+
+    /// Keeps the stats (counts and bounds) of these columns in the planned data files.
+    pub fn with_stats_for(mut self, field_ids: Vec<i32>) -> TableScan {
+        self.stats_for = field_ids;
+        self
+    }
+
+    /// The schema the scan reads rows with, before column selection (see
+    /// [`ScanPlan::schema`]): the snapshot's for time travel to a snapshot id, a time or a
+    /// tag, the current one otherwise. Reads no manifest.
+    pub fn read_schema(&self) -> Result<Schema> {
+        let snapshot = self.resolve_snapshot()?;
+        Ok(self.scan_schema(snapshot)?.clone())
     }
 
     /// The metadata file `metadata` was read from, named by errors about the table as a
@@ -488,6 +507,7 @@ impl TableScan {
         // are to be pruned, of their columns (Java then reads data files with stats)
         let mut stats_ids = plan_filter.field_ids();
         stats_ids.extend(index.equality_field_ids());
+        stats_ids.extend(self.stats_for.iter().copied());
         stats_ids.sort_unstable();
         stats_ids.dedup();
         let data_options = ManifestProjection::scan(stats_ids);

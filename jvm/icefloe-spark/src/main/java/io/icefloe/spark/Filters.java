@@ -42,9 +42,10 @@ import org.apache.spark.sql.types.TimestampType;
  * <=> v)} keeps the rows where a is null). A literal whose type is not the column's is left to
  * Spark, and so is anything the table's schema does not bind.
  *
- * <p>Unlike the Python source, the connector does not evaluate the pushed predicates on the rows
- * it reads: every predicate is also returned to Spark, which evaluates it after the scan with
- * its own semantics (as Java Iceberg's SparkScanBuilder does for predicates it cannot prove).
+ * <p>The executors' reader applies each file's residual (Iceberg's semantics); Spark evaluates
+ * every predicate again after the scan with its own, except those {@link #complete} ones that
+ * the plan shows to select whole files (as Java Iceberg's SparkScanBuilder keeps predicates that
+ * select whole partitions from Spark).
  */
 final class Filters {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -59,6 +60,41 @@ final class Filters {
       return translate(predicate, schema, false);
     } catch (RuntimeException e) {
       return null; // a value that does not convert: leave the predicate to Spark
+    }
+  }
+
+  /**
+   * Whether a predicate translates whole: {@link #translate} drops an untranslatable side of a
+   * conjunction, which only widens the filter; a complete translation drops nothing. When the
+   * pushed filter selects whole files (every task's residual true, no null partition value),
+   * every row read passes a completely translated predicate: its columns are then partition
+   * sources with non-null values, on which Iceberg and Spark agree for the types translated.
+   */
+  static boolean complete(Predicate predicate, JsonNode schema) {
+    try {
+      return complete(predicate, schema, false);
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  private static boolean complete(Predicate p, JsonNode schema, boolean negated) {
+    Expression[] children = p.children();
+    switch (p.name()) {
+      case "ALWAYS_TRUE":
+      case "ALWAYS_FALSE":
+        return true;
+      case "NOT":
+        return children[0] instanceof Predicate
+            && complete((Predicate) children[0], schema, !negated);
+      case "AND":
+      case "OR":
+        return children[0] instanceof Predicate
+            && children[1] instanceof Predicate
+            && complete((Predicate) children[0], schema, negated)
+            && complete((Predicate) children[1], schema, negated);
+      default:
+        return leaf(p, children, schema, negated) != null;
     }
   }
 

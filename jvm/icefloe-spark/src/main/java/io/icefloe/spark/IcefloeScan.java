@@ -5,25 +5,35 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icefloe.spark.jni.Json;
 import io.icefloe.spark.jni.NativePlan;
 import io.icefloe.spark.jni.NativeTable;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
+import org.apache.spark.sql.connector.expressions.Expressions;
+import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.SupportsRuntimeV2Filtering;
 import org.apache.spark.sql.types.StructType;
 
 /**
  * A planned scan: planning runs once, in Rust (the core's planner and packer), when Spark
  * first asks for the schema or the partitions; each task group becomes one input partition
- * carrying its payload bytes.
+ * carrying its payload bytes. A runtime filter (dynamic partition pruning, on the partition
+ * source columns read) plans again with it added.
  */
-class IcefloeScan implements Scan, Batch {
+class IcefloeScan implements Scan, Batch, SupportsRuntimeV2Filtering {
   private final String name;
   private final NativeTable table;
-  private final ObjectNode request;
+  private ObjectNode request;
   private final List<Predicate> pushed;
+  private final List<Predicate> runtime = new ArrayList<>();
+  private JsonNode readIcebergSchema;
+  private int[] partitionSourceIds;
   private final int limit;
   private StructType readSchema;
   private String readSchemaJson;
@@ -44,7 +54,13 @@ class IcefloeScan implements Scan, Batch {
     try (NativePlan plan = table.plan(Json.write(request))) {
       JsonNode info = plan.info();
       readSchema = SparkTypes.schema(info.get("schema"));
-      readSchemaJson = Json.write(info.get("schema"));
+      readIcebergSchema = info.get("schema");
+      readSchemaJson = Json.write(readIcebergSchema);
+      JsonNode sources = info.get("partition-source-ids");
+      partitionSourceIds = new int[sources.size()];
+      for (int i = 0; i < sources.size(); i++) {
+        partitionSourceIds[i] = sources.get(i).asInt();
+      }
       int groups = info.get("groups").asInt();
       IcefloeInputPartition[] out = new IcefloeInputPartition[groups];
       for (int g = 0; g < groups; g++) {
@@ -83,9 +99,82 @@ class IcefloeScan implements Scan, Batch {
         limit);
   }
 
+  /**
+   * The partition source columns the scan reads (only those: Spark matches the attributes with
+   * a join's keys in the scan's output), as Java's SparkBatchQueryScan.
+   */
+  @Override
+  public NamedReference[] filterAttributes() {
+    plan();
+    Set<Integer> ids = new HashSet<>();
+    for (int id : partitionSourceIds) {
+      ids.add(id);
+    }
+    List<NamedReference> out = new ArrayList<>();
+    collectSources(readIcebergSchema.get("fields"), new ArrayList<>(), ids, out);
+    return out.toArray(new NamedReference[0]);
+  }
+
+  private static void collectSources(
+      JsonNode fields, List<String> parent, Set<Integer> ids, List<NamedReference> out) {
+    for (JsonNode f : fields) {
+      List<String> path = new ArrayList<>(parent);
+      path.add(f.get("name").asText());
+      JsonNode type = f.get("type");
+      if (ids.contains(f.get("id").asInt())) {
+        out.add(Expressions.column(path.stream().map(IcefloeScan::quoted).collect(Collectors.joining("."))));
+      } else if (type.isObject() && "struct".equals(type.path("type").asText())) {
+        collectSources(type.get("fields"), path, ids, out);
+      }
+    }
+  }
+
+  private static String quoted(String part) {
+    return "`" + part.replace("`", "``") + "`";
+  }
+
+  /**
+   * A runtime filter (the values of a join's other side): the translatable predicates are
+   * added to the scan's filter and the scan is planned again, so partitions without matching
+   * values are not read. Spark still evaluates the join, so the translation's usual rules
+   * (keep every row Spark keeps) suffice.
+   */
+  @Override
+  public synchronized void filter(Predicate[] predicates) {
+    plan();
+    JsonNode added = null;
+    for (Predicate p : predicates) {
+      JsonNode translated = Filters.translate(p, readIcebergSchema);
+      if (translated == null || (translated.isBoolean() && translated.asBoolean())) {
+        continue;
+      }
+      ObjectNode check = request.deepCopy();
+      check.set("filter", translated);
+      if (!table.filterBinds(Json.write(check))) {
+        continue;
+      }
+      runtime.add(p);
+      added = added == null ? translated : Filters.binary("and", added, translated);
+    }
+    if (added == null) {
+      return;
+    }
+    ObjectNode filtered = request.deepCopy();
+    JsonNode current = request.get("filter");
+    filtered.set(
+        "filter", current == null || current.isNull() ? added : Filters.binary("and", current, added));
+    request = filtered;
+    partitions = null;
+    plan();
+  }
+
   @Override
   public String description() {
     String filters = pushed.stream().map(Predicate::toString).collect(Collectors.joining(", "));
+    if (!runtime.isEmpty()) {
+      filters += (filters.isEmpty() ? "" : ", ") + "runtime: "
+          + runtime.stream().map(Predicate::toString).collect(Collectors.joining(", "));
+    }
     return "icefloe " + name + " [filters=" + filters + (limit >= 0 ? ", limit=" + limit : "")
         + ", columns=" + (request.has("selected") ? request.get("selected").toString() : "*") + "]";
   }

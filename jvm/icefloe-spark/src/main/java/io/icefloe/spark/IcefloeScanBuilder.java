@@ -7,9 +7,7 @@ import io.icefloe.spark.jni.Json;
 import io.icefloe.spark.jni.NativeTable;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.spark.sql.connector.expressions.aggregate.AggregateFunc;
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
-import org.apache.spark.sql.connector.expressions.aggregate.CountStar;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
@@ -25,7 +23,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * Builds a scan: the columns Spark needs (nested struct fields too), the predicates icefloe's
- * planning can prune with, a limit, and {@code COUNT(*)} from the files' record counts.
+ * planning can prune with, a limit, and aggregates from the files' metadata ({@link
+ * MetadataAggregates}).
  */
 class IcefloeScanBuilder
     implements ScanBuilder,
@@ -36,6 +35,8 @@ class IcefloeScanBuilder
   private final String name;
   private final NativeTable table;
   private final TimeTravel travel;
+  /** The Iceberg schema the scan reads with (the snapshot's for time travel). */
+  private final JsonNode icebergSchema;
   private final StructType tableSchema;
   private final CaseInsensitiveStringMap options;
   private final boolean caseSensitive;
@@ -43,7 +44,9 @@ class IcefloeScanBuilder
   private JsonNode filter = null;
   private final List<Predicate> pushed = new ArrayList<>();
   private int limit = -1;
-  private Long countStar = null;
+  private Aggregation aggregation = null;
+  private AggregateScan aggregateScan = null;
+  private boolean aggregatePushed = false;
 
   IcefloeScanBuilder(
       String name,
@@ -54,6 +57,7 @@ class IcefloeScanBuilder
     this.name = name;
     this.table = table;
     this.travel = travel;
+    this.icebergSchema = travel.schema(table);
     this.tableSchema = tableSchema;
     this.options = options;
     this.caseSensitive = SQLConf.get().caseSensitiveAnalysis();
@@ -65,25 +69,41 @@ class IcefloeScanBuilder
   }
 
   /**
-   * Every predicate is returned: Spark evaluates them all after the scan, since planning
-   * prunes by Iceberg's semantics; those with a safe translation (see {@link Filters}) prune
-   * files too.
+   * Predicates with a safe translation (see {@link Filters}) prune files. Spark evaluates every
+   * predicate again after the scan, except those translated completely when the pushed filter
+   * selects whole files (every planned task's residual is true and no partition value is null):
+   * then every row read passes them, as with Java's predicates that select whole partitions, and
+   * Spark may push aggregates and limits below them.
    */
   @Override
   public Predicate[] pushPredicates(Predicate[] predicates) {
-    JsonNode schema = table.info().get("schema");
+    List<Predicate> complete = new ArrayList<>();
     for (Predicate p : predicates) {
-      JsonNode translated = Filters.translate(p, schema);
+      JsonNode translated = Filters.translate(p, icebergSchema);
       if (translated == null || (translated.isBoolean() && translated.asBoolean())) {
         continue;
       }
-      if (!table.filterBinds(Json.write(translated), caseSensitive)) {
+      ObjectNode check = request();
+      check.set("filter", translated);
+      if (!table.filterBinds(Json.write(check))) {
         continue;
       }
       pushed.add(p);
+      if (Filters.complete(p, icebergSchema)) {
+        complete.add(p);
+      }
       filter = filter == null ? translated : Filters.binary("and", filter, translated);
     }
-    return predicates;
+    if (complete.isEmpty() || !table.filterSelectsWholeFiles(Json.write(request()))) {
+      return predicates;
+    }
+    List<Predicate> postScan = new ArrayList<>();
+    for (Predicate p : predicates) {
+      if (!complete.contains(p)) {
+        postScan.add(p);
+      }
+    }
+    return postScan.toArray(new Predicate[0]);
   }
 
   @Override
@@ -98,37 +118,24 @@ class IcefloeScanBuilder
     return true;
   }
 
+  /** Aggregates answered from metadata are complete: one row, nothing for Spark to merge. */
   @Override
   public boolean supportCompletePushDown(Aggregation aggregation) {
-    return countStar(aggregation) != null;
+    return aggregateScan(aggregation) != null;
   }
 
   @Override
   public boolean pushAggregation(Aggregation aggregation) {
-    Long count = countStar(aggregation);
-    if (count == null) {
-      return false;
-    }
-    this.countStar = count;
-    return true;
+    aggregatePushed = aggregateScan(aggregation) != null;
+    return aggregatePushed;
   }
 
-  /**
-   * The answer to a {@code COUNT(*)} without grouping, from the plan's record counts when no
-   * filter was pushed and no task has deletes (ScanPlan::record_count_from_metadata); null
-   * when the rows must be read.
-   */
-  private Long countStar(Aggregation aggregation) {
-    if (aggregation.groupByExpressions().length != 0 || filter != null) {
-      return null;
+  private AggregateScan aggregateScan(Aggregation aggregation) {
+    if (this.aggregation != aggregation) {
+      this.aggregation = aggregation;
+      this.aggregateScan = MetadataAggregates.scan(name, table, request(), aggregation);
     }
-    for (AggregateFunc f : aggregation.aggregateExpressions()) {
-      if (!(f instanceof CountStar)) {
-        return null;
-      }
-    }
-    long count = table.countFromMetadata(Json.write(request()));
-    return count < 0 ? null : count;
+    return aggregateScan;
   }
 
   ObjectNode request() {
@@ -187,8 +194,8 @@ class IcefloeScanBuilder
 
   @Override
   public Scan build() {
-    if (countStar != null) {
-      return new CountScan(name, countStar);
+    if (aggregatePushed) {
+      return aggregateScan;
     }
     return new IcefloeScan(name, table, request(), pushed, limit);
   }

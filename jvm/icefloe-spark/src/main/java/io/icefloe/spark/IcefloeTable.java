@@ -38,7 +38,7 @@ public class IcefloeTable implements SupportsRead, SupportsWrite {
     this.ident = ident;
     this.table = table;
     this.travel = travel;
-    this.schema = SparkTypes.schema(table.info().get("schema"));
+    this.schema = SparkTypes.schema(travel.schema(table));
   }
 
   NativeTable nativeTable() {

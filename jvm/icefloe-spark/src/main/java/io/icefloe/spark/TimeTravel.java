@@ -1,6 +1,9 @@
 package io.icefloe.spark;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icefloe.spark.jni.Json;
+import io.icefloe.spark.jni.NativeTable;
 
 /** Which snapshot a table object reads: the current one, a snapshot id, a ref, or as of a time. */
 final class TimeTravel {
@@ -38,6 +41,20 @@ final class TimeTravel {
     if (asOfMillis != null) {
       request.put("as-of-timestamp", asOfMillis);
     }
+  }
+
+  /**
+   * The Iceberg schema this table object reads with: the current one, or for time travel the
+   * snapshot's (a tag's, a snapshot id's, a time's; a branch reads with the current schema), as
+   * Java's {@code SnapshotUtil.schemaFor}.
+   */
+  JsonNode schema(NativeTable table) {
+    if (this == NONE) {
+      return table.info().get("schema");
+    }
+    ObjectNode request = Json.object();
+    addTo(request);
+    return table.scanSchema(Json.write(request));
   }
 
   @Override

@@ -37,6 +37,14 @@ final class Native {
 
   static native long planCount(long table, String requestJson);
 
+  static native String scanSchema(long table, String requestJson);
+
+  static native boolean scanFilterBinds(long table, String requestJson);
+
+  static native boolean filterSelectsWholeFiles(long table, String requestJson);
+
+  static native String planAggregate(long table, String requestJson);
+
   static native void readerOpen(
       byte[] payload, String location, String ioPropertiesJson, String schemaJson, long streamAddress);
 

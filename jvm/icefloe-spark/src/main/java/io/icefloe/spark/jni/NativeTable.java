@@ -68,4 +68,49 @@ public final class NativeTable {
   long handle() {
     return handle;
   }
+
+  /**
+   * The schema (Iceberg JSON) a scan of the request reads with: the snapshot's for time travel
+   * to a snapshot id, a time or a tag, else the current one.
+   */
+  public JsonNode scanSchema(String requestJson) {
+    try {
+      return Json.parse(Native.scanSchema(handle, requestJson));
+    } finally {
+      java.lang.ref.Reference.reachabilityFence(this);
+    }
+  }
+
+  /** Whether the request's filter binds to the schema its scan reads with. */
+  public boolean filterBinds(String requestJson) {
+    try {
+      return Native.scanFilterBinds(handle, requestJson);
+    } finally {
+      java.lang.ref.Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Whether the request's filter selects whole files (every planned task's residual is true and
+   * no partition value is null): every row read passes it.
+   */
+  public boolean filterSelectsWholeFiles(String requestJson) {
+    try {
+      return Native.filterSelectsWholeFiles(handle, requestJson);
+    } finally {
+      java.lang.ref.Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * The request's aggregates from the files' metadata ({@code values} and {@code types}), or a
+   * JSON null when the rows must be read (see crates/icefloe-jni/src/aggregate.rs).
+   */
+  public JsonNode aggregate(String requestJson) {
+    try {
+      return Json.parse(Native.planAggregate(handle, requestJson));
+    } finally {
+      java.lang.ref.Reference.reachabilityFence(this);
+    }
+  }
 }
