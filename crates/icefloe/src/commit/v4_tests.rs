@@ -556,6 +556,7 @@ fn bad_trees_are_typed_errors_naming_the_file() {
             .plan_files()
             .unwrap_err()
     };
+    let expiry_err = |t: &TableState| expiry_err_with(io.as_ref(), t);
     // a manifest DV past the leaf's entries
     let t2 = delete(&c, &["d2"]);
     let root_path = t2
@@ -576,9 +577,12 @@ fn bad_trees_are_typed_errors_naming_the_file() {
     .unwrap();
     io.delete(&root_path).unwrap();
     io.write_new(&root_path, &bytes).unwrap();
-    let e = plan_err(&t2);
-    assert_eq!(e.location().unwrap().file, leaf.location, "{e}");
-    assert!(e.to_string().contains("out of range"), "{e}");
+    for e in [plan_err(&t2), expiry_err(&t2)] {
+        assert!(matches!(e, Error::InvalidMetadata { .. }), "{e:?}");
+        assert_eq!(e.location().unwrap().file, leaf.location, "{e}");
+        assert_eq!(e.location().unwrap().field, "manifest_info.dv", "{e}");
+        assert!(e.to_string().contains("out of range"), "{e}");
+    }
 
     // a leaf holding a manifest (depth > 2), and a leaf mixing data and deletes
     let mut bad_leaf = leaf.clone();
@@ -606,15 +610,34 @@ fn bad_trees_are_typed_errors_naming_the_file() {
         );
         io.delete(&leaf.location).unwrap();
         io.write_new(&leaf.location, &body).unwrap();
-        let e = plan_err(&t);
-        assert_eq!(e.location().unwrap().file, leaf.location, "{e}");
-        assert!(e.location().unwrap().field.ends_with(what), "{e}");
+        for e in [plan_err(&t), expiry_err(&t)] {
+            assert!(matches!(e, Error::InvalidMetadata { .. }), "{e:?}");
+            assert_eq!(e.location().unwrap().file, leaf.location, "{e}");
+            assert!(e.location().unwrap().field.ends_with(what), "{e}");
+        }
     }
 
     // a root naming a leaf that is missing
     io.delete(&leaf.location).unwrap();
-    let e = plan_err(&t);
-    assert!(e.to_string().contains(&leaf.location), "{e}");
+    for e in [plan_err(&t), expiry_err(&t)] {
+        // the FileIO's typed not-found error, naming the leaf
+        match &e {
+            Error::Io { path, source } => {
+                assert_eq!(path, &leaf.location);
+                assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+            }
+            _ => panic!("{e:?}"),
+        }
+    }
+}
+
+/// The error an expiry of every snapshot meets while working out the files to delete.
+fn expiry_err_with(io: &dyn crate::io::FileIO, t: &TableState) -> Error {
+    let mut after = (*t.metadata).clone();
+    after.snapshots.clear();
+    after.refs.clear();
+    after.current_snapshot_id = None;
+    super::expire::files_to_delete(io, &t.metadata, &after).unwrap_err()
 }
 
 /// A small deterministic generator (xorshift), so that every sequence is reproducible
@@ -1226,4 +1249,102 @@ fn planned_of(scan: TableScan) -> Planned {
             )
         })
         .collect()
+}
+
+/// v3's validations and conflict retries hold on v4: the same concurrent changes succeed
+/// (retried on the new base) or fail with `ValidationFailed` on twin v3 and v4 tables,
+/// also when the files involved sit in a leaf.
+#[test]
+fn validations_and_conflict_retries_match_v3() {
+    // (name, the change made on snapshot S, the concurrent change, expected to commit)
+    let cases: Vec<(&str, SnapshotProducer, SnapshotProducer, bool)> = vec![
+        {
+            let mut p = SnapshotProducer::fast_append();
+            p.add_file(data("x", 1, 10));
+            let mut q = SnapshotProducer::fast_append();
+            q.add_file(data("y", 2, 10));
+            ("append retried over an append", p, q, true)
+        },
+        {
+            let mut p = SnapshotProducer::row_delta();
+            p.add_delete_file(None, dv("dv1", "d1", 1, 4, 2));
+            p.validation_mut().referenced_data_files = vec![path("d1")];
+            p.validation_mut().validate_deleted_files = true;
+            let mut q = SnapshotProducer::delete_files();
+            q.delete_path(path("d1"));
+            ("a DV for a file deleted concurrently", p, q, false)
+        },
+        {
+            let mut p = SnapshotProducer::row_delta();
+            p.add_delete_file(None, dv("dv1", "d1", 1, 4, 2));
+            p.validation_mut().no_conflicting_delete_files = true;
+            let mut q = SnapshotProducer::row_delta();
+            q.add_delete_file(None, dv("dv2", "d1", 1, 8, 1));
+            ("a DV racing another DV for the same file", p, q, false)
+        },
+        {
+            let mut p = SnapshotProducer::rewrite_files();
+            p.delete_path(path("d2"));
+            p.add_file(data("d2b", 1, 10));
+            let mut q = SnapshotProducer::row_delta();
+            q.add_delete_file(None, dv("dv3", "d2", 1, 4, 2));
+            (
+                "a rewrite of a file that got a DV concurrently",
+                p,
+                q,
+                false,
+            )
+        },
+        {
+            let mut p = SnapshotProducer::rewrite_files();
+            p.delete_path(path("d2"));
+            p.add_file(data("d2b", 1, 10));
+            let mut q = SnapshotProducer::delete_files();
+            q.delete_path(path("d3"));
+            ("a rewrite retried over an unrelated delete", p, q, true)
+        },
+        {
+            let mut p = SnapshotProducer::overwrite_files();
+            p.delete_path(path("d1"));
+            p.add_file(data("d1b", 1, 10));
+            p.validation_mut().no_conflicting_data_files = true;
+            p.validation_mut().conflict_filter =
+                Some(Expression::compare(ExprOp::Eq, "cat", Datum::Int(1)));
+            let mut q = SnapshotProducer::fast_append();
+            q.add_file(data("z", 1, 10));
+            ("an overwrite racing an append into its filter", p, q, false)
+        },
+    ];
+    for (name, p, q, ok) in cases {
+        let mut outcome = Vec::new();
+        for v in [3, 4] {
+            let c = MemoryCatalog::new();
+            if v == 4 {
+                // d1-d3 in a leaf, so that changes go through manifest DVs
+                table_with_leaf(&c);
+            } else {
+                create(&c, 3);
+                append(
+                    &c,
+                    vec![data("d1", 1, 10), data("d2", 1, 10), data("d3", 2, 10)],
+                );
+            }
+            let base = c.load_table(&ident()).unwrap();
+            let mut p = clone_producer(&p);
+            p.validation_mut().from_snapshot = base.metadata.current_snapshot_id;
+            let mut tx = Transaction::load(c.clone(), ident()).unwrap();
+            tx.add_change(Box::new(p));
+            commit(&c, clone_producer(&q)).unwrap();
+            let r = tx.commit();
+            match &r {
+                Ok(_) => {}
+                Err(Error::ValidationFailed { .. }) => {}
+                Err(e) => panic!("{name} (v{v}): not a validation failure: {e:?}"),
+            }
+            assert_eq!(r.is_ok(), ok, "{name} (v{v}): {:?}", r.err());
+            let t = c.load_table(&ident()).unwrap();
+            outcome.push(planned(&c, &t));
+        }
+        assert_eq!(outcome[0], outcome[1], "{name}");
+    }
 }
