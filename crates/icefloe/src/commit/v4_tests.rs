@@ -1348,3 +1348,36 @@ fn validations_and_conflict_retries_match_v3() {
         assert_eq!(outcome[0], outcome[1], "{name}");
     }
 }
+
+#[test]
+fn flush_and_compaction_split_leaves_past_the_leaf_size() {
+    let c = MemoryCatalog::new();
+    create(&c, 4);
+    set_property(&c, super::snapshot::ROOT_MAX_FILE_ENTRIES, "4");
+    set_property(&c, super::snapshot::LEAF_MAX_FILE_ENTRIES, "2");
+    // five files of one spec flush into leaves of 2, 2 and 1 entries
+    let names = ["d1", "d2", "d3", "d4", "d5"];
+    let t = append(&c, names.iter().map(|n| data(n, 1, 10)).collect());
+    let r = root(&c, &t);
+    assert_eq!(
+        shape(&r),
+        vec![
+            s(Added, DataManifest, "leaf"),
+            s(Added, DataManifest, "leaf"),
+            s(Added, DataManifest, "leaf")
+        ]
+    );
+    let counts: Vec<i64> = r.iter().map(|e| e.record_count).collect();
+    assert_eq!(counts, vec![2, 2, 1]);
+    assert_eq!(names_of(&planned(&c, &t)), names);
+    // a rewrite of manifests compacts them into leaves of at most 2 again
+    delete(&c, &["d2"]);
+    let t = commit(&c, SnapshotProducer::rewrite_manifests()).unwrap();
+    let counts: Vec<i64> = root(&c, &t).iter().map(|e| e.record_count).collect();
+    assert_eq!(counts, vec![2, 2]);
+    assert_eq!(names_of(&planned(&c, &t)), ["d1", "d3", "d4", "d5"]);
+}
+
+fn names_of(p: &Planned) -> Vec<String> {
+    names(p)
+}
