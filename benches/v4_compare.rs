@@ -501,6 +501,9 @@ fn main() {
         }
     }
 
+    if small_commits == 0 {
+        return;
+    }
     // planning after many small commits, without maintenance
     let start = Instant::now();
     for i in 0..small_commits {

@@ -989,7 +989,15 @@ fn rewrite_manifests_on_v4_compacts_the_tree_into_existing_leaves() {
     append(&c, vec![data("d4", 2, 10)]);
     let before = c.load_table(&ident()).unwrap();
     let want = planned(&c, &before);
+    let io = c.io();
+    let to_rewrite = |t: &TableState| {
+        super::snapshot::manifests_to_rewrite(io.as_ref(), &t.metadata, None, None).unwrap()
+    };
+    // the leaf with its DV and the root file d4
+    assert_eq!(to_rewrite(&before), 2);
     let t = commit(&c, SnapshotProducer::rewrite_manifests()).unwrap();
+    // compact now: nothing left to rewrite
+    assert_eq!(to_rewrite(&t), 0);
     let r = root(&c, &t);
     assert!(!r.is_empty());
     for e in &r {
