@@ -1389,3 +1389,24 @@ fn flush_and_compaction_split_leaves_past_the_leaf_size() {
 fn names_of(p: &Planned) -> Vec<String> {
     names(p)
 }
+
+#[test]
+fn a_parquet_leaf_is_a_typed_error_naming_it() {
+    // icefloe writes Avro manifests only (docs/v4.md); a leaf in Parquet (upstream Java's
+    // default) is refused with an error naming the leaf, not misread
+    let c = MemoryCatalog::new();
+    let t = table_with_leaf(&c);
+    let leaf = root(&c, &t)[0].location.clone();
+    let io = c.io();
+    io.delete(&leaf).unwrap();
+    io.write_new(&leaf, b"PAR1\x15\x04\x15\x10\x15\x14PAR1")
+        .unwrap();
+    let e = TableScan::new(t.metadata.clone(), c.io())
+        .plan_files()
+        .unwrap_err();
+    assert_eq!(
+        e.location().map(|l| l.file.as_str()),
+        Some(leaf.as_str()),
+        "{e:?}"
+    );
+}
