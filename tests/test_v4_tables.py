@@ -189,7 +189,7 @@ def test_v4_snapshot_operations_match_v3(tmp_path):
         t.refresh().delete("id >= 3 and id < 6")
         first = t.refresh().snapshots()[0].snapshot_id
         # a staged append on a branch, cherry-picked onto main after main moved on
-        t.manage_snapshots().create_branch("audit").commit()
+        t.manage_snapshots().create_branch(None, "audit").commit()
         t.refresh().append(batches[3], branch="audit")
         staged = t.refresh().metadata.snapshot_by_ref("audit").snapshot_id
         t.refresh().append(batches[4])
