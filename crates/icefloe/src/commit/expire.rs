@@ -388,6 +388,22 @@ fn remove_unused_specs_and_schemas(io: &dyn FileIO, builder: &mut MetadataBuilde
             schemas.insert(id);
         }
         match &snapshot.manifest_list {
+            // a v4 snapshot may point to a root: the specs of its live entries (root
+            // files and leaves; a leaf holds files of one spec)
+            Some(_) if md.format_version >= 4 => {
+                use crate::manifest::v4::tree::{is_live, read_snapshot_top, SnapshotTop};
+                let partitioning = crate::manifest::v4::V4Partitioning::for_table(md)?;
+                match read_snapshot_top(io, &partitioning, snapshot)? {
+                    SnapshotTop::List(list) => {
+                        specs.extend(list.iter().map(|m| m.partition_spec_id));
+                    }
+                    SnapshotTop::Root(root) => specs.extend(
+                        root.iter()
+                            .filter(|e| is_live(&e.tracking))
+                            .map(|e| e.spec_id.unwrap_or(md.default_spec_id)),
+                    ),
+                }
+            }
             Some(list) => {
                 for manifest in read_manifest_list(io, list)? {
                     specs.insert(manifest.partition_spec_id);
@@ -446,12 +462,15 @@ fn manifests_of(
 }
 
 /// Java's reachable-file cleanup: the files reachable from `before`'s snapshots that no
-/// snapshot of `after` reaches.
+/// snapshot of `after` reaches. On a v4 table, see [`v4_files_to_delete`].
 pub fn files_to_delete(
     io: &dyn FileIO,
     before: &TableMetadata,
     after: &TableMetadata,
 ) -> Result<FilesToDelete> {
+    if before.format_version >= 4 {
+        return v4_files_to_delete(io, before, after);
+    }
     let mut out = FilesToDelete::default();
     let kept: HashSet<i64> = after.snapshots.iter().map(|s| s.snapshot_id).collect();
     let expired: Vec<i64> = before
@@ -526,6 +545,191 @@ pub fn files_to_delete(
         out.manifests.extend(candidates.into_keys());
     }
 
+    out.statistics = statistics_to_delete(before, after);
+    Ok(out)
+}
+
+/// The files a set of snapshots reaches, by kind: the files snapshots point to (manifest
+/// lists, v4 roots), manifests (v3 manifests, v4 leaves), and the live content files.
+#[derive(Debug, Default)]
+struct Reach {
+    tops: HashSet<String>,
+    manifests: HashSet<String>,
+    data: HashSet<String>,
+    /// Delete files, and Puffin files holding the DVs of live data entries.
+    deletes: HashSet<String>,
+}
+
+/// Content files of one manifest or leaf: (path, is a delete file).
+type Files = Arc<Vec<(String, bool)>>;
+
+/// Leaves read once per (location, manifest DV): snapshots share leaves, mostly with the
+/// same DV, and a leaf's live files depend only on its DV.
+#[derive(Default)]
+struct ReachCache {
+    leaves: HashMap<(String, Option<Vec<u8>>), Files>,
+    manifests: HashMap<String, Files>,
+}
+
+impl ReachCache {
+    fn leaf(
+        &mut self,
+        io: &dyn FileIO,
+        partitioning: &crate::manifest::v4::V4Partitioning,
+        leaf: &crate::manifest::v4::TrackedFile,
+    ) -> Result<Files> {
+        let key = (
+            leaf.location.clone(),
+            leaf.manifest_info.as_ref().and_then(|i| i.dv.clone()),
+        );
+        if let Some(f) = self.leaves.get(&key) {
+            return Ok(f.clone());
+        }
+        let mut files = Vec::new();
+        for item in crate::manifest::v4::tree::read_leaf(io, partitioning, leaf)? {
+            let f = &item.entry.data_file;
+            files.push((f.file_path.clone(), f.content != DataContentType::Data));
+            if let Some(dv) = item
+                .tracked
+                .as_ref()
+                .and_then(|t| t.deletion_vector.as_ref())
+            {
+                files.push((dv.location.clone(), true));
+            }
+        }
+        let files = Arc::new(files);
+        self.leaves.insert(key, files.clone());
+        Ok(files)
+    }
+
+    fn manifest(&mut self, io: &dyn FileIO, m: &ManifestFile) -> Result<Files> {
+        if let Some(f) = self.manifests.get(&m.manifest_path) {
+            return Ok(f.clone());
+        }
+        let read = read_manifest(
+            ManifestSource::file(io, &m.manifest_path),
+            &ReadManifestOptions::default()
+                .projection(&ManifestProjection::minimal())
+                .inherit_from(m),
+        )?;
+        let files: Files = Arc::new(
+            read.entries
+                .iter()
+                .filter(|e| e.is_live())
+                .map(|e| {
+                    (
+                        e.data_file.file_path.clone(),
+                        e.data_file.content != DataContentType::Data,
+                    )
+                })
+                .collect(),
+        );
+        self.manifests
+            .insert(m.manifest_path.clone(), files.clone());
+        Ok(files)
+    }
+
+    /// Adds what `snapshot` reaches to `reach`: its root (or manifest list), the leaves
+    /// (or manifests) it names, and the files live in it, manifest DVs applied.
+    fn add(
+        &mut self,
+        io: &dyn FileIO,
+        partitioning: &crate::manifest::v4::V4Partitioning,
+        snapshot: &crate::spec::snapshot::Snapshot,
+        reach: &mut Reach,
+    ) -> Result<()> {
+        use crate::manifest::v4::tree::{is_live, read_snapshot_top, SnapshotTop};
+        let Some(top) = &snapshot.manifest_list else {
+            return Err(Error::unsupported(format!(
+                "snapshot {} embeds its manifests (old v1): cannot tell which files it reaches",
+                snapshot.snapshot_id
+            )));
+        };
+        reach.tops.insert(top.clone());
+        let add_files = |reach: &mut Reach, files: &Files| {
+            for (path, is_delete) in files.iter() {
+                if *is_delete {
+                    reach.deletes.insert(path.clone());
+                } else {
+                    reach.data.insert(path.clone());
+                }
+            }
+        };
+        match read_snapshot_top(io, partitioning, snapshot)? {
+            SnapshotTop::List(list) => {
+                for m in list {
+                    reach.manifests.insert(m.manifest_path.clone());
+                    let files = self.manifest(io, &m)?;
+                    add_files(reach, &files);
+                }
+            }
+            SnapshotTop::Root(root) => {
+                for e in root.iter().filter(|e| is_live(&e.tracking)) {
+                    if e.content_type.is_manifest() {
+                        reach.manifests.insert(e.location.clone());
+                        let files = self.leaf(io, partitioning, e)?;
+                        add_files(reach, &files);
+                        continue;
+                    }
+                    if e.content_type == crate::manifest::v4::ContentType::Data {
+                        reach.data.insert(e.location.clone());
+                    } else {
+                        reach.deletes.insert(e.location.clone());
+                    }
+                    if let Some(dv) = &e.deletion_vector {
+                        reach.deletes.insert(dv.location.clone());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reachable-file cleanup on a v4 table (its older snapshots may still point to manifest
+/// lists): the roots, leaves and content files the expired snapshots reach and no retained
+/// snapshot reaches. A file is reached by a snapshot when it is live in it, so a leaf
+/// entry a retained root's manifest DV removes does not keep its file; a leaf stays while
+/// any retained root names it. Manifest DVs are inline (no files of their own). Roots are
+/// reported with the manifest lists, leaves with the manifests.
+fn v4_files_to_delete(
+    io: &dyn FileIO,
+    before: &TableMetadata,
+    after: &TableMetadata,
+) -> Result<FilesToDelete> {
+    // `before`'s specs are a superset of `after`'s (an expiry may remove specs), so its
+    // partitioning reads every root of both
+    let partitioning = crate::manifest::v4::V4Partitioning::for_table(before)?;
+    let kept: HashSet<i64> = after.snapshots.iter().map(|s| s.snapshot_id).collect();
+    let mut cache = ReachCache::default();
+    let mut retained = Reach::default();
+    for s in &after.snapshots {
+        cache.add(io, &partitioning, s, &mut retained)?;
+    }
+    let mut expired = Reach::default();
+    for s in before
+        .snapshots
+        .iter()
+        .filter(|s| !kept.contains(&s.snapshot_id))
+    {
+        cache.add(io, &partitioning, s, &mut expired)?;
+    }
+    let gone = |from: HashSet<String>, still: &[&HashSet<String>]| -> BTreeSet<String> {
+        from.into_iter()
+            .filter(|p| !still.iter().any(|s| s.contains(p)))
+            .collect()
+    };
+    let content = [&retained.data, &retained.deletes];
+    Ok(FilesToDelete {
+        data: gone(expired.data, &content),
+        deletes: gone(expired.deletes, &content),
+        manifests: gone(expired.manifests, &[&retained.manifests]),
+        manifest_lists: gone(expired.tops, &[&retained.tops]),
+        statistics: statistics_to_delete(before, after),
+    })
+}
+
+fn statistics_to_delete(before: &TableMetadata, after: &TableMetadata) -> BTreeSet<String> {
     let stats = |md: &TableMetadata| -> BTreeSet<String> {
         md.statistics
             .iter()
@@ -538,11 +742,10 @@ pub fn files_to_delete(
             .collect()
     };
     let still = stats(after);
-    out.statistics = stats(before)
+    stats(before)
         .into_iter()
         .filter(|p| !still.contains(p))
-        .collect();
-    Ok(out)
+        .collect()
 }
 
 /// Deletes the files `scope` allows (best effort, as Java: a failed delete leaves an

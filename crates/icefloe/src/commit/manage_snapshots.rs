@@ -404,6 +404,22 @@ fn added_data_files(
             "snapshot {snapshot_id} embeds its manifests (old v1): cannot cherry-pick it"
         ))
     })?;
+    if md.format_version >= 4 {
+        // a v4 snapshot points to a root (an upgraded table's older ones to a list)
+        use crate::manifest::v4::{tree, V4Partitioning};
+        let partitioning = V4Partitioning::for_table(md)?;
+        let bytes = io.read(list)?;
+        if tree::is_v4_manifest(&bytes).map_err(|e| e.in_file(list))? {
+            return Ok(tree::snapshot_changes(io, &partitioning, snapshot)?
+                .into_iter()
+                .filter(|(_, _, e)| {
+                    e.status == ManifestStatus::Added
+                        && e.data_file.content == crate::manifest::DataContentType::Data
+                })
+                .map(|(_, _, e)| e.data_file)
+                .collect());
+        }
+    }
     let mut out = Vec::new();
     for mf in read_manifest_list(io, list)? {
         if mf.content != ManifestContent::Data || mf.added_snapshot_id != snapshot_id {

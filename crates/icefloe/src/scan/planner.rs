@@ -346,12 +346,6 @@ impl TableScan {
         let md = &self.metadata;
         md.check_supported("plan a scan of", self.metadata_location.as_deref())?;
         let snapshot = self.resolve_snapshot()?;
-        if self.incremental && md.format_version >= 4 {
-            return Err(Error::unsupported(format!(
-                "{}: incremental append scans of format-version 4 tables are not built yet",
-                self.metadata_location.as_deref().unwrap_or(&md.location)
-            )));
-        }
         let schema = Arc::new(self.scan_schema(snapshot)?.clone());
         let projected_schema = Arc::new(match &self.selected {
             Some(cols) => schema.select(cols, self.case_sensitive)?,
@@ -401,6 +395,8 @@ impl TableScan {
             return Ok((plan, Vec::new()));
         };
         let mut incremental_ids = None;
+        // the data files v4 appends added, for an incremental scan: (spec id, entry)
+        let mut v4_appended: Vec<(i32, ManifestEntry)> = Vec::new();
         // a v4 snapshot points to a root manifest (an upgraded table's older snapshots
         // still to manifest lists; the file's own metadata tells)
         let mut listed = None;
@@ -431,7 +427,30 @@ impl TableScan {
             let ids: HashSet<i64> = appends.iter().map(|s| s.snapshot_id).collect();
             let mut seen = HashSet::new();
             let mut manifests = Vec::new();
+            let partitioning = match md.format_version >= 4 {
+                true => Some(V4Partitioning::for_table(md)?),
+                false => None,
+            };
             for s in appends {
+                // a v4 append's own root says which files it added (in the root, or in
+                // leaves it wrote); an upgraded table's older appends have manifest lists
+                if let Some(partitioning) = &partitioning {
+                    if let SnapshotTop::Root(root) =
+                        read_snapshot_top(self.io.as_ref(), partitioning, s)?
+                    {
+                        for (_, spec, e) in
+                            v4_tree::root_changes(self.io.as_ref(), partitioning, s, &root)?
+                        {
+                            if e.status == ManifestStatus::Added
+                                && e.data_file.content == DataContentType::Data
+                                && seen.insert(e.data_file.file_path.clone())
+                            {
+                                v4_appended.push((spec, e));
+                            }
+                        }
+                        continue;
+                    }
+                }
                 for m in self.manifests_of(s)? {
                     if m.content == ManifestContent::Data
                         && ids.contains(&m.added_snapshot_id)
@@ -458,6 +477,21 @@ impl TableScan {
             self.case_sensitive,
             filter_entries,
         )?;
+        // an incremental scan of v4 appends: their files, tested as v3 tests entries, with
+        // no deletes (v3's incremental scan reads data manifests only, as Java's)
+        let mut appended_files = Vec::new();
+        for (spec, e) in v4_appended {
+            let mut ignored = Vec::new();
+            self.keep_v4_file(
+                &ctx,
+                spec,
+                e,
+                true,
+                &mut appended_files,
+                &mut ignored,
+                &mut plan.metrics,
+            )?;
+        }
         let mut data_manifests: Vec<&ManifestFile> = Vec::new();
         let mut delete_manifests: Vec<&ManifestFile> = Vec::new();
         // a manifest listed twice is read once (Java keeps manifests in sets, by path)
@@ -511,6 +545,21 @@ impl TableScan {
         stats_ids.sort_unstable();
         stats_ids.dedup();
         let data_options = ManifestProjection::scan(stats_ids);
+        let mut out = Vec::with_capacity(data_manifests.len() + 1);
+        if !appended_files.is_empty() {
+            let mut residuals = ResidualCache::default();
+            let mut tasks = Vec::with_capacity(appended_files.len());
+            for file in appended_files {
+                let residual = residuals.get(ctx.spec(file.spec_id)?, &file)?;
+                tasks.push(FileScanTask::whole_file(
+                    Arc::new(file),
+                    Vec::new(),
+                    residual,
+                ));
+            }
+            plan.metrics.result_data_files += tasks.len();
+            out.push(per_manifest(&plan, tasks)?);
+        }
         let plan_ref = &plan;
         let parts = self.parallel(data_manifests.len(), |i| {
             let r = self.decode_one(
@@ -539,7 +588,6 @@ impl TableScan {
                 r.skipped_deletes,
             ))
         })?;
-        let mut out = Vec::with_capacity(parts.len());
         for (t, kept, skipped_data, skipped_deletes) in parts {
             plan.metrics.result_data_files += kept;
             plan.metrics.skipped_data_files += skipped_data;

@@ -42,8 +42,8 @@ pub use rewrite_manifests::{manifests_to_rewrite, ManifestLayout};
 use rolling::{Roll, WriteContext, ROLL_ROWS_DIVISOR};
 use summary::SummaryBuilder;
 pub use v4::{
-    COMPACT_MIN_DV_LEAVES, COMPACT_MIN_DV_LEAVES_DEFAULT, ROOT_MAX_FILE_ENTRIES,
-    ROOT_MAX_FILE_ENTRIES_DEFAULT,
+    COMPACT_MIN_DV_LEAVES, COMPACT_MIN_DV_LEAVES_DEFAULT, LEAF_MAX_FILE_ENTRIES,
+    LEAF_MAX_FILE_ENTRIES_DEFAULT, ROOT_MAX_FILE_ENTRIES, ROOT_MAX_FILE_ENTRIES_DEFAULT,
 };
 
 /// A new snapshot id as Java makes one: the two halves of a random UUID xor-ed, made
@@ -140,10 +140,9 @@ impl SnapshotProducer {
         }
     }
 
-    /// A producer with the same changes that has not been applied yet (tests apply one
-    /// change to twin tables).
-    #[cfg(test)]
-    pub(crate) fn clone_unstarted(&self) -> SnapshotProducer {
+    /// A producer with the same changes that has not been applied yet (tests and the v3/v4
+    /// benchmark apply one change to twin tables).
+    pub fn clone_unstarted(&self) -> SnapshotProducer {
         SnapshotProducer {
             branch: self.branch.clone(),
             added: self.added.clone(),

@@ -166,11 +166,41 @@ pub fn manifests_to_rewrite(
     else {
         return Ok(0);
     };
+    if md.format_version >= 4 {
+        if let Some(n) = v4_entries_to_compact(io, md)? {
+            return Ok(n);
+        }
+    }
     let manifests = crate::manifest::read_manifest_list(io, list)?;
     Ok(select(md, spec, &manifests)?
         .iter()
         .map(|s| s.manifests.len())
         .sum())
+}
+
+/// On a v4 snapshot whose top is a root: how many of its entries a rewrite of manifests
+/// (the compaction of the whole tree, `docs/v4.md`) would change: root files, leaves with
+/// a manifest DV, and leaves written before an upgrade. 0 when the tree is already
+/// compact (only v4 leaves without DVs). `None` for a manifest list.
+fn v4_entries_to_compact(io: &dyn FileIO, md: &TableMetadata) -> Result<Option<usize>> {
+    use crate::manifest::v4::tree::{is_live, read_snapshot_top, SnapshotTop};
+    let Some(snapshot) = md.current_snapshot() else {
+        return Ok(Some(0));
+    };
+    let partitioning = crate::manifest::v4::V4Partitioning::for_table(md)?;
+    let SnapshotTop::Root(root) = read_snapshot_top(io, &partitioning, snapshot)? else {
+        return Ok(None);
+    };
+    Ok(Some(
+        root.iter()
+            .filter(|e| is_live(&e.tracking))
+            .filter(|e| {
+                !e.content_type.is_manifest()
+                    || e.format_version < 4
+                    || e.manifest_info.as_ref().is_some_and(|i| i.dv.is_some())
+            })
+            .count(),
+    ))
 }
 
 /// Orders partition tuples by the values at `keys`, nulls first (Spark's ascending sort).

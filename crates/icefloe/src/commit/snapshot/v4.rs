@@ -45,6 +45,12 @@ use crate::spec::Literal;
 /// default keeps a root below about 1 MiB: one request on an object store.
 pub const ROOT_MAX_FILE_ENTRIES: &str = "commit.v4.root.max-file-entries";
 pub const ROOT_MAX_FILE_ENTRIES_DEFAULT: u64 = 2000;
+/// File entries per leaf a flush or compaction writes at most: a larger group becomes
+/// several leaves, so that planning reads them in parallel and prunes them by their
+/// partition summaries. 10,000 entries with stats are a few MB, about v3's default
+/// manifest target size (`commit.manifest.target-size-bytes`, 8 MB).
+pub const LEAF_MAX_FILE_ENTRIES: &str = "commit.v4.leaf.max-file-entries";
+pub const LEAF_MAX_FILE_ENTRIES_DEFAULT: usize = 10_000;
 /// How many leaves must carry a manifest DV before a commit compacts them (their live
 /// entries into one new EXISTING leaf per content and spec, DVs applied); 0 disables it.
 pub const COMPACT_MIN_DV_LEAVES: &str = "commit.v4.compact.min-dv-leaves";
@@ -508,8 +514,19 @@ impl SnapshotProducer {
                 .or_default()
                 .push(f);
         }
+        let max_entries: usize =
+            property_or(md, LEAF_MAX_FILE_ENTRIES, LEAF_MAX_FILE_ENTRIES_DEFAULT).max(1);
+        let mut chunks: Vec<((bool, i32), Vec<TrackedFile>)> = Vec::new();
+        for (key, mut files) in groups {
+            while files.len() > max_entries {
+                let rest = files.split_off(max_entries);
+                chunks.push((key, files));
+                files = rest;
+            }
+            chunks.push((key, files));
+        }
         let mut out = Vec::new();
-        for ((deletes, spec_id), files) in groups {
+        for ((deletes, spec_id), files) in chunks {
             let kind = if deletes {
                 V4ManifestKind::DeleteLeaf
             } else {

@@ -489,9 +489,19 @@ pub fn snapshot_changes(
     let SnapshotTop::Root(root) = read_snapshot_top(io, partitioning, s)? else {
         return Err(Error::unsupported("snapshot_changes reads v4 roots only"));
     };
+    root_changes(io, partitioning, s, &root)
+}
+
+/// [`snapshot_changes`] of a root already read (`root`: snapshot `s`'s entries).
+pub fn root_changes(
+    io: &dyn FileIO,
+    partitioning: &V4Partitioning,
+    s: &Snapshot,
+    root: &[TrackedFile],
+) -> Result<Vec<(ManifestContent, i32, ManifestEntry)>> {
     let id = s.snapshot_id;
     let mut out = Vec::new();
-    for e in &root {
+    for e in root {
         let mine = e.tracking.snapshot_id == Some(id);
         if e.content_type.is_manifest() {
             let content = match e.content_type {

@@ -1,0 +1,576 @@
+//! Format v3 against format v4 (the single-file-commits proposal, `docs/v4.md`) on the
+//! 1,000,000-file table (`.cache/bench/pyi1m`: 100 manifests of 10,000 files, day(ts)
+//! partitioning, metrics for 4 columns; built by `benches/plan_compare.py`), side by side
+//! in one run.
+//!
+//! The table (format v2, PyIceberg's) is upgraded twice by a property change: to v3 (the
+//! v3 twin) and from there to v4 (the v4 twin, whose first commit turns the manifest list's
+//! 100 rows into the root's leaf entries, pointing to the same manifests). Both twins
+//! write their new files under `BENCH_DIR` (`write.metadata.path`; default
+//! `/work/bench-data/v4bench`), so the cached table is not changed. Measured, alternating
+//! v3 and v4 commits:
+//!
+//! - files and bytes written (metadata JSON included; Puffin files not written: metadata
+//!   only) and commit latency of a one-file fast append, a one-file delete (a file of a
+//!   different original manifest each time) and a one-DV row delta;
+//! - the metadata bytes a reader holding the previous snapshot's files must read to see
+//!   the new one: the new metadata JSON plus the snapshot's manifest list or root and every
+//!   manifest or leaf it names that the previous snapshot did not;
+//! - planning (no filter, `id` point lookup, 5-day `ts` range; best of 3) after 1,000
+//!   one-file fast appends without maintenance.
+//!
+//! With `ICEFLOE_TEST_S3_ENDPOINT` (`source target/servers/servers.env` after
+//! `scripts/servers.sh start`) the twins' new files go to moto's S3
+//! (`s3://ICEFLOE_TEST_BUCKET/v4bench/...`) instead; the original 100 manifests stay on
+//! the local disk, which favours v3 (its one-file delete reads one of them back).
+//!
+//! ```sh
+//! cargo bench -p icefloe --bench v4_compare --profile release
+//! ```
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use icefloe::catalog::{
+    Catalog, Namespace, PurgeResult, PurgeScope, TableIdent, TableState, ViewState,
+};
+use icefloe::commit::{SnapshotProducer, Transaction};
+use icefloe::expr::{Datum, Expression, Operation as Op};
+use icefloe::io::{FileIO, LocalFileIO};
+use icefloe::manifest::v4::tree::{read_snapshot_top, SnapshotTop};
+use icefloe::manifest::v4::V4Partitioning;
+use icefloe::manifest::{
+    read_manifest, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestSource,
+    ReadManifestOptions,
+};
+use icefloe::scan::TableScan;
+use icefloe::spec::literal::Literal;
+use icefloe::spec::table_metadata::TableMetadata;
+use icefloe::spec::view_metadata::ViewMetadata;
+use icefloe::{Error, Result};
+
+/// A FileIO counting what it writes.
+struct Counting {
+    inner: Arc<dyn FileIO>,
+    files: AtomicU64,
+    bytes: AtomicU64,
+}
+
+impl Counting {
+    fn take(&self) -> (u64, u64) {
+        (
+            self.files.swap(0, Ordering::Relaxed),
+            self.bytes.swap(0, Ordering::Relaxed),
+        )
+    }
+}
+
+impl std::fmt::Debug for Counting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Counting")
+    }
+}
+
+impl FileIO for Counting {
+    fn read(&self, location: &str) -> Result<Vec<u8>> {
+        self.inner.read(location)
+    }
+    fn read_range(&self, location: &str, offset: u64, len: u64) -> Result<Vec<u8>> {
+        self.inner.read_range(location, offset, len)
+    }
+    fn write_new(&self, location: &str, bytes: &[u8]) -> Result<()> {
+        self.files.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        self.inner.write_new(location, bytes)
+    }
+    fn exists(&self, location: &str) -> Result<bool> {
+        self.inner.exists(location)
+    }
+    fn list(&self, location: &str) -> Result<Vec<String>> {
+        self.inner.list(location)
+    }
+    fn delete(&self, location: &str) -> Result<()> {
+        self.inner.delete(location)
+    }
+    fn file_size(&self, location: &str) -> Result<u64> {
+        self.inner.file_size(location)
+    }
+}
+
+/// S3 for `s3://` locations (the twins' new files), the local disk for the rest (the
+/// original table's manifests).
+struct Router {
+    s3: Arc<dyn FileIO>,
+}
+
+impl std::fmt::Debug for Router {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Router")
+    }
+}
+
+impl Router {
+    fn pick(&self, location: &str) -> &dyn FileIO {
+        if location.starts_with("s3://") {
+            self.s3.as_ref()
+        } else {
+            &LocalFileIO
+        }
+    }
+}
+
+impl FileIO for Router {
+    fn read(&self, location: &str) -> Result<Vec<u8>> {
+        self.pick(location).read(location)
+    }
+    fn write_new(&self, location: &str, bytes: &[u8]) -> Result<()> {
+        self.pick(location).write_new(location, bytes)
+    }
+    fn exists(&self, location: &str) -> Result<bool> {
+        self.pick(location).exists(location)
+    }
+    fn list(&self, location: &str) -> Result<Vec<String>> {
+        self.pick(location).list(location)
+    }
+    fn delete(&self, location: &str) -> Result<()> {
+        self.pick(location).delete(location)
+    }
+    fn file_size(&self, location: &str) -> Result<u64> {
+        self.pick(location).file_size(location)
+    }
+    fn read_range(&self, location: &str, offset: u64, len: u64) -> Result<Vec<u8>> {
+        self.pick(location).read_range(location, offset, len)
+    }
+}
+
+/// One table, its pointer in memory, files through `io`.
+struct PointerCatalog {
+    dir: String,
+    io: Arc<Counting>,
+    state: Mutex<Option<TableState>>,
+    version: Mutex<u64>,
+}
+
+fn no<T>() -> Result<T> {
+    Err(Error::unsupported("bench catalog"))
+}
+
+impl Catalog for PointerCatalog {
+    fn name(&self) -> &str {
+        "bench"
+    }
+    fn io(&self) -> Arc<dyn FileIO> {
+        self.io.clone()
+    }
+    fn default_table_location(&self, _: &TableIdent) -> Result<String> {
+        no()
+    }
+    fn create_namespace(&self, _: &[String], _: &[(String, String)]) -> Result<()> {
+        no()
+    }
+    fn list_namespaces(&self, _: &[String]) -> Result<Vec<Namespace>> {
+        no()
+    }
+    fn namespace_exists(&self, _: &[String]) -> Result<bool> {
+        no()
+    }
+    fn namespace_properties(&self, _: &[String]) -> Result<Vec<(String, String)>> {
+        no()
+    }
+    fn update_namespace_properties(
+        &self,
+        _: &[String],
+        _: &[String],
+        _: &[(String, String)],
+    ) -> Result<()> {
+        no()
+    }
+    fn drop_namespace(&self, _: &[String]) -> Result<()> {
+        no()
+    }
+    fn list_tables(&self, _: &[String]) -> Result<Vec<TableIdent>> {
+        no()
+    }
+    fn table_exists(&self, _: &TableIdent) -> Result<bool> {
+        no()
+    }
+    fn load_table(&self, _: &TableIdent) -> Result<TableState> {
+        self.state
+            .lock()
+            .unwrap()
+            .clone()
+            .ok_or_else(|| Error::NoSuchTable { table: "t".into() })
+    }
+    fn register_table(&self, _: &TableIdent, _: &str) -> Result<TableState> {
+        no()
+    }
+    fn rename_table(&self, _: &TableIdent, _: &TableIdent) -> Result<()> {
+        no()
+    }
+    fn drop_table(&self, _: &TableIdent) -> Result<()> {
+        no()
+    }
+    fn purge_table(&self, _: &TableIdent, _: PurgeScope) -> Result<PurgeResult> {
+        no()
+    }
+    fn commit_table(
+        &self,
+        _: &TableIdent,
+        base: Option<&TableState>,
+        metadata: TableMetadata,
+    ) -> Result<TableState> {
+        let mut v = self.version.lock().unwrap();
+        *v += 1;
+        let location = format!("{}/{:05}-bench.metadata.json", self.dir, *v);
+        metadata.write(self.io.as_ref(), &location, false)?;
+        let mut state = self.state.lock().unwrap();
+        let current = state.as_ref().map(|s| s.metadata_location.clone());
+        if current != base.map(|b| b.metadata_location.clone()) {
+            return Err(Error::commit_failed("moved"));
+        }
+        let new = TableState {
+            metadata_location: location,
+            metadata: Arc::new(metadata),
+        };
+        *state = Some(new.clone());
+        Ok(new)
+    }
+    fn list_views(&self, _: &[String]) -> Result<Vec<TableIdent>> {
+        no()
+    }
+    fn view_exists(&self, _: &TableIdent) -> Result<bool> {
+        no()
+    }
+    fn load_view(&self, _: &TableIdent) -> Result<ViewState> {
+        no()
+    }
+    fn rename_view(&self, _: &TableIdent, _: &TableIdent) -> Result<()> {
+        no()
+    }
+    fn drop_view(&self, _: &TableIdent) -> Result<()> {
+        no()
+    }
+    fn commit_view(
+        &self,
+        _: &TableIdent,
+        _: Option<&ViewState>,
+        _: ViewMetadata,
+    ) -> Result<ViewState> {
+        no()
+    }
+}
+
+fn ident() -> TableIdent {
+    TableIdent::parse("db.t1000000").unwrap()
+}
+
+fn commit(c: &Arc<PointerCatalog>, p: SnapshotProducer) -> Duration {
+    let start = Instant::now();
+    let mut tx = Transaction::load(c.clone(), ident()).unwrap();
+    tx.add_change(Box::new(p));
+    tx.commit().unwrap();
+    start.elapsed()
+}
+
+fn set_property(c: &Arc<PointerCatalog>, key: &str, value: &str) {
+    let mut tx = Transaction::load(c.clone(), ident()).unwrap();
+    tx.set_properties(vec![(key.into(), value.into())]).unwrap();
+    tx.commit().unwrap();
+}
+
+/// The metadata files (manifest list or root, manifests or leaves) a snapshot reaches.
+fn metadata_files(io: &dyn FileIO, md: &TableMetadata) -> HashSet<String> {
+    let s = md.current_snapshot().unwrap();
+    let mut out = HashSet::from([s.manifest_list.clone().unwrap()]);
+    let p = V4Partitioning::for_table(md).unwrap();
+    match read_snapshot_top(io, &p, s).unwrap() {
+        SnapshotTop::List(list) => out.extend(list.into_iter().map(|m| m.manifest_path)),
+        SnapshotTop::Root(root) => out.extend(
+            root.into_iter()
+                .filter(|e| e.content_type.is_manifest())
+                .map(|e| e.location),
+        ),
+    }
+    out
+}
+
+/// Bytes a reader that holds `before`'s metadata files reads to refresh to `after`.
+fn refresh_bytes(io: &dyn FileIO, before: &TableState, after: &TableState) -> u64 {
+    let old = metadata_files(io, &before.metadata);
+    let json = io.file_size(&after.metadata_location).unwrap();
+    json + metadata_files(io, &after.metadata)
+        .iter()
+        .filter(|p| !old.contains(*p))
+        .map(|p| io.file_size(p).unwrap())
+        .sum::<u64>()
+}
+
+#[derive(Default)]
+struct Stats {
+    times: Vec<Duration>,
+    files: Vec<u64>,
+    bytes: Vec<u64>,
+    refresh: Vec<u64>,
+}
+
+fn median<T: Copy + Ord>(v: &[T]) -> T {
+    let mut v = v.to_vec();
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn main() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../.cache/bench/pyi1m/db/t1000000/metadata");
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        eprintln!(
+            "{} not found: build it with benches/plan_compare.py first",
+            root.display()
+        );
+        return;
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(".metadata.json"))
+        .collect();
+    files.sort();
+    let latest = files.last().expect("no metadata file");
+    let md = TableMetadata::read(&LocalFileIO, latest.to_str().unwrap()).unwrap();
+    let n: usize = std::env::var("BENCH_COMMITS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20);
+    let small_commits: usize = std::env::var("BENCH_SMALL_COMMITS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
+    let base_dir = std::env::var("BENCH_DIR").unwrap_or_else(|_| "/work/bench-data/v4bench".into());
+    let run = format!("{base_dir}/{}", std::process::id());
+    let (io, store): (Arc<dyn FileIO>, String) = match std::env::var("ICEFLOE_TEST_S3_ENDPOINT") {
+        Ok(endpoint) => {
+            let bucket =
+                std::env::var("ICEFLOE_TEST_BUCKET").unwrap_or_else(|_| "icefloe-test".into());
+            let store = format!("s3://{bucket}/v4bench/{}", std::process::id());
+            let props: std::collections::HashMap<String, String> = [
+                ("s3.endpoint", endpoint.as_str()),
+                ("s3.access-key-id", "testing-key-id"),
+                ("s3.secret-access-key", "testing-secret-key"),
+                ("s3.region", "us-east-1"),
+                ("s3.path-style-access", "true"),
+            ]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+            let s3 = icefloe::io::for_location(&store, &props).unwrap();
+            (Arc::new(Router { s3 }), store)
+        }
+        Err(_) => (Arc::new(LocalFileIO), run.clone()),
+    };
+    println!("new files under {store}; {n} commits of each kind per twin");
+
+    // the original manifests: files to delete and DV, one per manifest
+    let list = read_manifest_list(
+        &LocalFileIO,
+        md.current_snapshot()
+            .unwrap()
+            .manifest_list
+            .as_deref()
+            .unwrap(),
+    )
+    .unwrap();
+    let mut targets: Vec<DataFile> = Vec::new();
+    for (i, mf) in list.iter().enumerate().take(2 * n) {
+        let m = read_manifest(
+            ManifestSource::file(&LocalFileIO, &mf.manifest_path),
+            &ReadManifestOptions::default().inherit_from(mf),
+        )
+        .unwrap();
+        targets.push(m.entries[i].data_file.clone());
+    }
+    assert!(targets.len() >= 2 * n, "the table has too few manifests");
+
+    let twin = |v: i32| -> Arc<PointerCatalog> {
+        let dir = format!("{store}/v{v}");
+        if !dir.starts_with("s3://") {
+            std::fs::create_dir_all(&dir).unwrap();
+        }
+        let mut md = md.clone();
+        md.properties
+            .push(("write.metadata.path".into(), dir.clone()));
+        let c = Arc::new(PointerCatalog {
+            dir,
+            io: Arc::new(Counting {
+                inner: io.clone(),
+                files: AtomicU64::new(0),
+                bytes: AtomicU64::new(0),
+            }),
+            state: Mutex::new(Some(TableState {
+                metadata_location: latest.to_string_lossy().into_owned(),
+                metadata: Arc::new(md),
+            })),
+            version: Mutex::new(0),
+        });
+        set_property(&c, "format-version", "3");
+        if v == 4 {
+            set_property(&c, "format-version", "4");
+        }
+        c
+    };
+    let v3 = twin(3);
+    let v4 = twin(4);
+    let spec_fields = md.default_spec().unwrap().fields.len();
+    let new_file = |i: usize| {
+        DataFile::new(
+            DataContentType::Data,
+            format!("file:///bench/data/new-{i}.parquet"),
+            FileFormat::Parquet,
+            vec![Some(Literal::Int(1)); spec_fields],
+            100,
+            4096,
+        )
+    };
+    // the first v4 commit converts the manifest list into a root (not measured)
+    let mut p = SnapshotProducer::fast_append();
+    p.add_file(new_file(usize::MAX));
+    for c in [&v3, &v4] {
+        commit(c, clone(&p));
+    }
+
+    let ops = ["append 1 file", "delete 1 file", "row delta, 1 DV"];
+    let mut stats: Vec<[Stats; 2]> = ops.iter().map(|_| Default::default()).collect();
+    for i in 0..n {
+        for (k, _) in ops.iter().enumerate() {
+            let p = match k {
+                0 => {
+                    let mut p = SnapshotProducer::fast_append();
+                    p.add_file(new_file(i));
+                    p
+                }
+                1 => {
+                    let mut p = SnapshotProducer::delete_files();
+                    p.delete_path(targets[i].file_path.clone());
+                    p
+                }
+                _ => {
+                    let t = &targets[n + i];
+                    let mut d = DataFile::new(
+                        DataContentType::PositionDeletes,
+                        format!("file:///bench/data/dv-{i}.puffin"),
+                        FileFormat::Puffin,
+                        t.partition.clone(),
+                        1,
+                        1000,
+                    );
+                    d.referenced_data_file = Some(t.file_path.clone());
+                    d.content_offset = Some(4);
+                    d.content_size_in_bytes = Some(40);
+                    let mut p = SnapshotProducer::row_delta();
+                    p.add_delete_file(None, d);
+                    p
+                }
+            };
+            for (j, c) in [&v3, &v4].into_iter().enumerate() {
+                let before = c.load_table(&ident()).unwrap();
+                c.io.take();
+                let t = commit(c, clone(&p));
+                let (files, bytes) = c.io.take();
+                let after = c.load_table(&ident()).unwrap();
+                let s = &mut stats[k][j];
+                s.times.push(t);
+                s.files.push(files);
+                s.bytes.push(bytes);
+                s.refresh
+                    .push(refresh_bytes(c.io.as_ref(), &before, &after));
+            }
+        }
+    }
+    println!();
+    println!("| commit | format | files written | bytes written | median latency | min | max | metadata bytes to refresh |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for (k, op) in ops.iter().enumerate() {
+        for (j, v) in ["v3", "v4"].iter().enumerate() {
+            let s = &stats[k][j];
+            println!(
+                "| {op} | {v} | {} | {} | {:.1} ms | {:.1} ms | {:.1} ms | {} |",
+                median(&s.files),
+                median(&s.bytes),
+                median(&s.times).as_secs_f64() * 1e3,
+                s.times.iter().min().unwrap().as_secs_f64() * 1e3,
+                s.times.iter().max().unwrap().as_secs_f64() * 1e3,
+                median(&s.refresh),
+            );
+        }
+    }
+
+    if small_commits == 0 {
+        return;
+    }
+    // planning after many small commits, without maintenance
+    let start = Instant::now();
+    for i in 0..small_commits {
+        let mut p = SnapshotProducer::fast_append();
+        p.add_file(new_file(1_000_000 + i));
+        for c in [&v3, &v4] {
+            commit(c, clone(&p));
+        }
+    }
+    println!();
+    println!(
+        "{small_commits} one-file fast appends on each twin in {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+    let filters = [
+        ("none", Expression::True),
+        (
+            "id",
+            Expression::compare(Op::Eq, "id", Datum::Long(4_000_500)),
+        ),
+        (
+            "day",
+            Expression::and(
+                Expression::compare(Op::GtEq, "ts", Datum::String("1970-01-05T00:00:00".into())),
+                Expression::compare(Op::Lt, "ts", Datum::String("1970-01-10T00:00:00".into())),
+            ),
+        ),
+    ];
+    println!();
+    println!("| plan after {small_commits} small commits | v3 | v4 | files planned |");
+    println!("|---|---|---|---|");
+    for (name, f) in &filters {
+        let mut best = [Duration::MAX; 2];
+        let mut counts = [0usize; 2];
+        for _ in 0..3 {
+            for (j, c) in [&v3, &v4].into_iter().enumerate() {
+                let t = c.load_table(&ident()).unwrap();
+                let start = Instant::now();
+                let plan = TableScan::new(t.metadata.clone(), c.io())
+                    .filter(f.clone())
+                    .plan_files()
+                    .unwrap();
+                best[j] = best[j].min(start.elapsed());
+                counts[j] = plan.tasks.len();
+            }
+        }
+        assert_eq!(
+            counts[0], counts[1],
+            "{name}: v3 and v4 plan different files"
+        );
+        println!(
+            "| {name} | {:.2} s | {:.2} s | {} |",
+            best[0].as_secs_f64(),
+            best[1].as_secs_f64(),
+            counts[0]
+        );
+    }
+    if !store.starts_with("s3://") {
+        std::fs::remove_dir_all(&run).ok();
+    }
+}
+
+fn clone(p: &SnapshotProducer) -> SnapshotProducer {
+    p.clone_unstarted()
+}
