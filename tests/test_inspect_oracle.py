@@ -395,8 +395,9 @@ def test_filter_with_time_travel_equals_spark_sql(spark, inspect_tables, catalog
 def test_selected_fields_equal_spark_sql(spark, inspect_tables, catalog):
     table = catalog.load_table("inspectdb.mor_v3")
     fq = "java.inspectdb.mor_v3"
-    ours = table.inspect.files(selected_fields=["file_path", "record_count", "partition"])
-    java = spark.sql(f"SELECT file_path, record_count, partition FROM {fq}.files")
+    # columns in the table's order (Java's Schema.select keeps it, whatever the order asked)
+    ours = table.inspect.files(selected_fields=["record_count", "file_path", "partition"])
+    java = spark.sql(f"SELECT file_path, partition, record_count FROM {fq}.files")
     assert _arrow_shape(ours.schema) == _spark_shape(java.schema)
     assert _sorted([_norm(r) for r in ours.to_pylist()]) == _sorted([_norm(r) for r in java.collect()])
     # a struct's field: the struct with only that field
@@ -420,10 +421,10 @@ def test_spark_source_metadata_table_filters_and_columns(spark, inspect_tables):
     warehouse = str(spark._icefloe_warehouse)
     for pushdown in ("true", "false"):
         for name, columns, where in (
-            ("files", "file_path,content,record_count,partition", "partition.cat = 'a'"),
-            ("files", "file_path,content,record_count", "content = 1 AND record_count >= 1"),
+            ("files", "content,file_path,partition,record_count", "partition.cat = 'a'"),
+            ("files", "content,file_path,record_count", "content = 1 AND record_count >= 1"),
             ("entries", "status,snapshot_id,data_file", "status = 1 OR data_file.content = 1"),
-            ("position_deletes", "file_path,pos,delete_file_path,partition", "pos < 3"),
+            ("position_deletes", "file_path,pos,partition,delete_file_path", "pos < 3"),
         ):
             df = (
                 spark.read.format("icefloe")
