@@ -16,7 +16,7 @@ import oracle as o
 
 pytestmark = pytest.mark.java
 
-# every table Java 1.11 has but position_deletes (not built by icefloe yet)
+# every table Java 1.11 has
 TABLES = [
     "snapshots",
     "history",
@@ -33,8 +33,17 @@ TABLES = [
     "all_data_files",
     "all_delete_files",
     "all_entries",
+    "position_deletes",
 ]
-TIME_TRAVEL = ["manifests", "files", "data_files", "delete_files", "entries", "partitions"]
+TIME_TRAVEL = [
+    "manifests",
+    "files",
+    "data_files",
+    "delete_files",
+    "entries",
+    "partitions",
+    "position_deletes",
+]
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 
@@ -112,6 +121,66 @@ def icefloe_table(spark, catalog) -> str:
     with t.manage_snapshots() as m:
         m.create_tag(t.current_snapshot().snapshot_id, "t1")
     return "idb.ice"
+
+
+@pytest.fixture(scope="module")
+def deleted_rows_table(spark, catalog) -> str:
+    """A v2 table with a position delete file that stores the deleted rows (``row``, which
+    Java's writers no longer fill but its readers still read), written with pyarrow and
+    committed by icefloe, before Spark first looks at it."""
+    import pyarrow.parquet as pq
+
+    from icefloe import _native
+
+    catalog.create_namespace_if_not_exists("idb")
+    schema = pa.schema(
+        [pa.field("id", pa.int64(), nullable=False), ("cat", pa.string()), ("x", pa.float64())]
+    )
+    t = catalog.create_table(
+        "idb.posrow", schema, partition_spec=[("cat", "identity")], properties={"format-version": "2"}
+    )
+    t.append(
+        pa.table({"id": [1, 2, 3, 4], "cat": ["a", "a", "a", "b"], "x": [0.5, None, 2.5, 3.0]}, schema=schema)
+    )
+    t = catalog.load_table("idb.posrow")
+    (data,) = [f for f in t.inspect.files().to_pylist() if f["partition"]["cat"] == "a"]
+
+    def fid(i):
+        return {"PARQUET:field_id": str(i)}
+
+    # the deleted rows hold `id` and `x` but not `cat` (a delete file may store fewer columns)
+    row_type = pa.struct(
+        [pa.field("id", pa.int64(), False, fid(1)), pa.field("x", pa.float64(), True, fid(3))]
+    )
+    deletes = pa.table(
+        [
+            pa.array([data["file_path"]] * 2),
+            pa.array([0, 2], pa.int64()),
+            pa.array([{"id": 1, "x": 0.5}, {"id": 3, "x": 2.5}], row_type),
+        ],
+        schema=pa.schema(
+            [
+                pa.field("file_path", pa.string(), False, fid(2147483546)),
+                pa.field("pos", pa.int64(), False, fid(2147483545)),
+                pa.field("row", row_type, True, fid(2147483544)),
+            ]
+        ),
+    )
+    path = t.metadata.location.removeprefix("file://") + "/data/cat=a/deletes-with-rows.parquet"
+    pq.write_table(deletes, path)
+    entry_schema = _native.manifest_entries_schema(t.schema(), t.metadata.spec())
+    for n in ("status", "snapshot_id", "sequence_number", "file_sequence_number"):
+        entry_schema = entry_schema.remove(entry_schema.get_field_index(n))
+    row = {
+        "content": 1,
+        "file_path": path,
+        "file_format": "PARQUET",
+        "partition": {"cat": "a"},
+        "record_count": 2,
+        "file_size_in_bytes": len(open(path, "rb").read()),
+    }
+    t.row_delta(add_delete_files=pa.Table.from_pylist([row], schema=entry_schema))
+    return "idb.posrow"
 
 
 # --- normalising both sides to plain Python values ---------------------------------------
@@ -235,6 +304,13 @@ def test_icefloe_written_table_equals_java(spark, catalog, icefloe_table, name):
     _compare(spark, f"java.{icefloe_table}", catalog.load_table(icefloe_table), name)
 
 
+def test_position_deletes_with_stored_rows_equal_java(spark, catalog, deleted_rows_table):
+    table = catalog.load_table(deleted_rows_table)
+    _compare(spark, f"java.{deleted_rows_table}", table, "position_deletes")
+    rows = table.inspect.position_deletes().to_pylist()
+    assert sorted((r["pos"], r["row"]["id"], r["row"]["cat"]) for r in rows) == [(0, 1, None), (2, 3, None)]
+
+
 def test_all_tables_refuse_time_travel(catalog, inspect_tables):
     table = catalog.load_table("inspectdb.mor_v2")
     with pytest.raises(ValueError, match="cannot select a snapshot"):
@@ -246,7 +322,7 @@ def test_spark_source_reads_metadata_tables(spark, inspect_tables):
 
     register(spark)
     warehouse = str(spark._icefloe_warehouse)
-    for name in ("files", "snapshots", "partitions", "entries"):
+    for name in ("files", "snapshots", "partitions", "entries", "position_deletes"):
         df = (
             spark.read.format("icefloe")
             .option("type", "filesystem")
@@ -271,3 +347,99 @@ def test_spark_source_reads_metadata_tables(spark, inspect_tables):
 def test_unknown_metadata_table_is_an_error(catalog, inspect_tables):
     with pytest.raises(ValueError, match="unknown metadata table"):
         catalog.load_table("inspectdb.mor_v2").inspect.table("nope")
+
+
+# filters and projection: the same text is a Spark SQL WHERE clause and an icefloe row filter
+FILTERS = {
+    "files": [
+        "partition.cat = 'a'",
+        "partition.cat IS NULL",
+        "record_count > 5 AND content = 0",
+        "content = 1 OR file_size_in_bytes < 1000",
+        "readable_metrics.id.lower_bound >= 10",
+        "spec_id = 0 AND partition.d_month IS NOT NULL",
+    ],
+    "entries": ["status = 1", "data_file.partition.cat = 'b'", "data_file.content <> 0 AND snapshot_id > 0"],
+    "all_files": ["content = 2 OR partition.cat IN ('a', 'q')"],
+    "partitions": ["record_count > 3", "partition.cat = 'b'"],
+    "manifests": ["added_data_files_count > 0"],
+    "snapshots": ["operation = 'append'"],
+    "position_deletes": ["pos < 3", "partition.cat = 'a'", "spec_id = 1 AND pos >= 0"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(FILTERS))
+def test_filtered_metadata_tables_equal_spark_sql(spark, inspect_tables, catalog, name):
+    for version in (2, 3):
+        fq, table = f"java.inspectdb.mor_v{version}", catalog.load_table(f"inspectdb.mor_v{version}")
+        for where in FILTERS[name]:
+            java = _sorted(
+                [_norm(r) for r in spark.sql(f"SELECT * FROM {fq}.{name} WHERE {where}").collect()]
+            )
+            ours = _sorted([_norm(r) for r in table.inspect.table(name, row_filter=where).to_pylist()])
+            assert ours == java, f"{fq}.{name} WHERE {where}"
+
+
+def test_filter_with_time_travel_equals_spark_sql(spark, inspect_tables, catalog):
+    table = catalog.load_table("inspectdb.mor_v3")
+    for snapshot in table.snapshots()[1:4]:
+        sid = snapshot.snapshot_id
+        for name, where in (("files", "partition.cat = 'b'"), ("entries", "status = 1")):
+            java = spark.sql(f"SELECT * FROM java.inspectdb.mor_v3.{name} VERSION AS OF {sid} WHERE {where}")
+            ours = table.inspect.table(name, snapshot_id=sid, row_filter=where)
+            assert _sorted([_norm(r) for r in ours.to_pylist()]) == _sorted(
+                [_norm(r) for r in java.collect()]
+            )
+
+
+def test_selected_fields_equal_spark_sql(spark, inspect_tables, catalog):
+    table = catalog.load_table("inspectdb.mor_v3")
+    fq = "java.inspectdb.mor_v3"
+    # columns in the table's order (Java's Schema.select keeps it, whatever the order asked)
+    ours = table.inspect.files(selected_fields=["record_count", "file_path", "partition"])
+    java = spark.sql(f"SELECT file_path, partition, record_count FROM {fq}.files")
+    assert _arrow_shape(ours.schema) == _spark_shape(java.schema)
+    assert _sorted([_norm(r) for r in ours.to_pylist()]) == _sorted([_norm(r) for r in java.collect()])
+    # a struct's field: the struct with only that field
+    ours = table.inspect.files(
+        selected_fields=["file_path", "partition.cat", "readable_metrics.id.upper_bound"]
+    )
+    assert ours.column_names == ["file_path", "partition", "readable_metrics"]
+    java = spark.sql(
+        f"SELECT file_path, struct(partition.cat AS cat) AS partition, "
+        f"struct(struct(readable_metrics.id.upper_bound AS upper_bound) AS id) AS readable_metrics FROM {fq}.files"
+    )
+    assert _sorted([_norm(r) for r in ours.to_pylist()]) == _sorted([_norm(r) for r in java.collect()])
+    with pytest.raises(LookupError):
+        table.inspect.files(selected_fields=["nope"])
+
+
+def test_spark_source_metadata_table_filters_and_columns(spark, inspect_tables):
+    from icefloe.spark import register
+
+    register(spark)
+    warehouse = str(spark._icefloe_warehouse)
+    for pushdown in ("true", "false"):
+        for name, columns, where in (
+            ("files", "content,file_path,partition,record_count", "partition.cat = 'a'"),
+            ("files", "content,file_path,record_count", "content = 1 AND record_count >= 1"),
+            ("entries", "status,snapshot_id,data_file", "status = 1 OR data_file.content = 1"),
+            ("position_deletes", "file_path,pos,partition,delete_file_path", "pos < 3"),
+        ):
+            df = (
+                spark.read.format("icefloe")
+                .option("type", "filesystem")
+                .option("warehouse", warehouse)
+                .option("columns", columns)
+                .option("pushdown", pushdown)
+                .load(f"inspectdb.mor_v3.{name}")
+                .where(where)
+            )
+            java = spark.sql(f"SELECT {columns} FROM java.inspectdb.mor_v3.{name} WHERE {where}")
+            assert df.columns == java.columns
+            assert _spark_shape(df.schema) == _spark_shape(java.schema), (name, where)
+            assert _sorted([_norm(r) for r in df.collect()]) == _sorted([_norm(r) for r in java.collect()]), (
+                name,
+                where,
+                pushdown,
+            )

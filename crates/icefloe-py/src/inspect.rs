@@ -11,6 +11,7 @@ use icefloe::Error;
 use pyo3::prelude::*;
 
 use crate::error::IntoPyResult;
+use crate::expr::PyExpression;
 use crate::fileio::{io_for, PyFileIO};
 use crate::metadata::PyTableMetadata;
 
@@ -18,8 +19,10 @@ use crate::metadata::PyTableMetadata;
 /// RecordBatch, reading manifests through `io`. `metadata_location` is the current
 /// metadata file (for `metadata_log_entries`); at most one of `snapshot_id`,
 /// `ref_name` and `as_of_ms` selects a snapshot for the tables that allow time travel.
+/// `filter` keeps the rows it matches (on the metadata table's columns); `selected` names
+/// the columns to keep.
 #[pyfunction]
-#[pyo3(signature = (metadata, name, *, io = None, metadata_location = None, snapshot_id = None, ref_name = None, as_of_ms = None))]
+#[pyo3(signature = (metadata, name, *, io = None, metadata_location = None, snapshot_id = None, ref_name = None, as_of_ms = None, filter = None, selected = None, case_sensitive = true))]
 #[allow(clippy::too_many_arguments)]
 fn inspect_table(
     py: Python<'_>,
@@ -30,8 +33,12 @@ fn inspect_table(
     snapshot_id: Option<i64>,
     ref_name: Option<String>,
     as_of_ms: Option<i64>,
+    filter: Option<PyRef<'_, PyExpression>>,
+    selected: Option<Vec<String>>,
+    case_sensitive: bool,
 ) -> PyResult<Py<PyAny>> {
     let md = metadata.inner.clone();
+    let filter = filter.map(|f| f.inner.clone());
     let batch = py
         .detach(|| {
             let table = parse(name)?;
@@ -47,9 +54,17 @@ fn inspect_table(
                 }
             };
             let io = io_for(io, &md.location)?;
-            let mut inspect = Inspect::new(md, io).snapshot(selection);
+            let mut inspect = Inspect::new(md, io)
+                .snapshot(selection)
+                .case_sensitive(case_sensitive);
             if let Some(location) = metadata_location {
                 inspect = inspect.metadata_location(location);
+            }
+            if let Some(f) = filter {
+                inspect = inspect.filter(f);
+            }
+            if let Some(columns) = selected {
+                inspect = inspect.select(columns);
             }
             inspect.table(table)
         })
@@ -57,22 +72,27 @@ fn inspect_table(
     Ok(batch.to_pyarrow(py)?.unbind())
 }
 
-/// The Iceberg schema (JSON) of the metadata table `name` of `metadata`.
+/// The Iceberg schema (JSON) of the metadata table `name` of `metadata` (of the `selected`
+/// columns only, when given).
 #[pyfunction]
+#[pyo3(signature = (metadata, name, selected = None, case_sensitive = true))]
 fn metadata_table_schema_json(
     py: Python<'_>,
     metadata: &PyTableMetadata,
     name: &str,
+    selected: Option<Vec<String>>,
+    case_sensitive: bool,
 ) -> PyResult<String> {
     let md = metadata.inner.clone();
     py.detach(|| {
         let table = parse(name)?;
         // the schema reads no file
         let io = Arc::new(MemoryFileIO::default());
-        Ok(Inspect::new(md, io)
-            .iceberg_schema(table)?
-            .to_json()
-            .to_string())
+        let mut inspect = Inspect::new(md, io).case_sensitive(case_sensitive);
+        if let Some(columns) = selected {
+            inspect = inspect.select(columns);
+        }
+        Ok(inspect.iceberg_schema(table)?.to_json().to_string())
     })
     .py(py)
 }

@@ -114,7 +114,7 @@ class IcefloeDataSource(DataSource):
         if metadata_table is not None:
             info = _MetadataTableInfo.load(options, *metadata_table)
             self._pinned = info.metadata_location
-            return info.spark_schema()
+            return info.spark_schema(options.columns)
         scan = _ScanInfo.load(options)
         # pinned: the reader plans against the very metadata this schema was taken from
         self._pinned = scan.metadata_location
@@ -128,6 +128,8 @@ class IcefloeDataSource(DataSource):
             return IcefloeChangelogReader(options, pinned, changes)
         metadata_table = _metadata_table(ReadOptions.of(options))
         if metadata_table is not None:
+            if ReadOptions.of(options).pushdown:
+                return IcefloeMetadataTableFilteringReader(options, pinned, metadata_table[1])
             return IcefloeMetadataTableReader(options, pinned, metadata_table[1])
         if ReadOptions.of(options).pushdown:
             return IcefloeReader(options, pinned, schema)
@@ -243,18 +245,24 @@ class _MetadataTableInfo:
             table = Table.from_metadata(metadata_location, io=table.io)
         return _MetadataTableInfo(metadata_location, table, name)
 
-    def fields(self) -> list[dict]:
-        """The Iceberg fields (JSON objects) of the metadata table."""
-        return json.loads(_native.metadata_table_schema_json(self.table.metadata, self.name))["fields"]
+    def schema_json(self, columns: tuple[str, ...] | None) -> str:
+        """The Iceberg schema (JSON) of the metadata table, of ``columns`` when given."""
+        selected = None if columns is None else list(columns)
+        return _native.metadata_table_schema_json(self.table.metadata, self.name, selected)
 
-    def spark_schema(self) -> Any:
-        return T.spark_type({"type": "struct", "fields": self.fields()})
+    def fields(self, columns: tuple[str, ...] | None) -> list[dict]:
+        """The Iceberg fields (JSON objects) of the metadata table (of ``columns``)."""
+        return json.loads(self.schema_json(columns))["fields"]
+
+    def spark_schema(self, columns: tuple[str, ...] | None) -> Any:
+        return T.spark_type({"type": "struct", "fields": self.fields(columns)})
 
 
 class IcefloeMetadataTableReader(DataSourceReader):
     """Reads a metadata table (``spark.read.format("icefloe").load("db.t.files")``): built
     on the driver's worker in one partition, as Java builds the small ones; the snapshot
-    options select the snapshot where Java allows time travel."""
+    options select the snapshot where Java allows time travel; the ``columns`` option
+    selects columns (a struct's fields too: ``partition.cat``)."""
 
     def __init__(self, options: dict[str, str], metadata_location: str | None, name: str):
         self.options = ReadOptions.of(options)
@@ -264,8 +272,19 @@ class IcefloeMetadataTableReader(DataSourceReader):
         self.metadata_location = info.metadata_location
         # the table's FileIO properties (credentials: never logged; the reader is only pickled)
         self.io_properties = info.table.io.properties_for(info.table.metadata.location)
-        self.fields = info.fields()
-        self.spark_schema_json = info.spark_schema().json()
+        self.fields = info.fields(self.options.columns)
+        self.spark_schema_json = info.spark_schema(self.options.columns).json()
+        self.schema_json = info.schema_json(self.options.columns)
+        #: the Spark filters taken over (see IcefloeMetadataTableFilteringReader)
+        self.pushed: list = []
+
+    def row_filter(self) -> Any:
+        """The icefloe expression of the pushed filters (``None``: every row)."""
+        schema = Schema.from_json(self.schema_json)
+        expressions = [e for e in (F.translate(f, schema) for f in self.pushed) if e is not None]
+        if not expressions:
+            return None
+        return expressions[0] if len(expressions) == 1 else E.And(*expressions)
 
     def partitions(self) -> list:
         return [InputPartition(0)]
@@ -277,12 +296,38 @@ class IcefloeMetadataTableReader(DataSourceReader):
         io = FileIO(self.metadata_location, self.io_properties or {})
         table = Table.from_metadata(self.metadata_location, io=io)
         result = table.inspect.table(
-            self.name, snapshot_id=self.options.snapshot_id, ref=self.options.ref, as_of=self.options.as_of_ms
+            self.name,
+            snapshot_id=self.options.snapshot_id,
+            ref=self.options.ref,
+            as_of=self.options.as_of_ms,
+            row_filter=self.row_filter(),
+            selected_fields=self.options.columns,
         )
         target = to_arrow_schema(StructType.fromJson(json.loads(self.spark_schema_json)))
         for batch in result.to_batches():
+            batch = T.to_spark_batch(batch, self.fields, target)
+            # the pushed filters once more with Spark's semantics, as the table reader does
+            mask = F.spark_mask(self.pushed, batch)
+            if mask is not None:
+                batch = batch.filter(mask)
             if batch.num_rows:
-                yield T.to_spark_batch(batch, self.fields, target)
+                yield batch
+
+
+class IcefloeMetadataTableFilteringReader(IcefloeMetadataTableReader):
+    """A metadata table reader that takes over the filters it can (the ``pushdown`` option,
+    as for tables): the metadata table is built with them, so only the rows Spark wants
+    leave the worker."""
+
+    def pushFilters(self, filters: list) -> list:
+        schema = Schema.from_json(self.schema_json)
+        rest = []
+        for f in filters:
+            if F.translate(f, schema) is None:
+                rest.append(f)
+            else:
+                self.pushed.append(f)
+        return rest
 
 
 def _iceberg_type_of(arrow_type: pa.DataType, partition_types: dict[int, Any]) -> Any:

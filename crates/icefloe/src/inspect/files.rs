@@ -5,8 +5,12 @@
 
 use std::collections::BTreeMap;
 
+#[cfg(test)]
 use super::value::Value;
-use crate::error::{Error, Result};
+#[cfg(test)]
+use crate::error::Error;
+use crate::error::Result;
+#[cfg(test)]
 use crate::manifest::{DataFile, ManifestEntry};
 use crate::spec::partition::PartitionSpec;
 use crate::spec::table_metadata::TableMetadata;
@@ -156,8 +160,8 @@ pub(crate) fn data_file_fields(partition: &StructType) -> Vec<NestedField> {
 
 /// One primitive column of the table schema with metrics in `readable_metrics`.
 pub(crate) struct MetricColumn {
-    id: i32,
-    ty: P,
+    pub(crate) id: i32,
+    pub(crate) ty: P,
 }
 
 /// `readable_metrics` (Java's `MetricsUtil.readableMetricsSchema`): a struct per primitive
@@ -214,6 +218,7 @@ pub(crate) fn readable_metrics(
     ))
 }
 
+#[cfg(test)]
 fn count_of(counts: &Option<Vec<(i32, i64)>>, id: i32) -> Value {
     Value::opt_long(
         counts
@@ -222,6 +227,7 @@ fn count_of(counts: &Option<Vec<(i32, i64)>>, id: i32) -> Value {
     )
 }
 
+#[cfg(test)]
 fn bound_of(bounds: &Option<Vec<(i32, Vec<u8>)>>, c: &MetricColumn) -> Result<Value> {
     match bounds
         .as_ref()
@@ -234,6 +240,7 @@ fn bound_of(bounds: &Option<Vec<(i32, Vec<u8>)>>, c: &MetricColumn) -> Result<Va
     }
 }
 
+#[cfg(test)]
 /// The `readable_metrics` value of a file.
 pub(crate) fn readable_metrics_value(f: &DataFile, columns: &[MetricColumn]) -> Result<Value> {
     let mut out = Vec::with_capacity(columns.len());
@@ -299,6 +306,7 @@ impl PartitionProjection {
     }
 }
 
+#[cfg(test)]
 fn counts_value(v: &Option<Vec<(i32, i64)>>) -> Value {
     v.as_ref().map_or(Value::Null, |pairs| {
         Value::Map(
@@ -310,6 +318,7 @@ fn counts_value(v: &Option<Vec<(i32, i64)>>) -> Value {
     })
 }
 
+#[cfg(test)]
 fn bounds_value(v: &Option<Vec<(i32, Vec<u8>)>>) -> Value {
     v.as_ref().map_or(Value::Null, |pairs| {
         Value::Map(
@@ -330,6 +339,7 @@ pub(crate) struct RowContext<'a> {
     pub(crate) metrics: &'a [MetricColumn],
 }
 
+#[cfg(test)]
 /// The fields of `DataFile.getType` for one file.
 pub(crate) fn data_file_values(f: &DataFile, ctx: &RowContext<'_>) -> Vec<Value> {
     let mut row = Vec::with_capacity(21);
@@ -369,6 +379,7 @@ pub(crate) fn data_file_values(f: &DataFile, ctx: &RowContext<'_>) -> Vec<Value>
     row
 }
 
+#[cfg(test)]
 /// A row of a files table.
 pub(crate) fn file_row(f: &DataFile, ctx: &RowContext<'_>) -> Result<Vec<Value>> {
     let mut row = data_file_values(f, ctx);
@@ -387,6 +398,7 @@ pub(crate) fn entry_fields(file: Vec<NestedField>) -> Vec<NestedField> {
     ]
 }
 
+#[cfg(test)]
 /// A row of an entries table.
 pub(crate) fn entry_row(e: &ManifestEntry, ctx: &RowContext<'_>) -> Result<Vec<Value>> {
     Ok(vec![

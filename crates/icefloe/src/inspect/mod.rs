@@ -4,20 +4,26 @@
 //!
 //! The tables of the metadata alone ([`history`]) are built from [`TableMetadata`]; the
 //! others read the manifest lists and manifests through the FileIO, the manifests in
-//! parallel as planning does ([`files`], [`manifests`], [`partitions`]). Each table's
-//! rows are value trees ([`value`]) turned into Arrow columns by the table's Iceberg
-//! schema, which [`crate::arrow::schema_to_arrow`] turns into the Arrow schema (field ids
-//! in `PARQUET:field_id`).
+//! parallel as planning does ([`files`], [`manifests`], [`partitions`]);
+//! `position_deletes` also reads the delete files and DVs ([`position_deletes`]). The
+//! files and entries tables append each decoded entry straight to Arrow column buffers
+//! ([`files_builder`]); the small tables' rows are value trees ([`value`]) turned into
+//! Arrow columns by the table's Iceberg schema, which [`crate::arrow::schema_to_arrow`]
+//! turns into the Arrow schema (field ids in `PARQUET:field_id`).
 //!
 //! Time travel (a snapshot id, a ref or a time) applies where Java allows it: `manifests`,
-//! `files`, `data_files`, `delete_files`, `entries` and `partitions`. The `all_` tables
+//! `files`, `data_files`, `delete_files`, `entries`, `partitions` and `position_deletes`.
+//! The `all_` tables
 //! refuse it (as Java's `BaseAllMetadataTableScan`); `snapshots`, `history`,
 //! `metadata_log_entries` and `refs` always show the whole table (Java ignores it there).
 
 mod files;
+mod files_builder;
 mod history;
 mod manifests;
 mod partitions;
+mod position_deletes;
+mod select;
 mod value;
 
 use std::collections::{HashMap, HashSet};
@@ -28,6 +34,7 @@ use arrow_schema::Schema as ArrowSchema;
 
 use crate::arrow::schema_to_arrow;
 use crate::error::{Error, Result};
+use crate::expr::Expression;
 use crate::io::FileIO;
 use crate::manifest::{
     read_manifest_list, visit_manifest, ManifestContent, ManifestFile, ManifestProjection,
@@ -39,6 +46,7 @@ use crate::spec::table_metadata::TableMetadata;
 use crate::spec::types::StructType;
 use crate::spec::Schema;
 use files::{MetricColumn, PartitionProjection, RowContext};
+use files_builder::FilesBuilder;
 use value::{rows_to_batch, Value};
 
 /// A metadata table, by Java's `MetadataTableType` names (lower case).
@@ -59,10 +67,11 @@ pub enum MetadataTableType {
     AllDataFiles,
     AllDeleteFiles,
     AllEntries,
+    PositionDeletes,
 }
 
 impl MetadataTableType {
-    pub const ALL: [MetadataTableType; 15] = [
+    pub const ALL: [MetadataTableType; 16] = [
         MetadataTableType::Snapshots,
         MetadataTableType::History,
         MetadataTableType::MetadataLogEntries,
@@ -78,6 +87,7 @@ impl MetadataTableType {
         MetadataTableType::AllDataFiles,
         MetadataTableType::AllDeleteFiles,
         MetadataTableType::AllEntries,
+        MetadataTableType::PositionDeletes,
     ];
 
     pub fn name(self) -> &'static str {
@@ -97,6 +107,7 @@ impl MetadataTableType {
             MetadataTableType::AllDataFiles => "all_data_files",
             MetadataTableType::AllDeleteFiles => "all_delete_files",
             MetadataTableType::AllEntries => "all_entries",
+            MetadataTableType::PositionDeletes => "position_deletes",
         }
     }
 
@@ -136,6 +147,9 @@ pub struct Inspect {
     metadata_location: Option<String>,
     snapshot: SnapshotSelection,
     threads: usize,
+    filter: Expression,
+    case_sensitive: bool,
+    selected: Option<Vec<String>>,
 }
 
 impl Inspect {
@@ -146,7 +160,32 @@ impl Inspect {
             metadata_location: None,
             snapshot: SnapshotSelection::Current,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            filter: Expression::True,
+            case_sensitive: true,
+            selected: None,
         }
+    }
+
+    /// Keeps the rows the filter (on the metadata table's columns, nested ones by their
+    /// full name: `partition.cat`, `readable_metrics.id.lower_bound`) matches, with SQL's
+    /// semantics (as Spark filters the rows of Java's metadata tables; a null never matches
+    /// a comparison).
+    pub fn filter(mut self, filter: Expression) -> Inspect {
+        self.filter = filter;
+        self
+    }
+
+    /// Whether the filter's and the selection's column names match case.
+    pub fn case_sensitive(mut self, case_sensitive: bool) -> Inspect {
+        self.case_sensitive = case_sensitive;
+        self
+    }
+
+    /// Only these columns (full names, as Java's `Schema.select`: a struct whole, or some
+    /// of its fields); all of them when never called.
+    pub fn select(mut self, columns: Vec<String>) -> Inspect {
+        self.selected = Some(columns);
+        self
     }
 
     /// The current metadata file (the last row of `metadata_log_entries`).
@@ -204,6 +243,11 @@ impl Inspect {
                 fields.push(readable);
                 Schema::new(0, fields, Vec::new())?
             }
+            T::PositionDeletes => {
+                let current = self.current_schema()?;
+                partition = files::unified_partition_type(md, current)?;
+                position_deletes::position_deletes_schema(md, current, &partition)?
+            }
             T::Entries | T::AllEntries => {
                 let current = self.current_schema()?;
                 partition = files::unified_partition_type(md, current)?;
@@ -223,18 +267,56 @@ impl Inspect {
         })
     }
 
-    /// The Iceberg schema of a metadata table (as Java's `Table.schema()` of it).
+    /// The Iceberg schema of a metadata table (as Java's `Table.schema()` of it), of the
+    /// selected columns when [`Inspect::select`] chose some.
     pub fn iceberg_schema(&self, table: MetadataTableType) -> Result<Schema> {
-        Ok(self.layout(table)?.schema)
+        let schema = self.layout(table)?.schema;
+        match &self.selected {
+            Some(columns) => schema.select(columns, self.case_sensitive),
+            None => Ok(schema),
+        }
     }
 
-    /// The Arrow schema of a metadata table (field ids in `PARQUET:field_id`).
+    /// The Arrow schema of a metadata table (field ids in `PARQUET:field_id`), of the
+    /// selected columns when [`Inspect::select`] chose some.
     pub fn schema(&self, table: MetadataTableType) -> Result<Arc<ArrowSchema>> {
-        Ok(self.layout(table)?.arrow)
+        Ok(Arc::new(schema_to_arrow(&self.iceberg_schema(table)?)?))
     }
 
-    /// A metadata table as one record batch.
+    /// A metadata table as one record batch: its rows the filter keeps, its selected
+    /// columns.
     pub fn table(&self, table: MetadataTableType) -> Result<RecordBatch> {
+        let batch = self.whole_table(table)?;
+        let unfiltered = matches!(self.filter, Expression::True);
+        if unfiltered && self.selected.is_none() {
+            return Ok(batch);
+        }
+        let full = self.layout(table)?.schema;
+        let batch = if unfiltered {
+            batch
+        } else {
+            let bound = self.filter.bind(&full, self.case_sensitive).map_err(|e| {
+                Error::invalid_argument(format!(
+                    "cannot filter the metadata table {}: {e}",
+                    table.name()
+                ))
+            })?;
+            let mask = crate::read::filter::residual_mask(&bound, &batch)?;
+            arrow_select::filter::filter_record_batch(&batch, &mask).map_err(|e| {
+                Error::invalid_argument(format!("cannot filter a metadata table: {e}"))
+            })?
+        };
+        match &self.selected {
+            None => Ok(batch),
+            Some(_) => {
+                let arrow = self.schema(table)?;
+                select::project_batch(&batch, &arrow)
+            }
+        }
+    }
+
+    /// A metadata table, every row and column.
+    fn whole_table(&self, table: MetadataTableType) -> Result<RecordBatch> {
         use MetadataTableType as T;
         if table.is_all() && self.snapshot != SnapshotSelection::Current {
             return Err(Error::invalid_argument(format!(
@@ -306,6 +388,7 @@ impl Inspect {
             T::AllEntries => {
                 return self.files(&layout, self.reachable_manifests()?, FileKind::Any, true)
             }
+            T::PositionDeletes => return self.position_deletes(&layout),
         };
         rows_to_batch(&rows, &layout.schema, &layout.arrow)
     }
@@ -396,7 +479,7 @@ impl Inspect {
                 metrics: &layout.metrics,
             };
             let bytes = self.io.read(&m.manifest_path)?;
-            let mut rows = Vec::new();
+            let mut builder = FilesBuilder::new(ctx, &layout.partition, entries);
             let all = ManifestProjection::all();
             visit_manifest(
                 ManifestSource::Bytes(&bytes),
@@ -405,15 +488,84 @@ impl Inspect {
                     .inherit_from(m),
                 |e| {
                     if entries {
-                        rows.push(files::entry_row(e, &ctx)?);
+                        builder.append_entry(e)?;
                     } else if e.status != ManifestStatus::Deleted {
-                        rows.push(files::file_row(&e.data_file, &ctx)?);
+                        builder.append_file(&e.data_file)?;
                     }
                     Ok(())
                 },
             )
             .map_err(|e| e.in_file(&m.manifest_path))?;
-            Ok(Some(rows_to_batch(&rows, &layout.schema, &layout.arrow)?))
+            Ok(Some(builder.finish(&layout.arrow)?))
+        })?;
+        let batches: Vec<RecordBatch> = batches.into_iter().flatten().collect();
+        arrow_select::concat::concat_batches(&layout.arrow, &batches).map_err(|e| {
+            Error::invalid_argument(format!("cannot join metadata table batches: {e}"))
+        })
+    }
+
+    /// The `position_deletes` table: the live delete files of the snapshot's delete
+    /// manifests (read in parallel), then each position delete file or DV read on the
+    /// threads, the batches joined in manifest order.
+    fn position_deletes(&self, layout: &Layout) -> Result<RecordBatch> {
+        let manifests: Vec<ManifestFile> = self
+            .snapshot_manifests()?
+            .into_iter()
+            .filter(|m| m.content == ManifestContent::Deletes)
+            .collect();
+        let per_manifest = self.parallel(manifests.len(), |i| {
+            let Some(m) = manifests.get(i) else {
+                return Ok(Vec::new());
+            };
+            let bytes = self.io.read(&m.manifest_path)?;
+            let mut out = Vec::new();
+            let minimal = ManifestProjection::minimal();
+            visit_manifest(
+                ManifestSource::Bytes(&bytes),
+                &ReadManifestOptions::default()
+                    .projection(&minimal)
+                    .inherit_from(m),
+                |e| {
+                    if e.status != ManifestStatus::Deleted
+                        && e.data_file.content == crate::manifest::DataContentType::PositionDeletes
+                    {
+                        out.push((m.partition_spec_id, e.data_file.clone()));
+                    }
+                    Ok(())
+                },
+            )
+            .map_err(|e| e.in_file(&m.manifest_path))?;
+            Ok(out)
+        })?;
+        let files: Vec<(i32, crate::manifest::DataFile)> =
+            per_manifest.into_iter().flatten().collect();
+        let projections = self.projections(&layout.partition);
+        let partitioned = !layout.partition.fields.is_empty();
+        let batches = self.parallel(files.len(), |i| {
+            let Some((spec_id, f)) = files.get(i) else {
+                return Ok(None);
+            };
+            let Some(partition) = projections.get(spec_id) else {
+                return Err(Error::invalid_metadata(
+                    "partition_spec_id",
+                    format!(
+                        "delete file {} uses partition spec {spec_id}, which is not in the \
+                         table metadata",
+                        f.file_path
+                    ),
+                ));
+            };
+            position_deletes::delete_file_rows(
+                &self.io,
+                f,
+                &position_deletes::FileConstants {
+                    schema: &layout.arrow,
+                    table_schema: &layout.schema,
+                    partition,
+                    partitioned,
+                    spec_id: *spec_id,
+                },
+            )
         })?;
         let batches: Vec<RecordBatch> = batches.into_iter().flatten().collect();
         arrow_select::concat::concat_batches(&layout.arrow, &batches).map_err(|e| {

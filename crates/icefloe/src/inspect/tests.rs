@@ -95,3 +95,147 @@ fn an_empty_table_has_every_table_with_no_rows() {
     assert_eq!(fields[0].data_type(), &arrow_schema::DataType::Date32);
     assert!(files.field_with_name("readable_metrics").is_ok());
 }
+
+fn two_column_metadata() -> TableMetadata {
+    TableMetadata::from_json_str(
+        r#"{"format-version": 3, "table-uuid": "9c12d441-03fe-4693-9a96-a0705ddf69c1",
+        "location": "/t", "last-sequence-number": 0, "last-updated-ms": 1,
+        "last-column-id": 3, "current-schema-id": 0, "next-row-id": 0,
+        "schemas": [{"type": "struct", "schema-id": 0, "fields": [
+            {"id": 1, "name": "id", "required": true, "type": "long"},
+            {"id": 2, "name": "ts", "required": false, "type": "timestamptz"},
+            {"id": 3, "name": "cat", "required": false, "type": "string"}]}],
+        "default-spec-id": 0,
+        "partition-specs": [{"spec-id": 0, "fields": [
+            {"source-id": 2, "field-id": 1000, "name": "ts_day", "transform": "day"},
+            {"source-id": 3, "field-id": 1001, "name": "cat", "transform": "identity"}]}],
+        "last-partition-id": 1001, "default-sort-order-id": 0,
+        "sort-orders": [{"order-id": 0, "fields": []}]}"#,
+    )
+    .unwrap()
+}
+
+fn sample_entries() -> Vec<crate::manifest::ManifestEntry> {
+    use crate::manifest::{DataContentType, DataFile, FileFormat, ManifestEntry};
+    use crate::spec::Literal;
+    let mut full = DataFile::new(
+        DataContentType::PositionDeletes,
+        "/t/data/x.puffin",
+        FileFormat::Puffin,
+        vec![
+            Some(Literal::Int(19_000)),
+            Some(Literal::String("冰".into())),
+        ],
+        12,
+        3456,
+    );
+    full.column_sizes = Some(vec![(1, 10), (3, 20)]);
+    full.value_counts = Some(vec![(1, 12)]);
+    full.null_value_counts = Some(vec![]);
+    full.lower_bounds = Some(vec![(1, 5i64.to_le_bytes().to_vec()), (3, b"a".to_vec())]);
+    full.upper_bounds = Some(vec![(2, 7i64.to_le_bytes().to_vec())]);
+    full.key_metadata = Some(vec![0xde, 0xad]);
+    full.split_offsets = Some(vec![4, 1000]);
+    full.equality_ids = Some(vec![1, 2]);
+    full.sort_order_id = Some(3);
+    full.first_row_id = Some(100);
+    full.referenced_data_file = Some("/t/data/a.parquet".into());
+    full.content_offset = Some(4);
+    full.content_size_in_bytes = Some(40);
+    let sparse = DataFile::new(
+        DataContentType::Data,
+        "/t/data/a.parquet",
+        FileFormat::Parquet,
+        vec![None, None],
+        1,
+        2,
+    );
+    vec![
+        ManifestEntry {
+            status: ManifestStatus::Existing,
+            snapshot_id: Some(7),
+            sequence_number: Some(2),
+            file_sequence_number: Some(3),
+            data_file: full,
+        },
+        ManifestEntry::added(sparse),
+    ]
+}
+
+/// The columnar builder gives the batch the value-tree rows give (the rows mirror Java's
+/// `StaticDataTask` rows field by field, and the Java comparison covers them).
+#[test]
+fn columnar_files_and_entries_equal_the_value_rows() {
+    let md = Arc::new(two_column_metadata());
+    let io: Arc<dyn FileIO> = Arc::new(crate::io::MemoryFileIO::default());
+    let inspect = Inspect::new(md.clone(), io);
+    let entries = sample_entries();
+    for (table, as_entries) in [
+        (MetadataTableType::Files, false),
+        (MetadataTableType::Entries, true),
+    ] {
+        let layout = inspect.layout(table).unwrap();
+        let projection = PartitionProjection::new(&layout.partition, md.partition_specs.first());
+        let ctx = || RowContext {
+            spec_id: 0,
+            partition: &projection,
+            partitioned: true,
+            metrics: &layout.metrics,
+        };
+        let rows: Vec<Vec<Value>> = entries
+            .iter()
+            .map(|e| {
+                if as_entries {
+                    files::entry_row(e, &ctx()).unwrap()
+                } else {
+                    files::file_row(&e.data_file, &ctx()).unwrap()
+                }
+            })
+            .collect();
+        let expected = rows_to_batch(&rows, &layout.schema, &layout.arrow).unwrap();
+        let mut builder = FilesBuilder::new(ctx(), &layout.partition, as_entries);
+        for e in &entries {
+            if as_entries {
+                builder.append_entry(e).unwrap();
+            } else {
+                builder.append_file(&e.data_file).unwrap();
+            }
+        }
+        let got = builder.finish(&layout.arrow).unwrap();
+        assert_eq!(got, expected, "{}", table.name());
+    }
+}
+
+#[test]
+fn position_deletes_schema_is_javas() {
+    let md = Arc::new(two_column_metadata());
+    let io: Arc<dyn FileIO> = Arc::new(crate::io::MemoryFileIO::default());
+    let schema = Inspect::new(md, io)
+        .iceberg_schema(MetadataTableType::PositionDeletes)
+        .unwrap();
+    let names: Vec<(i32, &str, bool)> = schema
+        .fields()
+        .iter()
+        .map(|f| (f.id, f.name.as_str(), f.required))
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            (2147483546, "file_path", true),
+            (2147483545, "pos", true),
+            (2147483544, "row", false),
+            (2147483642, "partition", true),
+            (2147483643, "spec_id", true),
+            (2147483646, "delete_file_path", true),
+            (2147483641, "content_offset", false),
+            (2147483640, "content_size_in_bytes", false),
+        ]
+    );
+    // the partition fields take the lowest ids no column of any schema uses (1-3 are the
+    // table's columns, which `row` holds)
+    let crate::spec::Type::Struct(p) = &schema.fields()[3].field_type else {
+        panic!("partition is a struct")
+    };
+    let ids: Vec<i32> = p.fields.iter().map(|f| f.id).collect();
+    assert_eq!(ids, vec![4, 5]);
+}

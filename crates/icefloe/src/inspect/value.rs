@@ -208,3 +208,8 @@ fn column(values: &[&Value], ty: &Type, arrow_type: &DataType) -> Result<ArrayRe
 fn too_long() -> Error {
     Error::invalid_argument("a metadata table column has more than 2^31 nested values")
 }
+
+/// The values as one Arrow array of `arrow_type` (the Arrow form of `ty`).
+pub(crate) fn value_array(values: &[&Value], ty: &Type, arrow_type: &DataType) -> Result<ArrayRef> {
+    column(values, ty, arrow_type)
+}
