@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 use crate::errors::{Failure, Outcome, ThrowIcefloe};
 
 /// An open catalog (handle from `catalogOpen`).
-pub(crate) struct CatalogHandle(Arc<dyn Catalog>);
+pub(crate) struct CatalogHandle(pub(crate) Arc<dyn Catalog>);
 
 /// A table as the catalog last loaded it, with the FileIO planning reads it through.
 pub(crate) struct LoadedTable {

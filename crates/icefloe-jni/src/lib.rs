@@ -16,5 +16,6 @@ mod catalog;
 mod errors;
 mod plan;
 mod read;
+mod rowlevel;
 
 pub use errors::Failure;

@@ -6,6 +6,7 @@
 //! module needs only the table's schema, spec, sort order and properties, so it runs where
 //! no catalog is reachable.
 
+pub mod delete_writer;
 pub mod human;
 pub mod location;
 pub mod metrics;

@@ -25,16 +25,36 @@ class IcefloeScan implements Scan, Batch {
   private final ObjectNode request;
   private final List<Predicate> pushed;
   private final int limit;
+  private final List<String> metadataColumns;
+  private Long snapshotId;
   private StructType readSchema;
   private String readSchemaJson;
   private IcefloeInputPartition[] partitions;
 
   IcefloeScan(String name, NativeTable table, ObjectNode request, List<Predicate> pushed, int limit) {
+    this(name, table, request, pushed, limit, List.of());
+  }
+
+  /** A scan that also reads the given metadata columns ({@code _file}, {@code _pos}), last. */
+  IcefloeScan(
+      String name,
+      NativeTable table,
+      ObjectNode request,
+      List<Predicate> pushed,
+      int limit,
+      List<String> metadataColumns) {
     this.name = name;
     this.table = table;
     this.request = request;
     this.pushed = pushed;
     this.limit = limit;
+    this.metadataColumns = List.copyOf(metadataColumns);
+  }
+
+  /** The snapshot the scan read (null for a table without snapshots). */
+  Long snapshotId() {
+    plan();
+    return snapshotId;
   }
 
   private synchronized void plan() {
@@ -43,7 +63,9 @@ class IcefloeScan implements Scan, Batch {
     }
     try (NativePlan plan = table.plan(Json.write(request))) {
       JsonNode info = plan.info();
-      readSchema = SparkTypes.schema(info.get("schema"));
+      readSchema = MetadataColumns.append(SparkTypes.schema(info.get("schema")), metadataColumns);
+      JsonNode sid = info.get("snapshot-id");
+      snapshotId = sid == null || sid.isNull() ? null : sid.asLong();
       readSchemaJson = Json.write(info.get("schema"));
       int groups = info.get("groups").asInt();
       IcefloeInputPartition[] out = new IcefloeInputPartition[groups];
@@ -80,13 +102,15 @@ class IcefloeScan implements Scan, Batch {
         info.get("location").asText(),
         io == null || io.isNull() ? null : Json.write(io),
         readSchemaJson,
-        limit);
+        limit,
+        metadataColumns.isEmpty() ? null : Json.write(metadataColumns));
   }
 
   @Override
   public String description() {
     String filters = pushed.stream().map(Predicate::toString).collect(Collectors.joining(", "));
     return "icefloe " + name + " [filters=" + filters + (limit >= 0 ? ", limit=" + limit : "")
-        + ", columns=" + (request.has("selected") ? request.get("selected").toString() : "*") + "]";
+        + ", columns=" + (request.has("selected") ? request.get("selected").toString() : "*")
+        + (metadataColumns.isEmpty() ? "" : ", metadata=" + metadataColumns) + "]";
   }
 }

@@ -44,6 +44,9 @@ class IcefloeScanBuilder
   private final List<Predicate> pushed = new ArrayList<>();
   private int limit = -1;
   private Long countStar = null;
+  // metadata columns Spark asked for (the row ids of a row-level operation's scan)
+  private final List<String> metadataColumns = new ArrayList<>();
+  private IcefloeScan built = null;
 
   IcefloeScanBuilder(
       String name,
@@ -61,7 +64,26 @@ class IcefloeScanBuilder
 
   @Override
   public void pruneColumns(StructType requiredSchema) {
-    this.required = requiredSchema;
+    List<StructField> data = new ArrayList<>();
+    metadataColumns.clear();
+    for (StructField f : requiredSchema.fields()) {
+      if (MetadataColumns.isMetadataColumn(f.name()) && find(tableSchema, f.name()) == null) {
+        metadataColumns.add(f.name());
+      } else {
+        data.add(f);
+      }
+    }
+    this.required = new StructType(data.toArray(new StructField[0]));
+  }
+
+  /** The scan {@link #build} made last (a row-level operation validates from its snapshot). */
+  IcefloeScan builtScan() {
+    return built;
+  }
+
+  /** The filter pushed into planning (the expression JSON form), or null. */
+  JsonNode pushedFilter() {
+    return filter;
   }
 
   /**
@@ -119,7 +141,7 @@ class IcefloeScanBuilder
    * when the rows must be read.
    */
   private Long countStar(Aggregation aggregation) {
-    if (aggregation.groupByExpressions().length != 0 || filter != null) {
+    if (aggregation.groupByExpressions().length != 0 || filter != null || !metadataColumns.isEmpty()) {
       return null;
     }
     for (AggregateFunc f : aggregation.aggregateExpressions()) {
@@ -190,6 +212,7 @@ class IcefloeScanBuilder
     if (countStar != null) {
       return new CountScan(name, countStar);
     }
-    return new IcefloeScan(name, table, request(), pushed, limit);
+    built = new IcefloeScan(name, table, request(), pushed, limit, metadataColumns);
+    return built;
   }
 }

@@ -162,7 +162,7 @@ public class SparkCatalog implements TableCatalog, SupportsNamespaces {
 
   @Override
   public Table loadTable(Identifier ident) throws NoSuchTableException {
-    return new IcefloeTable(name + "." + ident, load(ident), TimeTravel.NONE);
+    return new IcefloeTable(name + "." + ident, load(ident), TimeTravel.NONE, catalog, ident);
   }
 
   /** {@code VERSION AS OF}: a snapshot id, or a branch or tag name. */

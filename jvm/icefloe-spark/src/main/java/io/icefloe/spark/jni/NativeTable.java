@@ -55,4 +55,25 @@ public final class NativeTable {
       java.lang.ref.Reference.reachabilityFence(this);
     }
   }
+
+  /** The table metadata JSON (executors writing delete files read the table from it). */
+  public String metadataJson() {
+    try {
+      return Native.tableMetadataJson(handle);
+    } finally {
+      java.lang.ref.Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Whether deleting the rows matching the filter (expression JSON) removes whole data files
+   * only (Java's canDeleteUsingMetadata).
+   */
+  public boolean deletesWholeFiles(String filterJson) {
+    try {
+      return Native.deletesWholeFiles(handle, filterJson);
+    } finally {
+      java.lang.ref.Reference.reachabilityFence(this);
+    }
+  }
 }
