@@ -186,6 +186,15 @@ fn catalog_call(catalog: &dyn Catalog, request: &Value) -> Outcome<Value> {
             catalog.drop_table(&TableIdent::new(namespace, table_name()?))?;
             Value::Null
         }
+        // DROP TABLE ... PURGE: the files inside the table's location too (Java's
+        // CatalogUtil.dropTableData, as the Python catalog's purge_table)
+        "purge-table" => {
+            catalog.purge_table(
+                &TableIdent::new(namespace, table_name()?),
+                icefloe::catalog::PurgeScope::default(),
+            )?;
+            Value::Null
+        }
         "rename-table" => {
             let to = request
                 .get("to")
@@ -293,6 +302,7 @@ fn table_info(table: &LoadedTable) -> Outcome<Value> {
         "current-snapshot-id": md.current_snapshot_id,
         "properties": pairs_json(&md.properties),
         "schema": schema.to_json(),
+        "spec": md.default_spec().map(|s| s.to_json()),
         "io-properties": io_properties,
     }))
 }

@@ -13,9 +13,11 @@
 //! the core error's message.
 
 mod catalog;
+mod ddl;
 mod errors;
 mod plan;
 mod read;
 mod rowlevel;
+mod write;
 
 pub use errors::Failure;

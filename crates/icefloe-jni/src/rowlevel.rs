@@ -20,6 +20,7 @@ use icefloe::manifest::DataFile;
 use icefloe::spec::table_metadata::TableMetadata;
 use icefloe::spec::StructType;
 use icefloe::write::data_files_to_batch;
+use icefloe::write::data_writer::data_files_from_ipc;
 use icefloe::write::delete_writer::write_position_deletes;
 use icefloe::{Error, Transaction};
 use jni::objects::{JByteArray, JClass, JLongArray, JString};
@@ -35,7 +36,8 @@ use crate::read::executor_io;
 const ADDED_DELETE: u8 = 0;
 /// A delete file a new deletion vector replaces.
 const REMOVED_DELETE: u8 = 1;
-/// A data file to add (the rows an `UPDATE` or `MERGE` writes).
+/// Data files to add (the rows an `UPDATE` or `MERGE` writes): the record's body is the
+/// data writer's result as it is, the spec id field unused.
 const ADDED_DATA: u8 = 2;
 
 fn arrow_failure(e: arrow_schema::ArrowError) -> Error {
@@ -95,6 +97,20 @@ fn decode(md: &TableMetadata, bytes: &[u8]) -> Outcome<Vec<(u8, i32, DataFile)>>
         let len = usize::try_from(u64::from_le_bytes(len)).map_err(|_| truncated())?;
         let body = rest.get(13..13 + len).ok_or_else(truncated)?;
         rest = &rest[13 + len..];
+        if kind == ADDED_DATA {
+            // a data writer's own result (`write::data_writer::data_files_to_ipc`, the spec
+            // id in its schema metadata)
+            let schema = md.current_schema().ok_or_else(|| {
+                Error::invalid_argument(format!("{}: the current schema is missing", md.location))
+            })?;
+            let (spec, files) = data_files_from_ipc(body, |id| {
+                md.spec_by_id(id)
+                    .ok_or_else(|| Error::invalid_argument(format!("the table has no spec {id}")))?
+                    .partition_type(schema)
+            })?;
+            out.extend(files.into_iter().map(|f| (kind, spec, f)));
+            continue;
+        }
         let ptype = partition_type(md, spec_id)?;
         let reader = arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(body), None)
             .map_err(arrow_failure)?;
@@ -388,24 +404,6 @@ pub extern "system" fn Java_io_icefloe_spark_jni_Native_rowDeltaAbort<'local>(
         tx.own_files(files);
         tx.abort();
         Ok(())
-    })
-    .resolve::<ThrowIcefloe>()
-}
-
-/// The loaded table's metadata JSON: what executors writing delete files need of it.
-#[no_mangle]
-pub extern "system" fn Java_io_icefloe_spark_jni_Native_tableMetadataJson<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    table: jlong,
-) -> JString<'local> {
-    env.with_env(|env| -> Outcome<JString<'local>> {
-        // SAFETY: a table handle from NativeTable
-        let table = unsafe { handle_ref::<LoadedTable>(table)? };
-        Ok(JString::from_str(
-            env,
-            table.metadata.to_json_string(false),
-        )?)
     })
     .resolve::<ThrowIcefloe>()
 }

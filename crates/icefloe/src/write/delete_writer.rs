@@ -18,6 +18,7 @@ use super::position_deletes::{
 };
 use crate::error::{Error, Result};
 use crate::io::FileIO;
+use crate::manifest::DataFile;
 use crate::puffin::DeletionVector;
 use crate::read::deletes::positions_in_delete_file;
 use crate::spec::schema::reserved;
@@ -26,7 +27,8 @@ use crate::spec::table_metadata::TableMetadata;
 /// Writes the deletes of `positions` (data file path, row positions) of data files live
 /// in snapshot `snapshot_id`, named `<file_prefix>-deletes.puffin` (v3) or
 /// `<file_prefix>-<n>-deletes.parquet` (v2) in the table's data location. Returns the
-/// delete files to add and those the new DVs replace.
+/// delete files to add and those the new files replace (a data file's old DV and its
+/// file-scoped position delete files, whose positions the new file holds too).
 pub fn write_position_deletes(
     io: &Arc<dyn FileIO>,
     md: &TableMetadata,
@@ -75,6 +77,12 @@ pub fn write_position_deletes(
     for (n, (path, pos)) in positions.iter().enumerate() {
         let t = target(path)?;
         let mut sorted = pos.clone();
+        // as Java's file-granularity writer: the data file's older file-scoped position
+        // delete files are folded into the new one and replaced (partition-scoped ones stay)
+        for f in t.position_files.iter().filter(|f| file_scoped_to(f, path)) {
+            sorted.extend(positions_in_delete_file(io, &f.file_path, path)?);
+            out.removed.push((t.spec_id, f.clone()));
+        }
         sorted.sort_unstable();
         sorted.dedup();
         let location =
@@ -87,6 +95,26 @@ pub fn write_position_deletes(
             .push((t.spec_id, position_delete_file(t, &location, count, size)));
     }
     Ok(out)
+}
+
+/// Whether a position delete file holds deletes of `data_file` only: its
+/// `referenced_data_file`, or (older writers) equal `file_path` bounds (Java's
+/// `ContentFileUtil.referencedDataFile`).
+fn file_scoped_to(f: &DataFile, data_file: &str) -> bool {
+    if let Some(r) = &f.referenced_data_file {
+        return r == data_file;
+    }
+    let bound = |bounds: &Option<Vec<(i32, Vec<u8>)>>| {
+        bounds.as_ref().and_then(|b| {
+            b.iter()
+                .find(|(id, _)| *id == reserved::DELETE_FILE_PATH_ID)
+                .map(|(_, v)| v.clone())
+        })
+    };
+    match (bound(&f.lower_bounds), bound(&f.upper_bounds)) {
+        (Some(lower), Some(upper)) => lower == upper && lower == data_file.as_bytes(),
+        _ => false,
+    }
 }
 
 /// A position delete file's Parquet bytes: `file_path` and `pos` with their reserved
@@ -154,5 +182,30 @@ mod tests {
             .downcast_ref::<Int64Array>()
             .unwrap();
         assert_eq!(pos.values().to_vec(), vec![1, 5, 9]);
+    }
+
+    #[test]
+    fn file_scoped_by_referenced_data_file_or_equal_path_bounds() {
+        use crate::manifest::{DataContentType, FileFormat};
+        let mut f = DataFile::new(
+            DataContentType::PositionDeletes,
+            "d.parquet",
+            FileFormat::Parquet,
+            vec![],
+            1,
+            1,
+        );
+        // no reference, no bounds: partition-scoped
+        assert!(!file_scoped_to(&f, "a.parquet"));
+        let path = |p: &str| Some(vec![(reserved::DELETE_FILE_PATH_ID, p.as_bytes().to_vec())]);
+        f.lower_bounds = path("a.parquet");
+        f.upper_bounds = path("b.parquet");
+        assert!(!file_scoped_to(&f, "a.parquet"));
+        f.upper_bounds = path("a.parquet");
+        assert!(file_scoped_to(&f, "a.parquet"));
+        assert!(!file_scoped_to(&f, "b.parquet"));
+        f.referenced_data_file = Some("b.parquet".into());
+        assert!(file_scoped_to(&f, "b.parquet"));
+        assert!(!file_scoped_to(&f, "a.parquet"));
     }
 }

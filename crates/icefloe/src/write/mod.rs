@@ -2,10 +2,12 @@
 //! by a partition spec, collecting column metrics as Java's Parquet writer does, and
 //! turning what a Parquet writer reports into `data_file` entries a commit can add.
 //!
-//! The Parquet encoding itself is done by the caller (pyarrow in the Python package); this
+//! The Parquet encoding is done by [`data_writer`] (the JVM connector) or by the caller
+//! (pyarrow in the Python package); this
 //! module needs only the table's schema, spec, sort order and properties, so it runs where
 //! no catalog is reachable.
 
+pub mod data_writer;
 pub mod delete_writer;
 pub mod human;
 pub mod location;

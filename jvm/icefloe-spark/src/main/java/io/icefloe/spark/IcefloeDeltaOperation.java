@@ -135,7 +135,9 @@ class IcefloeDeltaOperation implements SupportsDelta {
           t.metadataJson(),
           snapshot == null ? -1L : snapshot,
           io == null || io.isNull() ? null : Json.write(io),
-          writeInfo.queryId());
+          writeInfo.queryId(),
+          writeInfo.schema(),
+          org.apache.spark.sql.internal.SQLConf.get().sessionLocalTimeZone());
     }
 
     private byte[] joined(WriterCommitMessage[] messages) {

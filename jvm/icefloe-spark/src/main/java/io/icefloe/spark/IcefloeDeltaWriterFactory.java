@@ -3,7 +3,11 @@ package io.icefloe.spark;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icefloe.spark.jni.Json;
+import io.icefloe.spark.jni.NativeDataWriter;
 import io.icefloe.spark.jni.NativeDeletes;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -11,6 +15,12 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.write.DeltaWriter;
 import org.apache.spark.sql.connector.write.DeltaWriterFactory;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.apache.spark.sql.execution.arrow.ArrowWriter;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.ArrowUtils;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * Makes the executors' writers of a merge-on-read operation. It carries the table metadata
@@ -23,14 +33,27 @@ class IcefloeDeltaWriterFactory implements DeltaWriterFactory {
   private final long snapshotId;
   private final String ioPropertiesJson;
   private final String queryId;
+  // the rows an UPDATE or MERGE inserts: the table's columns
+  private final StructType rowSchema;
+  private final String zone;
 
   IcefloeDeltaWriterFactory(
-      String metadataJson, long snapshotId, String ioPropertiesJson, String queryId) {
+      String metadataJson,
+      long snapshotId,
+      String ioPropertiesJson,
+      String queryId,
+      StructType rowSchema,
+      String zone) {
     this.metadataJson = metadataJson;
     this.snapshotId = snapshotId;
     this.ioPropertiesJson = ioPropertiesJson;
     this.queryId = queryId;
+    this.rowSchema = rowSchema;
+    this.zone = zone;
   }
+
+  // the kind of a record of data files (crates/icefloe-jni/src/rowlevel.rs)
+  private static final byte ADDED_DATA = 2;
 
   @Override
   public DeltaWriter<InternalRow> createWriter(int partitionId, long taskId) {
@@ -73,10 +96,38 @@ class IcefloeDeltaWriterFactory implements DeltaWriterFactory {
     private final int partitionId;
     private final long taskId;
     private final Map<String, Positions> deletes = new LinkedHashMap<>();
+    // the inserted rows' writer, opened on the first insert: Spark's ArrowWriter fills the
+    // vectors, every BATCH_ROWS rows they go to the Rust data-file writer (as INSERT's)
+    private NativeDataWriter data = null;
+    private BufferAllocator allocator = null;
+    private VectorSchemaRoot root = null;
+    private ArrowWriter arrow = null;
+    private int buffered = 0;
 
     Writer(int partitionId, long taskId) {
       this.partitionId = partitionId;
       this.taskId = taskId;
+    }
+
+    private void openData() {
+      ObjectNode options = Json.object();
+      options.put("partition-id", partitionId);
+      options.put("task-id", taskId);
+      options.put("operation-id", queryId);
+      data = NativeDataWriter.open(metadataJson, ioPropertiesJson, Json.write(options));
+      allocator = new RootAllocator();
+      root = VectorSchemaRoot.create(ArrowUtils.toArrowSchema(rowSchema, zone, false, false), allocator);
+      arrow = ArrowWriter.create(root);
+    }
+
+    private void flush() {
+      if (buffered == 0) {
+        return;
+      }
+      arrow.finish();
+      data.write(allocator, root);
+      arrow.reset();
+      buffered = 0;
     }
 
     @Override
@@ -94,9 +145,14 @@ class IcefloeDeltaWriterFactory implements DeltaWriterFactory {
 
     @Override
     public void insert(InternalRow row) {
-      throw new UnsupportedOperationException(
-          "icefloe's Spark catalog cannot write new rows yet (UPDATE and MERGE INTO inserts need"
-              + " the connector's data-file writer); DELETE FROM and MERGE INTO ... DELETE work");
+      if (data == null) {
+        openData();
+      }
+      arrow.write(row);
+      buffered++;
+      if (buffered >= IcefloeDataWriter.BATCH_ROWS) {
+        flush();
+      }
     }
 
     @Override
@@ -106,8 +162,23 @@ class IcefloeDeltaWriterFactory implements DeltaWriterFactory {
 
     @Override
     public WriterCommitMessage commit() {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      byte[] written = writeDeletes();
+      out.write(written, 0, written.length);
+      if (data != null) {
+        flush();
+        byte[] files = data.finish();
+        ByteBuffer header = ByteBuffer.allocate(13).order(ByteOrder.LITTLE_ENDIAN);
+        header.put(ADDED_DATA).putInt(-1).putLong(files.length);
+        out.write(header.array(), 0, 13);
+        out.write(files, 0, files.length);
+      }
+      return new Written(out.toByteArray());
+    }
+
+    private byte[] writeDeletes() {
       if (deletes.isEmpty()) {
-        return new Written(new byte[0]);
+        return new byte[0];
       }
       ObjectNode request = Json.object();
       request.put("metadata", metadataJson);
@@ -130,16 +201,30 @@ class IcefloeDeltaWriterFactory implements DeltaWriterFactory {
         at += p.size;
       }
       deletes.clear();
-      return new Written(NativeDeletes.write(Json.write(request), flat));
+      return NativeDeletes.write(Json.write(request), flat);
     }
 
     @Override
     public void abort() {
-      // nothing is written before commit()
+      // delete files are written at commit() only; data files as the rows come
       deletes.clear();
+      if (data != null) {
+        data.abort();
+      }
     }
 
     @Override
-    public void close() {}
+    public void close() {
+      if (data == null) {
+        return;
+      }
+      try {
+        data.close();
+      } finally {
+        root.close();
+        allocator.close();
+        data = null;
+      }
+    }
   }
 }

@@ -15,42 +15,56 @@ import org.apache.spark.sql.connector.catalog.SupportsDeleteV2;
 import org.apache.spark.sql.connector.catalog.SupportsMetadataColumns;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
+import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
 import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
 import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
- * An icefloe table in Spark: read through the connector's scan; its metadata pinned at load.
- * {@code DELETE FROM} removes whole files from metadata when the filter selects whole files
- * (SupportsDeleteV2), else it runs, as {@code UPDATE} and {@code MERGE INTO} do, as a
- * merge-on-read row-level operation ({@link IcefloeDeltaOperation}).
+ * An icefloe table in Spark: read through the connector's scan, written through the Rust
+ * data-file writer and committed by the driver (writes only at the current snapshot, not for a
+ * time-travelled table); its metadata pinned at load. {@code DELETE FROM} removes whole files
+ * from metadata when the filter selects whole files (SupportsDeleteV2), else it runs, as {@code
+ * UPDATE} and {@code MERGE INTO} do, as a merge-on-read row-level operation ({@link
+ * IcefloeDeltaOperation}).
  */
 public class IcefloeTable
-    implements SupportsRead, SupportsDeleteV2, SupportsRowLevelOperations, SupportsMetadataColumns {
+    implements SupportsRead,
+        SupportsWrite,
+        SupportsDeleteV2,
+        SupportsRowLevelOperations,
+        SupportsMetadataColumns {
   private final String name;
+  private final NativeCatalog catalog;
+  private final Identifier ident;
   private final NativeTable table;
   private final TimeTravel travel;
   private final StructType schema;
-  // the catalog and identifier commits go through (null: a table that is only read)
-  private final NativeCatalog catalog;
-  private final Identifier ident;
-
-  IcefloeTable(String name, NativeTable table, TimeTravel travel) {
-    this(name, table, travel, null, null);
-  }
 
   IcefloeTable(
-      String name, NativeTable table, TimeTravel travel, NativeCatalog catalog, Identifier ident) {
+      String name, NativeCatalog catalog, Identifier ident, NativeTable table, TimeTravel travel) {
     this.name = name;
+    this.catalog = catalog;
+    this.ident = ident;
     this.table = table;
     this.travel = travel;
     this.schema = SparkTypes.schema(table.info().get("schema"));
-    this.catalog = catalog;
-    this.ident = ident;
+  }
+
+  NativeTable nativeTable() {
+    return table;
+  }
+
+  @Override
+  public Transform[] partitioning() {
+    return Partitioning.toSpark(table.info().get("spec"), table.info().get("schema"));
   }
 
   @Override
@@ -78,7 +92,20 @@ public class IcefloeTable
 
   @Override
   public Set<TableCapability> capabilities() {
-    return EnumSet.of(TableCapability.BATCH_READ);
+    if (travel != TimeTravel.NONE) {
+      return EnumSet.of(TableCapability.BATCH_READ);
+    }
+    return EnumSet.of(
+        TableCapability.BATCH_READ,
+        TableCapability.BATCH_WRITE,
+        TableCapability.TRUNCATE,
+        TableCapability.OVERWRITE_BY_FILTER,
+        TableCapability.OVERWRITE_DYNAMIC);
+  }
+
+  @Override
+  public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+    return new IcefloeWriteBuilder(catalog, ident, table, info);
   }
 
   @Override
@@ -146,10 +173,6 @@ public class IcefloeTable
   public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
     checkWritable(info.command().toString().toLowerCase(java.util.Locale.ROOT));
     return () -> new IcefloeDeltaOperation(this, info);
-  }
-
-  NativeTable nativeTable() {
-    return table;
   }
 
   NativeCatalog catalog() {

@@ -13,6 +13,7 @@ import java.util.Map;
 import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
+import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
 import org.apache.spark.sql.catalyst.analysis.NonEmptyNamespaceException;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.NamespaceChange;
@@ -20,6 +21,13 @@ import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.catalog.TableChange;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.types.StructType;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icefloe.spark.jni.IcefloeInvalidArgumentException;
+import io.icefloe.spark.jni.IcefloeUnsupportedException;
+import io.icefloe.spark.jni.Json;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
@@ -36,8 +44,11 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  *                                                when it is not the Spark catalog's name)
  * </pre>
  *
- * Reads go through the connector's scan (planning and reading in Rust). Creating, altering and
- * writing tables are not supported yet: use icefloe's Python API or the Python data source.
+ * Reads go through the connector's scan (planning and reading in Rust); writes through the Rust
+ * data-file writer and icefloe's commits ({@link IcefloeTable}). DDL follows Java Iceberg's
+ * SparkCatalog: {@code CREATE TABLE} (schema, {@code PARTITIONED BY}, {@code TBLPROPERTIES}
+ * including {@code format-version}, {@code LOCATION}), {@code ALTER TABLE} (columns and
+ * properties in one commit), {@code DROP TABLE [PURGE]}.
  */
 public class SparkCatalog implements TableCatalog, SupportsNamespaces {
   private String name;
@@ -162,7 +173,7 @@ public class SparkCatalog implements TableCatalog, SupportsNamespaces {
 
   @Override
   public Table loadTable(Identifier ident) throws NoSuchTableException {
-    return new IcefloeTable(name + "." + ident, load(ident), TimeTravel.NONE, catalog, ident);
+    return new IcefloeTable(name + "." + ident, catalog, ident, load(ident), TimeTravel.NONE);
   }
 
   /** {@code VERSION AS OF}: a snapshot id, or a branch or tag name. */
@@ -172,14 +183,14 @@ public class SparkCatalog implements TableCatalog, SupportsNamespaces {
         version.chars().allMatch(Character::isDigit) && !version.isEmpty()
             ? TimeTravel.snapshot(Long.parseLong(version))
             : TimeTravel.ref(version);
-    return new IcefloeTable(name + "." + ident, load(ident), travel);
+    return new IcefloeTable(name + "." + ident, catalog, ident, load(ident), travel);
   }
 
   /** {@code TIMESTAMP AS OF}: Spark gives microseconds since the epoch. */
   @Override
   public Table loadTable(Identifier ident, long timestampMicros) throws NoSuchTableException {
     return new IcefloeTable(
-        name + "." + ident, load(ident), TimeTravel.asOf(Math.floorDiv(timestampMicros, 1000L)));
+        name + "." + ident, catalog, ident, load(ident), TimeTravel.asOf(Math.floorDiv(timestampMicros, 1000L)));
   }
 
   @Override
@@ -188,9 +199,144 @@ public class SparkCatalog implements TableCatalog, SupportsNamespaces {
   }
 
   @Override
-  public Table alterTable(Identifier ident, TableChange... changes) {
-    throw new UnsupportedOperationException(
-        "icefloe's Spark catalog does not alter tables yet (use icefloe's Python API)");
+  @SuppressWarnings("deprecation")
+  public Table createTable(
+      Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties)
+      throws TableAlreadyExistsException, NoSuchNamespaceException {
+    create(ident, schema, partitions, properties, "create");
+    try {
+      return loadTable(ident);
+    } catch (NoSuchTableException e) {
+      throw new IllegalStateException("the table " + ident + " vanished after its creation");
+    }
+  }
+
+  /** Creates or replaces a table (mode {@code create}, {@code replace}, {@code create-or-replace}). */
+  void create(
+      Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties, String mode)
+      throws TableAlreadyExistsException, NoSuchNamespaceException {
+    ObjectNode request = Json.object();
+    request.set("schema", Partitioning.schema(schema));
+    request.set("partitioning", Partitioning.partitioning(partitions));
+    if (properties.get(TableCatalog.PROP_LOCATION) != null) {
+      request.put("location", properties.get(TableCatalog.PROP_LOCATION));
+    }
+    // Java's Spark3Util.rebuildCreateProperties: location and provider are not table properties
+    ObjectNode props = request.putObject("properties");
+    for (Map.Entry<String, String> e : properties.entrySet()) {
+      String key = e.getKey();
+      if (!key.equals(TableCatalog.PROP_LOCATION) && !key.equals(TableCatalog.PROP_PROVIDER)) {
+        props.put(key, e.getValue());
+      }
+    }
+    String provider = properties.get(TableCatalog.PROP_PROVIDER);
+    if ("parquet".equalsIgnoreCase(provider) || "avro".equalsIgnoreCase(provider) || "orc".equalsIgnoreCase(provider)) {
+      props.put("write.format.default", provider.toLowerCase());
+    }
+    request.put("mode", mode);
+    try {
+      catalog.createTable(ident.namespace(), ident.name(), request);
+    } catch (IcefloeAlreadyExistsException e) {
+      throw new TableAlreadyExistsException(ident);
+    } catch (IcefloeNoSuchNamespaceException e) {
+      throw new NoSuchNamespaceException(ident.namespace());
+    } catch (IcefloeInvalidArgumentException | IcefloeUnsupportedException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public Table alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
+    ArrayNode out = Json.MAPPER.createArrayNode();
+    for (TableChange change : changes) {
+      ObjectNode c = out.addObject();
+      if (change instanceof TableChange.SetProperty) {
+        TableChange.SetProperty s = (TableChange.SetProperty) change;
+        c.put("action", "set-property").put("key", s.property()).put("value", s.value());
+      } else if (change instanceof TableChange.RemoveProperty) {
+        c.put("action", "remove-property").put("key", ((TableChange.RemoveProperty) change).property());
+      } else if (change instanceof TableChange.AddColumn) {
+        TableChange.AddColumn a = (TableChange.AddColumn) change;
+        String[] names = a.fieldNames();
+        if (a.defaultValue() != null) {
+          throw new UnsupportedOperationException("Cannot add column with a default value");
+        }
+        c.put("action", "add-column");
+        if (names.length > 1) {
+          c.put("parent", String.join(".", java.util.Arrays.copyOf(names, names.length - 1)));
+        }
+        c.put("name", names[names.length - 1]);
+        c.set("type", Partitioning.type(a.dataType(), new int[] {0}));
+        c.put("required", !a.isNullable());
+        if (a.comment() != null) {
+          c.put("doc", a.comment());
+        }
+        position(c, a.position(), names);
+      } else if (change instanceof TableChange.RenameColumn) {
+        TableChange.RenameColumn r = (TableChange.RenameColumn) change;
+        c.put("action", "rename-column").put("name", String.join(".", r.fieldNames())).put("new-name", r.newName());
+      } else if (change instanceof TableChange.DeleteColumn) {
+        c.put("action", "delete-column").put("name", String.join(".", ((TableChange.DeleteColumn) change).fieldNames()));
+      } else if (change instanceof TableChange.UpdateColumnType) {
+        TableChange.UpdateColumnType u = (TableChange.UpdateColumnType) change;
+        JsonNodeHolder.check(u.newDataType());
+        c.put("action", "update-column-type")
+            .put("name", String.join(".", u.fieldNames()))
+            .put("type", Partitioning.primitive(u.newDataType()));
+      } else if (change instanceof TableChange.UpdateColumnComment) {
+        TableChange.UpdateColumnComment u = (TableChange.UpdateColumnComment) change;
+        c.put("action", "update-column-doc").put("name", String.join(".", u.fieldNames())).put("doc", u.newComment());
+      } else if (change instanceof TableChange.UpdateColumnNullability) {
+        TableChange.UpdateColumnNullability u = (TableChange.UpdateColumnNullability) change;
+        c.put("action", "set-nullability").put("name", String.join(".", u.fieldNames())).put("nullable", u.nullable());
+      } else if (change instanceof TableChange.UpdateColumnPosition) {
+        TableChange.UpdateColumnPosition u = (TableChange.UpdateColumnPosition) change;
+        c.put("action", "move").put("name", String.join(".", u.fieldNames()));
+        position(c, u.position(), u.fieldNames());
+      } else {
+        throw new UnsupportedOperationException("icefloe's Spark catalog cannot apply " + change);
+      }
+    }
+    try {
+      catalog.alterTable(ident.namespace(), ident.name(), out);
+    } catch (IcefloeNoSuchTableException | IcefloeNoSuchNamespaceException e) {
+      throw new NoSuchTableException(ident);
+    } catch (IcefloeInvalidArgumentException | IcefloeUnsupportedException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+    return loadTable(ident);
+  }
+
+  private static void position(ObjectNode c, TableChange.ColumnPosition position, String[] names) {
+    if (position instanceof TableChange.First) {
+      c.put("position", "first");
+    } else if (position instanceof TableChange.After) {
+      String after = ((TableChange.After) position).column();
+      String parent =
+          names.length > 1 ? String.join(".", java.util.Arrays.copyOf(names, names.length - 1)) + "." : "";
+      c.put("position", "after").put("after", parent + after);
+    }
+  }
+
+  /** Java's check: a column's type changes only to another primitive type. */
+  private static final class JsonNodeHolder {
+    static void check(org.apache.spark.sql.types.DataType t) {
+      if (t instanceof StructType
+          || t instanceof org.apache.spark.sql.types.ArrayType
+          || t instanceof org.apache.spark.sql.types.MapType) {
+        throw new IllegalArgumentException("Cannot update column type to a non-primitive type: " + t.simpleString());
+      }
+    }
+  }
+
+  @Override
+  public boolean purgeTable(Identifier ident) {
+    try {
+      catalog.purgeTable(ident.namespace(), ident.name());
+      return true;
+    } catch (IcefloeNoSuchTableException | IcefloeNoSuchNamespaceException e) {
+      return false;
+    }
   }
 
   @Override

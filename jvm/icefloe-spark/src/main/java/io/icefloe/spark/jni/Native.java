@@ -50,8 +50,6 @@ final class Native {
 
   // row-level SQL (crates/icefloe-jni/src/rowlevel.rs)
 
-  static native String tableMetadataJson(long table);
-
   static native boolean deletesWholeFiles(long table, String filterJson);
 
   static native String deleteWhere(long catalog, String requestJson);
@@ -61,4 +59,26 @@ final class Native {
   static native String rowDeltaCommit(long catalog, String requestJson, byte[] written);
 
   static native void rowDeltaAbort(long catalog, String requestJson, byte[] written);
+
+  // --- writes (crates/icefloe-jni/src/write.rs) ---
+
+  static native String tableMetadataJson(long table);
+
+  static native long dataWriterOpen(String metadataJson, String ioPropertiesJson, String optionsJson);
+
+  static native void dataWriterWrite(long writer, long arrayAddress, long schemaAddress);
+
+  static native byte[] dataWriterFinish(long writer);
+
+  static native String dataWriterAbort(long writer);
+
+  static native void dataWriterClose(long writer);
+
+  static native String tableCommit(long catalog, String requestJson, byte[][] dataFiles);
+
+  static native String dataFilesDelete(long catalog, long table, byte[][] dataFiles);
+
+  static native String tableCreate(long catalog, String requestJson);
+
+  static native String tableAlter(long catalog, String requestJson);
 }

@@ -141,6 +141,66 @@ public final class NativeCatalog implements AutoCloseable {
     Native.rowDeltaAbort(handle(), requestJson, written);
   }
 
+  /**
+   * Commits the data files executors wrote (each element the bytes of one {@link
+   * NativeDataWriter#finish}) as one snapshot of the table. Request: {@code namespace}, {@code
+   * name}, {@code operation} ({@code append}, {@code overwrite} with {@code filter}, the
+   * expression JSON form, or {@code replace-partitions}), {@code snapshot-properties}, {@code
+   * isolation-level} and {@code base-snapshot-id}. The files are deleted when the commit fails
+   * (unless its outcome is unknown). Returns {@code metadata-location} and {@code snapshot-id}.
+   */
+  public JsonNode commitWrite(ObjectNode request, byte[][] dataFiles) {
+    return Json.parse(Native.tableCommit(handle(), Json.write(request), dataFiles));
+  }
+
+  /**
+   * Deletes the data files named in writers' results (a write given up before its commit);
+   * returns the files that could not be deleted.
+   */
+  public List<String> deleteWrittenFiles(NativeTable table, byte[][] dataFiles) {
+    try {
+      List<String> kept = new ArrayList<>();
+      for (JsonNode f : Json.parse(Native.dataFilesDelete(handle(), table.handle(), dataFiles))) {
+        kept.add(f.asText());
+      }
+      return kept;
+    } finally {
+      java.lang.ref.Reference.reachabilityFence(table);
+    }
+  }
+
+  /** DROP TABLE ... PURGE: drops the table and deletes its files inside its location. */
+  public void purgeTable(String[] namespace, String name) {
+    ObjectNode request = Json.object();
+    request.put("name", name);
+    call("purge-table", namespace, request);
+  }
+
+  /**
+   * Creates or replaces a table (crates/icefloe-jni/src/ddl.rs for the request: {@code schema},
+   * {@code partitioning}, {@code location}, {@code properties}, {@code mode}).
+   */
+  public JsonNode createTable(String[] namespace, String name, ObjectNode request) {
+    ArrayNode ns = request.putArray("namespace");
+    for (String level : namespace) {
+      ns.add(level);
+    }
+    request.put("name", name);
+    return Json.parse(Native.tableCreate(handle(), Json.write(request)));
+  }
+
+  /** Alters a table in one commit (crates/icefloe-jni/src/ddl.rs for the changes). */
+  public JsonNode alterTable(String[] namespace, String name, ArrayNode changes) {
+    ObjectNode request = Json.object();
+    ArrayNode ns = request.putArray("namespace");
+    for (String level : namespace) {
+      ns.add(level);
+    }
+    request.put("name", name);
+    request.set("changes", changes);
+    return Json.parse(Native.tableAlter(handle(), Json.write(request)));
+  }
+
   @Override
   public synchronized void close() {
     if (handle != 0) {

@@ -56,7 +56,7 @@ public final class NativeTable {
     }
   }
 
-  /** The table metadata JSON (executors writing delete files read the table from it). */
+  /** The table metadata JSON (what executors open a {@link NativeDataWriter} or write delete files with). */
   public String metadataJson() {
     try {
       return Native.tableMetadataJson(handle);
@@ -75,5 +75,9 @@ public final class NativeTable {
     } finally {
       java.lang.ref.Reference.reachabilityFence(this);
     }
+  }
+
+  long handle() {
+    return handle;
   }
 }
