@@ -268,14 +268,6 @@ def test_a_delete_that_matches_nothing(env):
     assert (head(spark, ice_t)[0] == before_ice) == (head(spark, java_t)[0] == before_java)
 
 
-def test_time_travel_tables_refuse_deletes(env):
-    spark = env
-    _, ice_t = twins(spark, 2, rows=10)
-    snapshot = head(spark, ice_t)[0]
-    with pytest.raises(Exception, match="specific snapshot"):
-        spark.sql(f"DELETE FROM {ice_t} VERSION AS OF {snapshot} WHERE id = 1")
-
-
 # ---------------------------------------------------------------------------------------------
 # concurrent commits
 # ---------------------------------------------------------------------------------------------
