@@ -55,6 +55,9 @@ fn exception_class(e: &icefloe::Error) -> &'static str {
         E::AlreadyExists { .. } => "io/icefloe/spark/jni/IcefloeAlreadyExistsException",
         E::NamespaceNotEmpty { .. } => "io/icefloe/spark/jni/IcefloeNamespaceNotEmptyException",
         E::Unsupported { .. } => "io/icefloe/spark/jni/IcefloeUnsupportedException",
+        E::ValidationFailed { .. } => "io/icefloe/spark/jni/IcefloeValidationException",
+        E::CommitFailed { .. } => "io/icefloe/spark/jni/IcefloeCommitFailedException",
+        E::CommitStateUnknown { .. } => "io/icefloe/spark/jni/IcefloeCommitStateUnknownException",
         E::InvalidArgument { .. } | E::InvalidIdentifier { .. } => {
             "io/icefloe/spark/jni/IcefloeInvalidArgumentException"
         }

@@ -18,6 +18,7 @@ mod ddl;
 mod errors;
 mod plan;
 mod read;
+mod rowlevel;
 mod write;
 
 pub use errors::Failure;

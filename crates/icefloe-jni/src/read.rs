@@ -72,9 +72,10 @@ fn open_reader(
     payload: &[u8],
     io: Arc<dyn FileIO>,
     schema: &Value,
+    options: ReadOptions,
 ) -> Outcome<Box<dyn RecordBatchReader + Send>> {
     let schema = Schema::from_json(schema, "read schema")?;
-    let inner = read_task_group(payload, io, ReadOptions::default())?;
+    let inner = read_task_group(payload, io, options)?;
     let arrow_schema = spark_schema(&inner.schema(), &schema)?;
     Ok(Box::new(SparkBatches {
         inner,
@@ -111,11 +112,58 @@ pub extern "system" fn Java_io_icefloe_spark_jni_Native_readerOpen<'local>(
             .transpose()?;
         let schema = parse_json(&string(env, &schema)?, "the read schema")?;
         let io = executor_io(&location, io_properties.as_ref())?;
-        let reader = open_reader(&payload, io, &schema)?;
+        let reader = open_reader(&payload, io, &schema, ReadOptions::default())?;
         let stream = FFI_ArrowArrayStream::new(reader);
         // SAFETY: Java allocated an ArrowArrayStream struct at this address
         // (ArrowArrayStream.allocateNew) and imports it after this call; writing without
         // dropping the old value is right for a freshly allocated (released) struct.
+        unsafe { std::ptr::write(stream_address as *mut FFI_ArrowArrayStream, stream) };
+        Ok(())
+    })
+    .resolve::<ThrowIcefloe>()
+}
+
+/// [`Java_io_icefloe_spark_jni_Native_readerOpen`] with metadata columns (`_file`, `_pos`,
+/// ...: a JSON list of names) after the schema's columns: the row ids of a row-level
+/// operation's scan.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "system" fn Java_io_icefloe_spark_jni_Native_readerOpenWithMetadata<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    payload: JByteArray<'local>,
+    location: JString<'local>,
+    io_properties: JString<'local>,
+    schema: JString<'local>,
+    metadata_columns: JString<'local>,
+    stream_address: jlong,
+) {
+    env.with_env(|env| -> Outcome<()> {
+        if stream_address == 0 {
+            return Err(Error::invalid_argument("a null ArrowArrayStream address").into());
+        }
+        let payload = env.convert_byte_array(&payload)?;
+        let location = string(env, &location)?;
+        let io_properties = optional_string(env, &io_properties)?
+            .map(|p| parse_json(&p, "the FileIO properties"))
+            .transpose()?;
+        let schema = parse_json(&string(env, &schema)?, "the read schema")?;
+        let names = parse_json(&string(env, &metadata_columns)?, "the metadata columns")?;
+        let options = ReadOptions {
+            metadata_columns: names
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            ..ReadOptions::default()
+        };
+        let io = executor_io(&location, io_properties.as_ref())?;
+        let reader = open_reader(&payload, io, &schema, options)?;
+        let stream = FFI_ArrowArrayStream::new(reader);
+        // SAFETY: as in readerOpen: Java allocated a released ArrowArrayStream here
         unsafe { std::ptr::write(stream_address as *mut FFI_ArrowArrayStream, stream) };
         Ok(())
     })

@@ -949,3 +949,23 @@ fn compaction_settings_are_checked_and_sort_by_picks_the_key() {
     });
     assert!(commit(&catalog, p).is_err());
 }
+
+#[test]
+fn deletes_whole_files_when_every_file_is_kept_or_fully_matched() {
+    use super::snapshot::deletes_whole_files;
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 2);
+    let state = append(&catalog, vec![data("a", 1, 10), data("b", 2, 10)]);
+    let md = &state.metadata;
+    let snap = md.current_snapshot().unwrap();
+    let io = catalog.io();
+    let by_cat = |v| Expression::compare(ExprOp::Eq, "cat", Datum::Int(v));
+    // a whole partition: its files go whole, the others stay
+    assert!(deletes_whole_files(io.as_ref(), md, snap, &by_cat(1)).unwrap());
+    assert!(deletes_whole_files(io.as_ref(), md, snap, &by_cat(7)).unwrap());
+    // a row filter without metrics to prove it: rows must be read
+    let by_id = Expression::compare(ExprOp::Gt, "id", Datum::Long(3));
+    assert!(!deletes_whole_files(io.as_ref(), md, snap, &by_id).unwrap());
+    let both = Expression::and(by_cat(2), by_id);
+    assert!(!deletes_whole_files(io.as_ref(), md, snap, &both).unwrap());
+}

@@ -79,6 +79,27 @@ fn deletion_vector(d: &DeleteFile, data_file: &str, io: &dyn FileIO) -> Result<D
     read_entry_deletion_vector(io, &entry)
 }
 
+/// The positions of `data_file` in the Parquet position delete file at `location` (a
+/// writer folding old position deletes into a new deletion vector needs them).
+pub fn positions_in_delete_file(
+    io: &Arc<dyn FileIO>,
+    location: &str,
+    data_file: &str,
+) -> Result<Vec<i64>> {
+    let d = DeleteFile {
+        content: POSITION_DELETES,
+        file_path: location.to_string(),
+        file_format: "parquet".to_string(),
+        record_count: 0,
+        file_size_in_bytes: 0,
+        referenced_data_file: None,
+        content_offset: None,
+        content_size_in_bytes: None,
+        equality_ids: Vec::new(),
+    };
+    position_delete_file(&d, data_file, io)
+}
+
 /// The positions in a position delete file that belong to `data_file`.
 fn position_delete_file(d: &DeleteFile, data_file: &str, io: &Arc<dyn FileIO>) -> Result<Vec<i64>> {
     let location = d.file_path.as_str();

@@ -8,6 +8,7 @@
 //! no catalog is reachable.
 
 pub mod data_writer;
+pub mod delete_writer;
 pub mod human;
 pub mod location;
 pub mod metrics;

@@ -40,6 +40,7 @@ use crate::spec::snapshot::{Operation, Snapshot, MAIN_BRANCH};
 use crate::spec::table_metadata::TableMetadata;
 pub use rewrite_manifests::{manifests_to_rewrite, ManifestLayout};
 use rolling::{Roll, WriteContext, ROLL_ROWS_DIVISOR};
+pub use row_filter::deletes_whole_files;
 use summary::SummaryBuilder;
 pub use v4::{
     COMPACT_MIN_DV_LEAVES, COMPACT_MIN_DV_LEAVES_DEFAULT, LEAF_MAX_FILE_ENTRIES,

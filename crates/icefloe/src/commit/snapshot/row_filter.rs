@@ -115,3 +115,32 @@ impl RowFilter {
         Ok(inclusive && (strict || self.strict_metrics.eval(file)?))
     }
 }
+
+/// Whether deleting the rows of `snapshot` that match `filter` only removes whole data
+/// files: every live data file either cannot hold a matching row or must hold nothing but
+/// matching rows, by its partition (strict projection) or its column metrics (Java's
+/// `SparkTable.canDeleteUsingMetadata`, which lets Spark's `DELETE FROM` skip the rows).
+pub fn deletes_whole_files(
+    io: &dyn crate::io::FileIO,
+    md: &TableMetadata,
+    snapshot: &crate::spec::snapshot::Snapshot,
+    filter: &Expression,
+) -> Result<bool> {
+    use crate::manifest::v4::tree::live_entries;
+    use crate::manifest::v4::V4Partitioning;
+    use crate::manifest::ManifestContent;
+    let partitioning = if md.format_version >= 4 {
+        V4Partitioning::for_table(md)?
+    } else {
+        V4Partitioning::none()
+    };
+    let mut rows = RowFilter::new(md, filter)?;
+    for (content, spec_id, e) in live_entries(io, &partitioning, snapshot)? {
+        if content == ManifestContent::Data
+            && rows.decide(md, spec_id, &e.data_file)? == Decision::Partial
+        {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}

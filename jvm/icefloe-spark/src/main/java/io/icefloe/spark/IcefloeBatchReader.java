@@ -30,14 +30,24 @@ class IcefloeBatchReader implements PartitionReader<ColumnarBatch> {
   private boolean closed = false;
 
   IcefloeBatchReader(
-      byte[] payload, String location, String ioPropertiesJson, String schemaJson, int limit) {
+      byte[] payload,
+      String location,
+      String ioPropertiesJson,
+      String schemaJson,
+      int limit,
+      String metadataColumnsJson) {
     this.limit = limit;
     this.allocator = new RootAllocator();
     ArrowArrayStream s = null;
     ArrowReader r = null;
     try {
       s = ArrowArrayStream.allocateNew(allocator);
-      NativeReader.open(payload, location, ioPropertiesJson, schemaJson, s.memoryAddress());
+      if (metadataColumnsJson == null) {
+        NativeReader.open(payload, location, ioPropertiesJson, schemaJson, s.memoryAddress());
+      } else {
+        NativeReader.openWithMetadata(
+            payload, location, ioPropertiesJson, schemaJson, metadataColumnsJson, s.memoryAddress());
+      }
       r = Data.importArrayStream(allocator, s);
     } catch (RuntimeException | Error e) {
       if (s != null) {

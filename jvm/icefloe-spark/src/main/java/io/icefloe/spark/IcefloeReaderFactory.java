@@ -18,12 +18,20 @@ class IcefloeReaderFactory implements PartitionReaderFactory {
   private final String ioPropertiesJson;
   private final String schemaJson;
   private final int limit;
+  private final String metadataColumnsJson;
 
   IcefloeReaderFactory(String location, String ioPropertiesJson, String schemaJson, int limit) {
+    this(location, ioPropertiesJson, schemaJson, limit, null);
+  }
+
+  /** {@code metadataColumnsJson}: a JSON list of metadata columns read after the data, or null. */
+  IcefloeReaderFactory(
+      String location, String ioPropertiesJson, String schemaJson, int limit, String metadataColumnsJson) {
     this.location = location;
     this.ioPropertiesJson = ioPropertiesJson;
     this.schemaJson = schemaJson;
     this.limit = limit;
+    this.metadataColumnsJson = metadataColumnsJson;
   }
 
   @Override
@@ -40,7 +48,12 @@ class IcefloeReaderFactory implements PartitionReaderFactory {
   public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
     IcefloeBatchReader reader =
         new IcefloeBatchReader(
-            ((IcefloeInputPartition) partition).payload(), location, ioPropertiesJson, schemaJson, limit);
+            ((IcefloeInputPartition) partition).payload(),
+            location,
+            ioPropertiesJson,
+            schemaJson,
+            limit,
+            metadataColumnsJson);
     TaskContext context = TaskContext.get();
     if (context != null) {
       // a cancelled or failed task closes its reader too (the native stream and its files)

@@ -35,16 +35,36 @@ class IcefloeScan implements Scan, Batch, SupportsRuntimeV2Filtering {
   private JsonNode readIcebergSchema;
   private int[] partitionSourceIds;
   private final int limit;
+  private final List<String> metadataColumns;
+  private Long snapshotId;
   private StructType readSchema;
   private String readSchemaJson;
   private IcefloeInputPartition[] partitions;
 
   IcefloeScan(String name, NativeTable table, ObjectNode request, List<Predicate> pushed, int limit) {
+    this(name, table, request, pushed, limit, List.of());
+  }
+
+  /** A scan that also reads the given metadata columns ({@code _file}, {@code _pos}), last. */
+  IcefloeScan(
+      String name,
+      NativeTable table,
+      ObjectNode request,
+      List<Predicate> pushed,
+      int limit,
+      List<String> metadataColumns) {
     this.name = name;
     this.table = table;
     this.request = request;
     this.pushed = pushed;
     this.limit = limit;
+    this.metadataColumns = List.copyOf(metadataColumns);
+  }
+
+  /** The snapshot the scan read (null for a table without snapshots). */
+  Long snapshotId() {
+    plan();
+    return snapshotId;
   }
 
   private synchronized void plan() {
@@ -53,9 +73,11 @@ class IcefloeScan implements Scan, Batch, SupportsRuntimeV2Filtering {
     }
     try (NativePlan plan = table.plan(Json.write(request))) {
       JsonNode info = plan.info();
-      readSchema = SparkTypes.schema(info.get("schema"));
+      readSchema = MetadataColumns.append(SparkTypes.schema(info.get("schema")), metadataColumns);
       readIcebergSchema = info.get("schema");
       readSchemaJson = Json.write(readIcebergSchema);
+      JsonNode sid = info.get("snapshot-id");
+      snapshotId = sid == null || sid.isNull() ? null : sid.asLong();
       JsonNode sources = info.get("partition-source-ids");
       partitionSourceIds = new int[sources.size()];
       for (int i = 0; i < sources.size(); i++) {
@@ -96,7 +118,8 @@ class IcefloeScan implements Scan, Batch, SupportsRuntimeV2Filtering {
         info.get("location").asText(),
         io == null || io.isNull() ? null : Json.write(io),
         readSchemaJson,
-        limit);
+        limit,
+        metadataColumns.isEmpty() ? null : Json.write(metadataColumns));
   }
 
   /**
@@ -176,6 +199,7 @@ class IcefloeScan implements Scan, Batch, SupportsRuntimeV2Filtering {
           + runtime.stream().map(Predicate::toString).collect(Collectors.joining(", "));
     }
     return "icefloe " + name + " [filters=" + filters + (limit >= 0 ? ", limit=" + limit : "")
-        + ", columns=" + (request.has("selected") ? request.get("selected").toString() : "*") + "]";
+        + ", columns=" + (request.has("selected") ? request.get("selected").toString() : "*")
+        + (metadataColumns.isEmpty() ? "" : ", metadata=" + metadataColumns) + "]";
   }
 }

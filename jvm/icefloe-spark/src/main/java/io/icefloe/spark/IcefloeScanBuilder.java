@@ -47,6 +47,9 @@ class IcefloeScanBuilder
   private Aggregation aggregation = null;
   private AggregateScan aggregateScan = null;
   private boolean aggregatePushed = false;
+  // metadata columns Spark asked for (the row ids of a row-level operation's scan)
+  private final List<String> metadataColumns = new ArrayList<>();
+  private IcefloeScan built = null;
 
   IcefloeScanBuilder(
       String name,
@@ -65,7 +68,26 @@ class IcefloeScanBuilder
 
   @Override
   public void pruneColumns(StructType requiredSchema) {
-    this.required = requiredSchema;
+    List<StructField> data = new ArrayList<>();
+    metadataColumns.clear();
+    for (StructField f : requiredSchema.fields()) {
+      if (MetadataColumns.isMetadataColumn(f.name()) && find(tableSchema, f.name()) == null) {
+        metadataColumns.add(f.name());
+      } else {
+        data.add(f);
+      }
+    }
+    this.required = new StructType(data.toArray(new StructField[0]));
+  }
+
+  /** The scan {@link #build} made last (a row-level operation validates from its snapshot). */
+  IcefloeScan builtScan() {
+    return built;
+  }
+
+  /** The filter pushed into planning (the expression JSON form), or null. */
+  JsonNode pushedFilter() {
+    return filter;
   }
 
   /**
@@ -131,6 +153,10 @@ class IcefloeScanBuilder
   }
 
   private AggregateScan aggregateScan(Aggregation aggregation) {
+    if (!metadataColumns.isEmpty()) {
+      // a row-level operation's scan reads the rows with their ids
+      return null;
+    }
     if (this.aggregation != aggregation) {
       this.aggregation = aggregation;
       this.aggregateScan = MetadataAggregates.scan(name, table, request(), aggregation);
@@ -197,6 +223,7 @@ class IcefloeScanBuilder
     if (aggregatePushed) {
       return aggregateScan;
     }
-    return new IcefloeScan(name, table, request(), pushed, limit);
+    built = new IcefloeScan(name, table, request(), pushed, limit, metadataColumns);
+    return built;
   }
 }

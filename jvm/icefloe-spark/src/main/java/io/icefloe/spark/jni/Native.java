@@ -48,6 +48,26 @@ final class Native {
   static native void readerOpen(
       byte[] payload, String location, String ioPropertiesJson, String schemaJson, long streamAddress);
 
+  static native void readerOpenWithMetadata(
+      byte[] payload,
+      String location,
+      String ioPropertiesJson,
+      String schemaJson,
+      String metadataColumnsJson,
+      long streamAddress);
+
+  // row-level SQL (crates/icefloe-jni/src/rowlevel.rs)
+
+  static native boolean deletesWholeFiles(long table, String filterJson);
+
+  static native String deleteWhere(long catalog, String requestJson);
+
+  static native byte[] writeDeletes(String requestJson, long[] positions);
+
+  static native String rowDeltaCommit(long catalog, String requestJson, byte[] written);
+
+  static native void rowDeltaAbort(long catalog, String requestJson, byte[] written);
+
   // --- writes (crates/icefloe-jni/src/write.rs) ---
 
   static native String tableMetadataJson(long table);

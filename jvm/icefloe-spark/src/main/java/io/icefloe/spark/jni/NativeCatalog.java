@@ -126,6 +126,21 @@ public final class NativeCatalog implements AutoCloseable {
     return new NativeTable(Native.tableLoad(handle(), Json.write(ident)));
   }
 
+  /** Removes the data files all of whose rows match a filter (crates/icefloe-jni/src/rowlevel.rs). */
+  public JsonNode deleteWhere(String requestJson) {
+    return Json.parse(Native.deleteWhere(handle(), requestJson));
+  }
+
+  /** Commits a row-level write's files (the tasks' records, concatenated) as one row delta. */
+  public JsonNode commitRowDelta(String requestJson, byte[] written) {
+    return Json.parse(Native.rowDeltaCommit(handle(), requestJson, written));
+  }
+
+  /** Deletes the files of a row-level write that will not be committed. */
+  public void abortRowDelta(String requestJson, byte[] written) {
+    Native.rowDeltaAbort(handle(), requestJson, written);
+  }
+
   /**
    * Commits the data files executors wrote (each element the bytes of one {@link
    * NativeDataWriter#finish}) as one snapshot of the table. Request: {@code namespace}, {@code

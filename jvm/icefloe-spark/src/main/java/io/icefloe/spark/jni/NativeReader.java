@@ -14,4 +14,16 @@ public final class NativeReader {
       byte[] payload, String location, String ioPropertiesJson, String schemaJson, long streamAddress) {
     Native.readerOpen(payload, location, ioPropertiesJson, schemaJson, streamAddress);
   }
+
+  /** {@link #open} with metadata columns ({@code _file}, {@code _pos}: a JSON list) after the data. */
+  public static void openWithMetadata(
+      byte[] payload,
+      String location,
+      String ioPropertiesJson,
+      String schemaJson,
+      String metadataColumnsJson,
+      long streamAddress) {
+    Native.readerOpenWithMetadata(
+        payload, location, ioPropertiesJson, schemaJson, metadataColumnsJson, streamAddress);
+  }
 }

@@ -56,10 +56,22 @@ public final class NativeTable {
     }
   }
 
-  /** The table metadata JSON (what executors open a {@link NativeDataWriter} with). */
+  /** The table metadata JSON (what executors open a {@link NativeDataWriter} or write delete files with). */
   public String metadataJson() {
     try {
       return Native.tableMetadataJson(handle);
+    } finally {
+      java.lang.ref.Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Whether deleting the rows matching the filter (expression JSON) removes whole data files
+   * only (Java's canDeleteUsingMetadata).
+   */
+  public boolean deletesWholeFiles(String filterJson) {
+    try {
+      return Native.deletesWholeFiles(handle, filterJson);
     } finally {
       java.lang.ref.Reference.reachabilityFence(this);
     }

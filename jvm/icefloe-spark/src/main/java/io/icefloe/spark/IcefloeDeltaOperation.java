@@ -1,0 +1,182 @@
+package io.icefloe.spark;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icefloe.spark.jni.Json;
+import io.icefloe.spark.jni.NativeTable;
+import java.io.ByteArrayOutputStream;
+import java.util.Locale;
+import org.apache.spark.sql.connector.distributions.Distribution;
+import org.apache.spark.sql.connector.distributions.Distributions;
+import org.apache.spark.sql.connector.expressions.Expressions;
+import org.apache.spark.sql.connector.expressions.NamedReference;
+import org.apache.spark.sql.connector.expressions.SortOrder;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.DeltaBatchWrite;
+import org.apache.spark.sql.connector.write.DeltaWrite;
+import org.apache.spark.sql.connector.write.DeltaWriteBuilder;
+import org.apache.spark.sql.connector.write.DeltaWriterFactory;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
+import org.apache.spark.sql.connector.write.RequiresDistributionAndOrdering;
+import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
+import org.apache.spark.sql.connector.write.SupportsDelta;
+import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * A merge-on-read {@code DELETE}, {@code UPDATE} or {@code MERGE INTO} (Spark's SupportsDelta),
+ * as Java Iceberg's SparkPositionDeltaOperation: the scan reads the rows with their row ids
+ * ({@code _file}, {@code _pos}); Spark hands each deleted row's id to a writer; each task writes
+ * the delete files of its data files (deletion vectors in v3, merged with the live ones;
+ * position delete files in v2) in Rust; the driver commits one row delta validated from the
+ * scanned snapshot (isolation level from {@code write.<command>.isolation-level}, serializable
+ * by default). Rows are clustered by {@code _file} before writing, so that each data file gets
+ * its deletes from one task (a data file may have only one deletion vector).
+ */
+class IcefloeDeltaOperation implements SupportsDelta {
+  private final IcefloeTable table;
+  private final RowLevelOperationInfo info;
+  private IcefloeScanBuilder scanBuilder;
+
+  IcefloeDeltaOperation(IcefloeTable table, RowLevelOperationInfo info) {
+    this.table = table;
+    this.info = info;
+  }
+
+  @Override
+  public Command command() {
+    return info.command();
+  }
+
+  @Override
+  public String description() {
+    return "icefloe merge-on-read " + command() + " on " + table.name();
+  }
+
+  @Override
+  public synchronized ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+    scanBuilder = (IcefloeScanBuilder) table.newScanBuilder(options);
+    return scanBuilder;
+  }
+
+  @Override
+  public NamedReference[] rowId() {
+    return new NamedReference[] {
+      Expressions.column(MetadataColumns.FILE), Expressions.column(MetadataColumns.POS)
+    };
+  }
+
+  /** An update arrives as a delete and an insert, as in Java Iceberg. */
+  @Override
+  public boolean representUpdateAsDeleteAndInsert() {
+    return true;
+  }
+
+  @Override
+  public DeltaWriteBuilder newWriteBuilder(LogicalWriteInfo writeInfo) {
+    return new DeltaWriteBuilder() {
+      @Override
+      public DeltaWrite build() {
+        return new Write(writeInfo);
+      }
+    };
+  }
+
+  private String isolationLevel() {
+    String key =
+        "write." + command().toString().toLowerCase(Locale.ROOT) + ".isolation-level";
+    JsonNode level = table.nativeTable().info().path("properties").get(key);
+    return level == null ? "serializable" : level.asText();
+  }
+
+  private final class Write implements DeltaWrite, DeltaBatchWrite, RequiresDistributionAndOrdering {
+    private final LogicalWriteInfo writeInfo;
+
+    Write(LogicalWriteInfo writeInfo) {
+      this.writeInfo = writeInfo;
+    }
+
+    @Override
+    public String description() {
+      return IcefloeDeltaOperation.this.description();
+    }
+
+    @Override
+    public Distribution requiredDistribution() {
+      return Distributions.clustered(
+          new org.apache.spark.sql.connector.expressions.Expression[] {
+            Expressions.column(MetadataColumns.FILE)
+          });
+    }
+
+    @Override
+    public SortOrder[] requiredOrdering() {
+      return new SortOrder[0];
+    }
+
+    @Override
+    public DeltaBatchWrite toBatch() {
+      return this;
+    }
+
+    private Long scannedSnapshot() {
+      IcefloeScan scan = scanBuilder == null ? null : scanBuilder.builtScan();
+      // no scan: Spark replaced it with an empty relation, nothing was read
+      return scan == null ? null : scan.snapshotId();
+    }
+
+    @Override
+    public DeltaWriterFactory createBatchWriterFactory(PhysicalWriteInfo physical) {
+      NativeTable t = table.nativeTable();
+      JsonNode io = t.info().get("io-properties");
+      Long snapshot = scannedSnapshot();
+      return new IcefloeDeltaWriterFactory(
+          t.metadataJson(),
+          snapshot == null ? -1L : snapshot,
+          io == null || io.isNull() ? null : Json.write(io),
+          writeInfo.queryId(),
+          writeInfo.schema(),
+          org.apache.spark.sql.internal.SQLConf.get().sessionLocalTimeZone());
+    }
+
+    private byte[] joined(WriterCommitMessage[] messages) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      for (WriterCommitMessage m : messages) {
+        if (m instanceof IcefloeDeltaWriterFactory.Written) {
+          byte[] bytes = ((IcefloeDeltaWriterFactory.Written) m).bytes();
+          out.write(bytes, 0, bytes.length);
+        }
+      }
+      return out.toByteArray();
+    }
+
+    @Override
+    public void commit(WriterCommitMessage[] messages) {
+      ObjectNode request = table.commitRequest();
+      Long snapshot = scannedSnapshot();
+      if (snapshot != null) {
+        request.put("snapshot-id", snapshot);
+      }
+      request.put("isolation-level", isolationLevel());
+      JsonNode filter = scanBuilder == null ? null : scanBuilder.pushedFilter();
+      if (filter != null) {
+        request.set("conflict-filter", filter);
+      }
+      table.catalog().commitRowDelta(Json.write(request), joined(messages));
+    }
+
+    @Override
+    public void abort(WriterCommitMessage[] messages) {
+      if (messages == null) {
+        return;
+      }
+      table.catalog().abortRowDelta(Json.write(table.commitRequest()), joined(messages));
+    }
+  }
+
+  @Override
+  public String toString() {
+    return description();
+  }
+}
