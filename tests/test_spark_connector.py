@@ -15,6 +15,7 @@ import pytest
 
 import icefloe
 import icefloe.spark
+from connector_env import twin_catalogs
 from icefloe.spark import connector
 
 JAVA = "conn_java"
@@ -68,26 +69,7 @@ def test_connector_jars_refuse_an_installation_without_them(monkeypatch, tmp_pat
 @pytest.fixture(scope="module")
 def env(spark, tmp_path_factory):
     root = tmp_path_factory.mktemp("spark-connector")
-    db = str(root / "catalog.db")
-    warehouse = (root / "wh").as_uri()
-    for k, v in {
-        "": "org.apache.iceberg.spark.SparkCatalog",
-        ".type": "jdbc",
-        ".uri": f"jdbc:sqlite:{db}",
-        ".warehouse": warehouse,
-        ".jdbc.schema-version": "V1",
-        ".cache-enabled": "false",
-    }.items():
-        spark.conf.set(f"spark.sql.catalog.{JAVA}{k}", v)
-    for k, v in {
-        "": connector.CATALOG_CLASS,
-        ".uri": f"sqlite:///{db}",
-        ".warehouse": warehouse,
-        ".catalog-name": JAVA,
-    }.items():
-        spark.conf.set(f"spark.sql.catalog.{ICE}{k}", v)
-    catalog = icefloe.load_catalog(JAVA, uri=f"sqlite:///{db}", warehouse=warehouse)
-    catalog.create_namespace("db")
+    twin_catalogs(spark, root, JAVA, ICE)
     spark.sql(
         f"CREATE TABLE {JAVA}.db.events (id bigint, category string, ts timestamp, "
         "amount decimal(10,2), score double, d date, ntz timestamp_ntz, n int, "

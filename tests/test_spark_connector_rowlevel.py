@@ -17,8 +17,7 @@ import os
 
 import pytest
 
-import icefloe
-from icefloe.spark import connector
+from connector_env import twin_catalogs
 
 JAVA = "rl_java"
 ICE = "rl_ice"
@@ -51,26 +50,7 @@ pytestmark = pytest.mark.java
 @pytest.fixture(scope="module")
 def env(spark, tmp_path_factory):
     root = tmp_path_factory.mktemp("spark-rowlevel")
-    db = str(root / "catalog.db")
-    warehouse = (root / "wh").as_uri()
-    for k, v in {
-        "": "org.apache.iceberg.spark.SparkCatalog",
-        ".type": "jdbc",
-        ".uri": f"jdbc:sqlite:{db}",
-        ".warehouse": warehouse,
-        ".jdbc.schema-version": "V1",
-        ".cache-enabled": "false",
-    }.items():
-        spark.conf.set(f"spark.sql.catalog.{JAVA}{k}", v)
-    for k, v in {
-        "": connector.CATALOG_CLASS,
-        ".uri": f"sqlite:///{db}",
-        ".warehouse": warehouse,
-        ".catalog-name": JAVA,
-    }.items():
-        spark.conf.set(f"spark.sql.catalog.{ICE}{k}", v)
-    catalog = icefloe.load_catalog(JAVA, uri=f"sqlite:///{db}", warehouse=warehouse)
-    catalog.create_namespace("db")
+    catalog = twin_catalogs(spark, root, JAVA, ICE)
     spark._rl_catalog = catalog  # type: ignore[attr-defined]
     return spark
 
