@@ -95,6 +95,49 @@ spark.stop()
 '''
 
 
+# The JVM connector on the same cluster: its jars come from the wheel's environment
+# (``icefloe/spark/jars``) and reach the executors through ``spark.jars`` only; nothing on an
+# executor's class path names them, so the executors load the connector from the copy Spark
+# fetched into their work directories. The executors run no Python.
+CONNECTOR_DRIVER = r"""
+import json, sys
+from pyspark.sql import SparkSession
+
+master, db, wh, n, name, jars = sys.argv[1:7]
+n = int(n)
+spark = (SparkSession.builder.master(master).appName("icefloe-standalone-connector")
+         .config("spark.ui.enabled", "false").config("spark.executor.memory", "768m")
+         .config("spark.executor.cores", "1").config("spark.cores.max", "2")
+         .config("spark.jars", jars)
+         # the driver is on this machine, where the wheel is installed
+         .config("spark.driver.extraClassPath", jars.replace(",", ":"))
+         .config("spark.sql.catalog.ice", "io.icefloe.spark.SparkCatalog")
+         .config("spark.sql.catalog.ice.uri", f"sqlite:///{db}")
+         .config("spark.sql.catalog.ice.warehouse", wh)
+         .config("spark.sql.catalog.ice.catalog-name", name)
+         .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+q = lambda s: spark.sql(s).collect()
+q("CREATE NAMESPACE ice.cdb")
+# small splits, so that both executors get read tasks
+q("CREATE TABLE ice.cdb.t (id bigint NOT NULL, g string, amount double) USING iceberg "
+  "PARTITIONED BY (g) TBLPROPERTIES ('format-version'='3', 'read.split.target-size'='4096')")
+# the executors write the data files (the Rust writer, through the connector)
+q(f"INSERT INTO ice.cdb.t SELECT /*+ REPARTITION(4) */ id, concat('g', cast(id % 3 AS string)), id * 0.5 "
+  f"FROM range({n})")
+out = {
+    "count": q("SELECT count(*) FROM ice.cdb.t")[0][0],
+    "rows": list(q("SELECT count(*), sum(id) FROM (SELECT id FROM ice.cdb.t WHERE amount >= 0)")[0]),
+    "filtered": list(q("SELECT count(*), sum(amount) FROM ice.cdb.t WHERE g = 'g1' AND id < 1000")[0]),
+    "partitions": spark.table("ice.cdb.t").rdd.getNumPartitions(),
+}
+# a row-level delete: deletion vectors written by the executors, one row delta
+q("DELETE FROM ice.cdb.t WHERE id >= 100 AND id < 300")
+out["after_delete"] = list(q("SELECT count(*), sum(id) FROM ice.cdb.t")[0])
+print("RESULT " + json.dumps(out), flush=True)
+spark.stop()
+"""
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -302,3 +345,51 @@ def test_write_read_delete_on_a_standalone_cluster(cluster, wheel_environment, s
     assert java_ids == [i for i in range(n) if not (i % 4 == 2 and i >= 500)]
     table = icefloe.load_catalog(sc, uri=f"sqlite:///{db}", warehouse=wh).load_table("db.t")
     assert table.scan().count() == n - deleted
+
+
+def test_connector_on_a_standalone_cluster(cluster, wheel_environment, spark, tmp_path):
+    """The JVM connector's SQL pipeline (the Rust writer and reader in the executors, planning
+    and commits on the driver) with the connector shipped from the wheel's environment
+    through ``spark.jars``."""
+    master, env, logs = cluster
+    env_dir, _ = wheel_environment
+    jar_dirs = list(env_dir.glob("lib/python*/site-packages/icefloe/spark/jars"))
+    assert len(jar_dirs) == 1, jar_dirs
+    jars = sorted(jar_dirs[0].glob("*.jar"))
+    assert {p.name for p in jars} >= {"icefloe-spark.jar"}, jars
+    db, wh = str(tmp_path / "catalog.db"), (tmp_path / "wh").as_uri()
+    n = 20_000
+    sc = spark_catalog(spark, db, wh)
+    proc = subprocess.run(
+        [sys.executable, "-c", CONNECTOR_DRIVER, master, db, wh, str(n), sc, ",".join(map(str, jars))],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    assert proc.returncode == 0 and lines, (
+        proc.stdout[-3000:],
+        proc.stderr[-6000:],
+        [(p.name, p.read_text()[-2000:]) for p in sorted(logs.rglob("stderr"))][-2:],
+    )
+    out = json.loads(lines[0][len("RESULT ") :])
+    kept = list(range(n))
+    assert out["count"] == len(kept)
+    assert out["rows"] == [len(kept), sum(kept)]
+    g1 = [i for i in kept if i % 3 == 1 and i < 1000]
+    assert out["filtered"][0] == len(g1)
+    assert out["filtered"][1] == pytest.approx(sum(i * 0.5 for i in g1))
+    assert out["partitions"] >= 2
+    # the executors fetched the connector's jar from the driver into their own directories
+    # (the workers' work dirs hold one directory per application and executor)
+    fetched = [p for p in logs.rglob("icefloe-spark.jar") if "work" in p.parent.parent.parent.name]
+    assert len(fetched) >= WORKERS, sorted(logs.rglob("*.jar"))
+
+    kept = [i for i in kept if not 100 <= i < 300]
+    assert out["after_delete"] == [len(kept), sum(kept)]
+
+    # Java Iceberg reads the same table, deletes applied
+    java = spark.sql(f"SELECT count(*), sum(id) FROM {sc}.cdb.t").collect()[0]
+    assert (java[0], java[1]) == (len(kept), sum(kept))
