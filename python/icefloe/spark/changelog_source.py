@@ -23,16 +23,15 @@ from typing import Any
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
-from .._native import FileIO
+from .._native import RESERVED_FIELD_IDS, RESERVED_FIELD_TYPES, FileIO
 from ..table import Table
 from . import types as T
 from .options import ReadOptions, _bool, _int, _lower, _names
 
-# Java's MetadataColumns ids (Integer.MAX_VALUE - 104, - 105, - 106)
+# the changelog's metadata columns, with the spec's reserved ids and types (from Rust)
 _META_FIELDS = [
-    {"id": 2147483543, "name": "_change_type", "required": True, "type": "string"},
-    {"id": 2147483542, "name": "_change_ordinal", "required": True, "type": "int"},
-    {"id": 2147483541, "name": "_commit_snapshot_id", "required": True, "type": "long"},
+    {"id": RESERVED_FIELD_IDS[name], "name": name, "required": True, "type": RESERVED_FIELD_TYPES[name]}
+    for name in ("_change_type", "_change_ordinal", "_commit_snapshot_id")
 ]
 
 
