@@ -15,10 +15,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::{
-    partition_type_for, promote_partition, PlanContext, ResidualCache, ScanMetrics, ScanPlan,
-    TableScan,
-};
+use super::{promote_partition, PlanContext, ResidualCache, ScanPlan, TableScan};
 use crate::error::{Error, Result};
 use crate::expr::evaluate_tuple;
 use crate::manifest::{
@@ -26,8 +23,6 @@ use crate::manifest::{
     ManifestStatus, ReadManifestOptions,
 };
 use crate::scan::{FileScanTask, ScanFile};
-use crate::spec::name_mapping::DEFAULT_NAME_MAPPING_PROPERTY;
-use crate::spec::partition::PartitionSpec;
 use crate::spec::snapshot::{Operation as SnapshotOperation, Snapshot};
 
 /// Java's message for a changelog over snapshots with delete files.
@@ -89,30 +84,15 @@ impl TableScan {
             None => (*schema).clone(),
         });
         let filter = Arc::new(self.filter.bind(&schema, self.case_sensitive)?);
-        let specs: std::collections::HashMap<i32, Arc<PartitionSpec>> = md
-            .partition_specs
-            .iter()
-            .map(|s| (s.spec_id, Arc::new(s.clone())))
-            .collect();
-        let mut plan = ScanPlan {
-            snapshot_id: end.map(|s| s.snapshot_id),
-            schema: schema.clone(),
+        let mut plan = ScanPlan::without_tasks(
+            md,
+            end.map(|s| s.snapshot_id),
+            schema.clone(),
             projected_schema,
-            filter: filter.clone(),
-            specs: specs.clone(),
-            partition_types: specs
-                .iter()
-                .map(|(id, spec)| Ok((*id, partition_type_for(md, &schema, spec)?)))
-                .collect::<Result<_>>()?,
-            tasks: Vec::new(),
-            metrics: ScanMetrics::default(),
-            name_mapping: md
-                .properties
-                .iter()
-                .find(|(k, _)| k == DEFAULT_NAME_MAPPING_PROPERTY)
-                .map(|(_, v)| v.clone()),
-            format_version: md.format_version,
-        };
+            filter.clone(),
+            &schema,
+        )?;
+        let specs = plan.specs.clone();
         let Some(end) = end else {
             if self.from_snapshot_exclusive.is_some() {
                 return Err(Error::invalid_argument(

@@ -102,6 +102,44 @@ pub struct ScanPlan {
 }
 
 impl ScanPlan {
+    /// A plan with no tasks yet: the scan's schemas and filter, every spec of the table with
+    /// its partition type (also for a table without snapshots, so that an empty plan has the
+    /// partition struct of a full one) and the table's name mapping.
+    pub(crate) fn without_tasks(
+        md: &TableMetadata,
+        snapshot_id: Option<i64>,
+        schema: Arc<Schema>,
+        projected_schema: Arc<Schema>,
+        filter: Arc<BoundExpression>,
+        spec_schema: &Schema,
+    ) -> Result<Self> {
+        let specs: HashMap<i32, Arc<PartitionSpec>> = md
+            .partition_specs
+            .iter()
+            .map(|s| (s.spec_id, Arc::new(s.clone())))
+            .collect();
+        let partition_types = specs
+            .iter()
+            .map(|(id, spec)| Ok((*id, partition_type_for(md, spec_schema, spec)?)))
+            .collect::<Result<_>>()?;
+        Ok(ScanPlan {
+            snapshot_id,
+            schema,
+            projected_schema,
+            filter,
+            specs,
+            partition_types,
+            tasks: Vec::new(),
+            metrics: ScanMetrics::default(),
+            name_mapping: md
+                .properties
+                .iter()
+                .find(|(k, _)| k == DEFAULT_NAME_MAPPING_PROPERTY)
+                .map(|(_, v)| v.clone()),
+            format_version: md.format_version,
+        })
+    }
+
     /// The number of rows the plan reads, when the files' record counts alone give it
     /// (an aggregate push-down's `COUNT(*)`, as Java's `SparkScanBuilder` answers it from
     /// metadata): no row filter and no task with delete files. `None` otherwise: a
@@ -359,32 +397,15 @@ impl TableScan {
         } else {
             Arc::new(self.filter.bind(spec_schema, self.case_sensitive)?)
         };
-        let specs: HashMap<i32, Arc<PartitionSpec>> = md
-            .partition_specs
-            .iter()
-            .map(|s| (s.spec_id, Arc::new(s.clone())))
-            .collect();
-        let mut plan = ScanPlan {
-            snapshot_id: snapshot.map(|s| s.snapshot_id),
-            schema: schema.clone(),
+        let mut plan = ScanPlan::without_tasks(
+            md,
+            snapshot.map(|s| s.snapshot_id),
+            schema.clone(),
             projected_schema,
-            filter: filter.clone(),
-            specs: specs.clone(),
-            // every spec's, also for a table without snapshots, so that an empty plan has
-            // the partition struct of a full one
-            partition_types: specs
-                .iter()
-                .map(|(id, spec)| Ok((*id, partition_type_for(md, spec_schema, spec)?)))
-                .collect::<Result<_>>()?,
-            tasks: Vec::new(),
-            metrics: ScanMetrics::default(),
-            name_mapping: md
-                .properties
-                .iter()
-                .find(|(k, _)| k == DEFAULT_NAME_MAPPING_PROPERTY)
-                .map(|(_, v)| v.clone()),
-            format_version: md.format_version,
-        };
+            filter.clone(),
+            spec_schema,
+        )?;
+        let specs = plan.specs.clone();
         on_start(&plan)?;
         let Some(snapshot) = snapshot else {
             if self.incremental && self.from_snapshot_exclusive.is_some() {
