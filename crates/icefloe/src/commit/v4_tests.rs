@@ -1410,3 +1410,29 @@ fn a_parquet_leaf_is_a_typed_error_naming_it() {
         "{e:?}"
     );
 }
+
+#[test]
+fn a_commit_naming_files_reads_no_data_leaf_after_it_found_them() {
+    // leaves M1 (d1-d3) and M2 (d4-d6); M2 made unreadable
+    let c = MemoryCatalog::new();
+    table_with_leaf(&c);
+    set_property(&c, super::snapshot::ROOT_MAX_FILE_ENTRIES, "2");
+    let t = append(
+        &c,
+        vec![data("d4", 1, 1), data("d5", 1, 1), data("d6", 1, 1)],
+    );
+    set_property(&c, super::snapshot::ROOT_MAX_FILE_ENTRIES, "100");
+    let r = root(&c, &t);
+    assert_eq!(r.len(), 2);
+    c.io().delete(&r[1].location).unwrap();
+    // d2 and a DV for d1 are both in M1, read first: M2 is not needed
+    delete(&c, &["d2"]);
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, dv("dv1", "d1", 1, 4, 3));
+    commit(&c, p).unwrap();
+    // a file of M2 does need it, and so reports the missing leaf
+    let mut p = SnapshotProducer::delete_files();
+    p.delete_path(path("d5"));
+    let e = commit(&c, p).unwrap_err();
+    assert!(e.to_string().contains(&r[1].location), "{e}");
+}

@@ -26,6 +26,7 @@ use crate::manifest::{
     ManifestContent, ManifestEntry, ManifestFile, ManifestProjection, ManifestSource,
     ManifestStatus, ReadManifestOptions,
 };
+use crate::puffin::dv::DeletionVector;
 use crate::scan::delete_index::DeleteFileIndex;
 use crate::scan::{FileScanTask, ScanFile};
 use crate::spec::name_mapping::DEFAULT_NAME_MAPPING_PROPERTY;
@@ -548,7 +549,7 @@ impl TableScan {
         // delete manifests with every column and keeps those stats)
         let delete_options = ManifestProjection::all();
         let delete_results = self.parallel(delete_manifests.len(), |i| {
-            self.decode_one(delete_manifests[i], &ctx, &delete_options, None)
+            self.decode_one(delete_manifests[i], &ctx, &delete_options, None, None)
         })?;
         let mut deletes = Vec::new();
         for r in delete_results {
@@ -588,6 +589,7 @@ impl TableScan {
                 &ctx,
                 &data_options,
                 incremental_ids.as_ref(),
+                None,
             )?;
             let mut residuals = ResidualCache::default();
             let mut tasks = Vec::with_capacity(r.data.len());
@@ -704,36 +706,76 @@ impl TableScan {
             }
         }
         let io = self.io.as_ref();
-        let read =
-            |leaf: &TrackedFile| -> Result<(Vec<ScanFile>, Vec<Arc<ScanFile>>, ScanMetrics)> {
-                let mut data = Vec::new();
-                let mut dels = Vec::new();
-                let mut m = ScanMetrics::default();
-                let spec_id = leaf.spec_id.unwrap_or(0);
-                for item in v4_tree::read_leaf(io, partitioning, leaf)? {
-                    let spec = item
-                        .tracked
-                        .as_ref()
-                        .and_then(|t| t.spec_id)
-                        .unwrap_or(spec_id);
-                    let is_data = item.entry.data_file.content == DataContentType::Data
-                        && leaf.content_type == V4Content::DataManifest;
-                    self.keep_v4_file(
-                        &ctx, spec, item.entry, is_data, &mut data, &mut dels, &mut m,
-                    )?;
-                    if let Some(t) = &item.tracked {
-                        if let Some(dv) = &t.deletion_vector {
-                            let d = v4_tree::v3_dv_entry(t, dv);
-                            self.keep_v4_file(&ctx, spec, d, false, &mut data, &mut dels, &mut m)?;
-                        }
+        let read = |leaf: &TrackedFile,
+                    options: &ManifestProjection|
+         -> Result<(Vec<ScanFile>, Vec<Arc<ScanFile>>, ScanMetrics)> {
+            let mut m = ScanMetrics::default();
+            if leaf.format_version < 4 {
+                // a v3 manifest carried into the root (an upgraded table): decoded as v3
+                // planning decodes it, projected to the stats the plan needs, with the
+                // leaf's manifest DV dropping the entries removed since
+                let info = leaf.manifest_info.as_ref().ok_or_else(|| {
+                    Error::invalid_metadata("manifest_info", "required for a manifest entry")
+                        .in_file(&leaf.location)
+                })?;
+                let removed = info
+                    .decode_dv(leaf.record_count)
+                    .map_err(|e| e.in_file(&leaf.location))?;
+                let mf = v4_tree::as_manifest_file(leaf);
+                let r = self.decode_one(&mf, &ctx, options, None, removed.as_ref())?;
+                m.skipped_data_files = r.skipped_data;
+                m.skipped_delete_files = r.skipped_deletes;
+                return Ok((r.data, r.deletes, m));
+            }
+            let mut data = Vec::new();
+            let mut dels = Vec::new();
+            let spec_id = leaf.spec_id.unwrap_or(0);
+            for item in v4_tree::read_leaf(io, partitioning, leaf)? {
+                let spec = item
+                    .tracked
+                    .as_ref()
+                    .and_then(|t| t.spec_id)
+                    .unwrap_or(spec_id);
+                let is_data = item.entry.data_file.content == DataContentType::Data
+                    && leaf.content_type == V4Content::DataManifest;
+                self.keep_v4_file(
+                    &ctx, spec, item.entry, is_data, &mut data, &mut dels, &mut m,
+                )?;
+                if let Some(t) = &item.tracked {
+                    if let Some(dv) = &t.deletion_vector {
+                        let d = v4_tree::v3_dv_entry(t, dv);
+                        self.keep_v4_file(&ctx, spec, d, false, &mut data, &mut dels, &mut m)?;
                     }
                 }
-                Ok((data, dels, m))
-            };
-        let delete_results = self.parallel(delete_leaves.len(), |i| read(delete_leaves[i]))?;
-        let data_results = self.parallel(data_leaves.len(), |i| read(data_leaves[i]))?;
+            }
+            Ok((data, dels, m))
+        };
+        // delete leaves first, whole (as v3 reads delete manifests); their equality
+        // deletes decide which column stats data leaves are decoded with, as in v3
+        let delete_options = ManifestProjection::all();
+        let delete_results = self.parallel(delete_leaves.len(), |i| {
+            read(delete_leaves[i], &delete_options)
+        })?;
         let mut groups = vec![root_data];
-        for (data, dels, m) in delete_results.into_iter().chain(data_results) {
+        for (data, dels, m) in delete_results {
+            plan.metrics.skipped_data_files += m.skipped_data_files;
+            plan.metrics.skipped_delete_files += m.skipped_delete_files;
+            deletes.extend(dels);
+            groups.push(data);
+        }
+        let mut stats_ids = plan_filter.field_ids();
+        stats_ids.extend(
+            deletes
+                .iter()
+                .flat_map(|d| d.file.equality_ids.iter().flatten().copied()),
+        );
+        stats_ids.extend(self.stats_for.iter().copied());
+        stats_ids.sort_unstable();
+        stats_ids.dedup();
+        let data_options = ManifestProjection::scan(stats_ids);
+        let data_results =
+            self.parallel(data_leaves.len(), |i| read(data_leaves[i], &data_options))?;
+        for (data, dels, m) in data_results {
             plan.metrics.skipped_data_files += m.skipped_data_files;
             plan.metrics.skipped_delete_files += m.skipped_delete_files;
             deletes.extend(dels);
@@ -741,12 +783,20 @@ impl TableScan {
         }
         plan.metrics.result_delete_files = deletes.len();
         let index = DeleteFileIndex::new(deletes, specs, &md.schemas)?;
+        // each group's files are moved into its tasks, once, by the thread that plans it
+        let groups: Vec<std::sync::Mutex<Vec<ScanFile>>> =
+            groups.into_iter().map(std::sync::Mutex::new).collect();
         let plan_ref = &plan;
         let parts = self.parallel(groups.len(), |i| {
+            let files = std::mem::take(
+                &mut *groups[i]
+                    .lock()
+                    .map_err(|_| Error::unsupported("a planning thread panicked"))?,
+            );
             let mut residuals = ResidualCache::default();
-            let mut tasks = Vec::with_capacity(groups[i].len());
-            for file in &groups[i] {
-                let file = Arc::new(file.clone());
+            let mut tasks = Vec::with_capacity(files.len());
+            for file in files {
+                let file = Arc::new(file);
                 let file_deletes = if index.is_empty() {
                     Vec::new()
                 } else {
@@ -899,11 +949,13 @@ impl TableScan {
         ctx: &PlanContext,
         options: &ManifestProjection,
         only_snapshots: Option<&HashSet<i64>>,
+        removed: Option<&DeletionVector>,
     ) -> Result<ManifestResult> {
         let spec = ctx.spec(m.partition_spec_id)?;
         let bytes = self.io.read(&m.manifest_path)?;
         let mut out = ManifestResult::default();
         let is_data_manifest = m.content == ManifestContent::Data;
+        let mut next_ordinal: i64 = 0;
         // entries are decoded into one slot and tested there: only kept files are taken
         // out of it, so dropped entries cost no allocation
         visit_manifest(
@@ -912,7 +964,12 @@ impl TableScan {
                 .projection(options)
                 .inherit_from(m),
             |e| {
-                if e.status == ManifestStatus::Deleted {
+                // the entry's position in the manifest, which a v4 manifest DV addresses
+                let ordinal = next_ordinal;
+                next_ordinal += 1;
+                if e.status == ManifestStatus::Deleted
+                    || removed.is_some_and(|dv| dv.contains(ordinal))
+                {
                     return Ok(());
                 }
                 if let Some(ids) = only_snapshots {

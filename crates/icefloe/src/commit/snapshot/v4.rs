@@ -17,7 +17,7 @@
 //!   storage round trip. A rewrite of manifests compacts every leaf and root file into
 //!   new leaves with manifest DVs applied, all EXISTING.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use super::properties::property_or;
 use super::row_filter;
@@ -217,11 +217,51 @@ impl SnapshotProducer {
                 .filter(|i| root[*i].e.content_type.is_manifest())
                 .collect();
             order.sort_by_key(|i| root[*i].e.content_type == ContentType::DeleteManifest);
-            for i in order {
+            // leaves are decoded a few at a time on parallel threads (decoding is the
+            // cost) and processed in order, one at a time, as before
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            // (a leaf read ahead but then not needed does not fail the commit: its result
+            // is only looked at when it is processed)
+            let mut prefetched: VecDeque<Result<Vec<LeafItem>>> = VecDeque::new();
+            for (pos, &i) in order.iter().enumerate() {
                 let leaf = root[i].e.clone();
                 let is_data_leaf = leaf.content_type == ContentType::DataManifest;
                 let leaf_spec = leaf.spec_id.unwrap_or(0);
-                for item in read_leaf(io, &partitioning, &leaf)? {
+                // with no filter and no delete file to remove, data leaves matter only
+                // for the files this commit names: once all are found, no other data
+                // leaf holds them (a file is live once), so the rest are not read
+                if is_data_leaf
+                    && row_filter.is_none()
+                    && removed_deletes.is_empty()
+                    && wanted.iter().all(|p| found.contains(p))
+                    && new_dvs
+                        .keys()
+                        .all(|k| placed_dvs.contains(k) || added_now.contains(k.as_str()))
+                {
+                    prefetched.pop_front();
+                    continue;
+                }
+                if prefetched.is_empty() {
+                    let chunk: Vec<TrackedFile> = order[pos..]
+                        .iter()
+                        .map(|&j| &root[j].e)
+                        .take_while(|e| e.content_type == leaf.content_type)
+                        .take(threads)
+                        .cloned()
+                        .collect();
+                    prefetched = crate::parallel::map_indexed(
+                        threads,
+                        chunk.len(),
+                        "a thread reading leaf manifests panicked",
+                        "leaf manifests left unread after an error",
+                        |j| Ok(read_leaf(io, &partitioning, &chunk[j])),
+                    )?
+                    .into();
+                }
+                let items = prefetched.pop_front().ok_or_else(|| {
+                    Error::unsupported("leaf manifests left unread after an error")
+                })??;
+                for item in items {
                     let LeafItem {
                         ordinal,
                         entry,
