@@ -664,8 +664,9 @@ impl TableScan {
                     continue;
                 }
                 let mf = v4_tree::as_manifest_file(e);
-                let keep =
-                    may_have_live_files(&mf) && ctx.spec(spec_id)?.manifest_evaluator.eval(&mf)?;
+                let keep = may_have_live_files(&mf)
+                    && ctx.spec(spec_id)?.manifest_evaluator.eval(&mf)?
+                    && leaf_metrics_may_match(&ctx, e)?;
                 let counts = &mut plan.metrics;
                 match (keep, is_data) {
                     (true, true) => {
@@ -1057,6 +1058,23 @@ struct SpecContext {
     partition_filter: BoundExpression,
     manifest_evaluator: ManifestEvaluator,
     residuals: ResidualEvaluator,
+}
+
+/// Whether a v4 leaf may hold a file matching the filter, by the aggregate column
+/// metrics on its root entry (`manifest::v4::stats`): v3's inclusive metrics evaluator,
+/// the one files are tested with, applied to the aggregate, which bounds every file of
+/// the leaf, so a leaf it rules out holds no file the filter would keep. Leaves without
+/// aggregate metrics (written before they existed, or v3 manifests of an upgraded table)
+/// are kept.
+fn leaf_metrics_may_match(ctx: &PlanContext, e: &TrackedFile) -> Result<bool> {
+    if !ctx.filter_entries || e.metrics.is_empty() {
+        return Ok(true);
+    }
+    let mut f = v4_tree::to_data_file(e);
+    // the entry's record_count counts the leaf's entries, not rows; any positive count
+    // keeps the evaluator's empty-file shortcut out, so only the metrics decide
+    f.record_count = 1;
+    ctx.metrics.eval(&f)
 }
 
 struct PlanContext {

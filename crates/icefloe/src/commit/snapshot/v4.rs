@@ -619,6 +619,9 @@ impl SnapshotProducer {
                 info.min_sequence_number = sequence_number;
             }
             info.partitions = partition_summaries(md, spec_id, &files)?;
+            // per-column bounds and counts over the leaf's files, for pruning the leaf
+            // by the filter's columns as v3 prunes files
+            let metrics = crate::manifest::v4::stats::aggregate_metrics(md, &files);
             let mut t = Tracking::new(status);
             t.snapshot_id = Some(snapshot_id);
             t.sequence_number = Some(sequence_number);
@@ -643,7 +646,7 @@ impl SnapshotProducer {
                 split_offsets: None,
                 equality_ids: None,
                 partition: Vec::new(),
-                metrics: Default::default(),
+                metrics,
             });
         }
         Ok(out)

@@ -4,6 +4,7 @@
 //! writes and reads it. Nothing plans or commits with it yet.
 
 mod avro;
+pub mod stats;
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests;
