@@ -222,3 +222,46 @@ fn planning_skips_a_leaf_its_aggregate_bounds_rule_out_without_reading_it() {
         assert_eq!(planned_with(&v3, &t3, f.clone()), planned_with(&c, &t, f));
     }
 }
+
+#[test]
+fn aggregate_rules_for_null_only_files_unknown_counts_and_dead_entries() {
+    use crate::manifest::v4::stats::aggregate_metrics;
+    use crate::manifest::v4::tree::from_data_file;
+    use crate::manifest::v4::Tracking;
+    let c = MemoryCatalog::new();
+    let t = create(&c, 4);
+    let entry = |f: &DataFile, status| from_data_file(f, 0, Tracking::new(status)).unwrap();
+    let a = data_ids("a", 1, 10, 10, 20);
+    // no `id` bounds, but its counts say every value is null: it needs none
+    let mut nulls = data("n", 1, 4);
+    nulls.value_counts = Some(vec![(1, 4), (2, 4)]);
+    nulls.null_value_counts = Some(vec![(1, 4), (2, 0)]);
+    // a removed entry with a wider range does not count
+    let dead = data_ids("x", 1, 10, -100, 100);
+    let m = aggregate_metrics(
+        &t.metadata,
+        &[
+            entry(&a, Existing),
+            entry(&nulls, Added),
+            entry(&dead, Deleted),
+        ],
+    );
+    assert_eq!(m.lower_bounds, Some(vec![(1, long(10)), (2, int(1))]));
+    assert_eq!(m.upper_bounds, Some(vec![(1, long(20)), (2, int(1))]));
+    assert_eq!(m.value_counts, Some(vec![(1, 14), (2, 14)]));
+    assert_eq!(m.null_value_counts, Some(vec![(1, 4), (2, 0)]));
+    // a file of unknown row count: no aggregate at all (the evaluator keeps such a file)
+    let mut unknown = data_ids("u", 1, 10, 10, 20);
+    unknown.record_count = -1;
+    let m = aggregate_metrics(
+        &t.metadata,
+        &[entry(&a, Existing), entry(&unknown, Existing)],
+    );
+    assert!(m.is_empty());
+    // a bound that does not decode as the column's type drops that column's bound
+    let mut bad = data_ids("b", 1, 10, 10, 20);
+    bad.lower_bounds.as_mut().unwrap()[0].1 = vec![1, 2, 3];
+    let m = aggregate_metrics(&t.metadata, &[entry(&a, Existing), entry(&bad, Existing)]);
+    assert_eq!(m.lower_bounds, Some(vec![(2, int(1))]));
+    assert_eq!(m.upper_bounds, Some(vec![(1, long(20)), (2, int(1))]));
+}

@@ -21,6 +21,8 @@ use ContentType::{Data, DataManifest};
 
 #[path = "v4_stats_tests.rs"]
 mod stats_tests;
+#[path = "v4_upgrade_tests.rs"]
+mod upgrade_tests;
 use stats_tests::data_ids;
 use TrackingStatus::{Added, Deleted, Existing, Modified};
 

@@ -656,6 +656,15 @@ impl SnapshotProducer {
     /// DV (every leaf, and the root's existing files too, when `all`) are merged into new
     /// leaves with their DVs applied, every entry EXISTING and each new leaf EXISTING. No
     /// entry this commit adds or changes goes into them.
+    ///
+    /// An upgraded table's v3 delete manifest holds its DVs as position delete files,
+    /// which v4 has no entry for: compacting it attaches each DV to its data file's entry
+    /// (`deletion_vector`), as v4 models DVs. The data file must then be an entry this
+    /// compaction writes anyway, or an EXISTING root entry without a DV; one held in
+    /// another EXISTING leaf brings that leaf into the compaction, so that no data entry
+    /// is restated (a restatement would read as a DV change of this snapshot). A v3
+    /// delete manifest that cannot be compacted so — a position delete file that is not
+    /// a DV, a DV whose data file is not found live in such a place — stays as it is.
     #[allow(clippy::too_many_arguments)]
     fn compact_v4(
         &mut self,
@@ -672,6 +681,8 @@ impl SnapshotProducer {
     ) -> Result<Vec<TrackedFile>> {
         let mut keep = Vec::new();
         let mut moved = Vec::new();
+        // v3 delete leaves taken: (root entry, equality deletes, DVs by data file path)
+        let mut v3_delete_leaves: Vec<(TrackedFile, Vec<TrackedFile>, V3Dvs)> = Vec::new();
         for e in entries {
             let existing = e.tracking.status == TrackingStatus::Existing;
             let take = existing
@@ -688,32 +699,17 @@ impl SnapshotProducer {
                 moved.push(e);
                 continue;
             }
-            let leaf_spec = e.spec_id.unwrap_or(0);
-            for item in read_leaf(io, partitioning, &e)? {
-                let mut t = match item.tracked {
-                    Some(t) => t,
-                    None => {
-                        let f = &item.entry.data_file;
-                        if f.content == DataContentType::PositionDeletes {
-                            // v3 DVs of an upgraded table cannot be restated as v4
-                            // entries on their own: the leaf stays
-                            return Err(Error::unsupported(format!(
-                                "{}: compacting a v3 delete manifest with DVs into v4 leaves is not built yet",
-                                e.location
-                            )));
-                        }
-                        let mut tr = Tracking::new(TrackingStatus::Existing);
-                        tr.snapshot_id = item.entry.snapshot_id;
-                        tr.sequence_number = item.entry.sequence_number;
-                        tr.file_sequence_number = item.entry.file_sequence_number;
-                        from_data_file(f, leaf_spec, tr)?
-                    }
-                };
-                t.tracking.status = TrackingStatus::Existing;
-                t.tracking.deleted_positions = None;
-                t.tracking.replaced_positions = None;
-                moved.push(t);
+            if e.content_type == ContentType::DeleteManifest && e.format_version < 4 {
+                match read_v3_delete_leaf(io, partitioning, &e)? {
+                    Some((eq, dvs)) => v3_delete_leaves.push((e, eq, dvs)),
+                    None => keep.push(e),
+                }
+                continue;
             }
+            moved.extend(leaf_entries(io, partitioning, &e)?);
+        }
+        if !v3_delete_leaves.is_empty() {
+            self.attach_v3_dvs(io, partitioning, &mut keep, &mut moved, v3_delete_leaves)?;
         }
         if moved.is_empty() {
             return Ok(keep);
@@ -733,6 +729,168 @@ impl SnapshotProducer {
         keep.extend(leaves);
         Ok(keep)
     }
+
+    /// Attaches the DVs of the v3 delete leaves taken by a compaction to their data
+    /// files' entries (see [`SnapshotProducer::compact_v4`]); a leaf whose DVs cannot all
+    /// be attached goes back to `keep`, with nothing of it attached or moved.
+    fn attach_v3_dvs(
+        &self,
+        io: &dyn FileIO,
+        partitioning: &V4Partitioning,
+        keep: &mut Vec<TrackedFile>,
+        moved: &mut Vec<TrackedFile>,
+        delete_leaves: Vec<(TrackedFile, Vec<TrackedFile>, V3Dvs)>,
+    ) -> Result<()> {
+        // the targets not among the entries being moved or the root's own files: look
+        // for them in the other EXISTING data leaves, which then join the compaction
+        let placed = |moved: &[TrackedFile], keep: &[TrackedFile], path: &str| {
+            moved.iter().any(|m| m.location == path)
+                || keep
+                    .iter()
+                    .any(|k| k.location == path && !k.content_type.is_manifest())
+        };
+        let mut wanted: HashSet<String> = delete_leaves
+            .iter()
+            .flat_map(|(_, _, dvs)| dvs.keys())
+            .filter(|p| !placed(moved, keep, p))
+            .cloned()
+            .collect();
+        if !wanted.is_empty() {
+            let mut i = 0;
+            while i < keep.len() && !wanted.is_empty() {
+                let k = &keep[i];
+                let candidate = k.content_type == ContentType::DataManifest
+                    && k.tracking.status == TrackingStatus::Existing;
+                if !candidate {
+                    i += 1;
+                    continue;
+                }
+                let items = leaf_entries(io, partitioning, k)?;
+                if items.iter().any(|t| wanted.contains(&t.location)) {
+                    for t in &items {
+                        wanted.remove(&t.location);
+                    }
+                    moved.extend(items);
+                    keep.remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        let moved_at: HashMap<String, usize> = moved
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.content_type == ContentType::Data)
+            .map(|(i, m)| (m.location.clone(), i))
+            .collect();
+        let root_at: HashMap<String, usize> = keep
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| {
+                k.content_type == ContentType::Data && k.tracking.status == TrackingStatus::Existing
+            })
+            .map(|(i, k)| (k.location.clone(), i))
+            .collect();
+        for (leaf, eq, dvs) in delete_leaves {
+            // every DV must land on an entry without one, or the leaf stays whole
+            let attachable = dvs.keys().all(|p| {
+                moved_at
+                    .get(p)
+                    .map(|i| &moved[*i])
+                    .or_else(|| root_at.get(p).map(|i| &keep[*i]))
+                    .is_some_and(|t| t.deletion_vector.is_none())
+            });
+            if !attachable {
+                keep.push(leaf);
+                continue;
+            }
+            for (path, (dv, dv_snapshot_id)) in dvs {
+                let target = match moved_at.get(&path) {
+                    Some(i) => &mut moved[*i],
+                    None => match root_at.get(&path) {
+                        Some(i) => &mut keep[*i],
+                        None => continue,
+                    },
+                };
+                target.deletion_vector = Some(dv);
+                // the DV's own snapshot: attaching it changes no data
+                target.tracking.dv_snapshot_id = dv_snapshot_id;
+            }
+            moved.extend(eq);
+        }
+        Ok(())
+    }
+}
+
+/// The DVs of a v3 delete manifest, by the data file they delete from: the DV as a v4
+/// `deletion_vector`, and the snapshot that added it.
+type V3Dvs = HashMap<String, (crate::manifest::v4::DeletionVector, Option<i64>)>;
+
+/// The live entries of an existing leaf (its manifest DV applied) as EXISTING v4 entries,
+/// for a compaction. A v3 data manifest's files are converted; a v3 delete manifest's
+/// must go through [`read_v3_delete_leaf`].
+fn leaf_entries(
+    io: &dyn FileIO,
+    partitioning: &V4Partitioning,
+    e: &TrackedFile,
+) -> Result<Vec<TrackedFile>> {
+    let leaf_spec = e.spec_id.unwrap_or(0);
+    let mut out = Vec::new();
+    for item in read_leaf(io, partitioning, e)? {
+        let mut t = match item.tracked {
+            Some(t) => t,
+            None => {
+                let mut tr = Tracking::new(TrackingStatus::Existing);
+                tr.snapshot_id = item.entry.snapshot_id;
+                tr.sequence_number = item.entry.sequence_number;
+                tr.file_sequence_number = item.entry.file_sequence_number;
+                from_data_file(&item.entry.data_file, leaf_spec, tr)
+                    .map_err(|err| err.in_file(&e.location))?
+            }
+        };
+        t.tracking.status = TrackingStatus::Existing;
+        t.tracking.deleted_positions = None;
+        t.tracking.replaced_positions = None;
+        out.push(t);
+    }
+    Ok(out)
+}
+
+/// A v3 delete manifest's live entries (its manifest DV applied), split into equality
+/// delete files (as EXISTING v4 entries) and DVs by their data file; `None` when it
+/// holds a position delete file that is not a DV (a v2 file of a table upgraded from
+/// v2), which v4 cannot hold, or two DVs for one data file.
+fn read_v3_delete_leaf(
+    io: &dyn FileIO,
+    partitioning: &V4Partitioning,
+    e: &TrackedFile,
+) -> Result<Option<(Vec<TrackedFile>, V3Dvs)>> {
+    let leaf_spec = e.spec_id.unwrap_or(0);
+    let mut eq = Vec::new();
+    let mut dvs = V3Dvs::new();
+    for item in read_leaf(io, partitioning, e)? {
+        let f = &item.entry.data_file;
+        match (&f.content, &f.referenced_data_file) {
+            (DataContentType::PositionDeletes, Some(target)) if f.content_offset.is_some() => {
+                let dv = dv_of(f).map_err(|err| err.in_file(&e.location))?;
+                if dvs
+                    .insert(target.clone(), (dv, item.entry.snapshot_id))
+                    .is_some()
+                {
+                    return Ok(None);
+                }
+            }
+            (DataContentType::PositionDeletes, _) => return Ok(None),
+            _ => {
+                let mut tr = Tracking::new(TrackingStatus::Existing);
+                tr.snapshot_id = item.entry.snapshot_id;
+                tr.sequence_number = item.entry.sequence_number;
+                tr.file_sequence_number = item.entry.file_sequence_number;
+                eq.push(from_data_file(f, leaf_spec, tr).map_err(|err| err.in_file(&e.location))?);
+            }
+        }
+    }
+    Ok(Some((eq, dvs)))
 }
 
 /// A row filter's decision for a data file: remove it (every row matches), keep it, or
