@@ -235,3 +235,64 @@ fn rewrite_manifests_of_an_upgraded_table_with_v3_dvs() {
     let t4 = up.load_table(&ident()).unwrap();
     same_plans(&v3, &t3, &up, &t4, "after expiry");
 }
+
+#[test]
+fn a_v3_delete_manifest_holding_v2_position_deletes_stays_a_v3_leaf() {
+    // a table upgraded v2 -> v3 -> v4 whose delete manifest holds a v2 position delete
+    // file: v4 cannot hold it, so compaction leaves that manifest as it is (formerly the
+    // whole commit failed with Unsupported)
+    let v3 = MemoryCatalog::new();
+    let up = MemoryCatalog::new();
+    for c in [&v3, &up] {
+        create(c, 2);
+    }
+    let mut p = SnapshotProducer::fast_append();
+    p.add_file(data("d1", 1, 10));
+    p.add_file(data("d2", 2, 10));
+    both(&v3, &up, p, "v2 append");
+    let pos = DataFile::new(
+        DataContentType::PositionDeletes,
+        "mem://data/pos1.parquet".to_string(),
+        FileFormat::Parquet,
+        vec![Some(Literal::Int(1))],
+        3,
+        100,
+    );
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, pos);
+    both(&v3, &up, p, "v2 position deletes");
+    for c in [&v3, &up] {
+        set_property(c, "format-version", "3");
+    }
+    set_property(&up, "format-version", "4");
+    both(
+        &v3,
+        &up,
+        SnapshotProducer::rewrite_manifests(),
+        "rewrite manifests",
+    );
+    let t = up.load_table(&ident()).unwrap();
+    let r = root(&up, &t);
+    let kept: Vec<_> = r
+        .iter()
+        .filter(|e| e.content_type == ContentType::DeleteManifest)
+        .map(|e| e.format_version)
+        .collect();
+    assert_eq!(kept, [3], "{:?}", shape(&r));
+    let want: Planned = [
+        (
+            path("d1"),
+            [("mem://data/pos1.parquet".to_string(), None)].into(),
+        ),
+        (path("d2"), BTreeSet::new()),
+    ]
+    .into();
+    assert_eq!(planned(&up, &t), want);
+    // and v4 commits after it keep planning as the twin does
+    let mut p = SnapshotProducer::fast_append();
+    p.add_file(data("d3", 1, 10));
+    both(&v3, &up, p, "v4 append");
+    let mut p = SnapshotProducer::delete_files();
+    p.delete_path(path("d1"));
+    both(&v3, &up, p, "v4 delete");
+}
