@@ -264,4 +264,15 @@ fn aggregate_rules_for_null_only_files_unknown_counts_and_dead_entries() {
     let m = aggregate_metrics(&t.metadata, &[entry(&a, Existing), entry(&bad, Existing)]);
     assert_eq!(m.lower_bounds, Some(vec![(2, int(1))]));
     assert_eq!(m.upper_bounds, Some(vec![(1, long(20)), (2, int(1))]));
+    // a file whose counts say only NaNs (and so no bounds) drops the column's bound: with
+    // another file's NaN count missing, `!=` on one unique value would drop its NaN rows
+    let mut nans = data_ids("nan", 1, 4, 10, 20);
+    nans.lower_bounds = Some(vec![(1, long(10))]);
+    nans.upper_bounds = Some(vec![(1, long(20))]);
+    nans.value_counts = Some(vec![(1, 4), (2, 4)]);
+    nans.null_value_counts = Some(vec![(1, 0), (2, 0)]);
+    nans.nan_value_counts = Some(vec![(2, 4)]);
+    let m = aggregate_metrics(&t.metadata, &[entry(&a, Existing), entry(&nans, Existing)]);
+    assert_eq!(m.lower_bounds, Some(vec![(1, long(10))]));
+    assert_eq!(m.nan_value_counts, None);
 }

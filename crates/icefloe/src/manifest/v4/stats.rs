@@ -7,9 +7,9 @@
 //! for the aggregate, it must say so for every file the leaf holds. Hence:
 //! - a lower bound is the least of the files' lower bounds (an upper bound, the greatest),
 //!   compared with the evaluator's own order (bytes for strings and binary, Java's order
-//!   otherwise); a file without the bound counts only when it holds nulls only or NaNs only
-//!   (the evaluator rules those out by counts before it looks at bounds); otherwise, or
-//!   when a bound does not decode or is NaN, the column gets no aggregate bound;
+//!   otherwise); a file without the bound counts only when its counts say it holds nulls
+//!   only; otherwise, or when a bound does not decode or is NaN, the column gets no
+//!   aggregate bound;
 //! - value, null and NaN counts are sums, kept only when every file has the count;
 //! - column sizes are not aggregated (planning does not use them).
 //!
@@ -75,15 +75,17 @@ fn is_nan(v: &Literal) -> bool {
     }
 }
 
-/// Every value of column `id` in `e` is null, or every one is NaN, by its counts (the
-/// evaluator's `nulls_only` and `nans_only`): such a file needs no bound.
+/// Every value of column `id` in `e` is null, by its counts (the evaluator's
+/// `nulls_only`): such a file needs no bound, since its nulls enter the aggregate's null
+/// count, and every test that reads bounds first rules out a column that may hold nulls
+/// or holds nulls only. A NaN-only file gets no such pass: when another file lacks a NaN
+/// count, the aggregate has none, and the `!=` test (one unique value, no nulls, NaN count
+/// not known to be positive) would rule out a leaf whose NaN rows match.
 fn no_bound_needed(e: &TrackedFile, id: i32) -> bool {
     let m = &e.metrics;
     let values = lookup(m.value_counts.as_deref(), id);
     let nulls = lookup(m.null_value_counts.as_deref(), id);
-    let nans = lookup(m.nan_value_counts.as_deref(), id);
     matches!((values, nulls), (Some(v), Some(n)) if v == n)
-        || matches!((values, nans), (Some(v), Some(n)) if v == n)
 }
 
 /// Sums of a count map over `files`, for the columns every file counts.
