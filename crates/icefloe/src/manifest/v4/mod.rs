@@ -1,7 +1,8 @@
 //! Format v4 manifests (the single-file-commits proposal, `docs/v4.md`): one content-entry
 //! schema, [`TrackedFile`], for root and leaf manifests, with upstream's merged field ids
 //! and names. This module holds the model and its rules ([`validate_entry`]); `avro.rs`
-//! writes and reads it. Nothing plans or commits with it yet.
+//! writes and reads it; `tree.rs` reads a snapshot's tree for planning and commits;
+//! `stats.rs` aggregates a leaf's column metrics for its root entry.
 
 mod avro;
 pub mod stats;
