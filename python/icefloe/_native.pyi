@@ -769,6 +769,7 @@ class Transaction:
         *,
         spec_id: int | None = None,
         data_sequence_number: int | None = None,
+        delete_sequence_numbers: list[int | None] | None = None,
     ) -> None: ...
     def replace_where(
         self,
@@ -873,6 +874,21 @@ def find_dangling_deletes(
     io: FileIO | None, metadata: TableMetadata, snapshot_id: int | None = None
 ) -> list[tuple[str, int | None, int, int]]:
     """``(file_path, content_offset, content, record_count)`` of each dangling delete file."""
+
+def plan_rewrite_position_delete_files(
+    io: FileIO | None,
+    metadata: TableMetadata,
+    *,
+    options: dict[str, str] | None = None,
+    filter: Expression | None = None,
+    case_sensitive: bool = True,
+) -> dict[str, Any]:
+    """The delete file groups of a ``rewrite_position_delete_files`` run (Java's planner)."""
+
+def rewrite_position_delete_unit(
+    io: FileIO, metadata: TableMetadata, unit: bytes, file_prefix: str
+) -> pa.RecordBatch:
+    """Rewrites one unit of a planned group; returns the new delete files' rows."""
 
 # --- spec rules and wire names defined once, in Rust (crates/icefloe-py/src/rules.rs) -------
 

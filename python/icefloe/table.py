@@ -297,6 +297,12 @@ class Table:
         :func:`icefloe.update.compaction.rewrite_data_files`."""
         return self.maintenance.rewrite_data_files(**options)
 
+    def rewrite_position_delete_files(self, **options: Any) -> Any:
+        """Merges position delete files and drops dangling deletes as Java's
+        ``rewrite_position_delete_files`` procedure (on v3 tables position delete files
+        become DVs); see :func:`icefloe.update.delete_compaction.rewrite_position_delete_files`."""
+        return self.maintenance.rewrite_position_delete_files(**options)
+
     @property
     def properties(self) -> dict[str, str]:
         return dict(self.metadata.properties)

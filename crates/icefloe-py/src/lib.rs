@@ -12,6 +12,7 @@ mod io_config;
 mod maintenance;
 mod manifest;
 mod metadata;
+mod position_delete_maintenance;
 mod projection;
 mod puffin;
 mod read;
@@ -74,6 +75,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     deletes::register(m)?;
     snapshots::register(m)?;
     maintenance::register(m)?;
+    position_delete_maintenance::register(m)?;
     rules::register(m)?;
     Ok(())
 }

@@ -337,8 +337,9 @@ impl PyTransaction {
 
     /// A rewrite (Java's `RewriteFiles`): data files at `delete_paths` and the delete files
     /// `remove_delete_files` (rows) replaced by `files` and `delete_files`; new data files
-    /// keep `data_sequence_number` when given.
-    #[pyo3(signature = (delete_paths, files = vec![], remove_delete_files = vec![], delete_files = vec![], options = None, *, spec_id = None, data_sequence_number = None))]
+    /// keep `data_sequence_number` when given, new delete files `delete_sequence_numbers`
+    /// (one per row of `delete_files`, a rewrite of delete files).
+    #[pyo3(signature = (delete_paths, files = vec![], remove_delete_files = vec![], delete_files = vec![], options = None, *, spec_id = None, data_sequence_number = None, delete_sequence_numbers = None))]
     #[allow(clippy::too_many_arguments)]
     fn rewrite_files(
         &self,
@@ -350,6 +351,7 @@ impl PyTransaction {
         options: Option<PyRef<'_, PyCommitOptions>>,
         spec_id: Option<i32>,
         data_sequence_number: Option<i64>,
+        delete_sequence_numbers: Option<Vec<Option<i64>>>,
     ) -> PyResult<()> {
         let data = batches(&files)?;
         let deletes = batches(&delete_files)?;
@@ -370,8 +372,19 @@ impl PyTransaction {
             for f in data {
                 p.add_file_with_spec(spec_id, f);
             }
-            for f in deletes {
-                p.add_delete_file(Some(spec_id), f);
+            let seqs = delete_sequence_numbers.unwrap_or_default();
+            if !seqs.is_empty() && seqs.len() != deletes.len() {
+                return Err(Error::invalid_argument(format!(
+                    "delete_sequence_numbers: {} values for {} delete files",
+                    seqs.len(),
+                    deletes.len()
+                )));
+            }
+            for (i, f) in deletes.into_iter().enumerate() {
+                match seqs.get(i).copied().flatten() {
+                    Some(seq) => p.add_delete_file_with_sequence_number(Some(spec_id), f, seq),
+                    None => p.add_delete_file(Some(spec_id), f),
+                };
             }
             if let Some(seq) = data_sequence_number {
                 p.data_sequence_number(seq);

@@ -29,7 +29,12 @@ catalogs, planning and reading in Rust) is turned on with :func:`configure`, see
 
 from __future__ import annotations
 
-from .compaction import RewriteDataFilesResult, rewrite_data_files
+from .compaction import (
+    RewriteDataFilesResult,
+    RewritePositionDeleteFilesResult,
+    rewrite_data_files,
+    rewrite_position_delete_files,
+)
 from .connector import configure, connector_jars
 from .merge import MergeResult, merge
 from .row_delete import DeleteResult, delete
@@ -46,6 +51,8 @@ __all__ = [
     "UpdateResult",
     "rewrite_data_files",
     "RewriteDataFilesResult",
+    "rewrite_position_delete_files",
+    "RewritePositionDeleteFilesResult",
     "merge",
     "MergeResult",
     "IcefloeDataSource",

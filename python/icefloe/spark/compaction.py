@@ -1,4 +1,5 @@
-"""Compaction with Spark's executors: ``icefloe.spark.rewrite_data_files(spark, table, ...)``.
+"""Compaction with Spark's executors: ``icefloe.spark.rewrite_data_files(spark, table, ...)``
+and ``icefloe.spark.rewrite_position_delete_files(spark, table, ...)``.
 
 The work of ``icefloe.update.compaction`` with Spark doing the reading and writing: the
 driver plans the file groups (in Rust, Java's planner), one Spark task per read unit (one
@@ -15,8 +16,28 @@ from typing import Any
 
 from ..update.compaction import RewriteDataFilesResult
 from ..update.compaction import rewrite_data_files as _rewrite_data_files
+from ..update.delete_compaction import RewritePositionDeleteFilesResult
+from ..update.delete_compaction import rewrite_position_delete_files as _rewrite_position_delete_files
 
-__all__ = ["RewriteDataFilesResult", "rewrite_data_files"]
+__all__ = [
+    "RewriteDataFilesResult",
+    "rewrite_data_files",
+    "RewritePositionDeleteFilesResult",
+    "rewrite_position_delete_files",
+]
+
+
+def _on_executors(spark: Any):
+    sc = spark.sparkContext
+
+    def run(fn, units):
+        units = list(units)
+        if not units:
+            return []
+        # one Spark task per unit; collect keeps the units' order
+        return sc.parallelize(units, len(units)).map(fn).collect()
+
+    return run
 
 
 def rewrite_data_files(
@@ -34,15 +55,6 @@ def rewrite_data_files(
     catalog) with Spark's executors; the arguments are those of
     :func:`icefloe.update.compaction.rewrite_data_files` (Java's procedure options). The
     table object is refreshed."""
-    sc = spark.sparkContext
-
-    def on_executors(fn, units):
-        units = list(units)
-        if not units:
-            return []
-        # one Spark task per unit; collect keeps the units' order
-        return sc.parallelize(units, len(units)).map(fn).collect()
-
     return _rewrite_data_files(
         table,
         strategy=strategy,
@@ -51,5 +63,26 @@ def rewrite_data_files(
         options=options,
         branch=branch,
         snapshot_properties=snapshot_properties,
-        map_units=on_executors,
+        map_units=_on_executors(spark),
+    )
+
+
+def rewrite_position_delete_files(
+    spark: Any,
+    table: Any,
+    *,
+    where: Any = None,
+    options: Mapping[str, Any] | None = None,
+    snapshot_properties: Mapping[str, str] | None = None,
+) -> RewritePositionDeleteFilesResult:
+    """Rewrites the position delete files of ``table`` with Spark's executors (one task per
+    unit reads the group's delete files and writes the merged ones; the driver commits);
+    the arguments are those of
+    :func:`icefloe.update.delete_compaction.rewrite_position_delete_files`."""
+    return _rewrite_position_delete_files(
+        table,
+        where=where,
+        options=options,
+        snapshot_properties=snapshot_properties,
+        map_units=_on_executors(spark),
     )

@@ -12,6 +12,7 @@ from .._log import log, some_paths
 from .._time import epoch_millis
 from ..errors import InvalidArgumentError
 from .compaction import RewriteDataFilesResult, remove_dangling_deletes, rewrite_data_files
+from .delete_compaction import RewritePositionDeleteFilesResult, rewrite_position_delete_files
 from .snapshots import ExpireSnapshots
 from .target import CatalogTable
 
@@ -90,6 +91,12 @@ class MaintenanceTable:
         """Compaction in this process, as Java's ``rewrite_data_files`` procedure; see
         :func:`icefloe.update.compaction.rewrite_data_files`."""
         return rewrite_data_files(self._table, **options)
+
+    def rewrite_position_delete_files(self, **options: Any) -> RewritePositionDeleteFilesResult:
+        """Rewrites position delete files in this process, as Java's
+        ``rewrite_position_delete_files`` procedure; see
+        :func:`icefloe.update.delete_compaction.rewrite_position_delete_files`."""
+        return rewrite_position_delete_files(self._table, **options)
 
     def remove_dangling_deletes(self, **options: Any) -> list[str]:
         """Removes delete files that apply to no live data file (Java's

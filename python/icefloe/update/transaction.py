@@ -658,6 +658,7 @@ class Transaction:
         remove_delete_files: Any = (),
         add_delete_files: Any = (),
         data_sequence_number: int | None = None,
+        delete_sequence_numbers: Sequence[int | None] | None = None,
         validate_from_snapshot: int | None = None,
         spec_id: int | None = None,
         branch: str | None = None,
@@ -667,7 +668,9 @@ class Transaction:
         delete files ``remove_delete_files`` (rows or paths) are replaced by ``data_files``
         and ``add_delete_files`` in a ``replace`` snapshot. New data files keep
         ``data_sequence_number`` when given (the starting snapshot's, so that deletes added
-        since still apply to their rows). Every replaced file must be live, and no delete
+        since still apply to their rows); new delete files keep ``delete_sequence_numbers``
+        (one per row of ``add_delete_files``; a rewrite of delete files keeps the largest
+        of those it replaces). Every replaced file must be live, and no delete
         added since ``validate_from_snapshot`` may apply to a replaced data file
         (``icefloe.errors.ValidationError``)."""
         spec_id = _spec_id_of(data_files) if spec_id is None else spec_id
@@ -679,6 +682,7 @@ class Transaction:
             _options(branch, snapshot_properties, from_snapshot=validate_from_snapshot),
             spec_id=spec_id,
             data_sequence_number=data_sequence_number,
+            delete_sequence_numbers=list(delete_sequence_numbers) if delete_sequence_numbers else None,
         )
         return self
 

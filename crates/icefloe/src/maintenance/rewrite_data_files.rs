@@ -129,7 +129,11 @@ pub struct RewriteDataFilesOptions {
     pub remove_dangling_deletes: bool,
 }
 
-fn parse_long(options: &HashMap<String, String>, key: &str, default: i64) -> Result<i64> {
+pub(crate) fn parse_long(
+    options: &HashMap<String, String>,
+    key: &str,
+    default: i64,
+) -> Result<i64> {
     match options.get(key) {
         None => Ok(default),
         Some(v) => v
@@ -139,7 +143,7 @@ fn parse_long(options: &HashMap<String, String>, key: &str, default: i64) -> Res
     }
 }
 
-fn parse_int(options: &HashMap<String, String>, key: &str, default: i64) -> Result<i64> {
+pub(crate) fn parse_int(options: &HashMap<String, String>, key: &str, default: i64) -> Result<i64> {
     let v = parse_long(options, key, default)?;
     i32::try_from(v)
         .map(i64::from)
@@ -156,14 +160,14 @@ fn parse_double(options: &HashMap<String, String>, key: &str, default: f64) -> R
     }
 }
 
-fn parse_bool(options: &HashMap<String, String>, key: &str, default: bool) -> bool {
+pub(crate) fn parse_bool(options: &HashMap<String, String>, key: &str, default: bool) -> bool {
     // Java's Boolean.parseBoolean: "true" in any case, anything else false
     options
         .get(key)
         .map_or(default, |v| v.trim().eq_ignore_ascii_case("true"))
 }
 
-fn check(ok: bool, message: impl FnOnce() -> String) -> Result<()> {
+pub(crate) fn check(ok: bool, message: impl FnOnce() -> String) -> Result<()> {
     if ok {
         Ok(())
     } else {

@@ -102,11 +102,35 @@ pub fn positions_in_delete_file(
 
 /// The positions in a position delete file that belong to `data_file`.
 fn position_delete_file(d: &DeleteFile, data_file: &str, io: &Arc<dyn FileIO>) -> Result<Vec<i64>> {
-    let location = d.file_path.as_str();
-    if !d.file_format.eq_ignore_ascii_case("parquet") {
+    let mut out = Vec::new();
+    visit_position_delete_file(&d.file_path, &d.file_format, io, |path, pos| {
+        if path == data_file {
+            out.push(pos);
+        }
+    })?;
+    Ok(out)
+}
+
+/// Every `(file_path, pos)` row of the Parquet position delete file at `location` (a
+/// rewrite of position delete files reads them all; null positions are skipped).
+pub fn rows_of_position_delete_file(
+    io: &Arc<dyn FileIO>,
+    location: &str,
+    mut visit: impl FnMut(&str, i64),
+) -> Result<()> {
+    visit_position_delete_file(location, "parquet", io, |path, pos| visit(path, pos))
+}
+
+/// Calls `visit` with each row's `file_path` and `pos` of a position delete file.
+fn visit_position_delete_file(
+    location: &str,
+    file_format: &str,
+    io: &Arc<dyn FileIO>,
+    mut visit: impl FnMut(&str, i64),
+) -> Result<()> {
+    if !file_format.eq_ignore_ascii_case("parquet") {
         return Err(Error::unsupported(format!(
-            "cannot read {location}: {} delete files are not supported yet",
-            d.file_format
+            "cannot read {location}: {file_format} delete files are not supported yet"
         )));
     }
     let file = ParquetFile::open(Arc::clone(io), location, "delete file", None)?;
@@ -136,7 +160,6 @@ fn position_delete_file(d: &DeleteFile, data_file: &str, io: &Arc<dyn FileIO>) -
         Error::invalid_metadata("", format!("cannot read delete file {location}: {e}"))
             .in_file(location)
     };
-    let mut out = Vec::new();
     for rg in 0..file.row_groups().len() {
         let Some(reader) = file.read_row_group(rg, &roots, 65536, "delete file")? else {
             continue;
@@ -147,25 +170,22 @@ fn position_delete_file(d: &DeleteFile, data_file: &str, io: &Arc<dyn FileIO>) -
             let positions =
                 arrow_cast::cast(batch.column(pos_col), &DataType::Int64).map_err(bad)?;
             let positions = positions.as_primitive::<Int64Type>();
-            let matches = |i: usize, p: Option<&str>| {
-                if p == Some(data_file) && positions.is_valid(i) {
-                    Some(positions.value(i))
-                } else {
-                    None
-                }
-            };
             match paths.data_type() {
                 DataType::Utf8 => {
                     let s = paths.as_string::<i32>();
-                    out.extend(
-                        (0..s.len()).filter_map(|i| matches(i, s.is_valid(i).then(|| s.value(i)))),
-                    );
+                    for i in 0..s.len() {
+                        if s.is_valid(i) && positions.is_valid(i) {
+                            visit(s.value(i), positions.value(i));
+                        }
+                    }
                 }
                 DataType::LargeUtf8 => {
                     let s = paths.as_string::<i64>();
-                    out.extend(
-                        (0..s.len()).filter_map(|i| matches(i, s.is_valid(i).then(|| s.value(i)))),
-                    );
+                    for i in 0..s.len() {
+                        if s.is_valid(i) && positions.is_valid(i) {
+                            visit(s.value(i), positions.value(i));
+                        }
+                    }
                 }
                 other => {
                     return Err(Error::invalid_metadata(
@@ -179,5 +199,5 @@ fn position_delete_file(d: &DeleteFile, data_file: &str, io: &Arc<dyn FileIO>) -
             }
         }
     }
-    Ok(out)
+    Ok(())
 }

@@ -119,7 +119,14 @@ fn file_scoped_to(f: &DataFile, data_file: &str) -> bool {
 
 /// A position delete file's Parquet bytes: `file_path` and `pos` with their reserved
 /// field ids ("Position Delete Files"), zstd as Java's default codec.
-fn position_delete_parquet(data_file: &str, positions: &[i64]) -> Result<Vec<u8>> {
+pub(crate) fn position_delete_parquet(data_file: &str, positions: &[i64]) -> Result<Vec<u8>> {
+    let rows: Vec<(&str, i64)> = positions.iter().map(|p| (data_file, *p)).collect();
+    position_delete_rows_parquet(&rows)
+}
+
+/// A position delete file's Parquet bytes for `(file_path, pos)` rows, in the given order
+/// (sorted by path and position, as the spec asks).
+pub(crate) fn position_delete_rows_parquet(rows: &[(&str, i64)]) -> Result<Vec<u8>> {
     let field = |name: &str, ty: DataType, id: i32| {
         Field::new(name, ty, false).with_metadata(
             [("PARQUET:field_id".to_string(), id.to_string())]
@@ -132,8 +139,8 @@ fn position_delete_parquet(data_file: &str, positions: &[i64]) -> Result<Vec<u8>
         field("pos", DataType::Int64, reserved::DELETE_POS_ID),
     ]));
     let columns: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from(vec![data_file; positions.len()])),
-        Arc::new(Int64Array::from(positions.to_vec())),
+        Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.0))),
+        Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.1))),
     ];
     let failed =
         |e: String| Error::invalid_argument(format!("cannot encode position deletes: {e}"));

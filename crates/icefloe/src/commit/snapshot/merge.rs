@@ -37,6 +37,8 @@ pub(super) struct MergeContext<'a> {
     pub replaced: usize,
     /// The data sequence number this snapshot's new data files were given (a rewrite's).
     pub own_sequence_number: Option<i64>,
+    /// The data sequence numbers of this snapshot's new delete files that keep one.
+    pub own_delete_sequence_numbers: &'a HashMap<(String, Option<i64>), i64>,
 }
 
 /// Java's `BinPacking.ListPacker.packEnd` with lookback 1: packs from the end, a new bin
@@ -141,7 +143,10 @@ fn merge_bin(
                     let entry = if own {
                         let seq = match mf.content {
                             ManifestContent::Data => ctx.own_sequence_number,
-                            ManifestContent::Deletes => None,
+                            ManifestContent::Deletes => ctx
+                                .own_delete_sequence_numbers
+                                .get(&(e.data_file.file_path.clone(), e.data_file.content_offset))
+                                .copied(),
                         };
                         ManifestEntry {
                             sequence_number: seq,

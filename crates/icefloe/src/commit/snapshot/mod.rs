@@ -92,6 +92,10 @@ pub struct SnapshotProducer {
     /// The data sequence number new data files of a rewrite keep (Java's
     /// `RewriteFiles.dataSequenceNumber`).
     data_sequence_number: Option<i64>,
+    /// The data sequence numbers new delete files of a rewrite keep, by path and DV offset
+    /// (Java's `RewriteFiles.addFile(DeleteFile, long)`: a rewrite of delete files keeps
+    /// the largest sequence number of the files it replaces).
+    delete_sequence_numbers: HashMap<(String, Option<i64>), i64>,
     /// How a rewrite of manifests regroups entries.
     layout: ManifestLayout,
     summary_properties: Vec<(String, String)>,
@@ -125,6 +129,7 @@ impl SnapshotProducer {
             delete_filter: None,
             validate_added_files_match: false,
             data_sequence_number: None,
+            delete_sequence_numbers: HashMap::new(),
             layout: ManifestLayout::default(),
             summary_properties: Vec::new(),
             commit_uuid: uuid::Uuid::new_v4().to_string(),
@@ -154,6 +159,7 @@ impl SnapshotProducer {
             delete_filter: self.delete_filter.clone(),
             validate_added_files_match: self.validate_added_files_match,
             data_sequence_number: self.data_sequence_number,
+            delete_sequence_numbers: self.delete_sequence_numbers.clone(),
             layout: self.layout.clone(),
             summary_properties: self.summary_properties.clone(),
             ..SnapshotProducer::new(self.kind)
@@ -214,6 +220,23 @@ impl SnapshotProducer {
     /// Adds a delete file (position deletes, a DV, or equality deletes) written for spec
     /// `spec_id` (`None`: the default spec).
     pub fn add_delete_file(&mut self, spec_id: Option<i32>, file: DataFile) -> &mut Self {
+        self.added_deletes.push((spec_id, file));
+        self
+    }
+
+    /// Adds a delete file with the data sequence number it keeps (a rewrite of delete
+    /// files: the largest of the files it replaces, so that it applies to the same data
+    /// files). Not for DVs that the commit would merge with another new DV of the same file.
+    pub fn add_delete_file_with_sequence_number(
+        &mut self,
+        spec_id: Option<i32>,
+        file: DataFile,
+        sequence_number: i64,
+    ) -> &mut Self {
+        self.delete_sequence_numbers.insert(
+            (file.file_path.clone(), file.content_offset),
+            sequence_number,
+        );
         self.added_deletes.push((spec_id, file));
         self
     }
@@ -393,20 +416,29 @@ impl SnapshotProducer {
             check_every: ROLL_ROWS_DIVISOR,
         };
         let own_sequence_number = self.data_sequence_number;
+        let delete_sequence_numbers = self.delete_sequence_numbers.clone();
         let mut out = Vec::new();
         for (content, spec_id, files) in groups {
             let spec = md.spec_by_id(spec_id).ok_or_else(|| {
                 Error::invalid_argument(format!("the table has no partition spec {spec_id}"))
             })?;
-            let add = |w: &mut ManifestWriter, f: DataFile| match (content, own_sequence_number) {
-                (ManifestContent::Data, Some(seq)) => w.add_entry(ManifestEntry {
-                    status: ManifestStatus::Added,
-                    snapshot_id: Some(snapshot_id),
-                    sequence_number: Some(seq),
-                    file_sequence_number: None,
-                    data_file: f,
-                }),
-                _ => w.add(f),
+            let add = |w: &mut ManifestWriter, f: DataFile| {
+                let seq = match content {
+                    ManifestContent::Data => own_sequence_number,
+                    ManifestContent::Deletes => delete_sequence_numbers
+                        .get(&(f.file_path.clone(), f.content_offset))
+                        .copied(),
+                };
+                match seq {
+                    Some(seq) => w.add_entry(ManifestEntry {
+                        status: ManifestStatus::Added,
+                        snapshot_id: Some(snapshot_id),
+                        sequence_number: Some(seq),
+                        file_sequence_number: None,
+                        data_file: f,
+                    }),
+                    None => w.add(f),
+                }
             };
             out.extend(self.write_rolling(&ctx, content, spec, roll, files, add)?);
         }
@@ -984,6 +1016,7 @@ impl PendingChange for SnapshotProducer {
                 commit_uuid: &self.commit_uuid,
                 replaced: 0,
                 own_sequence_number: self.data_sequence_number,
+                own_delete_sequence_numbers: &self.delete_sequence_numbers,
             };
             let mut merged = merge::merge_manifests(&mut ctx, &settings, data)?;
             // Java merges delete manifests the same way, on their own
