@@ -342,3 +342,60 @@ def test_remove_dangling_deletes_equals_javas(env):
     actions = spark._jvm.org.apache.iceberg.spark.actions.SparkActions.get(spark._jsparkSession)
     jresult = actions.removeDanglingDeleteFiles(jcat.loadTable(jident(spark, "db.twin"))).execute()
     assert len(list(jresult.removedDeleteFiles())) == 0
+
+
+def _java_equality_delete(spark, jcat, path, ids, partition):
+    """Commits an equality delete file on ``id`` holding ``ids`` through Java's ``RowDelta``."""
+    pq.write_table(
+        pa.table(
+            {"id": pa.array(ids, pa.int64())},
+            schema=pa.schema(
+                [pa.field("id", pa.int64(), nullable=False, metadata={b"PARQUET:field_id": b"1"})]
+            ),
+        ),
+        path,
+    )
+    jt = jcat.loadTable(jident(spark, "db.t"))
+    jvm = spark._jvm
+    field_ids = spark.sparkContext._gateway.new_array(jvm.int, 1)
+    field_ids[0] = 1
+    delete_file = (
+        jvm.org.apache.iceberg.FileMetadata.deleteFileBuilder(jt.spec())
+        .ofEqualityDeletes(field_ids)
+        .withPath(path.as_uri())
+        .withFormat("parquet")
+        .withFileSizeInBytes(path.stat().st_size)
+        .withRecordCount(len(ids))
+        .withPartitionPath(partition)
+        .build()
+    )
+    jt.newRowDelta().addDeletes(delete_file).commit()
+
+
+def test_equality_deletes_applied_by_compaction_are_removed_as_javas(env, tmp_path):
+    spark, name, cat, jcat = env
+    t = _make(cat, 2)
+    _java_equality_delete(spark, jcat, Path(tmp_path / "eq-a.parquet"), [0, 1, 200], "cat=a")
+    _java_equality_delete(spark, jcat, Path(tmp_path / "eq-b.parquet"), [50], "cat=b")
+    t = cat.load_table("db.t")
+    _twin(cat, t)
+    before = t.metadata.last_sequence_number
+    expected = _rows(spark, name, "t")
+    assert len(expected) == 600 - 4
+    # partition a only: its files are rewritten with the deletes applied, and its equality
+    # delete file then applies to nothing (older than every data file of the partition),
+    # so remove-dangling-deletes drops it in a second commit; b's stays
+    options = {"delete-file-threshold": "1", "min-input-files": "100", "remove-dangling-deletes": "true"}
+    ours = t.rewrite_data_files(where="cat = 'a'", options=options)
+    theirs = _call(spark, name, "twin", ", where => \"cat = 'a'\"" + _options_sql(options))
+    assert _ours(ours) == theirs
+    assert ours.removed_delete_files_count == 1
+    t, twin = cat.load_table("db.t"), cat.load_table("db.twin")
+    assert _new_summaries(t, before) == _new_summaries(twin, before)
+    assert len(_new_summaries(t, before)) == 2
+    assert _rows(spark, name, "t") == expected == _rows(spark, name, "twin")
+    assert (
+        [e["partition"]["cat"] for e in _live(t, 2)]
+        == ["b"]
+        == [e["partition"]["cat"] for e in _live(twin, 2)]
+    )
