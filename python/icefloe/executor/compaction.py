@@ -21,6 +21,9 @@ from .write import data_files_to_ipc, write_data_files
 
 __all__ = ["SortKey", "Unit", "rewrite_unit", "sort_rows"]
 
+#: the metadata columns of v3 row lineage, which a rewrite carries over
+_LINEAGE = ("_row_id", "_last_updated_sequence_number")
+
 #: A sort key: column name (dotted for a struct field), transform (``identity``,
 #: ``bucket[16]``, ``day``...), ``asc``/``desc``, ``nulls-first``/``nulls-last``.
 SortKey = tuple[str, str, str, str]
@@ -51,7 +54,10 @@ def rewrite_unit(unit: Unit) -> bytes:
     md = _native.TableMetadata.from_json(metadata_json)
     io = dict(io_properties) if io_properties else None
     props = {"write.target-file-size-bytes": str(max_file_size)}
-    batches = read_tasks(plan_bytes, io_properties=io)
+    # v3 row lineage: rewritten rows keep their row ids and last-updated sequence numbers,
+    # written into the new files as Java's rewrite does
+    lineage = list(_LINEAGE) if md.format_version >= 3 else []
+    batches = read_tasks(plan_bytes, metadata_columns=lineage, io_properties=io)
     if not sort_keys:
         files = write_data_files(
             md,
@@ -61,10 +67,11 @@ def rewrite_unit(unit: Unit) -> bytes:
             operation_id=operation_id,
             properties=props,
             io_properties=io,
+            row_lineage=bool(lineage),
         )
         return data_files_to_ipc(files)
     plan = CombinedScanTask.from_bytes(plan_bytes).table
-    rows = pa.Table.from_batches(list(batches), schema=output_schema(plan.schema))
+    rows = pa.Table.from_batches(list(batches), schema=output_schema(plan.schema, lineage))
     rows = sort_rows(rows, sort_keys)
     # one contiguous run of sorted rows per output file, as Java's range shuffle makes one
     # sorted partition per file
@@ -85,6 +92,7 @@ def rewrite_unit(unit: Unit) -> bytes:
                 sort_order_id=sort_order_id,
                 properties=props,
                 io_properties=io,
+                row_lineage=bool(lineage),
             )
         )
     return data_files_to_ipc(pa.concat_tables(parts) if len(parts) > 1 else parts[0])

@@ -73,6 +73,7 @@ def write_data_files(
     sort_order_id: int | None = None,
     properties: Mapping[str, str] | None = None,
     io_properties: Mapping[str, str] | None = None,
+    row_lineage: bool = False,
 ) -> pa.Table:
     """Writes ``data`` as Parquet data files of the table and returns their data-file rows.
 
@@ -90,6 +91,10 @@ def write_data_files(
     as nulls; a missing required column, a column not in the schema, nulls in a required
     column or a type that cannot be converted without loss raise ``InvalidArgumentError``
     naming the column.
+
+    ``row_lineage``: ``data`` may also hold ``_row_id`` and ``_last_updated_sequence_number``
+    (v3 row lineage), written with their reserved field ids so that rewritten rows keep them
+    ("Row Lineage": a null value is inherited from the new file instead).
     """
     md = _metadata(table_metadata)
     return _write_files(
@@ -104,7 +109,12 @@ def write_data_files(
         sort_order_id=sort_order_id,
         properties=properties,
         io_properties=io_properties,
+        row_lineage=row_lineage,
     )
+
+
+#: the row lineage columns a rewrite carries into its files
+_LINEAGE_COLUMNS = ("_row_id", "_last_updated_sequence_number")
 
 
 def _write_files(
@@ -120,6 +130,7 @@ def _write_files(
     sort_order_id: int | None,
     properties: Mapping[str, str] | None,
     io_properties: Mapping[str, str] | None,
+    row_lineage: bool = False,
 ) -> pa.Table:
     """Parquet files of ``data`` with the columns of ``schema`` (the table's, or a projection
     of it holding the partition source columns), in the table's default spec."""
@@ -128,6 +139,12 @@ def _write_files(
     if properties:
         props.update({str(k): str(v) for k, v in properties.items()})
     arrow_schema = _native.data_file_arrow_schema(schema)
+    if row_lineage:
+        for name in _LINEAGE_COLUMNS:
+            field_id = str(_native.RESERVED_FIELD_IDS[name])
+            arrow_schema = arrow_schema.append(
+                pa.field(name, pa.int64(), nullable=True, metadata={_native.PARQUET_FIELD_ID: field_id})
+            )
     # made before any row is written: a location property Java refuses fails every write
     locations = _native.LocationProvider(md, props, location_prefix)
     files = _FileFactory(locations, partition_id, task_id, operation_id or str(uuid.uuid4()))
@@ -141,7 +158,9 @@ def _write_files(
         if batch.num_rows == 0:
             continue
         batch = _conform_batch(batch, arrow_schema)
-        groups, indices, offsets = _native.partition_batch(batch, schema, spec)
+        # partitioned by the table's columns (the lineage columns, last, ride along)
+        table_columns = batch.select(list(range(batch.num_columns - 2))) if row_lineage else batch
+        groups, indices, offsets = _native.partition_batch(table_columns, schema, spec)
         partitions = groups.column("partition")
         paths = groups.column("path").to_pylist()
         for g, path in enumerate(paths):
@@ -332,7 +351,13 @@ class _OpenFile:
             raise io_error(
                 f"cannot write data file {path}: {scrub(str(e), path, io_properties)}", path
             ) from None
-        self.writer = pq.ParquetWriter(self.sink, arrow_schema, **options.parquet)
+        parquet = dict(options.parquet)
+        if "_row_id" in arrow_schema.names:
+            # row ids of a rewrite ascend: delta encoding stores them in a few bits a row
+            # (plain or dictionary encoding would grow the file past the rewrite's target)
+            parquet["use_dictionary"] = [n for n in arrow_schema.names if n != "_row_id"]
+            parquet["column_encoding"] = {"_row_id": "DELTA_BINARY_PACKED"}
+        self.writer = pq.ParquetWriter(self.sink, arrow_schema, **parquet)
         self.batches: list[pa.RecordBatch] = []
         self.rows = 0
 
@@ -377,8 +402,15 @@ class _OpenFile:
                     start = dict_offset
                 split_offsets.append(start)
         ctx = self.context
+        batches = self.batches
+        names = batches[0].schema.names if batches else []
+        lineage = [n for n in names if n in _LINEAGE_COLUMNS]
+        if lineage:
+            # the metrics are those of the table's columns (the lineage columns come last)
+            batches = [b.select([n for n in names if n not in _LINEAGE_COLUMNS]) for b in batches]
+            column_sizes = column_sizes[: len(column_sizes) - len(lineage)]
         return _native.data_file_batch(
-            self.batches,
+            batches,
             ctx.schema,
             ctx.spec,
             properties=ctx.props,
