@@ -434,3 +434,8 @@ def test_v3_compaction_keeps_row_lineage_as_javas(env, engine):
     # Java's rewrite writes _row_id and _last_updated_sequence_number into the new files
     assert _lineage(spark, name, "twin") == before
     assert _lineage(spark, name, "t") == before
+    # and icefloe's reader reads the same lineage from both tables
+    columns = ["_row_id", "_last_updated_sequence_number"]
+    for table in ("db.t", "db.twin"):
+        rows = cat.load_table(table).scan().to_arrow(metadata_columns=columns)
+        assert sorted(zip(*(rows[c].to_pylist() for c in ["id", *columns]), strict=True)) == before
