@@ -140,8 +140,8 @@ def test_insert_into_equals_javas_and_each_reads_the_other(env):
         f"CREATE TABLE {{t}} {EVENTS} USING iceberg PARTITIONED BY (cat, days(ts)) "
         "TBLPROPERTIES ('format-version'='2')",
     )
-    # one input partition: icefloe requests no distribution from Spark (Java clusters the rows
-    # by partition), so only then does each engine write one file per partition and insert
+    # one input partition, so that both engines write one file per partition and insert
+    # whatever the distribution (test_spark_connector_distribution.py compares the clustering)
     for start in (0, 60):
         twins(
             spark, "ins", f"INSERT INTO {{t}} SELECT /*+ REPARTITION(1) */ * FROM VALUES {values(start, 60)}"

@@ -280,7 +280,8 @@ pub extern "system" fn Java_io_icefloe_spark_jni_Native_tableClose<'local>(
 }
 
 /// What the Spark layer needs of a loaded table: its metadata location, location, format
-/// version, current snapshot, properties, the current schema's JSON, and the FileIO
+/// version, current snapshot, properties, the current schema's JSON, the default spec and
+/// sort order, and the FileIO
 /// properties executors open the data files with (credentials included: the Java side
 /// never prints them).
 fn table_info(table: &LoadedTable) -> Outcome<Value> {
@@ -303,6 +304,7 @@ fn table_info(table: &LoadedTable) -> Outcome<Value> {
         "properties": pairs_json(&md.properties),
         "schema": schema.to_json(),
         "spec": md.default_spec().map(|s| s.to_json()),
+        "sort-order": md.default_sort_order().map(|o| o.to_json()),
         "io-properties": io_properties,
     }))
 }

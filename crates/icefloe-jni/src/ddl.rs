@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use crate::catalog::{handle_ref, parse_json, string, CatalogHandle};
 use crate::errors::{Outcome, ThrowIcefloe};
 
-fn ident_of(request: &Value) -> Outcome<TableIdent> {
+pub(crate) fn ident_of(request: &Value) -> Outcome<TableIdent> {
     let namespace = request
         .get("namespace")
         .and_then(Value::as_array)
@@ -113,12 +113,14 @@ fn spec_of(schema: &Schema, partitioning: Option<&Value>) -> Outcome<PartitionSp
     Ok(PartitionSpec::new(0, fields))
 }
 
-/// Creates or replaces a table. Request: `namespace`, `name`, `schema` (Iceberg JSON, ids
-/// assigned by the caller; fresh ids are assigned as Java does), `partitioning`,
-/// `location`, `properties`, `default-format-version` (when the properties have no
-/// `format-version`), `mode` (`create`, `replace`: the table must exist,
-/// `create-or-replace`). A replaced table keeps its history (Java's replace transaction).
-fn create(catalog: &CatalogHandle, request: &Value) -> Outcome<Value> {
+/// The transaction that creates or replaces a table. Request: `namespace`, `name`,
+/// `schema` (Iceberg JSON, ids assigned by the caller; fresh ids are assigned as Java
+/// does), `partitioning`, `location`, `properties`, `default-format-version` (for a
+/// created table whose properties name no `format-version`; a replaced table keeps its
+/// version, as Java's `buildReplacement`), `mode` (`create`: the table must not exist,
+/// `replace`: it must, `create-or-replace`). A replaced table keeps its history (Java's
+/// replace transaction).
+pub(crate) fn create_transaction(catalog: &CatalogHandle, request: &Value) -> Outcome<Transaction> {
     let ident = ident_of(request)?;
     let schema = Schema::from_json(
         request
@@ -127,15 +129,6 @@ fn create(catalog: &CatalogHandle, request: &Value) -> Outcome<Value> {
         "schema",
     )?;
     let spec = spec_of(&schema, request.get("partitioning"))?;
-    let properties = properties(request);
-    // the caller's default when the properties name no version (Spark: Java's default, v2)
-    let format_version = match properties.iter().any(|(k, _)| k == "format-version") {
-        true => None,
-        false => request
-            .get("default-format-version")
-            .and_then(Value::as_i64)
-            .map(|v| v as i32),
-    };
     let table = NewTable {
         schema,
         spec,
@@ -144,8 +137,8 @@ fn create(catalog: &CatalogHandle, request: &Value) -> Outcome<Value> {
             .get("location")
             .and_then(Value::as_str)
             .map(str::to_string),
-        properties,
-        format_version,
+        properties: properties(request),
+        format_version: None,
     };
     let mode = request
         .get("mode")
@@ -165,7 +158,20 @@ fn create(catalog: &CatalogHandle, request: &Value) -> Outcome<Value> {
             return Err(Error::invalid_argument(format!("unknown create mode '{other}'")).into())
         }
     };
-    let state = tx.commit()?;
+    Ok(
+        match request
+            .get("default-format-version")
+            .and_then(Value::as_i64)
+        {
+            Some(v) => tx.default_format_version(v as i32),
+            None => tx,
+        },
+    )
+}
+
+/// Creates or replaces a table (see [`create_transaction`] for the request).
+fn create(catalog: &CatalogHandle, request: &Value) -> Outcome<Value> {
+    let state = create_transaction(catalog, request)?.commit()?;
     Ok(json!({ "metadata-location": state.metadata_location }))
 }
 

@@ -19,6 +19,7 @@ mod errors;
 mod plan;
 mod read;
 mod rowlevel;
+mod staged;
 mod write;
 
 pub use errors::Failure;

@@ -8,7 +8,8 @@
 //!   of the table location made from the driver catalog's FileIO properties. Options:
 //!   `partition-id`, `task-id`, `operation-id` (Java's file names), `properties` (overrides of
 //!   the table's `write.*`), `data-location`, `spec-id` (default: the default spec),
-//!   `sort-order-id`.
+//!   `sort-order-id`, `row-lineage` (the rows carry `_row_id` and
+//!   `_last_updated_sequence_number` after the table's columns, written into the files).
 //! - `dataWriterWrite(handle, arrayAddress, schemaAddress)`: one batch as an exported
 //!   `ArrowArray` (a struct array, the table's top-level columns in order) and its
 //!   `ArrowSchema`; both are moved into Rust (released here).
@@ -85,6 +86,10 @@ fn writer_options(options: &Value) -> Outcome<DataWriterOptions> {
             .map(str::to_string),
         spec_id: int("spec-id").map(|v| v as i32),
         sort_order_id: int("sort-order-id").map(|v| v as i32),
+        row_lineage: options
+            .get("row-lineage")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
     })
 }
 
@@ -211,7 +216,7 @@ pub extern "system" fn Java_io_icefloe_spark_jni_Native_dataWriterClose<'local>(
 
 // --- the driver: commits -------------------------------------------------------------------
 
-fn payloads(env: &mut Env<'_>, array: &JObjectArray<'_>) -> Outcome<Vec<Vec<u8>>> {
+pub(crate) fn payloads(env: &mut Env<'_>, array: &JObjectArray<'_>) -> Outcome<Vec<Vec<u8>>> {
     if array.is_null() {
         return Ok(Vec::new());
     }
@@ -229,7 +234,10 @@ fn payloads(env: &mut Env<'_>, array: &JObjectArray<'_>) -> Outcome<Vec<Vec<u8>>
 }
 
 /// The data files of the executors' payloads, with the spec they were written for.
-fn decode_files(md: &TableMetadata, payloads: &[Vec<u8>]) -> Outcome<Vec<(i32, DataFile)>> {
+pub(crate) fn decode_files(
+    md: &TableMetadata,
+    payloads: &[Vec<u8>],
+) -> Outcome<Vec<(i32, DataFile)>> {
     let schema = md
         .current_schema()
         .ok_or_else(|| Error::invalid_argument("the table has no current schema"))?;
@@ -289,18 +297,15 @@ fn files_in_partitions(
     Ok(out)
 }
 
-/// Commits the data files executors wrote, as one snapshot. Request: `namespace`, `name`,
-/// `operation` (`append`; `overwrite`: the files matching `filter`, the expression JSON form,
-/// are removed; `replace-partitions`: Spark's dynamic overwrite), `snapshot-properties`,
-/// `isolation-level` and `base-snapshot-id` (validations from that snapshot, as Java's
-/// Spark writes do when an isolation level is set). The files are handed to the transaction,
-/// which deletes them when the commit fails. The answer: the new metadata location and
-/// snapshot id.
-fn commit(catalog: &CatalogHandle, request: &Value, payloads: &[Vec<u8>]) -> Outcome<Value> {
-    let ident = ident_of(request)?;
-    let base = catalog.0.load_table(&ident)?;
-    let files = decode_files(&base.metadata, payloads)?;
-    let paths: Vec<String> = files.iter().map(|(_, f)| f.file_path.clone()).collect();
+/// The snapshot of a write's `operation` (`append`; `overwrite`: the files matching
+/// `filter`, the expression JSON form, are removed; `replace-partitions`: Spark's dynamic
+/// overwrite of the partitions `files` fall in) on `base`, before the files are added.
+pub(crate) fn write_producer(
+    request: &Value,
+    base: &TableState,
+    io: Arc<dyn icefloe::FileIO>,
+    files: &[(i32, DataFile)],
+) -> Outcome<SnapshotProducer> {
     let operation = request
         .get("operation")
         .and_then(Value::as_str)
@@ -310,7 +315,7 @@ fn commit(catalog: &CatalogHandle, request: &Value, payloads: &[Vec<u8>]) -> Out
         .current_schema()
         .ok_or_else(|| Error::invalid_argument("the table has no current schema"))?
         .clone();
-    let mut producer = match operation {
+    Ok(match operation {
         "append" => SnapshotProducer::fast_append(),
         "overwrite" => {
             let filter = match request.get("filter") {
@@ -323,7 +328,7 @@ fn commit(catalog: &CatalogHandle, request: &Value, payloads: &[Vec<u8>]) -> Out
         }
         "replace-partitions" => {
             let mut p = SnapshotProducer::overwrite_files();
-            for path in files_in_partitions(&base, catalog.0.io(), &files)? {
+            for path in files_in_partitions(base, io, files)? {
                 p.delete_path(path);
             }
             p.set_summary("replace-partitions", "true");
@@ -334,7 +339,22 @@ fn commit(catalog: &CatalogHandle, request: &Value, payloads: &[Vec<u8>]) -> Out
                 Error::invalid_argument(format!("unknown write operation '{other}'")).into(),
             )
         }
-    };
+    })
+}
+
+/// Commits the data files executors wrote, as one snapshot. Request: `namespace`, `name`,
+/// `operation` (`append`; `overwrite`: the files matching `filter`, the expression JSON form,
+/// are removed; `replace-partitions`: Spark's dynamic overwrite), `snapshot-properties`,
+/// `isolation-level` and `base-snapshot-id` (validations from that snapshot, as Java's
+/// Spark writes do when an isolation level is set). The files are handed to the transaction,
+/// which deletes them when the commit fails. The answer: the new metadata location and
+/// snapshot id.
+fn commit(catalog: &CatalogHandle, request: &Value, payloads: &[Vec<u8>]) -> Outcome<Value> {
+    let ident = ident_of(request)?;
+    let base = catalog.0.load_table(&ident)?;
+    let files = decode_files(&base.metadata, payloads)?;
+    let paths: Vec<String> = files.iter().map(|(_, f)| f.file_path.clone()).collect();
+    let mut producer = write_producer(request, &base, catalog.0.io(), &files)?;
     for (spec_id, f) in files {
         producer.add_file_with_spec(spec_id, f);
     }

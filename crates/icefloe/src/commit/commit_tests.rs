@@ -903,6 +903,54 @@ fn create_fails_when_the_table_exists_and_create_or_replace_keeps_history() {
 }
 
 #[test]
+fn a_replacement_starts_from_its_metadata_and_keeps_the_version_over_a_default() {
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 3, &[]);
+    append(&catalog, vec![file("a", 1)]);
+    let mut table = NewTable::new(schema());
+    table.spec = PartitionSpec::new(
+        0,
+        vec![PartitionField::new(2, 1000, "cat", Transform::Identity)],
+    );
+    // an engine's default for created tables (Spark's v2) must not downgrade a replaced v3
+    // table: Java's buildReplacement keeps the version unless the properties name one
+    let mut tx = Transaction::create_or_replace(catalog.clone(), ident(), table.clone())
+        .unwrap()
+        .default_format_version(2);
+    assert!(tx.replaces());
+    let start = tx.start_metadata().unwrap();
+    assert_eq!(start.format_version, 3);
+    assert_eq!(start.current_snapshot_id, None);
+    assert_eq!(start.snapshots.len(), 1);
+    // the data files of a replace-as-select are written against the start's spec and schema
+    let mut f = file("p", 3);
+    f.partition = vec![Some(Literal::Int(7))];
+    tx.append_files(vec![f]);
+    let committed = tx.commit().unwrap().metadata;
+    assert_eq!(committed.format_version, 3);
+    assert_eq!(committed.default_spec_id, start.default_spec_id);
+    assert_eq!(committed.current_schema_id, start.current_schema_id);
+    assert_eq!(committed.snapshots.len(), 2);
+
+    // a created table takes the default when neither the table nor its properties name one
+    let other = TableIdent::parse("db.other").unwrap();
+    let mut tx = Transaction::create_or_replace(catalog.clone(), other.clone(), table.clone())
+        .unwrap()
+        .default_format_version(2);
+    assert!(!tx.replaces());
+    assert_eq!(tx.start_metadata().unwrap().format_version, 2);
+    assert_eq!(tx.commit().unwrap().metadata.format_version, 2);
+    let mut named = table;
+    named.properties = vec![("format-version".into(), "3".into())];
+    let third = TableIdent::parse("db.third").unwrap();
+    let tx = Transaction::create(catalog.clone(), third, named).default_format_version(2);
+    assert_eq!(tx.commit().unwrap().metadata.format_version, 3);
+    // start_metadata is for creates and replacements only
+    let mut existing = Transaction::load(catalog.clone(), other).unwrap();
+    assert!(existing.start_metadata().is_err());
+}
+
+#[test]
 fn threads_on_one_sqlite_catalog_lose_nothing() {
     use crate::catalog::sql::SqlCatalog;
     use crate::io::LocalFileIO;

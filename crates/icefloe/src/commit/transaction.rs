@@ -118,6 +118,9 @@ pub struct Transaction {
     /// so that every attempt, and the data files written before the commit, agree on
     /// the location and ids). `Some(None)`: asked, the catalog has no say.
     staged: Option<Option<Arc<TableMetadata>>>,
+    /// The format version of a table this transaction creates when neither the new table
+    /// nor its `format-version` property names one (see [`Self::default_format_version`]).
+    default_format_version: Option<i32>,
 }
 
 impl std::fmt::Debug for Transaction {
@@ -142,6 +145,7 @@ impl Transaction {
             owned_files: Vec::new(),
             retry: None,
             staged: None,
+            default_format_version: None,
         }
     }
 
@@ -163,6 +167,7 @@ impl Transaction {
             owned_files: Vec::new(),
             retry: None,
             staged: None,
+            default_format_version: None,
         }
     }
 
@@ -186,11 +191,38 @@ impl Transaction {
             owned_files: Vec::new(),
             retry: None,
             staged: None,
+            default_format_version: None,
         })
     }
 
     pub fn ident(&self) -> &TableIdent {
         &self.ident
+    }
+
+    /// The format version of the table when this transaction creates it and neither the
+    /// [`NewTable`] nor its `format-version` property names one (an engine's own default,
+    /// e.g. Spark's v2 where icefloe's is v3). A replacement keeps the table's version
+    /// unless the property names another, as Java's `buildReplacement` does: this default
+    /// does not apply to it.
+    pub fn default_format_version(mut self, version: i32) -> Self {
+        self.default_format_version = Some(version);
+        self
+    }
+
+    /// The format version a created table gets (`None`: the property, else icefloe's
+    /// default).
+    fn created_format_version(&self, t: &NewTable) -> Result<Option<i32>> {
+        Ok(match t.format_version {
+            Some(v) => Some(v),
+            None if format_version_property(&t.properties)?.is_some() => None,
+            None => self.default_format_version,
+        })
+    }
+
+    /// Whether the transaction replaces an existing table (create-or-replace of a table
+    /// that existed when the transaction started).
+    pub fn replaces(&self) -> bool {
+        matches!(self.start, Start::CreateOrReplace(_)) && self.base.is_some()
     }
 
     /// Uses `policy` instead of the table's `commit.retry.*` properties.
@@ -366,6 +398,22 @@ impl Transaction {
         self.start_builder(None)?.build()
     }
 
+    /// The metadata a transaction that creates or replaces a table starts from, before its
+    /// changes: the new table's (as [`Self::new_table_metadata`]) or the replacement's
+    /// (new schema, spec and sort order with the table's history, no current snapshot).
+    /// What the data files of a create-or-replace-as-select are written against.
+    /// `InvalidArgument` for a transaction on an existing table.
+    pub fn start_metadata(&mut self) -> Result<TableMetadata> {
+        if matches!(self.start, Start::Existing) {
+            return Err(Error::invalid_argument(format!(
+                "table {}: the transaction neither creates nor replaces a table",
+                self.ident
+            )));
+        }
+        let base = self.base.clone();
+        self.start_builder(base.as_ref())?.build()
+    }
+
     /// Asks the catalog for a staged create, once.
     fn stage(&mut self, t: &NewTable) -> Result<Option<Arc<TableMetadata>>> {
         if let Some(staged) = &self.staged {
@@ -373,7 +421,7 @@ impl Transaction {
         }
         let mut properties = t.properties.clone();
         // the server's default format version may differ from icefloe's: say which
-        let version = match t.format_version {
+        let version = match self.created_format_version(t)? {
             Some(v) => v,
             None => format_version_property(&t.properties)?.unwrap_or(DEFAULT_FORMAT_VERSION),
         };
@@ -465,7 +513,7 @@ impl Transaction {
                     &t.sort_order,
                     location.trim_end_matches('/'),
                     &t.properties,
-                    t.format_version,
+                    self.created_format_version(t)?,
                 )?
             }
             (Start::CreateOrReplace(t), Some(b)) => {

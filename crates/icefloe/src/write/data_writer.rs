@@ -74,6 +74,35 @@ pub struct DataWriterOptions {
     /// The sort order id recorded in the files (Java records the table's when the rows
     /// were sorted by it; `None` leaves it unset).
     pub sort_order_id: Option<i32>,
+    /// v3 row lineage: the rows carry two more columns after the table's, `_row_id` and
+    /// `_last_updated_sequence_number` (optional longs), written into the files under their
+    /// reserved field ids, as Java's row-level writers do. A row whose `_row_id` is set
+    /// keeps that id (an updated row); a null inherits one from the file's first row id,
+    /// and a null `_last_updated_sequence_number` the file's sequence number, when read.
+    pub row_lineage: bool,
+}
+
+/// The table schema with the row-lineage columns after its fields (see
+/// [`DataWriterOptions::row_lineage`]).
+fn with_row_lineage(schema: &Schema) -> Result<Schema> {
+    use crate::spec::schema::reserved;
+    use crate::spec::types::{NestedField, PrimitiveType, Type};
+    let mut fields = schema.fields().to_vec();
+    fields.push(NestedField::optional(
+        reserved::ROW_ID_ID,
+        "_row_id",
+        Type::Primitive(PrimitiveType::Long),
+    ));
+    fields.push(NestedField::optional(
+        reserved::LAST_UPDATED_SEQUENCE_NUMBER_ID,
+        "_last_updated_sequence_number",
+        Type::Primitive(PrimitiveType::Long),
+    ));
+    Schema::new(
+        schema.schema_id(),
+        fields,
+        schema.identifier_field_ids().to_vec(),
+    )
 }
 
 /// Java's Parquet settings from the table properties.
@@ -258,6 +287,11 @@ impl DataFileWriter {
         options: DataWriterOptions,
     ) -> Result<DataFileWriter> {
         let partition_type = spec.partition_type(&schema)?;
+        let schema = if options.row_lineage {
+            with_row_lineage(&schema)?
+        } else {
+            schema
+        };
         let arrow_schema = Arc::new(schema_to_arrow(&schema)?);
         let locations = LocationProvider::new(
             table_location,
@@ -767,6 +801,65 @@ mod tests {
         .column(0)
         .compression();
         assert!(matches!(meta, Compression::ZSTD(_)), "{meta:?}");
+    }
+
+    #[test]
+    fn row_lineage_columns_are_written_under_their_reserved_ids() {
+        let io = Arc::new(MemoryFileIO::default());
+        let mut w = DataFileWriter::with_parts(
+            Arc::clone(&io) as Arc<dyn FileIO>,
+            "mem://t",
+            schema(),
+            PartitionSpec::unpartitioned(),
+            None,
+            Vec::new(),
+            DataWriterOptions {
+                row_lineage: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let rows = spark_batch(0..4);
+        let mut fields: Vec<Field> = rows
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone())
+            .collect();
+        fields.push(Field::new("_row_id", DataType::Int64, true));
+        fields.push(Field::new(
+            "_last_updated_sequence_number",
+            DataType::Int64,
+            true,
+        ));
+        let mut columns = rows.columns().to_vec();
+        columns.push(Arc::new(Int64Array::from(vec![
+            Some(7),
+            None,
+            Some(9),
+            None,
+        ])));
+        columns.push(Arc::new(Int64Array::from(vec![None::<i64>; 4])));
+        let batch = RecordBatch::try_new(Arc::new(ArrowSchema::new(fields)), columns).unwrap();
+        w.write(&batch).unwrap();
+        let files = w.finish().unwrap();
+        let (batches, descr) = read_back(&io, &files[0].file_path);
+        let ids: Vec<i32> = descr
+            .columns()
+            .iter()
+            .map(|c| c.self_type().get_basic_info().id())
+            .collect();
+        assert_eq!(ids, vec![1, 2, 3, 4, 2147483540, 2147483539]);
+        let row_ids = batches[0]
+            .column(4)
+            .as_primitive::<arrow_array::types::Int64Type>();
+        assert_eq!(
+            row_ids.iter().collect::<Vec<_>>(),
+            vec![Some(7), None, Some(9), None]
+        );
+        // without the option, the rows must have the table's columns only
+        let mut plain = writer(Arc::clone(&io), PartitionSpec::unpartitioned(), &[]);
+        assert!(plain.write(&batch).is_err());
     }
 
     #[test]

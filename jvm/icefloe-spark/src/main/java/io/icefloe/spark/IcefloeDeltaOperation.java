@@ -67,6 +67,27 @@ class IcefloeDeltaOperation implements SupportsDelta {
     };
   }
 
+  /** v3 row lineage: whether the table's rows have row ids to keep. */
+  private boolean rowLineage() {
+    return table.nativeTable().info().path("format-version").asInt() >= 3;
+  }
+
+  /**
+   * In v3, the scan reads each row's {@code _row_id} and {@code _last_updated_sequence_number}
+   * (Java's requiredMetadataAttributes): Spark hands an updated row's metadata to {@code
+   * reinsert}, which writes its row id into the new data file.
+   */
+  @Override
+  public NamedReference[] requiredMetadataAttributes() {
+    if (!rowLineage()) {
+      return new NamedReference[0];
+    }
+    return new NamedReference[] {
+      Expressions.column(MetadataColumns.ROW_ID),
+      Expressions.column(MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER)
+    };
+  }
+
   /** An update arrives as a delete and an insert, as in Java Iceberg. */
   @Override
   public boolean representUpdateAsDeleteAndInsert() {
@@ -131,13 +152,29 @@ class IcefloeDeltaOperation implements SupportsDelta {
       NativeTable t = table.nativeTable();
       JsonNode io = t.info().get("io-properties");
       Long snapshot = scannedSnapshot();
+      // where an updated row's lineage is in the metadata Spark hands to reinsert (-1: none)
+      int rowIdIndex = -1;
+      int sequenceIndex = -1;
+      if (rowLineage() && writeInfo.metadataSchema().isPresent()) {
+        org.apache.spark.sql.types.StructField[] meta = writeInfo.metadataSchema().get().fields();
+        for (int i = 0; i < meta.length; i++) {
+          if (meta[i].name().equals(MetadataColumns.ROW_ID)) {
+            rowIdIndex = i;
+          } else if (meta[i].name().equals(MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER)) {
+            sequenceIndex = i;
+          }
+        }
+      }
       return new IcefloeDeltaWriterFactory(
           t.metadataJson(),
           snapshot == null ? -1L : snapshot,
           io == null || io.isNull() ? null : Json.write(io),
           writeInfo.queryId(),
           writeInfo.schema(),
-          org.apache.spark.sql.internal.SQLConf.get().sessionLocalTimeZone());
+          org.apache.spark.sql.internal.SQLConf.get().sessionLocalTimeZone(),
+          rowLineage(),
+          rowIdIndex,
+          sequenceIndex);
     }
 
     private byte[] joined(WriterCommitMessage[] messages) {

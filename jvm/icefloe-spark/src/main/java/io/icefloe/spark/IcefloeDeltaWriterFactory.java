@@ -12,6 +12,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.JoinedRow;
 import org.apache.spark.sql.connector.write.DeltaWriter;
 import org.apache.spark.sql.connector.write.DeltaWriterFactory;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
@@ -36,6 +38,12 @@ class IcefloeDeltaWriterFactory implements DeltaWriterFactory {
   // the rows an UPDATE or MERGE inserts: the table's columns
   private final StructType rowSchema;
   private final String zone;
+  // v3: the data files carry _row_id and _last_updated_sequence_number after the row's columns
+  // (null for inserted rows; an updated row's own _row_id), as Java's; the indexes of those
+  // fields in the metadata rows reinsert gets (-1: absent)
+  private final boolean rowLineage;
+  private final int rowIdIndex;
+  private final int sequenceIndex;
 
   IcefloeDeltaWriterFactory(
       String metadataJson,
@@ -43,13 +51,19 @@ class IcefloeDeltaWriterFactory implements DeltaWriterFactory {
       String ioPropertiesJson,
       String queryId,
       StructType rowSchema,
-      String zone) {
+      String zone,
+      boolean rowLineage,
+      int rowIdIndex,
+      int sequenceIndex) {
     this.metadataJson = metadataJson;
     this.snapshotId = snapshotId;
     this.ioPropertiesJson = ioPropertiesJson;
     this.queryId = queryId;
     this.rowSchema = rowSchema;
     this.zone = zone;
+    this.rowLineage = rowLineage;
+    this.rowIdIndex = rowIdIndex;
+    this.sequenceIndex = sequenceIndex;
   }
 
   // the kind of a record of data files (crates/icefloe-jni/src/rowlevel.rs)
@@ -114,9 +128,17 @@ class IcefloeDeltaWriterFactory implements DeltaWriterFactory {
       options.put("partition-id", partitionId);
       options.put("task-id", taskId);
       options.put("operation-id", queryId);
+      StructType written = rowSchema;
+      if (rowLineage) {
+        options.put("row-lineage", true);
+        written =
+            written
+                .add(MetadataColumns.ROW_ID, org.apache.spark.sql.types.DataTypes.LongType, true)
+                .add(MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER, org.apache.spark.sql.types.DataTypes.LongType, true);
+      }
       data = NativeDataWriter.open(metadataJson, ioPropertiesJson, Json.write(options));
       allocator = new RootAllocator();
-      root = VectorSchemaRoot.create(ArrowUtils.toArrowSchema(rowSchema, zone, false, false), allocator);
+      root = VectorSchemaRoot.create(ArrowUtils.toArrowSchema(written, zone, false, false), allocator);
       arrow = ArrowWriter.create(root);
     }
 
@@ -145,8 +167,31 @@ class IcefloeDeltaWriterFactory implements DeltaWriterFactory {
 
     @Override
     public void insert(InternalRow row) {
+      add(row, null);
+    }
+
+    /** An updated row, with the metadata Spark read it with: it keeps its {@code _row_id}. */
+    @Override
+    public void reinsert(InternalRow metadata, InternalRow row) {
+      add(row, metadata);
+    }
+
+    private void add(InternalRow row, InternalRow metadata) {
       if (data == null) {
         openData();
+      }
+      if (rowLineage) {
+        // a new row has no lineage (nulls: the commit gives it a row id, the file's sequence
+        // number its last-updated one); an updated row keeps its row id, and Spark has nulled
+        // its last-updated sequence number (not preserved on reinsert)
+        Object[] lineage = new Object[2];
+        if (metadata != null && rowIdIndex >= 0 && !metadata.isNullAt(rowIdIndex)) {
+          lineage[0] = metadata.getLong(rowIdIndex);
+        }
+        if (metadata != null && sequenceIndex >= 0 && !metadata.isNullAt(sequenceIndex)) {
+          lineage[1] = metadata.getLong(sequenceIndex);
+        }
+        row = new JoinedRow(row, new GenericInternalRow(lineage));
       }
       arrow.write(row);
       buffered++;
@@ -159,6 +204,7 @@ class IcefloeDeltaWriterFactory implements DeltaWriterFactory {
     public void write(InternalRow row) {
       insert(row);
     }
+
 
     @Override
     public WriterCommitMessage commit() {

@@ -115,7 +115,7 @@ public class IcefloeTable
 
   @Override
   public MetadataColumn[] metadataColumns() {
-    return MetadataColumns.all();
+    return MetadataColumns.all(table.info().path("format-version").asInt());
   }
 
   private void checkWritable(String what) {

@@ -16,6 +16,9 @@ import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
 import org.apache.spark.sql.connector.write.SupportsDynamicOverwrite;
 import org.apache.spark.sql.connector.write.SupportsOverwriteV2;
+import org.apache.spark.sql.connector.distributions.Distribution;
+import org.apache.spark.sql.connector.expressions.SortOrder;
+import org.apache.spark.sql.connector.write.RequiresDistributionAndOrdering;
 import org.apache.spark.sql.connector.write.Write;
 import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
@@ -39,14 +42,22 @@ class IcefloeWriteBuilder implements WriteBuilder, SupportsOverwriteV2, Supports
   private final Identifier ident;
   private final NativeTable table;
   private final LogicalWriteInfo info;
+  /** A staged create or replace the write's files go to, instead of a commit of their own. */
+  private final IcefloeStagedTable staged;
   private String operation = "append";
   private JsonNode filter = null;
 
   IcefloeWriteBuilder(NativeCatalog catalog, Identifier ident, NativeTable table, LogicalWriteInfo info) {
+    this(catalog, ident, table, info, null);
+  }
+
+  IcefloeWriteBuilder(
+      NativeCatalog catalog, Identifier ident, NativeTable table, LogicalWriteInfo info, IcefloeStagedTable staged) {
     this.catalog = catalog;
     this.ident = ident;
     this.table = table;
     this.info = info;
+    this.staged = staged;
   }
 
   @Override
@@ -97,16 +108,33 @@ class IcefloeWriteBuilder implements WriteBuilder, SupportsOverwriteV2, Supports
     StructType schema = info.schema();
     String zone = SQLConf.get().sessionLocalTimeZone();
     String operationId = info.queryId() != null ? info.queryId() : UUID.randomUUID().toString();
-    return new Write() {
+    // Java's SparkWrite asks Spark to cluster (or order) the rows by partition
+    WriteRequirements requirements = WriteRequirements.of(table.info(), info.options());
+    return new RequiresDistributionAndOrdering() {
       @Override
       public String description() {
         return "icefloe " + operation + " into " + ident;
       }
 
       @Override
+      public Distribution requiredDistribution() {
+        return requirements.distribution;
+      }
+
+      @Override
+      public boolean distributionStrictlyRequired() {
+        return false; // as Java's: Spark may split and coalesce the clusters by size
+      }
+
+      @Override
+      public SortOrder[] requiredOrdering() {
+        return requirements.ordering;
+      }
+
+      @Override
       public BatchWrite toBatch() {
         return new IcefloeBatchWrite(
-            catalog, ident, table, operation, filter, schema, zone, operationId);
+            catalog, ident, table, operation, filter, schema, zone, operationId, staged);
       }
     };
   }
@@ -121,6 +149,7 @@ class IcefloeBatchWrite implements BatchWrite {
   private final StructType schema;
   private final String zone;
   private final String operationId;
+  private final IcefloeStagedTable staged;
 
   IcefloeBatchWrite(
       NativeCatalog catalog,
@@ -130,7 +159,8 @@ class IcefloeBatchWrite implements BatchWrite {
       JsonNode filter,
       StructType schema,
       String zone,
-      String operationId) {
+      String operationId,
+      IcefloeStagedTable staged) {
     this.catalog = catalog;
     this.ident = ident;
     this.table = table;
@@ -139,6 +169,7 @@ class IcefloeBatchWrite implements BatchWrite {
     this.schema = schema;
     this.zone = zone;
     this.operationId = operationId;
+    this.staged = staged;
   }
 
   @Override
@@ -166,6 +197,17 @@ class IcefloeBatchWrite implements BatchWrite {
   @Override
   public void commit(WriterCommitMessage[] messages) {
     ObjectNode request = Json.object();
+    ObjectNode summary = request.putObject("snapshot-properties");
+    summary.put("icefloe.write-id", operationId);
+    String appId = SQLConf.get().getConfString("spark.app.id", null);
+    if (appId != null) {
+      summary.put("spark.app.id", appId);
+    }
+    if (staged != null) {
+      // committed with the staged create or replace (commitStagedChanges)
+      staged.written(files(messages), summary, operation, filter);
+      return;
+    }
     for (String level : ident.namespace()) {
       request.withArray("namespace").add(level);
     }
@@ -173,12 +215,6 @@ class IcefloeBatchWrite implements BatchWrite {
     request.put("operation", operation);
     if (filter != null) {
       request.set("filter", filter);
-    }
-    ObjectNode summary = request.putObject("snapshot-properties");
-    summary.put("icefloe.write-id", operationId);
-    String appId = SQLConf.get().getConfString("spark.app.id", null);
-    if (appId != null) {
-      summary.put("spark.app.id", appId);
     }
     catalog.commitWrite(request, files(messages));
   }

@@ -244,7 +244,7 @@ final class Partitioning {
     return Integer.parseInt(transform.substring(transform.indexOf('[') + 1, transform.indexOf(']')).trim());
   }
 
-  private static void collectNames(JsonNode fields, String parent, Map<Integer, String> out) {
+  static void collectNames(JsonNode fields, String parent, Map<Integer, String> out) {
     if (fields == null) {
       return;
     }

@@ -17,6 +17,11 @@ import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
 import org.apache.spark.sql.catalyst.analysis.NonEmptyNamespaceException;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.NamespaceChange;
+import org.apache.spark.sql.catalyst.analysis.NoSuchFunctionException;
+import org.apache.spark.sql.connector.catalog.FunctionCatalog;
+import org.apache.spark.sql.connector.catalog.StagedTable;
+import org.apache.spark.sql.connector.catalog.functions.UnboundFunction;
+import org.apache.spark.sql.connector.catalog.StagingTableCatalog;
 import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
@@ -48,9 +53,12 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * data-file writer and icefloe's commits ({@link IcefloeTable}). DDL follows Java Iceberg's
  * SparkCatalog: {@code CREATE TABLE} (schema, {@code PARTITIONED BY}, {@code TBLPROPERTIES}
  * including {@code format-version}, {@code LOCATION}), {@code ALTER TABLE} (columns and
- * properties in one commit), {@code DROP TABLE [PURGE]}.
+ * properties in one commit), {@code DROP TABLE [PURGE]}. As Java's, it is a {@link
+ * StagingTableCatalog}: {@code CREATE TABLE ... AS SELECT}, {@code REPLACE TABLE [AS SELECT]}
+ * and {@code CREATE OR REPLACE TABLE [AS SELECT]} commit the table and the query's rows in one
+ * commit ({@link IcefloeStagedTable}), a replaced table keeping its history.
  */
-public class SparkCatalog implements TableCatalog, SupportsNamespaces {
+public class SparkCatalog implements StagingTableCatalog, SupportsNamespaces, FunctionCatalog {
   private String name;
   private NativeCatalog catalog;
 
@@ -67,6 +75,30 @@ public class SparkCatalog implements TableCatalog, SupportsNamespaces {
   @Override
   public String name() {
     return name;
+  }
+
+  // --- functions ----------------------------------------------------------------------------
+
+  /**
+   * Iceberg's partition transforms ({@code years}, {@code months}, {@code days}, {@code hours},
+   * {@code bucket}, {@code truncate}), in the namespace {@code system} (or none), as Java's
+   * SparkCatalog serves them: what Spark evaluates a write's clustering by partition with.
+   */
+  @Override
+  public Identifier[] listFunctions(String[] namespace) throws NoSuchNamespaceException {
+    if (!TransformFunctions.isNamespace(namespace)) {
+      throw new NoSuchNamespaceException(namespace);
+    }
+    Identifier[] out = new Identifier[TransformFunctions.NAMES.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = Identifier.of(namespace, TransformFunctions.NAMES[i]);
+    }
+    return out;
+  }
+
+  @Override
+  public UnboundFunction loadFunction(Identifier ident) throws NoSuchFunctionException {
+    return TransformFunctions.load(ident);
   }
 
   // --- namespaces ----------------------------------------------------------------------------
@@ -215,7 +247,26 @@ public class SparkCatalog implements TableCatalog, SupportsNamespaces {
   void create(
       Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties, String mode)
       throws TableAlreadyExistsException, NoSuchNamespaceException {
+    try {
+      catalog.createTable(createRequest(ident, schema, partitions, properties, mode));
+    } catch (IcefloeAlreadyExistsException e) {
+      throw new TableAlreadyExistsException(ident);
+    } catch (IcefloeNoSuchNamespaceException e) {
+      throw new NoSuchNamespaceException(ident.namespace());
+    } catch (IcefloeInvalidArgumentException | IcefloeUnsupportedException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+  }
+
+  /** The request of a create or replace (crates/icefloe-jni/src/ddl.rs). */
+  private static ObjectNode createRequest(
+      Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties, String mode) {
     ObjectNode request = Json.object();
+    ArrayNode ns = request.putArray("namespace");
+    for (String level : ident.namespace()) {
+      ns.add(level);
+    }
+    request.put("name", ident.name());
     request.set("schema", Partitioning.schema(schema));
     request.set("partitioning", Partitioning.partitioning(partitions));
     if (properties.get(TableCatalog.PROP_LOCATION) != null) {
@@ -233,13 +284,62 @@ public class SparkCatalog implements TableCatalog, SupportsNamespaces {
     if ("parquet".equalsIgnoreCase(provider) || "avro".equalsIgnoreCase(provider) || "orc".equalsIgnoreCase(provider)) {
       props.put("write.format.default", provider.toLowerCase());
     }
-    // Java 1.11's default for new tables (icefloe's own default, v3, is for its Python API)
+    // Java 1.11's default for new tables (icefloe's own default, v3, is for its Python API); a
+    // replaced table keeps its version unless the properties name one, as Java's
     request.put("default-format-version", 2);
     request.put("mode", mode);
+    return request;
+  }
+
+  // --- staged creates and replacements (StagingTableCatalog) ---------------------------------
+
+  @Override
+  @SuppressWarnings("deprecation")
+  public StagedTable stageCreate(
+      Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties)
+      throws TableAlreadyExistsException, NoSuchNamespaceException {
     try {
-      catalog.createTable(ident.namespace(), ident.name(), request);
+      return stage(ident, schema, partitions, properties, "create");
+    } catch (NoSuchTableException e) {
+      throw new IllegalStateException("a staged create needs no table", e);
+    }
+  }
+
+  @Override
+  @SuppressWarnings("deprecation")
+  public StagedTable stageReplace(
+      Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties)
+      throws NoSuchNamespaceException, NoSuchTableException {
+    try {
+      return stage(ident, schema, partitions, properties, "replace");
+    } catch (TableAlreadyExistsException e) {
+      throw new IllegalStateException("a staged replace needs the table", e);
+    }
+  }
+
+  @Override
+  @SuppressWarnings("deprecation")
+  public StagedTable stageCreateOrReplace(
+      Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties)
+      throws NoSuchNamespaceException {
+    try {
+      return stage(ident, schema, partitions, properties, "create-or-replace");
+    } catch (TableAlreadyExistsException | NoSuchTableException e) {
+      throw new IllegalStateException("a staged create-or-replace of " + ident + " failed", e);
+    }
+  }
+
+  private StagedTable stage(
+      Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties, String mode)
+      throws TableAlreadyExistsException, NoSuchNamespaceException, NoSuchTableException {
+    ObjectNode request = createRequest(ident, schema, partitions, properties, mode);
+    try {
+      NativeTable staged = catalog.stageTable(request);
+      return new IcefloeStagedTable(name + "." + ident, catalog, ident, staged, request);
     } catch (IcefloeAlreadyExistsException e) {
       throw new TableAlreadyExistsException(ident);
+    } catch (IcefloeNoSuchTableException e) {
+      throw new NoSuchTableException(ident);
     } catch (IcefloeNoSuchNamespaceException e) {
       throw new NoSuchNamespaceException(ident.namespace());
     } catch (IcefloeInvalidArgumentException | IcefloeUnsupportedException e) {

@@ -89,4 +89,8 @@ final class Native {
   static native String tableCreate(long catalog, String requestJson);
 
   static native String tableAlter(long catalog, String requestJson);
+
+  static native long tableStage(long catalog, String requestJson);
+
+  static native String tableCommitStaged(long catalog, String requestJson, byte[][] dataFiles);
 }

@@ -180,13 +180,27 @@ public final class NativeCatalog implements AutoCloseable {
    * Creates or replaces a table (crates/icefloe-jni/src/ddl.rs for the request: {@code schema},
    * {@code partitioning}, {@code location}, {@code properties}, {@code mode}).
    */
-  public JsonNode createTable(String[] namespace, String name, ObjectNode request) {
-    ArrayNode ns = request.putArray("namespace");
-    for (String level : namespace) {
-      ns.add(level);
-    }
-    request.put("name", name);
+  public JsonNode createTable(ObjectNode request) {
     return Json.parse(Native.tableCreate(handle(), Json.write(request)));
+  }
+
+  /**
+   * The metadata a staged create or replace starts from (crates/icefloe-jni/src/staged.rs; the
+   * request of {@link #createTable}): a table nothing commits, what the query's data files are
+   * written against. Fails with {@link IcefloeAlreadyExistsException} for a create of an
+   * existing table, {@link IcefloeNoSuchTableException} for a replace of a missing one.
+   */
+  public NativeTable stageTable(ObjectNode request) {
+    return new NativeTable(Native.tableStage(handle(), Json.write(request)));
+  }
+
+  /**
+   * Commits a staged create or replace, with the data files executors wrote appended in the
+   * same commit when the request has {@code "write": true}; the files are deleted when the
+   * commit fails (unless its outcome is unknown).
+   */
+  public JsonNode commitStaged(ObjectNode request, byte[][] dataFiles) {
+    return Json.parse(Native.tableCommitStaged(handle(), Json.write(request), dataFiles));
   }
 
   /** Alters a table in one commit (crates/icefloe-jni/src/ddl.rs for the changes). */
