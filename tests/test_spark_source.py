@@ -15,6 +15,7 @@ be read and written both ways:
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import decimal
 import os
@@ -29,12 +30,19 @@ import pytest
 import icefloe
 import icefloe.spark
 from icefloe import errors
-from icefloe.spark import WRITE_ID_KEY
+from icefloe.spark import WRITE_ID_KEY, connector
 from icefloe.spark.source import IcefloeReader, IcefloeWriter
 
 pytestmark = pytest.mark.java
 
 UTC = dt.timezone.utc
+
+
+#: the two ways Spark reads an icefloe table: the Python data source (``format("icefloe")``)
+#: and the JVM connector (``io.icefloe.spark.SparkCatalog``, tests/test_spark_connector.py);
+#: the read tests below run on both (issue 22: "The existing Spark tests run against both
+#: paths")
+PATHS = ["source", "connector"]
 
 
 @dataclass
@@ -44,6 +52,13 @@ class Env:
     db: str
     warehouse: str
     root: Path
+    # the Spark read path of read(): "source" or "connector"
+    path: str = "source"
+
+    @property
+    def ice(self) -> str:
+        """The connector's Spark catalog over the same rows (catalog-name ``name``)."""
+        return f"{self.name}_ice"
 
     def catalog(self):
         return icefloe.load_catalog(self.name, uri=f"sqlite:///{self.db}", warehouse=self.warehouse)
@@ -52,12 +67,37 @@ class Env:
         return {"catalog": self.name, "uri": f"sqlite:///{self.db}", "warehouse": self.warehouse}
 
     def read(self, table: str, **options):
+        if self.path == "connector":
+            return self._connector_read(table, **options)
         # pushdown on unless a test says otherwise: each test DataFrame here serves one query
         # (see test_reused_dataframe_needs_pushdown_off)
         r = self.spark.read.format("icefloe").options(**self.options()).option("pushdown", "true")
         for k, v in options.items():
             r = r.option(k.replace("_", "-"), str(v))
         return r.load(table)
+
+    def _connector_read(self, table: str, **options):
+        """The connector's read of the table with the data source's read options: time
+        travel through Spark's ``versionAsOf``/``timestampAsOf`` (as ``VERSION AS OF``),
+        ``columns`` and ``metadata_columns`` as a projection, ``split_size`` as the
+        connector's option; ``pushdown`` is the source's alone (the connector always
+        pushes)."""
+        r = self.spark.read
+        select: list[str] = []
+        for k, v in options.items():
+            if k in ("snapshot_id", "tag", "branch"):
+                r = r.option("versionAsOf", str(v))
+            elif k == "as_of_timestamp":
+                at = dt.datetime.fromtimestamp(v / 1000, UTC)
+                r = r.option("timestampAsOf", at.strftime("%Y-%m-%d %H:%M:%S.%f"))
+            elif k in ("columns", "metadata_columns"):
+                select += [c for c in str(v).split(",") if c]
+            elif k == "split_size":
+                r = r.option("split-size", str(v))
+            elif k != "pushdown":
+                raise AssertionError(f"no connector spelling of the read option {k}")
+        df = r.table(f"{self.ice}.{table}")
+        return df.select(*select) if select else df
 
     def write(self, df, table: str, mode: str = "append", **options):
         w = df.write.format("icefloe").options(**self.options()).mode(mode)
@@ -101,8 +141,22 @@ def env(spark, tmp_path_factory):
     }.items():
         spark.conf.set(f"spark.sql.catalog.{name}{k}", v)
     e = Env(spark, name, db, warehouse, root)
+    # the connector's catalog over the same rows, for the tests that read on both paths
+    for k, v in {
+        "": connector.CATALOG_CLASS,
+        ".uri": f"sqlite:///{db}",
+        ".warehouse": warehouse,
+        ".catalog-name": name,
+    }.items():
+        spark.conf.set(f"spark.sql.catalog.{e.ice}{k}", v)
     e.catalog().create_namespace("db")
     return e
+
+
+@pytest.fixture(params=PATHS)
+def read_env(env, request):
+    """``env`` reading through one of the two Spark paths (``Env.read``)."""
+    return dataclasses.replace(env, path=request.param)
 
 
 def rows(df) -> list[str]:
@@ -239,11 +293,12 @@ def _selections(snapshots):
 
 
 @pytest.mark.parametrize("table", ["db.java_v2", "db.java_v3"])
-def test_java_tables_read_the_same_rows(env, java_tables, table):
+def test_java_tables_read_the_same_rows(read_env, java_tables, table):
     """Each filter is checked against Java's filtered read and against Java's unfiltered
     rows filtered by Spark itself (a local relation: Spark's semantics, no Iceberg
     involved). Where Java's filtered read fails (``JAVA_FAILS``) or differs from Spark's
     semantics (``JAVA_DIFFERS``), only the second oracle is used."""
+    env = read_env
     compared = java_failed = 0
     for selection in _selections(java_tables[table]):
         java_all = env.java(table, **selection)
@@ -274,7 +329,8 @@ def test_java_tables_read_the_same_rows(env, java_tables, table):
 
 
 @pytest.mark.parametrize("table", ["db.java_v2", "db.java_v3"])
-def test_metadata_columns_as_java(env, java_tables, table):
+def test_metadata_columns_as_java(read_env, java_tables, table):
+    env = read_env
     columns = ["_file", "_pos", "_spec_id", "_partition", "_deleted"]
     if table.endswith("v3"):
         columns += ["_row_id", "_last_updated_sequence_number"]
@@ -288,9 +344,9 @@ def test_metadata_columns_as_java(env, java_tables, table):
     assert rows(ours.where("id < 30")) == rows(java.where("id < 30"))
 
 
-def test_schema_of_every_type_as_java(env):
-    """Iceberg types Spark has no type for are read as Java reads them (uuid as string,
-    fixed as binary); the schema equals Java's for every type."""
+@pytest.fixture(scope="module")
+def types_table(env):
+    """``db.types``: a column of each type Spark has none for (uuid, fixed), nested too."""
     schema = icefloe.Schema.from_json(
         '{"type": "struct", "schema-id": 0, "fields": ['
         '{"id": 1, "name": "u", "required": false, "type": "uuid"},'
@@ -330,14 +386,19 @@ def test_schema_of_every_type_as_java(env):
             }
         )
     )
+    return str(u2)
+
+
+def test_schema_of_every_type_as_java(read_env, types_table):
+    """Iceberg types Spark has no type for are read as Java reads them (uuid as string,
+    fixed as binary); the schema equals Java's for every type."""
+    env, u2 = read_env, types_table
     ours, java = env.read("db.types"), env.java("db.types")
     assert ours.schema == java.schema
     assert rows(ours) == rows(java)
     # Java's scan prunes the file holding u2 (it compares uuid bounds as signed longs,
     # apache/iceberg#14216) and returns no row; icefloe leaves uuid filters to Spark
-    assert [r.s for r in ours.where(f"u = '{u2}'").collect()] == [
-        r.s for r in java.collect() if r.u == str(u2)
-    ]
+    assert [r.s for r in ours.where(f"u = '{u2}'").collect()] == [r.s for r in java.collect() if r.u == u2]
     assert rows(ours.where("f = X'78797A'")) == rows(java.where("f = X'78797A'")) != []
 
 
@@ -400,9 +461,9 @@ def test_push_filters_returns_what_it_cannot_take_over(env, pruned_table):
     assert r.pushed == taken
 
 
-def test_struct_null_checks_are_taken_over_and_read_as_java(env):
-    from pyspark.sql import datasource as D
-
+@pytest.fixture(scope="module")
+def structs_table(env):
+    """``db.structs``, written by Java: a struct and a list, null and not."""
     t = f"{env.name}.db.structs"
     env.spark.sql(
         f"CREATE TABLE {t} (id bigint, s struct<a: int, b: string>, l array<int>) USING iceberg "
@@ -411,10 +472,20 @@ def test_struct_null_checks_are_taken_over_and_read_as_java(env):
     env.spark.sql(f"INSERT INTO {t} VALUES (1, named_struct('a', 1, 'b', 'x'), array(1)), (2, NULL, NULL)")
     env.spark.sql(f"INSERT INTO {t} VALUES (3, NULL, array()), (4, NULL, NULL)")
     env.spark.sql(f"INSERT INTO {t} VALUES (5, named_struct('a', CAST(NULL AS INT), 'b', 'y'), array(2))")
-    r = _reader(env, "db.structs")
+    return "db.structs"
+
+
+def test_struct_null_checks_are_taken_over(env, structs_table):
+    from pyspark.sql import datasource as D
+
+    r = _reader(env, structs_table)
     taken = [D.IsNull(("s",)), D.Not(D.IsNull(("s",))), D.IsNotNull(("l",))]
     left = [D.EqualTo(("s",), 1)]
     assert [id(f) for f in r.pushFilters(taken + left)] == [id(f) for f in left]
+
+
+def test_struct_null_checks_read_as_java(read_env, structs_table):
+    env = read_env
     for f in [
         "s IS NULL",
         "s IS NOT NULL",
@@ -423,8 +494,8 @@ def test_struct_null_checks_are_taken_over_and_read_as_java(env):
         "l IS NULL",
         "s IS NULL AND id > 2",
     ]:
-        ours = rows(env.read("db.structs").where(f))
-        assert ours == rows(env.java("db.structs").where(f)), f
+        ours = rows(env.read(structs_table).where(f))
+        assert ours == rows(env.java(structs_table).where(f)), f
         assert ours, f
 
 
@@ -442,6 +513,9 @@ def test_pushed_filters_prune_files(env, pruned_table):
     assert r.pushFilters([D.Not(D.In(("p",), (1, 2, 3))), D.IsNotNull(("p",))]) == []
     assert sum(p.files for p in r.partitions()) == 6
 
+
+def test_pushed_filters_prune_partitions_and_read_as_java(read_env, pruned_table):
+    env = read_env
     # end to end: Spark plans one partition per file group, and the rows are Java's
     assert env.read(pruned_table, split_size=1).where("p = 3").rdd.getNumPartitions() == 1
     assert env.read(pruned_table, split_size=1).rdd.getNumPartitions() == 10
@@ -485,9 +559,10 @@ def test_pushdown_is_off_by_default_so_dataframes_can_be_reused(env, pruned_tabl
     assert rows(df.where("p < 3")) == rows(env.java(pruned_table).where("p < 3"))
 
 
-def test_several_partitions_are_read_in_parallel(env, pruned_table):
+def test_several_partitions_are_read_in_parallel(read_env, pruned_table):
     from pyspark.sql import functions as F
 
+    env = read_env
     assert env.spark.sparkContext.master == "local[2]"
     df = env.read(pruned_table, split_size=1)
     parts = df.select(F.spark_partition_id().alias("part"), "id").groupBy("part").count().collect()

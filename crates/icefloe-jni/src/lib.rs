@@ -16,10 +16,12 @@ mod aggregate;
 mod catalog;
 mod ddl;
 mod errors;
+mod metadata_columns;
 mod plan;
 mod read;
 mod rowlevel;
 mod staged;
+mod stats;
 mod write;
 
 pub use errors::Failure;

@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::catalog::{parse_json, string};
 use crate::errors::{Outcome, ThrowIcefloe};
+use crate::stats::OpenReader;
 
 /// The FileIO for a table location on an executor, from the properties the driver's catalog
 /// gave for it (none for local files).
@@ -38,6 +39,8 @@ struct SparkBatches {
     inner: PlanReader,
     schema: Schema,
     arrow_schema: SchemaRef,
+    // counted open until the stream's release drops this reader (crate::stats)
+    open: OpenReader,
 }
 
 impl Iterator for SparkBatches {
@@ -48,6 +51,7 @@ impl Iterator for SparkBatches {
             Ok(b) => b,
             Err(e) => return Some(Err(e)),
         };
+        self.open.batch(batch.num_rows());
         Some(
             to_spark_batch(&batch, &self.schema)
                 // the error's text is the core error's (file and field named)
@@ -81,6 +85,7 @@ fn open_reader(
         inner,
         schema,
         arrow_schema,
+        open: OpenReader::new(),
     }))
 }
 

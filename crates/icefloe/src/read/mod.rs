@@ -50,7 +50,7 @@ use crate::io::FileIO;
 
 pub use context::PlanContext;
 pub use options::{ReadOptions, DEFAULT_BATCH_SIZE, METADATA_COLUMNS};
-pub use stream::PlanReader;
+pub use stream::{reading_threads, PlanReader};
 
 /// Reads the tasks of a plan: `batches` are rows of a scan plan (`plan_arrow`, a task
 /// group) whose schema carries the plan's metadata; `io` reaches their data and delete

@@ -26,6 +26,32 @@ use super::task_reader::read_task;
 /// Batches a task may have decoded ahead of the consumer.
 const BATCHES_AHEAD: usize = 2;
 
+/// Reading threads alive in this process, over all readers: a cancelled query's readers
+/// must get back to none (the JVM connector's tests watch it, see `icefloe-jni`).
+static READING_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// How many reading threads of [`PlanReader`]s are alive in this process (a worker counts
+/// from its start to its return, whether it read to the end or was cancelled).
+pub fn reading_threads() -> usize {
+    READING_THREADS.load(Ordering::SeqCst)
+}
+
+/// Counts a worker in [`READING_THREADS`] while it lives (a panic unwinding out of it too).
+struct ThreadCount;
+
+impl ThreadCount {
+    fn start() -> ThreadCount {
+        READING_THREADS.fetch_add(1, Ordering::SeqCst);
+        ThreadCount
+    }
+}
+
+impl Drop for ThreadCount {
+    fn drop(&mut self) {
+        READING_THREADS.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// A task's batches, then `None` when it is read (a channel closed without it means the
 /// worker died: an error, never silently fewer rows).
 type Batches = Receiver<Result<Option<RecordBatch>>>;
@@ -80,7 +106,12 @@ impl PlanReader {
             for _ in 0..threads {
                 let shared = Arc::clone(&shared);
                 let register = register.clone();
-                std::thread::spawn(move || work(&shared, &register));
+                // counted before the spawn, so a reader never looks idle while its threads start
+                let count = ThreadCount::start();
+                std::thread::spawn(move || {
+                    let _count = count;
+                    work(&shared, &register)
+                });
             }
         }
         PlanReader {

@@ -73,7 +73,11 @@ class IcefloeScan implements Scan, Batch, SupportsRuntimeV2Filtering {
     }
     try (NativePlan plan = table.plan(Json.write(request))) {
       JsonNode info = plan.info();
-      readSchema = MetadataColumns.append(SparkTypes.schema(info.get("schema")), metadataColumns);
+      readSchema = SparkTypes.schema(info.get("schema"));
+      if (!metadataColumns.isEmpty()) {
+        readSchema =
+            MetadataColumns.of(table.metadataColumns(Json.write(request))).append(readSchema, metadataColumns);
+      }
       readIcebergSchema = info.get("schema");
       readSchemaJson = Json.write(readIcebergSchema);
       JsonNode sid = info.get("snapshot-id");

@@ -47,6 +47,7 @@ public class IcefloeTable
   private final NativeTable table;
   private final TimeTravel travel;
   private final StructType schema;
+  private MetadataColumn[] metadataColumns = null;
 
   IcefloeTable(
       String name, NativeCatalog catalog, Identifier ident, NativeTable table, TimeTravel travel) {
@@ -113,9 +114,16 @@ public class IcefloeTable
     return new IcefloeScanBuilder(name, table, travel, schema, options);
   }
 
+  /** Java's metadata columns, their types this table's (the snapshot's, for time travel). */
   @Override
-  public MetadataColumn[] metadataColumns() {
-    return MetadataColumns.all(table.info().path("format-version").asInt());
+  public synchronized MetadataColumn[] metadataColumns() {
+    // Spark asks during each analysis: the answer (a plan of the manifest list) is kept
+    if (metadataColumns == null) {
+      com.fasterxml.jackson.databind.node.ObjectNode request = Json.object();
+      travel.addTo(request);
+      metadataColumns = MetadataColumns.of(table.metadataColumns(Json.write(request))).all();
+    }
+    return metadataColumns.clone();
   }
 
   private void checkWritable(String what) {

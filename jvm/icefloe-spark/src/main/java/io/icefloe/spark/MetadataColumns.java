@@ -1,65 +1,98 @@
 package io.icefloe.spark;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icefloe.spark.jni.Json;
 import java.util.List;
+import java.util.Set;
 import org.apache.spark.sql.connector.catalog.MetadataColumn;
 import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * The metadata columns the connector reads (the Rust reader's {@code _file}, {@code _pos}, and
- * for v3 tables the row lineage {@code _row_id} and {@code _last_updated_sequence_number}): a
- * merge-on-read row-level operation identifies a row by {@code _file} and {@code _pos}, and
- * carries an updated row's {@code _row_id} into its new data file, as Java Iceberg does.
+ * The metadata columns the connector reads (the Rust reader's): {@code _spec_id}, {@code
+ * _partition}, {@code _file}, {@code _pos}, {@code _deleted}, and from format version 3 {@code
+ * _row_id} and {@code _last_updated_sequence_number}, as Java's {@code SparkTable}. A
+ * merge-on-read row-level operation identifies a row by {@code _file} and {@code _pos}, as Java
+ * Iceberg does. Their types are a table's ({@code _partition} is the union of its specs'
+ * partition fields), given by the core for each table ({@link #of}).
  */
 final class MetadataColumns {
   static final String FILE = "_file";
   static final String POS = "_pos";
   static final String ROW_ID = "_row_id";
   static final String LAST_UPDATED_SEQUENCE_NUMBER = "_last_updated_sequence_number";
+  private static final Set<String> NAMES =
+      Set.of(
+          "_spec_id",
+          "_partition",
+          FILE,
+          POS,
+          "_deleted",
+          ROW_ID,
+          LAST_UPDATED_SEQUENCE_NUMBER);
 
-  private MetadataColumns() {}
+  /** The columns of one table, as a Spark struct in Java's order. */
+  private final StructType columns;
+
+  private MetadataColumns(StructType columns) {
+    this.columns = columns;
+  }
+
+  /** The metadata columns of a table, from the core's Iceberg fields (a JSON list). */
+  static MetadataColumns of(JsonNode fields) {
+    ObjectNode struct = Json.object();
+    struct.put("type", "struct");
+    struct.set("fields", fields);
+    return new MetadataColumns(SparkTypes.schema(struct));
+  }
 
   static boolean isMetadataColumn(String name) {
-    return FILE.equals(name)
-        || POS.equals(name)
-        || ROW_ID.equals(name)
-        || LAST_UPDATED_SEQUENCE_NUMBER.equals(name);
+    return NAMES.contains(name);
   }
 
-  static DataType type(String name) {
-    return FILE.equals(name) ? DataTypes.StringType : DataTypes.LongType;
-  }
-
-  /** The row lineage columns are null where a row has none (Java's are nullable too). */
-  static boolean nullable(String name) {
-    return ROW_ID.equals(name) || LAST_UPDATED_SEQUENCE_NUMBER.equals(name);
+  private StructField field(String name) {
+    for (StructField f : columns.fields()) {
+      if (f.name().equals(name)) {
+        return f;
+      }
+    }
+    throw new IllegalArgumentException("no metadata column " + name + " in this table");
   }
 
   /** The schema with the metadata columns after its fields, in the reader's order. */
-  static StructType append(StructType schema, List<String> names) {
+  StructType append(StructType schema, List<String> names) {
     StructType out = schema;
     for (String name : names) {
-      out = out.add(new StructField(name, type(name), nullable(name), org.apache.spark.sql.types.Metadata.empty()));
+      out = out.add(field(name));
     }
     return out;
   }
 
-  /** The metadata columns of a table of this format version (row lineage from v3, as Java's). */
-  static MetadataColumn[] all(int formatVersion) {
-    if (formatVersion >= 3) {
-      // Spark keeps an updated row's _row_id in the row it re-inserts (preserved on update and
-      // reinsert) and nulls its _last_updated_sequence_number, which the new file's sequence
-      // number then gives: Java's SparkMetadataColumns
-      return new MetadataColumn[] {
-        column(FILE, null),
-        column(POS, null),
-        column(ROW_ID, preserve(true, true, false)),
-        column(LAST_UPDATED_SEQUENCE_NUMBER, preserve(false, false, false))
-      };
+  MetadataColumn[] all() {
+    StructField[] fields = columns.fields();
+    MetadataColumn[] out = new MetadataColumn[fields.length];
+    for (int i = 0; i < fields.length; i++) {
+      out[i] = column(fields[i]);
     }
-    return new MetadataColumn[] {column(FILE, null), column(POS, null)};
+    return out;
+  }
+
+  /**
+   * How Spark carries a column through a row-level write: an updated row keeps its {@code
+   * _row_id} in the row it re-inserts (preserved on update and reinsert) and gets a null {@code
+   * _last_updated_sequence_number}, which the new file's sequence number then gives, as Java's
+   * {@code SparkMetadataColumns}; the other columns have no such rule.
+   */
+  private static String preservation(String name) {
+    if (ROW_ID.equals(name)) {
+      return preserve(true, true, false);
+    }
+    if (LAST_UPDATED_SEQUENCE_NUMBER.equals(name)) {
+      return preserve(false, false, false);
+    }
+    return null;
   }
 
   private static String preserve(boolean onReinsert, boolean onUpdate, boolean onDelete) {
@@ -68,26 +101,26 @@ final class MetadataColumns {
         + ",\"" + MetadataColumn.PRESERVE_ON_DELETE + "\":" + onDelete + "}";
   }
 
-  private static MetadataColumn column(String name, String metadataJson) {
+  private static MetadataColumn column(StructField field) {
     return new MetadataColumn() {
       @Override
       public String name() {
-        return name;
+        return field.name();
       }
 
       @Override
       public DataType dataType() {
-        return type(name);
+        return field.dataType();
       }
 
       @Override
       public boolean isNullable() {
-        return nullable(name);
+        return field.nullable();
       }
 
       @Override
       public String metadataInJSON() {
-        return metadataJson;
+        return preservation(field.name());
       }
     };
   }

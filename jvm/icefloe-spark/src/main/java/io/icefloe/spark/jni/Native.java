@@ -39,6 +39,8 @@ final class Native {
 
   static native String scanSchema(long table, String requestJson);
 
+  static native String metadataColumns(long table, String requestJson);
+
   static native boolean scanFilterBinds(long table, String requestJson);
 
   static native boolean filterSelectsWholeFiles(long table, String requestJson);
@@ -55,6 +57,12 @@ final class Native {
       String schemaJson,
       String metadataColumnsJson,
       long streamAddress);
+
+  // counters of the executor-side reading (crates/icefloe-jni/src/stats.rs)
+
+  static native String readerStats();
+
+  static native void resetPeakAllocated();
 
   // row-level SQL (crates/icefloe-jni/src/rowlevel.rs)
 

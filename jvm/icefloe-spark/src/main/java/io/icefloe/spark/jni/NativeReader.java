@@ -26,4 +26,19 @@ public final class NativeReader {
     Native.readerOpenWithMetadata(
         payload, location, ioPropertiesJson, schemaJson, metadataColumnsJson, streamAddress);
   }
+
+  /**
+   * The reading counters of this JVM, a JSON object: {@code open-readers}, {@code
+   * reading-threads}, {@code batches}, {@code rows}, {@code allocated-bytes} (the native
+   * library's live allocations) and {@code peak-allocated-bytes}. For tests of cancellation
+   * and memory: a killed task's reader must be closed and its threads gone.
+   */
+  public static String stats() {
+    return Native.readerStats();
+  }
+
+  /** Starts a new peak of {@code peak-allocated-bytes} at the bytes allocated now. */
+  public static void resetPeakAllocated() {
+    Native.resetPeakAllocated();
+  }
 }

@@ -47,6 +47,18 @@ public final class NativeTable {
     }
   }
 
+  /**
+   * The metadata columns a scan of the request (its snapshot selection) can read: a JSON list
+   * of Iceberg fields, in Java's order (crates/icefloe-jni/src/metadata_columns.rs).
+   */
+  public JsonNode metadataColumns(String requestJson) {
+    try {
+      return Json.parse(Native.metadataColumns(handle, requestJson));
+    } finally {
+      java.lang.ref.Reference.reachabilityFence(this);
+    }
+  }
+
   /** The scan's row count from the files' record counts, or -1 when they do not give it. */
   public long countFromMetadata(String requestJson) {
     try {
