@@ -1,6 +1,7 @@
 //! PyO3 bindings of icefloe: type conversions and error mapping only; all logic is in
 //! the `icefloe` crate. Exposed to Python as the private module `icefloe._native`.
 
+mod alloc;
 mod catalog;
 mod commit;
 mod deletes;
@@ -43,6 +44,7 @@ pub(crate) fn json_to_py(py: Python<'_>, value: &serde_json::Value) -> PyResult<
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    alloc::configure();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<schema::PySchema>()?;
     m.add_class::<schema::PyNestedField>()?;
