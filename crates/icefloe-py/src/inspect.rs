@@ -1,5 +1,5 @@
-//! Metadata tables for Python: one pyarrow RecordBatch per table (the tables are
-//! `icefloe::inspect`).
+//! Metadata tables for Python: a pyarrow schema and record batches per table (the
+//! tables are `icefloe::inspect`).
 
 use arrow::pyarrow::ToPyArrow;
 use std::sync::Arc;
@@ -9,6 +9,7 @@ use icefloe::io::MemoryFileIO;
 use icefloe::scan::SnapshotSelection;
 use icefloe::Error;
 use pyo3::prelude::*;
+use pyo3::types::PyList;
 
 use crate::error::IntoPyResult;
 use crate::expr::PyExpression;
@@ -16,7 +17,8 @@ use crate::fileio::{io_for, PyFileIO};
 use crate::metadata::PyTableMetadata;
 
 /// The metadata table `name` (`snapshots`, `files`, ...) of `metadata` as a pyarrow
-/// RecordBatch, reading manifests through `io`. `metadata_location` is the current
+/// schema and a list of RecordBatches (one per manifest for the files and entries
+/// tables: joining them would copy every column once more), reading manifests through `io`. `metadata_location` is the current
 /// metadata file (for `metadata_log_entries`); at most one of `snapshot_id`,
 /// `ref_name` and `as_of_ms` selects a snapshot for the tables that allow time travel.
 /// `filter` keeps the rows it matches (on the metadata table's columns); `selected` names
@@ -36,10 +38,10 @@ fn inspect_table(
     filter: Option<PyRef<'_, PyExpression>>,
     selected: Option<Vec<String>>,
     case_sensitive: bool,
-) -> PyResult<Py<PyAny>> {
+) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
     let md = metadata.inner.clone();
     let filter = filter.map(|f| f.inner.clone());
-    let batch = py
+    let (schema, batches) = py
         .detach(|| {
             let table = parse(name)?;
             let selection = match (snapshot_id, ref_name, as_of_ms) {
@@ -66,10 +68,17 @@ fn inspect_table(
             if let Some(columns) = selected {
                 inspect = inspect.select(columns);
             }
-            inspect.table(table)
+            inspect.batches(table)
         })
         .py(py)?;
-    Ok(batch.to_pyarrow(py)?.unbind())
+    let list = PyList::empty(py);
+    for b in batches {
+        list.append(b.to_pyarrow(py)?)?;
+    }
+    Ok((
+        schema.as_ref().to_pyarrow(py)?.unbind(),
+        list.into_any().unbind(),
+    ))
 }
 
 /// The Iceberg schema (JSON) of the metadata table `name` of `metadata` (of the `selected`

@@ -66,7 +66,7 @@ class InspectTable:
                 f"selected_fields is a sequence of column names, not the string {selected_fields!r}"
             )
         t = self._table
-        batch = _native.inspect_table(
+        schema, batches = _native.inspect_table(
             t.metadata,
             name,
             io=t.io,
@@ -78,7 +78,7 @@ class InspectTable:
             selected=None if selected_fields is None else list(selected_fields),
             case_sensitive=case_sensitive,
         )
-        return pa.Table.from_batches([batch])
+        return pa.Table.from_batches(batches, schema=schema)
 
     def snapshots(self, **options: Any) -> pa.Table:
         return self.table("snapshots", **options)

@@ -288,21 +288,21 @@ impl PartitionProjection {
 
     /// The tuple in the unified struct's fields.
     pub(crate) fn project(&self, tuple: &[Option<Literal>]) -> Vec<Option<Literal>> {
-        self.positions
-            .iter()
-            .zip(&self.types)
-            .map(|(p, ty)| {
-                let v = p.and_then(|i| tuple.get(i).cloned().flatten())?;
-                Some(match (v, ty) {
-                    (Literal::Int(i), Type::Primitive(P::Long)) => Literal::Long(i64::from(i)),
-                    (Literal::Float(x), Type::Primitive(P::Double)) => {
-                        Literal::Double(f64::from(x))
-                    }
-                    (Literal::Int(d), Type::Primitive(P::Date)) => Literal::Date(d),
-                    (v, _) => v,
-                })
-            })
+        (0..self.positions.len())
+            .map(|field| self.value(field, tuple))
             .collect()
+    }
+
+    /// The value of the unified struct's field `field` in the tuple.
+    pub(crate) fn value(&self, field: usize, tuple: &[Option<Literal>]) -> Option<Literal> {
+        let i = self.positions.get(field).copied().flatten()?;
+        let v = tuple.get(i).cloned().flatten()?;
+        Some(match (v, self.types.get(field)) {
+            (Literal::Int(i), Some(Type::Primitive(P::Long))) => Literal::Long(i64::from(i)),
+            (Literal::Float(x), Some(Type::Primitive(P::Double))) => Literal::Double(f64::from(x)),
+            (Literal::Int(d), Some(Type::Primitive(P::Date))) => Literal::Date(d),
+            (v, _) => v,
+        })
     }
 }
 

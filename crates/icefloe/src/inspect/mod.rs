@@ -7,7 +7,7 @@
 //! parallel as planning does ([`files`], [`manifests`], [`partitions`]);
 //! `position_deletes` also reads the delete files and DVs ([`position_deletes`]). The
 //! files and entries tables append each decoded entry straight to Arrow column buffers
-//! ([`files_builder`]); the small tables' rows are value trees ([`value`]) turned into
+//! ([`files_builder`]), a batch per manifest ([`Inspect::batches`]); the small tables' rows are value trees ([`value`]) turned into
 //! Arrow columns by the table's Iceberg schema, which [`crate::arrow::schema_to_arrow`]
 //! turns into the Arrow schema (field ids in `PARQUET:field_id`).
 //!
@@ -286,37 +286,61 @@ impl Inspect {
     /// A metadata table as one record batch: its rows the filter keeps, its selected
     /// columns.
     pub fn table(&self, table: MetadataTableType) -> Result<RecordBatch> {
-        let batch = self.whole_table(table)?;
+        let (schema, batches) = self.batches(table)?;
+        join(&schema, &batches)
+    }
+
+    /// A metadata table as record batches, with their schema: its rows the filter keeps,
+    /// its selected columns. The files and entries tables give a batch per manifest (in
+    /// manifest-list order), as planning does, so that a million files are not copied once
+    /// more into one batch; the other tables give one batch.
+    pub fn batches(
+        &self,
+        table: MetadataTableType,
+    ) -> Result<(Arc<ArrowSchema>, Vec<RecordBatch>)> {
+        let batches = self.whole_table(table)?;
         let unfiltered = matches!(self.filter, Expression::True);
         if unfiltered && self.selected.is_none() {
-            return Ok(batch);
+            return Ok((self.layout(table)?.arrow, batches));
         }
-        let full = self.layout(table)?.schema;
-        let batch = if unfiltered {
-            batch
+        let batches = if unfiltered {
+            batches
         } else {
+            let full = self.layout(table)?.schema;
             let bound = self.filter.bind(&full, self.case_sensitive).map_err(|e| {
                 Error::invalid_argument(format!(
                     "cannot filter the metadata table {}: {e}",
                     table.name()
                 ))
             })?;
-            let mask = crate::read::filter::residual_mask(&bound, &batch)?;
-            arrow_select::filter::filter_record_batch(&batch, &mask).map_err(|e| {
-                Error::invalid_argument(format!("cannot filter a metadata table: {e}"))
-            })?
+            let mut kept = Vec::with_capacity(batches.len());
+            for batch in &batches {
+                let mask = crate::read::filter::residual_mask(&bound, batch)?;
+                let batch =
+                    arrow_select::filter::filter_record_batch(batch, &mask).map_err(|e| {
+                        Error::invalid_argument(format!("cannot filter a metadata table: {e}"))
+                    })?;
+                if batch.num_rows() > 0 {
+                    kept.push(batch);
+                }
+            }
+            kept
         };
         match &self.selected {
-            None => Ok(batch),
+            None => Ok((self.layout(table)?.arrow, batches)),
             Some(_) => {
                 let arrow = self.schema(table)?;
-                select::project_batch(&batch, &arrow)
+                let batches = batches
+                    .iter()
+                    .map(|b| select::project_batch(b, &arrow))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok((arrow, batches))
             }
         }
     }
 
     /// A metadata table, every row and column.
-    fn whole_table(&self, table: MetadataTableType) -> Result<RecordBatch> {
+    fn whole_table(&self, table: MetadataTableType) -> Result<Vec<RecordBatch>> {
         use MetadataTableType as T;
         if table.is_all() && self.snapshot != SnapshotSelection::Current {
             return Err(Error::invalid_argument(format!(
@@ -390,7 +414,7 @@ impl Inspect {
             }
             T::PositionDeletes => return self.position_deletes(&layout),
         };
-        rows_to_batch(&rows, &layout.schema, &layout.arrow)
+        Ok(vec![rows_to_batch(&rows, &layout.schema, &layout.arrow)?])
     }
 
     fn selected_snapshot(&self) -> Result<Option<&Snapshot>> {
@@ -454,7 +478,7 @@ impl Inspect {
         manifests: Vec<ManifestFile>,
         kind: FileKind,
         entries: bool,
-    ) -> Result<RecordBatch> {
+    ) -> Result<Vec<RecordBatch>> {
         let manifests: Vec<ManifestFile> = manifests
             .into_iter()
             .filter(|m| match kind {
@@ -480,6 +504,7 @@ impl Inspect {
             };
             let bytes = self.io.read(&m.manifest_path)?;
             let mut builder = FilesBuilder::new(ctx, &layout.partition, entries);
+            builder.reserve(rows_hint(m, entries));
             let all = ManifestProjection::all();
             visit_manifest(
                 ManifestSource::Bytes(&bytes),
@@ -498,16 +523,17 @@ impl Inspect {
             .map_err(|e| e.in_file(&m.manifest_path))?;
             Ok(Some(builder.finish(&layout.arrow)?))
         })?;
-        let batches: Vec<RecordBatch> = batches.into_iter().flatten().collect();
-        arrow_select::concat::concat_batches(&layout.arrow, &batches).map_err(|e| {
-            Error::invalid_argument(format!("cannot join metadata table batches: {e}"))
-        })
+        Ok(batches
+            .into_iter()
+            .flatten()
+            .filter(|b| b.num_rows() > 0)
+            .collect())
     }
 
     /// The `position_deletes` table: the live delete files of the snapshot's delete
     /// manifests (read in parallel), then each position delete file or DV read on the
     /// threads, the batches joined in manifest order.
-    fn position_deletes(&self, layout: &Layout) -> Result<RecordBatch> {
+    fn position_deletes(&self, layout: &Layout) -> Result<Vec<RecordBatch>> {
         let manifests: Vec<ManifestFile> = self
             .snapshot_manifests()?
             .into_iter()
@@ -567,10 +593,11 @@ impl Inspect {
                 },
             )
         })?;
-        let batches: Vec<RecordBatch> = batches.into_iter().flatten().collect();
-        arrow_select::concat::concat_batches(&layout.arrow, &batches).map_err(|e| {
-            Error::invalid_argument(format!("cannot join metadata table batches: {e}"))
-        })
+        Ok(batches
+            .into_iter()
+            .flatten()
+            .filter(|b| b.num_rows() > 0)
+            .collect())
     }
 
     /// Each spec's place in the unified partition struct.
@@ -637,6 +664,23 @@ impl Inspect {
             f,
         )
     }
+}
+
+/// How many rows a manifest's files or entries table batch will likely have, from the
+/// manifest list's counts (a hint: capped, so that a wrong count costs little).
+fn rows_hint(m: &ManifestFile, entries: bool) -> usize {
+    let count = |n: Option<i32>| n.and_then(|n| usize::try_from(n).ok()).unwrap_or(0);
+    let mut rows = count(m.added_files_count) + count(m.existing_files_count);
+    if entries {
+        rows += count(m.deleted_files_count);
+    }
+    rows.min(1 << 16)
+}
+
+/// The batches as one.
+fn join(schema: &Arc<ArrowSchema>, batches: &[RecordBatch]) -> Result<RecordBatch> {
+    arrow_select::concat::concat_batches(schema, batches)
+        .map_err(|e| Error::invalid_argument(format!("cannot join metadata table batches: {e}")))
 }
 
 fn unknown_spec(m: &ManifestFile) -> Error {

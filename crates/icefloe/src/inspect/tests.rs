@@ -239,3 +239,125 @@ fn position_deletes_schema_is_javas() {
     let ids: Vec<i32> = p.fields.iter().map(|f| f.id).collect();
     assert_eq!(ids, vec![4, 5]);
 }
+
+fn every_bound_type_metadata() -> TableMetadata {
+    TableMetadata::from_json_str(
+        r#"{"format-version": 3, "table-uuid": "9c12d441-03fe-4693-9a96-a0705ddf69c1",
+        "location": "/t", "last-sequence-number": 0, "last-updated-ms": 1,
+        "last-column-id": 15, "current-schema-id": 0, "next-row-id": 0,
+        "schemas": [{"type": "struct", "schema-id": 0, "fields": [
+            {"id": 1, "name": "b", "required": false, "type": "boolean"},
+            {"id": 2, "name": "i", "required": false, "type": "int"},
+            {"id": 3, "name": "l", "required": false, "type": "long"},
+            {"id": 4, "name": "f", "required": false, "type": "float"},
+            {"id": 5, "name": "d", "required": false, "type": "double"},
+            {"id": 6, "name": "dt", "required": false, "type": "date"},
+            {"id": 7, "name": "t", "required": false, "type": "time"},
+            {"id": 8, "name": "ts", "required": false, "type": "timestamp"},
+            {"id": 9, "name": "tstz", "required": false, "type": "timestamptz"},
+            {"id": 10, "name": "tsns", "required": false, "type": "timestamp_ns"},
+            {"id": 11, "name": "s", "required": false, "type": "string"},
+            {"id": 12, "name": "bin", "required": false, "type": "binary"},
+            {"id": 13, "name": "dec", "required": false, "type": "decimal(9, 2)"},
+            {"id": 14, "name": "u", "required": false, "type": "uuid"},
+            {"id": 15, "name": "fx", "required": false, "type": "fixed[3]"}]}],
+        "default-spec-id": 0,
+        "partition-specs": [{"spec-id": 0, "fields": []}],
+        "last-partition-id": 999, "default-sort-order-id": 0,
+        "sort-orders": [{"order-id": 0, "fields": []}]}"#,
+    )
+    .unwrap()
+}
+
+/// The typed bounds of `readable_metrics` (decoded straight into typed columns, strings
+/// into the string buffer) equal the value-tree rows' `Literal::from_bytes` for every
+/// primitive type, with its promotions (a 4-byte long or double bound, a date bound of a
+/// timestamp), the first of two pairs of one id, ids of no column, and files without
+/// bounds or counts.
+#[test]
+fn columnar_typed_bounds_equal_the_value_rows() {
+    use crate::manifest::{DataContentType, DataFile, FileFormat};
+    let md = Arc::new(every_bound_type_metadata());
+    let io: Arc<dyn FileIO> = Arc::new(crate::io::MemoryFileIO::default());
+    let inspect = Inspect::new(md.clone(), io);
+    let layout = inspect.layout(MetadataTableType::Files).unwrap();
+    let le = |v: i64| v.to_le_bytes().to_vec();
+    let lower: Vec<(i32, Vec<u8>)> = vec![
+        (1, vec![1]),
+        (2, 7i32.to_le_bytes().to_vec()),
+        (3, (-5i32).to_le_bytes().to_vec()), // a long bound written as an int
+        (4, 1.5f32.to_le_bytes().to_vec()),
+        (5, 2.5f32.to_le_bytes().to_vec()), // a double bound written as a float
+        (6, 19_000i32.to_le_bytes().to_vec()),
+        (7, le(3_600_000_000)),
+        (8, 19_000i32.to_le_bytes().to_vec()), // a timestamp bound written as a date
+        (9, le(1_700_000_000_000_000)),
+        (10, le(1_700_000_000_000_000_123)),
+        (11, "冰a".as_bytes().to_vec()),
+        (12, vec![0, 255]),
+        (13, vec![0x30, 0x39]),
+        (14, (1u128 << 100).to_be_bytes().to_vec()),
+        (15, vec![1, 2, 3]),
+        (11, b"second".to_vec()), // the first pair of an id wins
+        (99, vec![9]),            // no column of the table
+    ];
+    let mut full = DataFile::new(
+        DataContentType::Data,
+        "/t/data/a.parquet",
+        FileFormat::Parquet,
+        vec![],
+        10,
+        100,
+    );
+    full.column_sizes = Some(vec![(3, 30), (11, 110), (99, 1), (3, 31)]);
+    full.value_counts = Some((1..=15).map(|id| (id, i64::from(id) * 10)).collect());
+    full.null_value_counts = Some(vec![(5, 0)]);
+    full.nan_value_counts = Some(vec![(4, 1), (5, 2)]);
+    full.upper_bounds = Some(lower.iter().rev().cloned().collect());
+    full.lower_bounds = Some(lower);
+    let mut some = full.clone();
+    some.file_path = "/t/data/b.parquet".into();
+    some.lower_bounds = Some(vec![(11, b"x".to_vec()), (3, le(-1))]);
+    some.upper_bounds = Some(vec![]);
+    let none = DataFile::new(
+        DataContentType::Data,
+        "/t/data/c.parquet",
+        FileFormat::Parquet,
+        vec![],
+        1,
+        2,
+    );
+    let files = [full, none, some];
+    let projection = PartitionProjection::new(&layout.partition, md.partition_specs.first());
+    let ctx = || RowContext {
+        spec_id: 0,
+        partition: &projection,
+        partitioned: false,
+        metrics: &layout.metrics,
+    };
+    let rows: Vec<Vec<Value>> = files
+        .iter()
+        .map(|f| files::file_row(f, &ctx()).unwrap())
+        .collect();
+    let expected = rows_to_batch(&rows, &layout.schema, &layout.arrow).unwrap();
+    let mut builder = FilesBuilder::new(ctx(), &layout.partition, false);
+    builder.reserve(2);
+    for f in &files {
+        builder.append_file(f).unwrap();
+    }
+    let got = builder.finish(&layout.arrow).unwrap();
+    assert_eq!(got, expected);
+
+    // a bound that is not of its column's type names the column
+    let mut bad = files[1].clone();
+    bad.lower_bounds = Some(vec![(11, vec![0xff, 0xfe])]);
+    let mut builder = FilesBuilder::new(ctx(), &layout.partition, false);
+    let err = builder.append_file(&bad).unwrap_err().to_string();
+    assert!(
+        err.contains("bound of column 11") && err.contains("UTF-8"),
+        "{err}"
+    );
+    bad.lower_bounds = Some(vec![(3, vec![1, 2, 3])]);
+    let err = builder.append_file(&bad).unwrap_err().to_string();
+    assert!(err.contains("bound of column 3"), "{err}");
+}
