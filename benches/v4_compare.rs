@@ -537,6 +537,31 @@ fn main() {
             ),
         ),
     ];
+    // what v4 planning reads: the root's own files, and leaves by their format (v3
+    // manifests of the upgrade, decoded as v3 planning does, or leaves v4 wrote)
+    let t = v4.load_table(&ident()).unwrap();
+    let p = V4Partitioning::for_table(&t.metadata).unwrap();
+    if let SnapshotTop::Root(root) =
+        read_snapshot_top(v4.io.as_ref(), &p, t.metadata.current_snapshot().unwrap()).unwrap()
+    {
+        let (mut files, mut v3_leaves, mut v4_leaves, mut v4_entries) = (0, 0, 0, 0);
+        for e in root.iter().filter(|e| e.content_type.is_manifest()) {
+            if e.format_version < 4 {
+                v3_leaves += 1;
+            } else {
+                v4_leaves += 1;
+                v4_entries += e.record_count;
+            }
+        }
+        files += root
+            .iter()
+            .filter(|e| !e.content_type.is_manifest())
+            .count();
+        println!(
+            "v4 root: {files} files, {v3_leaves} v3 manifests, {v4_leaves} v4 leaves \
+             ({v4_entries} entries)"
+        );
+    }
     println!();
     println!("| plan after {small_commits} small commits | v3 | v4 | files planned |");
     println!("|---|---|---|---|");

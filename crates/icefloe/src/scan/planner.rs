@@ -731,7 +731,7 @@ impl TableScan {
             let mut data = Vec::new();
             let mut dels = Vec::new();
             let spec_id = leaf.spec_id.unwrap_or(0);
-            for item in v4_tree::read_leaf(io, partitioning, leaf)? {
+            for item in v4_tree::read_leaf_projected(io, partitioning, leaf, Some(options))? {
                 let spec = item
                     .tracked
                     .as_ref()

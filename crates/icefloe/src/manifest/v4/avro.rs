@@ -28,6 +28,7 @@ use crate::manifest::writer::{
 };
 use crate::manifest::Codec;
 use crate::manifest::FieldSummary;
+use crate::manifest::ManifestProjection;
 use crate::spec::Literal;
 
 /// A v4 manifest read from a file: its kind (key-value metadata `content`) and entries in
@@ -396,12 +397,26 @@ pub fn visit_v4_manifest_with(
     partitioning: &V4Partitioning,
     visit: impl FnMut(usize, TrackedFile) -> Result<()>,
 ) -> Result<V4ManifestKind> {
-    visit_entries(bytes, partitioning, visit).map_err(|e| e.in_file(file))
+    visit_entries(bytes, partitioning, None, visit).map_err(|e| e.in_file(file))
+}
+
+/// As [`visit_v4_manifest_with`], decoding the column metrics `projection` asks for (as
+/// v3's manifest reader does): a planner needs the counts and bounds of the filtered
+/// columns only, and decoding every column's maps is most of a leaf's decoding.
+pub fn visit_v4_manifest_projected(
+    bytes: &[u8],
+    file: &str,
+    partitioning: &V4Partitioning,
+    projection: &ManifestProjection,
+    visit: impl FnMut(usize, TrackedFile) -> Result<()>,
+) -> Result<V4ManifestKind> {
+    visit_entries(bytes, partitioning, Some(projection), visit).map_err(|e| e.in_file(file))
 }
 
 fn visit_entries(
     bytes: &[u8],
     partitioning: &V4Partitioning,
+    projection: Option<&ManifestProjection>,
     mut visit: impl FnMut(usize, TrackedFile) -> Result<()>,
 ) -> Result<V4ManifestKind> {
     let c = Container::open(bytes)?;
@@ -442,7 +457,7 @@ fn visit_entries(
         let mut cur = Cursor::new(data);
         for _ in 0..count {
             let at = |e: Error| e.under(&format!("entries[{i}]"));
-            let entry = decode_entry(&mut cur, &record, partitioning).map_err(at)?;
+            let entry = decode_entry(&mut cur, &record, partitioning, projection).map_err(at)?;
             validate_entry(kind, &entry).map_err(at)?;
             visit(i, entry)?;
             i += 1;
@@ -479,6 +494,7 @@ const READ_IDS: &[i32] = &[
 /// partition field summaries).
 const PARTITION_ID: i32 = 102;
 const LONG_MAP_IDS: &[i32] = &[108, 109, 110, 137];
+const COLUMN_SIZES_ID: i32 = 108;
 const BYTES_MAP_IDS: &[i32] = &[125, 128];
 const SUMMARIES_ID: i32 = 507;
 
@@ -508,7 +524,7 @@ fn decode(cur: &mut Cursor<'_>, schema: &AvroSchema) -> Result<Val> {
             let b = cur.branch(branches)?;
             decode(cur, b)?
         }
-        AvroSchema::Record(r) => Val::Record(decode_fields(cur, r, None)?),
+        AvroSchema::Record(r) => Val::Record(decode_fields(cur, r, None, None)?),
         AvroSchema::Array(item) if matches!(**item, AvroSchema::Int | AvroSchema::Long) => {
             let int = matches!(**item, AvroSchema::Int);
             let mut out = Vec::new();
@@ -535,12 +551,19 @@ fn decode(cur: &mut Cursor<'_>, schema: &AvroSchema) -> Result<Val> {
 }
 
 /// Decodes the fields of `r` the model reads. `partitioning` is given at the top level
-/// of an entry, where `partition` is decoded with it (and skipped without one).
+/// of an entry, where `partition` is decoded with it (and skipped without one), and so is
+/// `projection`, which narrows the column metrics decoded (all without one).
 fn decode_fields(
     cur: &mut Cursor<'_>,
     r: &Record,
     partitioning: Option<&V4Partitioning>,
+    projection: Option<&ManifestProjection>,
 ) -> Result<FieldValues> {
+    // v3's projection: without `stats`, no column sizes, and counts of `counts_for` only
+    let counts_for = projection
+        .filter(|p| !p.stats)
+        .map(|p| p.counts_for.as_slice());
+    let bounds_for = projection.and_then(|p| p.bounds_for.as_deref());
     let mut out = Vec::with_capacity(r.fields.len());
     for f in &r.fields {
         let at = |e: Error| e.under(&f.name);
@@ -552,12 +575,24 @@ fn decode_fields(
                     None => Val::Null,
                 }
             }
-            Some(id) if LONG_MAP_IDS.contains(&id) => opt_int_long_map(cur, &f.schema)
-                .map_err(at)?
-                .map_or(Val::Null, Val::LongMap),
-            Some(id) if BYTES_MAP_IDS.contains(&id) => opt_int_bytes_map(cur, &f.schema, None)
-                .map_err(at)?
-                .map_or(Val::Null, Val::BytesMap),
+            Some(id) if LONG_MAP_IDS.contains(&id) => match counts_for {
+                Some(ids) if id == COLUMN_SIZES_ID || ids.is_empty() => {
+                    cur.skip(&f.schema)?;
+                    continue;
+                }
+                _ => {
+                    let mut map = opt_int_long_map(cur, &f.schema).map_err(at)?;
+                    if let (Some(ids), Some(m)) = (counts_for, map.as_mut()) {
+                        m.retain(|(k, _)| ids.contains(k));
+                    }
+                    map.map_or(Val::Null, Val::LongMap)
+                }
+            },
+            Some(id) if BYTES_MAP_IDS.contains(&id) => {
+                opt_int_bytes_map(cur, &f.schema, bounds_for)
+                    .map_err(at)?
+                    .map_or(Val::Null, Val::BytesMap)
+            }
             Some(SUMMARIES_ID) => summaries(cur, &f.schema)
                 .map_err(at)?
                 .map_or(Val::Null, Val::Summaries),
@@ -702,8 +737,9 @@ fn decode_entry(
     cur: &mut Cursor<'_>,
     record: &Record,
     partitioning: &V4Partitioning,
+    projection: Option<&ManifestProjection>,
 ) -> Result<TrackedFile> {
-    let fields = decode_fields(cur, record, Some(partitioning))?;
+    let fields = decode_fields(cur, record, Some(partitioning), projection)?;
     let top = Fields {
         path: "",
         fields: &fields,

@@ -12,8 +12,8 @@ mod tests;
 pub mod tree;
 
 pub use avro::{
-    read_v4_manifest, read_v4_manifest_with, visit_v4_manifest, visit_v4_manifest_with,
-    write_v4_manifest, write_v4_manifest_with, V4Manifest,
+    read_v4_manifest, read_v4_manifest_with, visit_v4_manifest, visit_v4_manifest_projected,
+    visit_v4_manifest_with, write_v4_manifest, write_v4_manifest_with, V4Manifest,
 };
 
 use std::collections::HashMap;

@@ -7,16 +7,16 @@
 use std::collections::HashSet;
 
 use super::{
-    read_v4_manifest_with, visit_v4_manifest_with, ContentType, DeletionVector, ManifestInfo,
-    Metrics, TrackedFile, Tracking, TrackingStatus, V4ManifestKind, V4Partitioning,
-    V4_MANIFEST_FORMAT_VERSION,
+    read_v4_manifest_with, visit_v4_manifest_projected, visit_v4_manifest_with, ContentType,
+    DeletionVector, ManifestInfo, Metrics, TrackedFile, Tracking, TrackingStatus, V4ManifestKind,
+    V4Partitioning, V4_MANIFEST_FORMAT_VERSION,
 };
 use crate::error::{Error, Result};
 use crate::io::FileIO;
 use crate::manifest::{
     key_value_metadata, read_manifest, read_manifest_list_bytes, DataContentType, DataFile,
-    FileFormat, ManifestContent, ManifestEntry, ManifestFile, ManifestSource, ManifestStatus,
-    ReadManifestOptions,
+    FileFormat, ManifestContent, ManifestEntry, ManifestFile, ManifestProjection, ManifestSource,
+    ManifestStatus, ReadManifestOptions,
 };
 use crate::spec::snapshot::Snapshot;
 
@@ -312,6 +312,17 @@ pub fn read_leaf(
     partitioning: &V4Partitioning,
     leaf: &TrackedFile,
 ) -> Result<Vec<LeafItem>> {
+    read_leaf_projected(io, partitioning, leaf, None)
+}
+
+/// As [`read_leaf`], decoding only the column metrics `projection` asks for (v3's
+/// manifest projection; all of them without one), as a planner reads a leaf.
+pub fn read_leaf_projected(
+    io: &dyn FileIO,
+    partitioning: &V4Partitioning,
+    leaf: &TrackedFile,
+    projection: Option<&ManifestProjection>,
+) -> Result<Vec<LeafItem>> {
     let info = leaf.manifest_info.as_ref().ok_or_else(|| {
         Error::invalid_metadata("manifest_info", "required for a manifest entry")
             .in_file(&leaf.location)
@@ -326,7 +337,7 @@ pub fn read_leaf(
         let seq = leaf.tracking.sequence_number.unwrap_or(0);
         let sid = leaf.tracking.snapshot_id.unwrap_or(0);
         let spec_id = leaf.spec_id;
-        let kind = visit_v4_manifest_with(&bytes, &leaf.location, partitioning, |i, mut e| {
+        let keep = |i: usize, mut e: TrackedFile| {
             if !is_live(&e.tracking) || removed(i) {
                 return Ok(());
             }
@@ -341,7 +352,11 @@ pub fn read_leaf(
                 tracked: Some(e),
             });
             Ok(())
-        })?;
+        };
+        let kind = match projection {
+            Some(p) => visit_v4_manifest_projected(&bytes, &leaf.location, partitioning, p, keep)?,
+            None => visit_v4_manifest_with(&bytes, &leaf.location, partitioning, keep)?,
+        };
         let expected = match leaf.content_type {
             ContentType::DeleteManifest => V4ManifestKind::DeleteLeaf,
             _ => V4ManifestKind::DataLeaf,
@@ -360,11 +375,12 @@ pub fn read_leaf(
         return Ok(out);
     }
     let mf = as_manifest_file(leaf);
-    let m = read_manifest(
-        ManifestSource::Bytes(&bytes),
-        &ReadManifestOptions::default().inherit_from(&mf),
-    )
-    .map_err(|e| e.in_file(&leaf.location))?;
+    let mut options = ReadManifestOptions::default().inherit_from(&mf);
+    if let Some(p) = projection {
+        options = options.projection(p);
+    }
+    let m = read_manifest(ManifestSource::Bytes(&bytes), &options)
+        .map_err(|e| e.in_file(&leaf.location))?;
     for (i, e) in m.entries.into_iter().enumerate() {
         if e.is_live() && !removed(i) {
             out.push(LeafItem {
