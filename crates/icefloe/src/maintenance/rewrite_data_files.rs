@@ -129,6 +129,68 @@ pub struct RewriteDataFilesOptions {
     pub remove_dangling_deletes: bool,
 }
 
+/// The options of Java's size-based rewrite planners (`SizeBasedFileRewritePlanner`), which
+/// the data-file and the position-delete rewrites share: target, min and max file sizes,
+/// min input files and max group size, with Java's defaults and checks.
+pub(crate) struct SizeOptions {
+    pub target: i64,
+    pub min: i64,
+    pub max: i64,
+    pub min_input_files: i64,
+    pub max_group_size: i64,
+}
+
+impl SizeOptions {
+    /// Parses and checks them; `default_target` is the table's target size property.
+    pub(crate) fn parse(options: &HashMap<String, String>, default_target: i64) -> Result<Self> {
+        let target = parse_long(options, TARGET_FILE_SIZE_BYTES, default_target)?;
+        let min = parse_long(options, MIN_FILE_SIZE_BYTES, (target as f64 * 0.75) as i64)?;
+        let max = parse_long(options, MAX_FILE_SIZE_BYTES, (target as f64 * 1.80) as i64)?;
+        check(target > 0, || {
+            format!("'{TARGET_FILE_SIZE_BYTES}' is set to {target} but must be > 0")
+        })?;
+        check(min >= 0, || {
+            format!("'{MIN_FILE_SIZE_BYTES}' is set to {min} but must be >= 0")
+        })?;
+        check(target > min, || {
+            format!("'{TARGET_FILE_SIZE_BYTES}' ({target}) must be > '{MIN_FILE_SIZE_BYTES}' ({min}), all new files will be smaller than the min threshold")
+        })?;
+        check(target < max, || {
+            format!("'{TARGET_FILE_SIZE_BYTES}' ({target}) must be < '{MAX_FILE_SIZE_BYTES}' ({max}), all new files will be larger than the max threshold")
+        })?;
+        let min_input_files = parse_int(options, MIN_INPUT_FILES, 5)?;
+        check(min_input_files > 0, || {
+            format!("'{MIN_INPUT_FILES}' is set to {min_input_files} but must be > 0")
+        })?;
+        let max_group_size = parse_long(options, MAX_FILE_GROUP_SIZE_BYTES, 100 << 30)?;
+        check(max_group_size > 0, || {
+            format!("'{MAX_FILE_GROUP_SIZE_BYTES}' is set to {max_group_size} but must be > 0")
+        })?;
+        Ok(SizeOptions {
+            target,
+            min,
+            max,
+            min_input_files,
+            max_group_size,
+        })
+    }
+}
+
+/// A table's size property (a target file size), or `default` when unset; a value that is
+/// not a number is an error naming the property (Java's `PropertyUtil.propertyAsLong`).
+pub(crate) fn table_size_property(
+    metadata: &TableMetadata,
+    key: &str,
+    default: i64,
+) -> Result<i64> {
+    match metadata.property(key) {
+        Some(v) => v.trim().parse::<i64>().map_err(|_| {
+            Error::invalid_metadata(format!("properties.{key}"), format!("not a number: '{v}'"))
+        }),
+        None => Ok(default),
+    }
+}
+
 pub(crate) fn parse_long(
     options: &HashMap<String, String>,
     key: &str,
@@ -222,38 +284,20 @@ impl RewriteDataFilesOptions {
             )
         })?;
 
-        let default_target = match metadata.property(WRITE_TARGET_FILE_SIZE_BYTES) {
-            Some(v) => v.trim().parse::<i64>().map_err(|_| {
-                Error::invalid_metadata(
-                    format!("properties.{WRITE_TARGET_FILE_SIZE_BYTES}"),
-                    format!("not a number: '{v}'"),
-                )
-            })?,
-            None => WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT,
-        };
-        let target = parse_long(options, TARGET_FILE_SIZE_BYTES, default_target)?;
-        let min = parse_long(options, MIN_FILE_SIZE_BYTES, (target as f64 * 0.75) as i64)?;
-        let max = parse_long(options, MAX_FILE_SIZE_BYTES, (target as f64 * 1.80) as i64)?;
-        check(target > 0, || {
-            format!("'{TARGET_FILE_SIZE_BYTES}' is set to {target} but must be > 0")
-        })?;
-        check(min >= 0, || {
-            format!("'{MIN_FILE_SIZE_BYTES}' is set to {min} but must be >= 0")
-        })?;
-        check(target > min, || {
-            format!("'{TARGET_FILE_SIZE_BYTES}' ({target}) must be > '{MIN_FILE_SIZE_BYTES}' ({min}), all new files will be smaller than the min threshold")
-        })?;
-        check(target < max, || {
-            format!("'{TARGET_FILE_SIZE_BYTES}' ({target}) must be < '{MAX_FILE_SIZE_BYTES}' ({max}), all new files will be larger than the max threshold")
-        })?;
-        let min_input_files = parse_int(options, MIN_INPUT_FILES, 5)?;
-        check(min_input_files > 0, || {
-            format!("'{MIN_INPUT_FILES}' is set to {min_input_files} but must be > 0")
-        })?;
-        let max_group_size = parse_long(options, MAX_FILE_GROUP_SIZE_BYTES, 100 << 30)?;
-        check(max_group_size > 0, || {
-            format!("'{MAX_FILE_GROUP_SIZE_BYTES}' is set to {max_group_size} but must be > 0")
-        })?;
+        let SizeOptions {
+            target,
+            min,
+            max,
+            min_input_files,
+            max_group_size,
+        } = SizeOptions::parse(
+            options,
+            table_size_property(
+                metadata,
+                WRITE_TARGET_FILE_SIZE_BYTES,
+                WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT,
+            )?,
+        )?;
         let max_group_count = parse_long(options, MAX_FILE_GROUP_INPUT_FILES, i64::MAX)?;
         check(max_group_count > 0, || {
             format!("'{MAX_FILE_GROUP_INPUT_FILES}' is set to {max_group_count} but must be > 0")

@@ -37,8 +37,8 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 
 use super::rewrite_data_files::{
-    check, parse_bool, parse_int, parse_long, RewriteDataFilesOptions, RewriteJobOrder,
-    RewriteStrategy, MAX_CONCURRENT_FILE_GROUP_REWRITES, MAX_FILE_GROUP_SIZE_BYTES,
+    check, parse_bool, parse_int, table_size_property, RewriteDataFilesOptions, RewriteJobOrder,
+    RewriteStrategy, SizeOptions, MAX_CONCURRENT_FILE_GROUP_REWRITES, MAX_FILE_GROUP_SIZE_BYTES,
     MAX_FILE_SIZE_BYTES, MIN_FILE_SIZE_BYTES, MIN_INPUT_FILES, PARTIAL_PROGRESS_ENABLED,
     PARTIAL_PROGRESS_MAX_COMMITS, REWRITE_ALL, REWRITE_JOB_ORDER, TARGET_FILE_SIZE_BYTES,
 };
@@ -64,9 +64,6 @@ const DELETE_TARGET_FILE_SIZE_BYTES: &str = "write.delete.target-file-size-bytes
 const DELETE_TARGET_FILE_SIZE_BYTES_DEFAULT: i64 = 64 * 1024 * 1024;
 /// `write.delete.granularity` (Spark's write default is `file`).
 const DELETE_GRANULARITY: &str = "write.delete.granularity";
-/// Java's `SizeBasedFileRewritePlanner.MAX_FILE_GROUP_SIZE_BYTES_DEFAULT` (100 GB).
-const MAX_FILE_GROUP_SIZE_BYTES_DEFAULT: i64 = 100 * 1024 * 1024 * 1024;
-
 /// The options of one run, validated as Java's action validates them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RewritePositionDeletesOptions {
@@ -113,39 +110,20 @@ impl RewritePositionDeletesOptions {
                 invalid.join(", ")
             )
         })?;
-        let default_target = metadata
-            .properties
-            .iter()
-            .find(|(k, _)| k == DELETE_TARGET_FILE_SIZE_BYTES)
-            .and_then(|(_, v)| v.trim().parse::<i64>().ok())
-            .unwrap_or(DELETE_TARGET_FILE_SIZE_BYTES_DEFAULT);
-        let target = parse_long(options, TARGET_FILE_SIZE_BYTES, default_target)?;
-        let min = parse_long(options, MIN_FILE_SIZE_BYTES, (target as f64 * 0.75) as i64)?;
-        let max = parse_long(options, MAX_FILE_SIZE_BYTES, (target as f64 * 1.80) as i64)?;
-        check(target > 0, || {
-            format!("'{TARGET_FILE_SIZE_BYTES}' is set to {target} but must be > 0")
-        })?;
-        check(min >= 0, || {
-            format!("'{MIN_FILE_SIZE_BYTES}' is set to {min} but must be >= 0")
-        })?;
-        check(target > min, || {
-            format!("'{TARGET_FILE_SIZE_BYTES}' ({target}) must be > '{MIN_FILE_SIZE_BYTES}' ({min}), all new files will be smaller than the min threshold")
-        })?;
-        check(target < max, || {
-            format!("'{TARGET_FILE_SIZE_BYTES}' ({target}) must be < '{MAX_FILE_SIZE_BYTES}' ({max}), all new files will be larger than the max threshold")
-        })?;
-        let min_input_files = parse_int(options, MIN_INPUT_FILES, 5)?;
-        check(min_input_files > 0, || {
-            format!("'{MIN_INPUT_FILES}' is set to {min_input_files} but must be > 0")
-        })?;
-        let max_group_size = parse_long(
+        let SizeOptions {
+            target,
+            min,
+            max,
+            min_input_files,
+            max_group_size,
+        } = SizeOptions::parse(
             options,
-            MAX_FILE_GROUP_SIZE_BYTES,
-            MAX_FILE_GROUP_SIZE_BYTES_DEFAULT,
+            table_size_property(
+                metadata,
+                DELETE_TARGET_FILE_SIZE_BYTES,
+                DELETE_TARGET_FILE_SIZE_BYTES_DEFAULT,
+            )?,
         )?;
-        check(max_group_size > 0, || {
-            format!("'{MAX_FILE_GROUP_SIZE_BYTES}' is set to {max_group_size} but must be > 0")
-        })?;
         let job_order = RewriteJobOrder::parse(
             options
                 .get(REWRITE_JOB_ORDER)
