@@ -87,6 +87,23 @@ pub enum RewriteJobOrder {
 }
 
 impl RewriteJobOrder {
+    /// Sorts `groups` in this order by their input bytes or file count; the sort is
+    /// stable, so ties keep planning order, as Java's sorted stream.
+    pub(crate) fn sort<G>(
+        self,
+        groups: &mut [G],
+        bytes: impl Fn(&G) -> i64,
+        files: impl Fn(&G) -> usize,
+    ) {
+        match self {
+            RewriteJobOrder::None => {}
+            RewriteJobOrder::BytesAsc => groups.sort_by_key(bytes),
+            RewriteJobOrder::BytesDesc => groups.sort_by_key(|g| std::cmp::Reverse(bytes(g))),
+            RewriteJobOrder::FilesAsc => groups.sort_by_key(files),
+            RewriteJobOrder::FilesDesc => groups.sort_by_key(|g| std::cmp::Reverse(files(g))),
+        }
+    }
+
     /// Java's `RewriteJobOrder.fromName`.
     pub fn parse(name: &str) -> Result<RewriteJobOrder> {
         Ok(match name.to_ascii_lowercase().as_str() {
@@ -698,14 +715,9 @@ pub fn plan_rewrite_data_files(
             });
         }
     }
-    // a stable sort: ties keep planning order, as Java's sorted stream
-    match options.job_order {
-        RewriteJobOrder::None => {}
-        RewriteJobOrder::BytesAsc => groups.sort_by_key(|g| g.input_size()),
-        RewriteJobOrder::BytesDesc => groups.sort_by_key(|g| std::cmp::Reverse(g.input_size())),
-        RewriteJobOrder::FilesAsc => groups.sort_by_key(|g| g.tasks.len()),
-        RewriteJobOrder::FilesDesc => groups.sort_by_key(|g| std::cmp::Reverse(g.tasks.len())),
-    }
+    options
+        .job_order
+        .sort(&mut groups, |g| g.input_size(), |g| g.tasks.len());
     Ok(RewriteDataFilesPlan {
         starting_snapshot_id: plan.snapshot_id,
         scan: plan,

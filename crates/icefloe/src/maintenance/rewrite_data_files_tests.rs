@@ -241,3 +241,19 @@ fn packing_closes_a_group_when_the_next_file_does_not_fit() {
         vec![vec![6, 3], vec![20, 1], vec![2]]
     );
 }
+
+#[test]
+fn job_orders_sort_groups_stably_by_bytes_or_files() {
+    // (name, bytes, files); b and c tie on bytes, a and c on files
+    let groups = [("a", 30, 2), ("b", 10, 5), ("c", 10, 2)];
+    let order = |o: RewriteJobOrder| {
+        let mut g = groups.to_vec();
+        o.sort(&mut g, |g| g.1, |g| g.2);
+        g.iter().map(|g| g.0).collect::<Vec<_>>()
+    };
+    assert_eq!(order(RewriteJobOrder::None), ["a", "b", "c"]);
+    assert_eq!(order(RewriteJobOrder::BytesAsc), ["b", "c", "a"]);
+    assert_eq!(order(RewriteJobOrder::BytesDesc), ["a", "b", "c"]);
+    assert_eq!(order(RewriteJobOrder::FilesAsc), ["a", "c", "b"]);
+    assert_eq!(order(RewriteJobOrder::FilesDesc), ["b", "a", "c"]);
+}

@@ -408,14 +408,9 @@ pub fn plan_rewrite_position_deletes(
             });
         }
     }
-    // a stable sort: ties keep planning order
-    match options.job_order {
-        RewriteJobOrder::None => {}
-        RewriteJobOrder::BytesAsc => groups.sort_by_key(|g| g.input_size()),
-        RewriteJobOrder::BytesDesc => groups.sort_by_key(|g| std::cmp::Reverse(g.input_size())),
-        RewriteJobOrder::FilesAsc => groups.sort_by_key(|g| g.tasks.len()),
-        RewriteJobOrder::FilesDesc => groups.sort_by_key(|g| std::cmp::Reverse(g.tasks.len())),
-    }
+    options
+        .job_order
+        .sort(&mut groups, |g| g.input_size(), |g| g.tasks.len());
     Ok(RewritePositionDeletesPlan {
         starting_snapshot_id: Some(snapshot.snapshot_id),
         groups,
