@@ -18,8 +18,8 @@ use std::collections::{HashMap, HashSet};
 use crate::error::{Error, Result};
 use crate::io::FileIO;
 use crate::manifest::{
-    read_manifest, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestFile,
-    ManifestProjection, ManifestSource, ReadManifestOptions,
+    read_manifest, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestEntry,
+    ManifestFile, ManifestProjection, ManifestSource, ReadManifestOptions,
 };
 use crate::scan::partition_key::PartitionKey;
 use crate::spec::table_metadata::TableMetadata;
@@ -31,6 +31,33 @@ pub struct DanglingDelete {
     /// Its data sequence number.
     pub sequence_number: i64,
     pub file: DataFile,
+}
+
+/// The manifests of a manifest list, each with its entries decoded with the minimal
+/// projection (paths, partitions, sequence numbers), read on parallel threads: what the
+/// delete-maintenance planners look at.
+pub(crate) fn read_manifests_minimal(
+    io: &dyn FileIO,
+    list: &str,
+) -> Result<Vec<(ManifestFile, Vec<ManifestEntry>)>> {
+    let manifests: Vec<ManifestFile> = read_manifest_list(io, list)?;
+    let projection = ManifestProjection::minimal();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let entries = crate::parallel::map_indexed(
+        threads,
+        manifests.len(),
+        "a thread reading manifests panicked",
+        "reading manifests stopped",
+        |i| {
+            let m = &manifests[i];
+            let options = ReadManifestOptions::default()
+                .projection(&projection)
+                .inherit_from(m);
+            let manifest = read_manifest(ManifestSource::file(io, &m.manifest_path), &options)?;
+            Ok(manifest.entries)
+        },
+    )?;
+    Ok(manifests.into_iter().zip(entries).collect())
 }
 
 /// The dangling delete files of the snapshot `snapshot_id` (default: the current one), in
@@ -57,28 +84,19 @@ pub fn find_dangling_deletes(
     let Some(list) = snapshot.manifest_list.as_deref() else {
         return Ok(Vec::new());
     };
-    let manifests: Vec<ManifestFile> = read_manifest_list(io, list)?;
-    let projection = ManifestProjection::minimal();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let read = crate::parallel::map_indexed(
-        threads,
-        manifests.len(),
-        "a thread reading manifests panicked",
-        "reading manifests stopped",
-        |i| {
-            let m = &manifests[i];
-            let options = ReadManifestOptions::default()
-                .projection(&projection)
-                .inherit_from(m);
-            let manifest = read_manifest(ManifestSource::file(io, &m.manifest_path), &options)?;
-            Ok((m.partition_spec_id, manifest.entries))
-        },
-    )?;
+    let read = read_manifests_minimal(io, list)?;
 
     let mut min_data_sequence: HashMap<PartitionKey, i64> = HashMap::new();
     let mut live_data: HashSet<String> = HashSet::new();
     let mut deletes: Vec<DanglingDelete> = Vec::new();
-    for (spec_id, entries) in read {
+    for (
+        ManifestFile {
+            partition_spec_id: spec_id,
+            ..
+        },
+        entries,
+    ) in read
+    {
         for e in entries.into_iter().filter(|e| e.is_live()) {
             let seq = e.sequence_number.ok_or_else(|| {
                 Error::invalid_metadata(

@@ -36,6 +36,7 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 
+use super::dangling_deletes::read_manifests_minimal;
 use super::rewrite_data_files::{
     check, parse_bool, parse_int, table_size_property, RewriteDataFilesOptions, RewriteJobOrder,
     RewriteStrategy, SizeOptions, MAX_CONCURRENT_FILE_GROUP_REWRITES, MAX_FILE_GROUP_SIZE_BYTES,
@@ -47,8 +48,7 @@ use crate::error::{Error, Result};
 use crate::expr::{evaluate_tuple, inclusive_projection, Expression};
 use crate::io::FileIO;
 use crate::manifest::{
-    read_manifest, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestContent,
-    ManifestEntry, ManifestFile, ManifestProjection, ManifestSource, ReadManifestOptions,
+    DataContentType, DataFile, FileFormat, ManifestContent, ManifestEntry, ManifestFile,
 };
 use crate::puffin::dv::deletion_vector_blob;
 use crate::puffin::{read_entry_deletion_vector, DeletionVector, DvEntry, PuffinWriter};
@@ -287,28 +287,20 @@ pub fn plan_rewrite_position_deletes(
             partition_filters.insert(spec.spec_id, projected);
         }
     }
-    let manifests: Vec<ManifestFile> = read_manifest_list(io, list)?;
-    let projection = ManifestProjection::minimal();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let read = crate::parallel::map_indexed(
-        threads,
-        manifests.len(),
-        "a thread reading manifests panicked",
-        "reading manifests stopped",
-        |i| {
-            let m = &manifests[i];
-            let options = ReadManifestOptions::default()
-                .projection(&projection)
-                .inherit_from(m);
-            let manifest = read_manifest(ManifestSource::file(io, &m.manifest_path), &options)?;
-            Ok((m.content, m.partition_spec_id, manifest.entries))
-        },
-    )?;
+    let read = read_manifests_minimal(io, list)?;
 
     let mut live_data: HashMap<PartitionKey, Vec<String>> = HashMap::new();
     let mut order: Vec<PartitionKey> = Vec::new();
     let mut by_partition: HashMap<PartitionKey, Vec<PositionDeleteTask>> = HashMap::new();
-    for (content, spec_id, entries) in read {
+    for (
+        ManifestFile {
+            content,
+            partition_spec_id: spec_id,
+            ..
+        },
+        entries,
+    ) in read
+    {
         for e in entries.into_iter().filter(ManifestEntry::is_live) {
             let key = PartitionKey::new(spec_id, e.data_file.partition.clone())?;
             if content == ManifestContent::Data {
