@@ -42,6 +42,7 @@ step "cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 
 step "pytest"
-python -m pytest tests/ -q
+# the slowest tests listed, to keep the run time in view
+python -m pytest tests/ -q --durations=25
 
 printf '\n[test] all checks passed in %d s\n' "$((SECONDS - t0))"

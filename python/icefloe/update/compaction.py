@@ -21,17 +21,15 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
 
 from .. import _native
-from .._log import log
-from ..errors import CommitStateUnknownError, InvalidArgumentError, UnsupportedError
+from ..errors import InvalidArgumentError, UnsupportedError
 from ..executor.compaction import SortKey, Unit, rewrite_unit
-from ..executor.write import data_files_from_ipc
+from .file_groups import commit_groups, local_map, rewrite_units
 from .transaction import _expression
 
 __all__ = [
@@ -129,17 +127,6 @@ def parse_sort_order(md: Any, sort_order: Any) -> tuple[list[SortKey], int | Non
     return keys, matching
 
 
-def _local_map(workers: int) -> MapUnits:
-    def run(fn: Callable[[Unit], bytes], units: Sequence[Unit]) -> list[bytes]:
-        if workers <= 1 or len(units) <= 1:
-            return [fn(u) for u in units]
-        # the Rust reader and pyarrow's writer release the GIL
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(fn, units))
-
-    return run
-
-
 def rewrite_data_files(
     table: Any,
     *,
@@ -222,64 +209,44 @@ def rewrite_data_files(
                 )
             )
             owner.append(gi)
-    run = map_units or _local_map(plan["max_concurrent_file_group_rewrites"])
-    results = run(rewrite_unit, units)
-    new_files: list[list[pa.Table]] = [[] for _ in groups]
-    for gi, payload in zip(owner, results, strict=True):
-        new_files[gi].append(data_files_from_ipc(payload))
-
-    if plan["partial_progress_enabled"]:
-        per_commit = -(-plan["total_group_count"] // plan["max_commits"])
-        max_failed = plan["max_failed_commits"]
-    else:
-        per_commit = len(groups)
-        max_failed = 0
-    done: list[FileGroupResult] = []
-    snapshot_ids: list[int] = []
-    failed_files = 0
-    failed_commits = 0
-    for start in range(0, len(groups), max(1, per_commit)):
-        batch = list(range(start, min(len(groups), start + per_commit)))
-        try:
-            sid = _commit(
-                table,
-                [groups[i] for i in batch],
-                [new_files[i] for i in batch],
-                starting,
-                seq,
-                branch,
-                snapshot_properties,
-            )
-        except CommitStateUnknownError:
-            raise
-        except Exception as e:  # noqa: BLE001 - as Java: a failed commit of partial progress is logged
-            if not plan["partial_progress_enabled"]:
-                raise
-            failed_commits += 1
-            failed_files += sum(len(groups[i]["rewritten_files"]) for i in batch)
-            log.warning("rewrite_data_files: a commit of %d file groups failed: %s", len(batch), e)
-            continue
-        snapshot_ids.append(sid)
-        for i in batch:
-            g = groups[i]
-            done.append(
-                FileGroupResult(
-                    global_index=g["global_index"],
-                    partition_index=g["partition_index"],
-                    rewritten_data_files_count=len(g["rewritten_files"]),
-                    added_data_files_count=sum(t.num_rows for t in new_files[i]),
-                    rewritten_bytes_count=g["input_size"],
-                    removed_delete_files_count=len(g["dangling_dvs"]),
-                )
-            )
+    run = map_units or local_map(plan["max_concurrent_file_group_rewrites"])
+    new_files = rewrite_units(len(groups), units, owner, rewrite_unit, run)
+    outcome = commit_groups(
+        plan,
+        len(groups),
+        lambda batch: _commit(
+            table,
+            [groups[i] for i in batch],
+            [new_files[i] for i in batch],
+            starting,
+            seq,
+            branch,
+            snapshot_properties,
+        ),
+        "rewrite_data_files",
+    )
+    max_failed = plan["max_failed_commits"] if plan["partial_progress_enabled"] else 0
+    failed_files = sum(len(groups[i]["rewritten_files"]) for i in outcome.failed)
+    done = [
+        FileGroupResult(
+            global_index=groups[i]["global_index"],
+            partition_index=groups[i]["partition_index"],
+            rewritten_data_files_count=len(groups[i]["rewritten_files"]),
+            added_data_files_count=sum(t.num_rows for t in new_files[i]),
+            rewritten_bytes_count=groups[i]["input_size"],
+            removed_delete_files_count=len(groups[i]["dangling_dvs"]),
+        )
+        for i in outcome.committed
+    ]
     removed_dangling = 0
     if plan["remove_dangling_deletes"]:
         removed_dangling = len(
             remove_dangling_deletes(table, branch=branch, snapshot_properties=snapshot_properties)
         )
-    if failed_commits > max_failed and failed_commits:
+    if outcome.failed_commits > max_failed:
         raise RuntimeError(
-            f"{failed_commits} commits failed, more than partial-progress.max-failed-commits ({max_failed})"
+            f"{outcome.failed_commits} commits failed, more than partial-progress.max-failed-commits "
+            f"({max_failed})"
         )
     return RewriteDataFilesResult(
         rewritten_data_files_count=sum(g.rewritten_data_files_count for g in done),
@@ -287,7 +254,7 @@ def rewrite_data_files(
         rewritten_bytes_count=sum(g.rewritten_bytes_count for g in done),
         failed_data_files_count=failed_files,
         removed_delete_files_count=sum(g.removed_delete_files_count for g in done) + removed_dangling,
-        snapshot_ids=tuple(snapshot_ids),
+        snapshot_ids=tuple(outcome.snapshot_ids),
         groups=tuple(done),
     )
 

@@ -19,17 +19,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
 
 from .. import _native
-from .._log import log
-from ..errors import CommitStateUnknownError
 from ..executor.delete_compaction import DeleteUnit, rewrite_delete_unit
-from ..executor.write import data_files_from_ipc
+from .file_groups import commit_groups, local_map, rewrite_units
 from .transaction import _expression
 
 __all__ = [
@@ -63,17 +60,6 @@ class RewritePositionDeleteFilesResult:
     added_bytes_count: int = 0
     snapshot_ids: tuple[int, ...] = ()
     groups: tuple[PositionDeleteGroupResult, ...] = field(default=())
-
-
-def _local_map(workers: int) -> MapDeleteUnits:
-    def run(fn: Callable[[DeleteUnit], bytes], units: Sequence[DeleteUnit]) -> list[bytes]:
-        if workers <= 1 or len(units) <= 1:
-            return [fn(u) for u in units]
-        # the Rust reader and writer release the GIL
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(fn, units))
-
-    return run
 
 
 def _content_size(rows: pa.Table) -> int:
@@ -132,55 +118,35 @@ def rewrite_position_delete_files(
             prefix = f"{g['global_index']:05d}-{ui}-{operation_id}"
             units.append((metadata_json, payload, io_properties, prefix))
             owner.append(gi)
-    run = map_units or _local_map(plan["max_concurrent_file_group_rewrites"])
-    results = run(rewrite_delete_unit, units)
-    new_files: list[list[pa.Table]] = [[] for _ in groups]
-    for gi, payload in zip(owner, results, strict=True):
-        new_files[gi].append(data_files_from_ipc(payload))
-
-    if plan["partial_progress_enabled"]:
-        per_commit = -(-plan["total_group_count"] // plan["max_commits"])
-    else:
-        per_commit = len(groups)
-    done: list[PositionDeleteGroupResult] = []
-    snapshot_ids: list[int] = []
-    for start in range(0, len(groups), max(1, per_commit)):
-        batch = list(range(start, min(len(groups), start + per_commit)))
-        try:
-            sid = _commit(
-                table,
-                [groups[i] for i in batch],
-                [new_files[i] for i in batch],
-                starting,
-                snapshot_properties,
+    run = map_units or local_map(plan["max_concurrent_file_group_rewrites"])
+    new_files = rewrite_units(len(groups), units, owner, rewrite_delete_unit, run)
+    outcome = commit_groups(
+        plan,
+        len(groups),
+        lambda batch: _commit(
+            table, [groups[i] for i in batch], [new_files[i] for i in batch], starting, snapshot_properties
+        ),
+        "rewrite_position_delete_files",
+    )
+    done = []
+    for i in outcome.committed:
+        added = [t for t in new_files[i] if t.num_rows]
+        done.append(
+            PositionDeleteGroupResult(
+                global_index=groups[i]["global_index"],
+                partition_index=groups[i]["partition_index"],
+                rewritten_delete_files_count=len(groups[i]["rewritten_delete_files"]),
+                added_delete_files_count=sum(t.num_rows for t in added),
+                rewritten_bytes_count=groups[i]["input_size"],
+                added_bytes_count=sum(_content_size(t) for t in added),
             )
-        except CommitStateUnknownError:
-            raise
-        except Exception as e:  # noqa: BLE001 - as Java: a failed commit of partial progress is logged
-            if not plan["partial_progress_enabled"]:
-                raise
-            log.warning("rewrite_position_delete_files: a commit of %d groups failed: %s", len(batch), e)
-            continue
-        snapshot_ids.append(sid)
-        for i in batch:
-            g = groups[i]
-            added = [t for t in new_files[i] if t.num_rows]
-            done.append(
-                PositionDeleteGroupResult(
-                    global_index=g["global_index"],
-                    partition_index=g["partition_index"],
-                    rewritten_delete_files_count=len(g["rewritten_delete_files"]),
-                    added_delete_files_count=sum(t.num_rows for t in added),
-                    rewritten_bytes_count=g["input_size"],
-                    added_bytes_count=sum(_content_size(t) for t in added),
-                )
-            )
+        )
     return RewritePositionDeleteFilesResult(
         rewritten_delete_files_count=sum(g.rewritten_delete_files_count for g in done),
         added_delete_files_count=sum(g.added_delete_files_count for g in done),
         rewritten_bytes_count=sum(g.rewritten_bytes_count for g in done),
         added_bytes_count=sum(g.added_bytes_count for g in done),
-        snapshot_ids=tuple(snapshot_ids),
+        snapshot_ids=tuple(outcome.snapshot_ids),
         groups=tuple(done),
     )
 
