@@ -31,6 +31,11 @@ SQLITE_JDBC_JAR=".cache/jars/sqlite-jdbc-${SQLITE_JDBC_VERSION}.jar"
 AWS_BUNDLE_ARTIFACT="org.apache.iceberg:iceberg-aws-bundle:${ICEBERG_VERSION}"
 AWS_BUNDLE_JAR=".cache/jars/iceberg-aws-bundle-${ICEBERG_VERSION}.jar"
 PYTHON="${PYTHON:-python3}"
+# Cargo profile of the Python extension and the JNI library: release (thin LTO, one codegen
+# unit: what the wheel ships and the benchmarks measure) unless ICEFLOE_BUILD_PROFILE names
+# another; scripts/test.sh uses quick (the same optimisation without LTO, built in a fraction
+# of the time; see Cargo.toml)
+BUILD_PROFILE="${ICEFLOE_BUILD_PROFILE:-release}"
 
 log() { printf '[setup] %s\n' "$*"; }
 die() { printf '[setup] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -115,12 +120,16 @@ else
 fi
 
 # --- Spark connector: the JNI library inside the connector's jar ---------------------------
-bash scripts/build-connector.sh release
+bash scripts/build-connector.sh "$BUILD_PROFILE"
 
 # --- Rust extension into the venv ----------------------------------------------------------
-log "building icefloe into .venv (maturin develop --release)"
+log "building icefloe into .venv (maturin develop, Cargo profile $BUILD_PROFILE)"
 start=$SECONDS
-maturin develop --release --quiet
+if [[ "$BUILD_PROFILE" == release ]]; then
+  maturin develop --release --quiet
+else
+  maturin develop --profile "$BUILD_PROFILE" --quiet
+fi
 log "icefloe built in $((SECONDS - start)) s"
 python -c 'import icefloe, icefloe._native' || die "icefloe does not import after maturin develop"
 

@@ -9,6 +9,10 @@ step() { printf '\n[test] === %s\n' "$*"; }
 t0=$SECONDS
 
 step "setup"
+# the extension and the JNI library with Cargo's quick profile (release optimisation without
+# LTO): the same code as a release build in a fraction of its build time; the wheel and the
+# benchmarks use release builds (plain scripts/setup.sh)
+export ICEFLOE_BUILD_PROFILE="${ICEFLOE_BUILD_PROFILE:-quick}"
 bash scripts/setup.sh
 # shellcheck disable=SC1091
 source .venv/bin/activate

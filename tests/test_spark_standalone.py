@@ -240,13 +240,16 @@ def wheel_environment(tmp_path_factory):
         pytest.fail(f"no dependency wheels in {WHEELS}: run scripts/setup.sh")
     tmp = tmp_path_factory.mktemp("wheel-env")
     bin_dir = Path(sys.executable).parent
+    # the Cargo profile scripts/setup.sh built with (scripts/test.sh: quick), so that the
+    # wheel reuses that build
+    profile = os.environ.get("ICEFLOE_BUILD_PROFILE", "release")
     subprocess.run(
         # for this interpreter, as scripts/setup.sh's maturin develop: the same build, not
         # a recompilation of the extension for another interpreter
         [
             str(bin_dir / "maturin"),
             "build",
-            "--release",
+            *(["--release"] if profile == "release" else ["--profile", profile]),
             "--quiet",
             "-i",
             sys.executable,
