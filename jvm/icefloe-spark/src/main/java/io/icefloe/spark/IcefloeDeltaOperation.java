@@ -7,7 +7,6 @@ import io.icefloe.spark.jni.NativeTable;
 import java.io.ByteArrayOutputStream;
 import java.util.Locale;
 import org.apache.spark.sql.connector.distributions.Distribution;
-import org.apache.spark.sql.connector.distributions.Distributions;
 import org.apache.spark.sql.connector.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.SortOrder;
@@ -31,8 +30,11 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * the delete files of its data files (deletion vectors in v3, merged with the live ones;
  * position delete files in v2) in Rust; the driver commits one row delta validated from the
  * scanned snapshot (isolation level from {@code write.<command>.isolation-level}, serializable
- * by default). Rows are clustered by {@code _file} before writing, so that each data file gets
- * its deletes from one task (a data file may have only one deletion vector).
+ * by default). Spark distributes and orders the rows as Java's position-delta writes ask
+ * ({@link WriteRequirements#positionDelta}): by default deletes clustered by {@code _spec_id} and
+ * {@code _partition} (so each data file gets its deletes from one task), inserted rows by the
+ * table's partition transforms. Where a mode lets a data file's deletes reach two tasks ({@code
+ * none}), the commit merges its new deletion vectors, as Java's.
  */
 class IcefloeDeltaOperation implements SupportsDelta {
   private final IcefloeTable table;
@@ -73,16 +75,21 @@ class IcefloeDeltaOperation implements SupportsDelta {
   }
 
   /**
-   * In v3, the scan reads each row's {@code _row_id} and {@code _last_updated_sequence_number}
-   * (Java's requiredMetadataAttributes): Spark hands an updated row's metadata to {@code
-   * reinsert}, which writes its row id into the new data file.
+   * The scan reads each row's {@code _spec_id} and {@code _partition}, which the write's
+   * distribution clusters the deletes by, and in v3 its {@code _row_id} and {@code
+   * _last_updated_sequence_number} (Java's requiredMetadataAttributes): Spark hands an updated
+   * row's metadata to {@code reinsert}, which writes its row id into the new data file.
    */
   @Override
   public NamedReference[] requiredMetadataAttributes() {
+    NamedReference specId = Expressions.column("_spec_id");
+    NamedReference partition = Expressions.column("_partition");
     if (!rowLineage()) {
-      return new NamedReference[0];
+      return new NamedReference[] {specId, partition};
     }
     return new NamedReference[] {
+      specId,
+      partition,
       Expressions.column(MetadataColumns.ROW_ID),
       Expressions.column(MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER)
     };
@@ -113,9 +120,12 @@ class IcefloeDeltaOperation implements SupportsDelta {
 
   private final class Write implements DeltaWrite, DeltaBatchWrite, RequiresDistributionAndOrdering {
     private final LogicalWriteInfo writeInfo;
+    private final WriteRequirements requirements;
 
     Write(LogicalWriteInfo writeInfo) {
       this.writeInfo = writeInfo;
+      this.requirements =
+          WriteRequirements.positionDelta(table.nativeTable().info(), writeInfo.options(), command());
     }
 
     @Override
@@ -125,15 +135,17 @@ class IcefloeDeltaOperation implements SupportsDelta {
 
     @Override
     public Distribution requiredDistribution() {
-      return Distributions.clustered(
-          new org.apache.spark.sql.connector.expressions.Expression[] {
-            Expressions.column(MetadataColumns.FILE)
-          });
+      return requirements.distribution;
+    }
+
+    @Override
+    public boolean distributionStrictlyRequired() {
+      return false; // as Java's: Spark may split and coalesce the clusters by size
     }
 
     @Override
     public SortOrder[] requiredOrdering() {
-      return new SortOrder[0];
+      return requirements.ordering;
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.icefloe.spark;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,6 +17,7 @@ import org.apache.spark.sql.connector.expressions.NullOrdering;
 import org.apache.spark.sql.connector.expressions.SortDirection;
 import org.apache.spark.sql.connector.expressions.SortOrder;
 import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.connector.write.RowLevelOperation;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
@@ -109,6 +111,111 @@ final class WriteRequirements {
     boolean fanoutEnabled = fanout == null || Boolean.parseBoolean(fanout);
     SortOrder[] local = fanoutEnabled && !sorted ? new SortOrder[0] : tableOrdering;
     return new WriteRequirements(distribution, local);
+  }
+
+  /**
+   * The requirements of a merge-on-read {@code DELETE}, {@code UPDATE} or {@code MERGE}, as
+   * Java's SparkWriteConf.positionDeltaRequirements and SparkWriteUtil decide them:
+   *
+   * <ul>
+   *   <li>the mode: the write option {@code distribution-mode}, else the session's {@code
+   *       spark.sql.iceberg.distribution-mode}, else the table's {@code
+   *       write.<command>.distribution-mode}, else {@code hash} (no adjustment by the table's
+   *       partitioning or order, unlike appends);
+   *   <li>the deleted rows are clustered by {@code _spec_id} and {@code _partition} (and
+   *       {@code _file} for an unpartitioned table), which keeps each data file's deletes in
+   *       one task; the rows an {@code UPDATE} or {@code MERGE} inserts (null metadata
+   *       columns) by the table's partition transforms after those, so that the rows of a
+   *       partition meet in one task rather than all inserts in one (their metadata columns
+   *       are the same nulls) or each task writing a file per partition; {@code range} orders
+   *       by the same columns and the table's ordering instead;
+   *   <li>within a task, nothing when fanout writers are on and the table unsorted, else
+   *       {@code _spec_id}, {@code _partition}, {@code _file}, {@code _pos} (then the table's
+   *       ordering for inserted rows).
+   * </ul>
+   */
+  static WriteRequirements positionDelta(
+      JsonNode info, CaseInsensitiveStringMap options, RowLevelOperation.Command command) {
+    if ("false".equalsIgnoreCase(options.getOrDefault("use-table-distribution-and-ordering", "true"))) {
+      return NONE;
+    }
+    JsonNode schema = info.get("schema");
+    JsonNode spec = info.get("spec");
+    JsonNode order = info.get("sort-order");
+    JsonNode properties = info.path("properties");
+    boolean dataRows = command == RowLevelOperation.Command.UPDATE || command == RowLevelOperation.Command.MERGE;
+    String mode = options.get("distribution-mode");
+    if (mode == null) {
+      mode = SQLConf.get().getConfString("spark.sql.iceberg.distribution-mode", null);
+    }
+    String property = "write." + command.toString().toLowerCase(Locale.ROOT) + ".distribution-mode";
+    if (mode == null && properties.has(property)) {
+      mode = properties.get(property).asText();
+    }
+    mode = mode == null ? "hash" : mode.toLowerCase(Locale.ROOT);
+    Transform[] clustering = Partitioning.toSpark(spec, schema);
+    boolean partitioned = clustering.length > 0;
+    boolean sorted = order != null && order.path("fields").size() > 0;
+    SortOrder[] tableOrdering = ordering(spec, order, schema);
+    StructType sparkSchema = SparkTypes.schema(schema);
+    if (!dataRows || !evaluable(clustering, sparkSchema) || !evaluable(expressions(tableOrdering), sparkSchema)) {
+      // deletes only (or transforms icefloe's functions cannot evaluate: the inserted rows
+      // then go unclustered, as before, rather than the write failing)
+      clustering = new Transform[0];
+      tableOrdering = new SortOrder[0];
+    }
+    NamedReference specId = Expressions.column("_spec_id");
+    NamedReference partition = Expressions.column("_partition");
+    NamedReference file = Expressions.column(MetadataColumns.FILE);
+    NamedReference pos = Expressions.column(MetadataColumns.POS);
+    Expression[] deleteClustering =
+        partitioned ? new Expression[] {specId, partition} : new Expression[] {specId, partition, file};
+    Distribution distribution;
+    switch (mode) {
+      case "none":
+        distribution = Distributions.unspecified();
+        break;
+      case "hash":
+        distribution = Distributions.clustered(concat(deleteClustering, clustering));
+        break;
+      case "range":
+        distribution = Distributions.ordered(concat(ascending(deleteClustering), tableOrdering));
+        break;
+      default:
+        throw new IllegalArgumentException("Unsupported distribution mode: " + mode);
+    }
+    String fanout = options.get("fanout-enabled");
+    if (fanout == null && properties.has("write.spark.fanout.enabled")) {
+      fanout = properties.get("write.spark.fanout.enabled").asText();
+    }
+    boolean fanoutEnabled = fanout == null || Boolean.parseBoolean(fanout);
+    SortOrder[] local;
+    if (fanoutEnabled && (!dataRows || !sorted)) {
+      local = new SortOrder[0];
+    } else {
+      local = concat(ascending(new Expression[] {specId, partition, file, pos}), tableOrdering);
+    }
+    return new WriteRequirements(distribution, local);
+  }
+
+  private static SortOrder[] ascending(Expression[] expressions) {
+    SortOrder[] out = new SortOrder[expressions.length];
+    for (int i = 0; i < expressions.length; i++) {
+      out[i] = Expressions.sort(expressions[i], SortDirection.ASCENDING, NullOrdering.NULLS_FIRST);
+    }
+    return out;
+  }
+
+  private static Expression[] concat(Expression[] a, Expression[] b) {
+    Expression[] out = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
+  private static SortOrder[] concat(SortOrder[] a, SortOrder[] b) {
+    SortOrder[] out = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
   }
 
   private static Expression[] expressions(SortOrder[] ordering) {
