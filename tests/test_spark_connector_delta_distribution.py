@@ -188,18 +188,19 @@ def test_delete_writes_files_per_partition_as_javas(env, mode, version):
     assert_same_files(spark, name, same_tasks=True)
 
 
-def test_merge_inserting_only_spreads_partitions_over_tasks_as_javas(env):
+@pytest.mark.parametrize("matched", ["WHEN MATCHED THEN DELETE ", ""])
+def test_merge_inserting_only_spreads_partitions_over_tasks_as_javas(env, matched):
     """A MERGE whose source rows all miss the table: every row an insert with null metadata
-    columns, which a clustering by ``_file`` alone put in one task."""
+    columns, which a clustering by ``_file`` alone put in one task. (Without a ``MATCHED``
+    clause Spark makes the MERGE an append, which takes the append's distribution.)"""
     spark, _ = env
-    name = "merge_inserts"
+    name = "merge_inserts" + ("_d" if matched else "")
     make_twins(spark, name, 2, "hash", partitioning="bucket(8, id)")
     twins(
         spark,
         name,
         "MERGE INTO {t} t USING (SELECT id, concat('c', id % 4) AS cat, 'n' AS s FROM range(5000, 7000)) s "
-        "ON t.id = s.id "
-        "WHEN MATCHED THEN DELETE "
+        f"ON t.id = s.id {matched}"
         "WHEN NOT MATCHED THEN INSERT *",
     )
     assert_same_files(spark, name, same_tasks=True)
@@ -248,3 +249,25 @@ def test_write_options_and_session_mode_as_javas(env):
     assert_same_files(spark, name, same_tasks=True)
     # none: each of the join's 4 tasks writes a file for each partition it holds rows of
     assert max(per_partition(data_files(spark, f"i_{name}")).values()) > 2
+
+
+def test_advisory_partition_size_as_javas(env):
+    """Java asks Spark for shuffle partitions of its expected file size times the shuffle's
+    compression ratio (384 MB for zstd Parquet behind lz4 shuffles), not Spark's own size:
+    with a tiny Spark size, Spark would split each partition's rows over several tasks."""
+    spark, _ = env
+    name = "merge_advisory"
+    make_twins(spark, name, 2, "hash")
+    spark.conf.set("spark.sql.adaptive.advisoryPartitionSizeInBytes", "1024")
+    try:
+        twins(
+            spark,
+            name,
+            "MERGE INTO {t} t USING (SELECT id, concat('c', id % 4) AS cat, 'm' AS s FROM range(1000, 9000)) s "
+            "ON t.id = s.id WHEN MATCHED THEN UPDATE SET t.s = s.s WHEN NOT MATCHED THEN INSERT *",
+        )
+    finally:
+        spark.conf.unset("spark.sql.adaptive.advisoryPartitionSizeInBytes")
+    assert_same_files(spark, name, same_tasks=True)
+    added = written_by_last_commit(spark, f"i_{name}")
+    assert len({p for p, _, _ in added}) == len(added) == 4

@@ -138,6 +138,32 @@ def test_write_option_turns_the_distribution_off(env):
     assert len(ours) == len(java) == 12
 
 
+def test_advisory_partition_size_as_javas(env):
+    """Java asks Spark for shuffle partitions of its expected file size times the shuffle's
+    compression ratio (write.spark.advisory-partition-size-bytes and friends), not Spark's own
+    size: with a tiny Spark size, Spark would split each partition's rows over several tasks."""
+    spark, _ = env
+    name = "advisory"
+    twins(spark, name, f"CREATE TABLE {{t}} {SCHEMA} USING iceberg PARTITIONED BY (cat)")
+    spark.conf.set("spark.sql.adaptive.advisoryPartitionSizeInBytes", "1024")
+    try:
+        twins(spark, name, f"INSERT INTO {{t}} {UNCLUSTERED}")
+        java, ours = data_files(spark, f"j_{name}"), data_files(spark, f"i_{name}")
+        assert ours == java
+        assert len(java) == 3
+        # the table's size wins over Java's estimate: 1 KB partitions, split as Spark's
+        twins(
+            spark,
+            name,
+            "ALTER TABLE {t} SET TBLPROPERTIES ('write.spark.advisory-partition-size-bytes'='1024')",
+        )
+        twins(spark, name, f"INSERT INTO {{t}} {UNCLUSTERED}")
+    finally:
+        spark.conf.unset("spark.sql.adaptive.advisoryPartitionSizeInBytes")
+    java, ours = data_files(spark, f"j_{name}"), data_files(spark, f"i_{name}")
+    assert len(ours) == len(java) > 6
+
+
 def test_transform_functions_equal_javas(env):
     spark, _ = env
     values = spark.sql(

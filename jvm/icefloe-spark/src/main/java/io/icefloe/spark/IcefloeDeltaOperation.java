@@ -149,6 +149,11 @@ class IcefloeDeltaOperation implements SupportsDelta {
     }
 
     @Override
+    public long advisoryPartitionSizeInBytes() {
+      return requirements.advisoryPartitionSize;
+    }
+
+    @Override
     public DeltaBatchWrite toBatch() {
       return this;
     }

@@ -132,6 +132,11 @@ class IcefloeWriteBuilder implements WriteBuilder, SupportsOverwriteV2, Supports
       }
 
       @Override
+      public long advisoryPartitionSizeInBytes() {
+        return requirements.advisoryPartitionSize;
+      }
+
+      @Override
       public BatchWrite toBatch() {
         return new IcefloeBatchWrite(
             catalog, ident, table, operation, filter, schema, zone, operationId, staged);

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import org.apache.spark.sql.connector.distributions.Distribution;
 import org.apache.spark.sql.connector.distributions.Distributions;
+import org.apache.spark.sql.connector.distributions.UnspecifiedDistribution;
 import org.apache.spark.sql.connector.expressions.Expression;
 import org.apache.spark.sql.connector.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.NamedReference;
@@ -47,14 +48,19 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * write ask for nothing rather than fail.
  */
 final class WriteRequirements {
-  static final WriteRequirements NONE = new WriteRequirements(Distributions.unspecified(), new SortOrder[0]);
+  static final WriteRequirements NONE = new WriteRequirements(Distributions.unspecified(), new SortOrder[0], 0);
 
   final Distribution distribution;
   final SortOrder[] ordering;
+  /** The shuffle partition size Spark should aim at (0: Spark's own; none without a distribution). */
+  final long advisoryPartitionSize;
 
-  private WriteRequirements(Distribution distribution, SortOrder[] ordering) {
+  private WriteRequirements(Distribution distribution, SortOrder[] ordering, long advisoryPartitionSize) {
     this.distribution = distribution;
     this.ordering = ordering;
+    // Spark refuses an advisory size without a distribution, as Java's SparkWriteRequirements
+    this.advisoryPartitionSize =
+        distribution instanceof UnspecifiedDistribution ? 0 : advisoryPartitionSize;
   }
 
   static WriteRequirements of(JsonNode info, CaseInsensitiveStringMap options) {
@@ -110,7 +116,7 @@ final class WriteRequirements {
     }
     boolean fanoutEnabled = fanout == null || Boolean.parseBoolean(fanout);
     SortOrder[] local = fanoutEnabled && !sorted ? new SortOrder[0] : tableOrdering;
-    return new WriteRequirements(distribution, local);
+    return new WriteRequirements(distribution, local, AdvisorySize.data(info, options));
   }
 
   /**
@@ -195,7 +201,9 @@ final class WriteRequirements {
     } else {
       local = concat(ascending(new Expression[] {specId, partition, file, pos}), tableOrdering);
     }
-    return new WriteRequirements(distribution, local);
+    long advisory =
+        dataRows ? AdvisorySize.data(info, options) : AdvisorySize.deletes(info, options);
+    return new WriteRequirements(distribution, local, advisory);
   }
 
   private static SortOrder[] ascending(Expression[] expressions) {
