@@ -271,3 +271,35 @@ def test_advisory_partition_size_as_javas(env):
     assert_same_files(spark, name, same_tasks=True)
     added = written_by_last_commit(spark, f"i_{name}")
     assert len({p for p, _, _ in added}) == len(added) == 4
+
+
+@pytest.mark.parametrize("layout", ["sorted", "fanout-off"])
+def test_local_ordering_as_javas(env, layout):
+    """A sorted table, or fanout writers off (``write.spark.fanout.enabled=false``), orders the
+    rows within a task by ``_spec_id``, ``_partition``, ``_file``, ``_pos`` then the table's
+    ordering, as Java's: the new rows of each file are in the table's order."""
+    spark, _ = env
+    name = "merge_" + layout.replace("-", "_")
+    make_twins(spark, name, 2, "hash")
+    if layout == "sorted":
+        for prefix in ("j", "i"):
+            # through Java's SQL extensions on both twins (one catalog)
+            spark.sql(f"ALTER TABLE {JAVA}.db.{prefix}_{name} WRITE ORDERED BY id DESC NULLS LAST")
+    else:
+        twins(spark, name, "ALTER TABLE {t} SET TBLPROPERTIES ('write.spark.fanout.enabled'='false')")
+    twins(
+        spark,
+        name,
+        "MERGE INTO {t} t USING (SELECT id, concat('c', id % 4) AS cat, 'm' AS s FROM range(1000, 3000)) s "
+        "ON t.id = s.id WHEN MATCHED THEN UPDATE SET t.s = s.s WHEN NOT MATCHED THEN INSERT *",
+    )
+    assert_same_files(spark, name, same_tasks=True)
+    added = spark.sql(
+        f"SELECT data_file.file_path AS f FROM {JAVA}.db.i_{name}.entries WHERE status = 1 AND data_file.content = 0 "
+        f"AND snapshot_id = (SELECT snapshot_id FROM {JAVA}.db.i_{name}.snapshots ORDER BY committed_at DESC LIMIT 1)"
+    ).collect()
+    assert len(added) == 4
+    for r in added:
+        ids = [x[0] for x in spark.read.parquet(r.f).select("id").collect()]
+        expected = sorted(ids, reverse=True) if layout == "sorted" else ids
+        assert ids == expected
