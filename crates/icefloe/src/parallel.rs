@@ -56,3 +56,41 @@ pub(crate) fn map_indexed<T: Send>(
     }
     Ok(out)
 }
+
+/// Runs `f` on every item on up to `threads` threads (at least one, at most the number of
+/// items) and returns the results in the items' order. Unlike [`map_indexed`] nothing stops
+/// early: a failure of one item is its result, the others still run (deletes that are best
+/// effort). `None` marks an item whose worker panicked before reaching it (library code
+/// never panics, so it is not expected).
+pub(crate) fn map_all<T: Sync, R: Send>(
+    threads: usize,
+    items: &[T],
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<Option<R>> {
+    let threads = threads.clamp(1, items.len().max(1));
+    if threads == 1 {
+        return items.iter().map(|item| Some(f(item))).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(item) = items.get(i) else { break };
+        let r = f(item);
+        if let Some(Ok(mut slot)) = slots.get(i).map(|s| s.lock()) {
+            *slot = Some(r);
+        }
+    };
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
+        work();
+        for h in handles {
+            // a worker that panicked leaves its slot empty: reported as `None`
+            let _ = h.join();
+        }
+    });
+    slots
+        .into_iter()
+        .map(|slot| slot.into_inner().ok().flatten())
+        .collect()
+}

@@ -67,7 +67,12 @@ pub struct ExpireSnapshots {
     clean_expired_files: bool,
     clean_expired_metadata: bool,
     scope: PurgeScope,
+    max_concurrent_deletes: Option<usize>,
 }
+
+/// Deletes in flight when neither [`ExpireSnapshots::max_concurrent_deletes`] nor the
+/// FileIO's fetch concurrency (object stores: `io.fetch-concurrency`) says.
+const DEFAULT_CONCURRENT_DELETES: usize = 4;
 
 impl Default for ExpireSnapshots {
     fn default() -> Self {
@@ -89,6 +94,9 @@ pub struct ExpireResult {
     /// Files only expired snapshots reached that lie outside the table's location, left in
     /// place (unless [`ExpireSnapshots::delete_outside_location`]).
     pub kept_outside_location: Vec<String>,
+    /// Files that could not be deleted, with the error: left behind as orphans (the expiry
+    /// is committed by then), as in Java, where a failed delete is logged, not raised.
+    pub failed_deletes: Vec<(String, String)>,
 }
 
 impl ExpireResult {
@@ -119,6 +127,7 @@ impl ExpireSnapshots {
             clean_expired_files: true,
             clean_expired_metadata: false,
             scope: PurgeScope::TableLocation,
+            max_concurrent_deletes: None,
         }
     }
 
@@ -163,6 +172,20 @@ impl ExpireSnapshots {
             PurgeScope::TableLocation
         };
         self
+    }
+
+    /// How many delete requests run at once (Java's Spark procedure argument
+    /// `max_concurrent_deletes`). On S3 and Azure each request is a bulk delete of up to
+    /// `s3.delete.batch-size` files; elsewhere one file. Default: the FileIO's fetch
+    /// concurrency (`io.fetch-concurrency`, 16, on object stores), else 4.
+    pub fn max_concurrent_deletes(mut self, n: usize) -> Result<Self> {
+        if n == 0 {
+            return Err(Error::invalid_argument(
+                "max_concurrent_deletes should have value > 0, value: 0",
+            ));
+        }
+        self.max_concurrent_deletes = Some(n);
+        Ok(self)
     }
 
     /// Whether partition specs and schemas no retained snapshot uses are removed too
@@ -310,11 +333,18 @@ impl ExpireSnapshots {
         };
         if self.clean_expired_files && !result.removed_snapshot_ids.is_empty() {
             let files = files_to_delete(io.as_ref(), &attempt.before, &committed.metadata)?;
+            let concurrency = self
+                .max_concurrent_deletes
+                .unwrap_or(match io.fetch_concurrency() {
+                    0 => DEFAULT_CONCURRENT_DELETES,
+                    n => n,
+                });
             delete_all(
                 io.as_ref(),
                 &files,
                 &committed.metadata.location,
                 self.scope,
+                concurrency,
                 &mut result,
             );
         }
@@ -461,6 +491,52 @@ fn manifests_of(
     }
 }
 
+/// Threads reading manifests: the FileIO's fetch concurrency, else the cores.
+fn read_threads(io: &dyn FileIO) -> usize {
+    match io.fetch_concurrency() {
+        0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
+        n => n,
+    }
+}
+
+/// The live files of each manifest, as (path, is a delete file), that `wanted` accepts,
+/// read on `threads` threads.
+fn read_live_files(
+    io: &dyn FileIO,
+    threads: usize,
+    manifests: &[&ManifestFile],
+    wanted: impl Fn(&str) -> bool + Sync,
+) -> Result<Vec<Vec<(String, bool)>>> {
+    crate::parallel::map_indexed(
+        threads,
+        manifests.len(),
+        "a thread reading a manifest for expiry panicked",
+        "manifests left unread after an error",
+        |i| {
+            let Some(m) = manifests.get(i) else {
+                return Ok(Vec::new());
+            };
+            let read = read_manifest(
+                ManifestSource::file(io, &m.manifest_path),
+                &ReadManifestOptions::default()
+                    .projection(&ManifestProjection::minimal())
+                    .inherit_from(m),
+            )?;
+            Ok(read
+                .entries
+                .iter()
+                .filter(|e| e.is_live() && wanted(&e.data_file.file_path))
+                .map(|e| {
+                    (
+                        e.data_file.file_path.clone(),
+                        e.data_file.content != DataContentType::Data,
+                    )
+                })
+                .collect())
+        },
+    )
+}
+
 /// Java's reachable-file cleanup: the files reachable from `before`'s snapshots that no
 /// snapshot of `after` reaches. On a v4 table, see [`v4_files_to_delete`].
 pub fn files_to_delete(
@@ -487,15 +563,31 @@ pub fn files_to_delete(
             out.manifest_lists.insert(list);
         }
     }
+    let threads = read_threads(io);
+    // manifest lists (and then manifests) are read on parallel threads: on an object store
+    // each read is mostly waiting
+    let read_lists = |md: &TableMetadata, ids: &[i64]| -> Result<Vec<Vec<ManifestFile>>> {
+        crate::parallel::map_indexed(
+            threads,
+            ids.len(),
+            "a thread reading a manifest list for expiry panicked",
+            "manifest lists left unread after an error",
+            |i| match ids.get(i) {
+                Some(id) => manifests_of(io, md, *id),
+                None => Ok(Vec::new()),
+            },
+        )
+    };
     let mut candidates: HashMap<String, ManifestFile> = HashMap::new();
-    for id in &expired {
-        for m in manifests_of(io, before, *id)? {
+    for list in read_lists(before, &expired)? {
+        for m in list {
             candidates.insert(m.manifest_path.clone(), m);
         }
     }
+    let kept: Vec<i64> = kept.into_iter().collect();
     let mut retained_manifests: HashMap<String, ManifestFile> = HashMap::new();
-    for id in &kept {
-        for m in manifests_of(io, after, *id)? {
+    for list in read_lists(after, &kept)? {
+        for m in list {
             candidates.remove(&m.manifest_path);
             retained_manifests.insert(m.manifest_path.clone(), m);
         }
@@ -509,29 +601,18 @@ pub fn files_to_delete(
 
     if !candidates.is_empty() {
         // live files of the manifests to delete, minus those live in a retained manifest
+        let expired_manifests: Vec<&ManifestFile> = candidates.values().collect();
         let mut files: HashMap<String, bool> = HashMap::new();
-        for m in candidates.values() {
-            let read = read_manifest(
-                ManifestSource::file(io, &m.manifest_path),
-                &ReadManifestOptions::default()
-                    .projection(&ManifestProjection::minimal())
-                    .inherit_from(m),
-            )?;
-            for e in read.entries.iter().filter(|e| e.is_live()) {
-                let is_delete = e.data_file.content != DataContentType::Data;
-                files.insert(e.data_file.file_path.clone(), is_delete);
-            }
+        for live in read_live_files(io, threads, &expired_manifests, |_| true)? {
+            files.extend(live);
         }
         if !files.is_empty() {
-            for m in retained_manifests.values() {
-                let read = read_manifest(
-                    ManifestSource::file(io, &m.manifest_path),
-                    &ReadManifestOptions::default()
-                        .projection(&ManifestProjection::minimal())
-                        .inherit_from(m),
-                )?;
-                for e in read.entries.iter().filter(|e| e.is_live()) {
-                    files.remove(&e.data_file.file_path);
+            let retained: Vec<&ManifestFile> = retained_manifests.values().collect();
+            // only the paths that would otherwise be deleted come back: memory stays the
+            // size of the expired files, not of the whole table
+            for still in read_live_files(io, threads, &retained, |p| files.contains_key(p))? {
+                for (path, _) in still {
+                    files.remove(&path);
                 }
             }
         }
@@ -748,30 +829,59 @@ fn statistics_to_delete(before: &TableMetadata, after: &TableMetadata) -> BTreeS
         .collect()
 }
 
-/// Deletes the files `scope` allows (best effort, as Java: a failed delete leaves an
-/// orphan, not an error) and records the ones that are gone and the ones kept.
+/// Deletes the files `scope` allows, all kinds in one [`FileIO::delete_many`] with
+/// `concurrency` requests in flight (best effort, as Java: a failed delete leaves an orphan
+/// and is reported in [`ExpireResult::failed_deletes`], not an error, since the expiry is
+/// committed), and records the ones that are gone and the ones kept.
 fn delete_all(
     io: &dyn FileIO,
     files: &FilesToDelete,
     location: &str,
     scope: PurgeScope,
+    concurrency: usize,
     result: &mut ExpireResult,
 ) {
+    #[derive(Clone, Copy)]
+    enum Kind {
+        Data,
+        Delete,
+        Manifest,
+        ManifestList,
+        Statistics,
+    }
     let mut kept = Vec::new();
-    let mut run = |set: &BTreeSet<String>, out: &mut Vec<String>| {
+    let mut paths: Vec<String> = Vec::new();
+    let mut kinds: Vec<Kind> = Vec::new();
+    for (set, kind) in [
+        (&files.data, Kind::Data),
+        (&files.deletes, Kind::Delete),
+        (&files.manifests, Kind::Manifest),
+        (&files.manifest_lists, Kind::ManifestList),
+        (&files.statistics, Kind::Statistics),
+    ] {
         for p in set {
-            if !scope.allows(location, p) {
+            if scope.allows(location, p) {
+                paths.push(p.clone());
+                kinds.push(kind);
+            } else {
                 kept.push(p.clone());
-            } else if io.delete(p).is_ok() {
-                out.push(p.clone());
             }
         }
-    };
-    run(&files.data, &mut result.deleted_data_files);
-    run(&files.deletes, &mut result.deleted_delete_files);
-    run(&files.manifests, &mut result.deleted_manifests);
-    run(&files.manifest_lists, &mut result.deleted_manifest_lists);
-    run(&files.statistics, &mut result.deleted_statistics_files);
+    }
+    let outcomes = io.delete_many(&paths, concurrency);
+    for ((path, kind), outcome) in paths.into_iter().zip(kinds).zip(outcomes) {
+        if let Err(e) = outcome {
+            result.failed_deletes.push((path, e.to_string()));
+            continue;
+        }
+        match kind {
+            Kind::Data => result.deleted_data_files.push(path),
+            Kind::Delete => result.deleted_delete_files.push(path),
+            Kind::Manifest => result.deleted_manifests.push(path),
+            Kind::ManifestList => result.deleted_manifest_lists.push(path),
+            Kind::Statistics => result.deleted_statistics_files.push(path),
+        }
+    }
     kept.sort();
     result.kept_outside_location = kept;
 }

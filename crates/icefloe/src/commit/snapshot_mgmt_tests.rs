@@ -646,3 +646,110 @@ fn expiry_respects_gc_enabled_and_clean_expired_files() {
     assert!(catalog.io().exists(&list).unwrap());
     assert!(ExpireSnapshots::new().retain_last(0).is_err());
 }
+
+/// An expiry deletes its files concurrently (at most `max_concurrent_deletes` at once), and a
+/// delete that fails is reported with its file and error while the others are deleted: the
+/// expiry is committed by then, so a failure leaves an orphan, not an error (as Java).
+#[test]
+fn expiry_deletes_concurrently_and_reports_failed_deletes() {
+    use super::test_catalog::Faults;
+    use std::sync::atomic::Ordering;
+    let catalog = MemoryCatalog::new();
+    create(&catalog, &[]);
+    let names: Vec<String> = (0..40).map(|i| format!("f{i}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let io = catalog.io();
+    for n in &names {
+        io.write_new(&path(n), b"x").unwrap();
+    }
+    io.write_new(&path("keep"), b"x").unwrap();
+    append_to(&catalog, MAIN_BRANCH, &names);
+    delete_files(&catalog, &names);
+    append_to(&catalog, MAIN_BRANCH, &["keep"]);
+    let before = load(&catalog);
+    // f1 and f10..f19 cannot be deleted
+    catalog.set_faults(Faults {
+        fail_delete_containing: Some("/f1".into()),
+        delete_delay: Some(Duration::from_millis(20)),
+        ..Faults::default()
+    });
+    let e = ExpireSnapshots::new()
+        .max_concurrent_deletes(0)
+        .unwrap_err();
+    assert!(e.to_string().contains("max_concurrent_deletes"), "{e}");
+    let result = ExpireSnapshots::new()
+        .expire_older_than(chrono::Utc::now().timestamp_millis() + 1)
+        .retain_last(1)
+        .unwrap()
+        .max_concurrent_deletes(8)
+        .unwrap()
+        .commit(catalog.clone(), &ident())
+        .unwrap();
+    assert_eq!(result.removed_snapshot_ids.len(), 2);
+    let max = catalog.io.max_deletes_in_flight.load(Ordering::SeqCst);
+    assert!((2..=8).contains(&max), "max deletes in flight: {max}");
+
+    let failed: BTreeSet<String> = result
+        .failed_deletes
+        .iter()
+        .map(|(p, _)| p.clone())
+        .collect();
+    let want_failed: BTreeSet<String> = names
+        .iter()
+        .filter(|n| n.starts_with("f1"))
+        .map(|n| path(n))
+        .collect();
+    assert_eq!(failed, want_failed);
+    for (p, e) in &result.failed_deletes {
+        assert!(
+            e.contains(p) && e.contains("injected delete failure"),
+            "{e}"
+        );
+        assert!(io.exists(p).unwrap(), "{p}");
+    }
+    let deleted: BTreeSet<String> = result.deleted_data_files.iter().cloned().collect();
+    let want_deleted: BTreeSet<String> = names
+        .iter()
+        .filter(|n| !n.starts_with("f1"))
+        .map(|n| path(n))
+        .collect();
+    assert_eq!(deleted, want_deleted);
+    assert!(deleted.iter().all(|p| !io.exists(p).unwrap()));
+    // the expired snapshots' manifest lists and manifests went too; the live file stayed
+    let expired_lists: BTreeSet<String> = before
+        .snapshots
+        .iter()
+        .filter(|s| result.removed_snapshot_ids.contains(&s.snapshot_id))
+        .filter_map(|s| s.manifest_list.clone())
+        .collect();
+    let lists: BTreeSet<String> = result.deleted_manifest_lists.iter().cloned().collect();
+    assert_eq!(lists, expired_lists);
+    assert!(!result.deleted_manifests.is_empty());
+    assert!(io.exists(&path("keep")).unwrap());
+    let kept = reachable(io.as_ref(), &load(&catalog));
+    assert!(kept
+        .iter()
+        .all(|p| !p.ends_with(".avro") || io.exists(p).unwrap()));
+
+    // without a setting, the FileIO's default (4 here: the test FileIO has no fetch
+    // concurrency) bounds the deletes
+    let catalog = MemoryCatalog::new();
+    create(&catalog, &[]);
+    append_to(&catalog, MAIN_BRANCH, &names);
+    delete_files(&catalog, &names);
+    append_to(&catalog, MAIN_BRANCH, &["keep"]);
+    catalog.set_faults(Faults {
+        delete_delay: Some(Duration::from_millis(10)),
+        ..Faults::default()
+    });
+    let result = ExpireSnapshots::new()
+        .expire_older_than(chrono::Utc::now().timestamp_millis() + 1)
+        .retain_last(1)
+        .unwrap()
+        .commit(catalog.clone(), &ident())
+        .unwrap();
+    assert_eq!(result.deleted_data_files.len(), 40);
+    assert!(result.failed_deletes.is_empty());
+    let max = catalog.io.max_deletes_in_flight.load(Ordering::SeqCst);
+    assert!((2..=4).contains(&max), "max deletes in flight: {max}");
+}

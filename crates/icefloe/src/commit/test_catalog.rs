@@ -24,6 +24,10 @@ pub(crate) struct Faults {
     pub fail_after_metadata_write: Option<FaultKind>,
     /// The swap itself fails with this error kind, before anything is written.
     pub fail_swap: Option<FaultKind>,
+    /// Deletes of files whose location contains this fail (the file stays).
+    pub fail_delete_containing: Option<String>,
+    /// Each delete takes this long, so that deletes running at once overlap.
+    pub delete_delay: Option<std::time::Duration>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,11 +47,15 @@ impl FaultKind {
     }
 }
 
-/// A [`MemoryFileIO`] that can refuse writes.
+/// A [`MemoryFileIO`] that can refuse writes and deletes, and counts the deletes running
+/// at once.
 #[derive(Debug, Default)]
 pub(crate) struct FaultyIO {
     pub inner: MemoryFileIO,
     pub faults: Mutex<Faults>,
+    deletes_in_flight: std::sync::atomic::AtomicUsize,
+    /// The most deletes seen running at once.
+    pub max_deletes_in_flight: std::sync::atomic::AtomicUsize,
 }
 
 impl FileIO for FaultyIO {
@@ -81,7 +89,26 @@ impl FileIO for FaultyIO {
         self.inner.list_files(location)
     }
     fn delete(&self, location: &str) -> Result<()> {
-        self.inner.delete(location)
+        use std::sync::atomic::Ordering;
+        let faults = self
+            .faults
+            .lock()
+            .map_err(|_| Error::unsupported("poisoned"))?
+            .clone();
+        let now = self.deletes_in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        self.max_deletes_in_flight.fetch_max(now, Ordering::SeqCst);
+        if let Some(d) = faults.delete_delay {
+            std::thread::sleep(d);
+        }
+        let r = match faults.fail_delete_containing {
+            Some(p) if location.contains(&p) => Err(Error::io(
+                location,
+                std::io::Error::other("injected delete failure"),
+            )),
+            _ => self.inner.delete(location),
+        };
+        self.deletes_in_flight.fetch_sub(1, Ordering::SeqCst);
+        r
     }
 }
 

@@ -232,6 +232,32 @@ impl FileIO for CachingFileIO {
         self.inner.delete(location)
     }
 
+    fn delete_many(&self, locations: &[String], max_concurrent: usize) -> Vec<Result<()>> {
+        // a location the cache cannot forget is not deleted (it could be read back)
+        let mut out: Vec<Option<Result<()>>> = Vec::with_capacity(locations.len());
+        let mut forgotten = Vec::with_capacity(locations.len());
+        for l in locations {
+            match self.invalidate(l) {
+                Ok(()) => {
+                    out.push(None);
+                    forgotten.push(l.clone());
+                }
+                Err(e) => out.push(Some(Err(e))),
+            }
+        }
+        let mut deleted = self
+            .inner
+            .delete_many(&forgotten, max_concurrent)
+            .into_iter();
+        out.into_iter()
+            .zip(locations)
+            .map(|(r, l)| {
+                r.or_else(|| deleted.next())
+                    .unwrap_or_else(|| Err(super::not_deleted(l)))
+            })
+            .collect()
+    }
+
     fn properties_for(&self, location: &str) -> Option<Vec<(String, String)>> {
         self.inner.properties_for(location)
     }

@@ -64,6 +64,20 @@ pub trait FileIO: Send + Sync {
     /// repeated after a partial failure.
     fn delete(&self, location: &str) -> Result<()>;
 
+    /// Deletes many files with at most `max_concurrent` requests in flight (at least one),
+    /// and returns one result per location, in the order given (Java's
+    /// `SupportsBulkOperations.deleteFiles`, but each failure is reported with its file, so a
+    /// caller can name the files left behind). As for [`FileIO::delete`], a file that does
+    /// not exist counts as deleted. The default runs [`FileIO::delete`] on `max_concurrent`
+    /// threads; object stores override it with the store's bulk request where it has one.
+    fn delete_many(&self, locations: &[String], max_concurrent: usize) -> Vec<Result<()>> {
+        crate::parallel::map_all(max_concurrent, locations, |l| self.delete(l))
+            .into_iter()
+            .zip(locations)
+            .map(|(r, l)| r.unwrap_or_else(|| Err(not_deleted(l))))
+            .collect()
+    }
+
     /// Every file inside the folder `location`, at any depth, with its size and
     /// modification time (Java's `SupportsPrefixOperations.listPrefix`). Inside is folder by
     /// folder, as [`is_within`]: listing `s3://b/t` never returns `s3://b/tt/x`. A folder
@@ -145,6 +159,14 @@ pub trait FileIO: Send + Sync {
     fn fetch_concurrency(&self) -> usize {
         0
     }
+}
+
+/// The result of a delete [`FileIO::delete_many`] did not get to (its worker stopped).
+pub(crate) fn not_deleted(location: &str) -> Error {
+    Error::io(
+        location,
+        std::io::Error::other("not deleted: the delete worker stopped before this file"),
+    )
 }
 
 /// `bytes[offset..offset + len]`, or `None` when out of bounds.

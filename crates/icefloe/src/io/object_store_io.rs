@@ -637,6 +637,140 @@ impl FileIO for ObjectStoreFileIO {
         }
     }
 
+    /// Bulk deletes: the locations are grouped by bucket (container) into batches of
+    /// `s3.delete.batch-size` keys (Azure: at most 256, its batch limit), each batch one
+    /// request (S3 `DeleteObjects`, an Azure blob batch), `max_concurrent` batches in
+    /// flight.
+    fn delete_many(&self, locations: &[String], max_concurrent: usize) -> Vec<Result<()>> {
+        use futures::{FutureExt, StreamExt};
+        let mut results: Vec<Option<Result<()>>> = locations.iter().map(|_| None).collect();
+        // per store: the client, and the (index, object path) of its locations
+        type Keys = Vec<(usize, String, Path)>;
+        let mut groups: HashMap<String, (Arc<dyn ObjectStore>, Target, Keys)> = HashMap::new();
+        for (i, location) in locations.iter().enumerate() {
+            let parsed = self.store(location).and_then(|(store, target)| {
+                let path = object_path(location, &target.key)?;
+                Ok((store, target, path))
+            });
+            match parsed {
+                Ok((store, target, path)) => groups
+                    .entry(target.store_key.clone())
+                    .or_insert_with(|| (store, target, Vec::new()))
+                    .2
+                    .push((i, location.clone(), path)),
+                Err(e) => {
+                    if let Some(slot) = results.get_mut(i) {
+                        *slot = Some(Err(e));
+                    }
+                }
+            }
+        }
+        // one batch is one request: object_store splits a stream into requests of at most
+        // 1000 (S3) or 256 (Azure) keys, so no batch is larger than that
+        let batch_size = match self.kind {
+            StoreKind::S3 => self.properties.delete_batch_size.clamp(1, 1000),
+            StoreKind::Azure => self.properties.delete_batch_size.clamp(1, 256),
+        };
+        let mut batches = Vec::new();
+        for (store, target, paths) in groups.into_values() {
+            for chunk in paths.chunks(batch_size) {
+                batches.push((Arc::clone(&store), target.clone(), chunk.to_vec()));
+            }
+        }
+        self.counters.requests(batches.len() as u64);
+        let first = locations.first().map_or("", String::as_str);
+        // the requests as boxed futures made here: a closure returning them inside the
+        // spawned future would not be `Send` for every lifetime
+        let requests: Vec<_> = batches
+            .into_iter()
+            .map(|(store, target, batch)| {
+                async move {
+                    let keys: Vec<object_store::Result<Path>> =
+                        batch.iter().map(|(_, _, p)| Ok(p.clone())).collect();
+                    let answers: Vec<object_store::Result<Path>> = store
+                        .delete_stream(futures::stream::iter(keys).boxed())
+                        .collect()
+                        .await;
+                    (target, batch, answers)
+                }
+                .boxed()
+            })
+            .collect();
+        let done = self.runtime.block_on(first, async move {
+            futures::stream::iter(requests)
+                .buffer_unordered(max_concurrent.max(1))
+                .collect::<Vec<_>>()
+                .await
+        });
+        let done = match done {
+            Ok(done) => done,
+            Err(e) => {
+                // the runtime is gone: nothing was deleted
+                let text = e.to_string();
+                return results
+                    .into_iter()
+                    .zip(locations)
+                    .map(|(r, l)| {
+                        r.unwrap_or_else(|| Err(Error::io(l, std::io::Error::other(text.clone()))))
+                    })
+                    .collect();
+            }
+        };
+        for (target, batch, answers) in done {
+            if answers.len() == batch.len() {
+                // one answer per key, in the order sent
+                for ((i, location, _), answer) in batch.iter().zip(answers) {
+                    let r = match answer {
+                        Ok(_) => Ok(()),
+                        Err(e) => match self.error(location, &target, e) {
+                            Error::Io { source, .. } if source.kind() == ErrorKind::NotFound => {
+                                Ok(())
+                            }
+                            other => Err(other),
+                        },
+                    };
+                    if let Some(slot) = results.get_mut(*i) {
+                        *slot = Some(r);
+                    }
+                }
+                continue;
+            }
+            // the request itself failed: every key of the batch is left. Its message names
+            // all the batch's keys, so each file gets a shortened copy (bounded memory).
+            let first = batch.first().map_or("", |(_, l, _)| l.as_str());
+            let (kind, text) = match answers.into_iter().find_map(|a| a.err()) {
+                Some(e) => {
+                    let e = self.error(first, &target, e);
+                    let kind = match &e {
+                        Error::Io { source, .. } => source.kind(),
+                        _ => ErrorKind::Other,
+                    };
+                    (kind, shorten(&e.to_string(), 300))
+                }
+                None => (ErrorKind::Other, "no answer for the batch".to_string()),
+            };
+            for (i, location, _) in &batch {
+                if let Some(slot) = results.get_mut(*i) {
+                    *slot = Some(Err(Error::io(
+                        location,
+                        std::io::Error::new(
+                            kind,
+                            format!(
+                                "the bulk delete request of {} files failed: {text}",
+                                batch.len()
+                            ),
+                        ),
+                    )));
+                }
+            }
+        }
+        results
+            .into_iter()
+            .zip(locations)
+            .map(|(r, l)| r.unwrap_or_else(|| Err(super::not_deleted(l))))
+            .collect()
+    }
+
     fn supports_conditional_replace(&self) -> bool {
         true
     }
@@ -681,6 +815,18 @@ impl FileIO for ObjectStoreFileIO {
             other => other,
         }
     }
+}
+
+/// `text` cut to at most `max` bytes (at a character boundary), marked when cut.
+fn shorten(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &text[..end])
 }
 
 #[cfg(test)]

@@ -32,6 +32,7 @@
 //! | `io.manifest.cache.max-total-bytes` | the cache's bound | 104857600 |
 //! | `io.manifest.cache.max-content-length` | larger files are not cached | 8388608 |
 //! | `io.fetch-concurrency` | files a scan planner fetches at once from the store | 16 |
+//! | `s3.delete.batch-size` | keys per bulk delete request (S3 `DeleteObjects`, at most 1000; Azure batches hold at most 256) | 250 |
 
 use std::collections::HashMap;
 use std::fmt;
@@ -149,6 +150,8 @@ pub struct FileIOProperties {
     pub manifest_cache: super::cache::ManifestCacheConfig,
     /// `io.fetch-concurrency`: how many manifests a planner reads at once from the store.
     pub fetch_concurrency: usize,
+    /// `s3.delete.batch-size`: keys per bulk delete request (Java's `S3FileIO` default).
+    pub delete_batch_size: usize,
     /// The FileIO properties these were parsed from (keys of [`FILE_IO_PREFIXES`] only, so
     /// no catalog token or OAuth2 secret), in order: what another client of the same store
     /// is configured with (pyarrow on Spark executors). Values are `Secret`s.
@@ -164,6 +167,10 @@ pub const MIN_PART_SIZE: u64 = 5 * 1024 * 1024;
 pub const DEFAULT_MULTIPART_THRESHOLD: u64 = 8 * 1024 * 1024;
 /// Manifests fetched at once from an object store (docs/benchmarks.md, "Planning on S3").
 pub const DEFAULT_FETCH_CONCURRENCY: usize = 16;
+/// Keys per bulk delete request: Java's `s3.delete.batch-size` default (S3 takes at most
+/// 1000 keys per `DeleteObjects`).
+pub const DEFAULT_DELETE_BATCH_SIZE: usize = 250;
+pub const MAX_DELETE_BATCH_SIZE: usize = 1000;
 
 impl Default for FileIOProperties {
     fn default() -> Self {
@@ -182,6 +189,7 @@ impl Default for FileIOProperties {
             multipart_part_size: DEFAULT_MULTIPART_THRESHOLD,
             manifest_cache: super::cache::ManifestCacheConfig::default(),
             fetch_concurrency: DEFAULT_FETCH_CONCURRENCY,
+            delete_batch_size: DEFAULT_DELETE_BATCH_SIZE,
             source: Vec::new(),
         }
     }
@@ -344,6 +352,12 @@ impl FileIOProperties {
                         .filter(|n| (1..=1024).contains(n))
                         .ok_or_else(|| bad(key, value, "an integer from 1 to 1024"))?
                 }
+                "s3.delete.batch-size" => {
+                    p.delete_batch_size = usize::try_from(parse_u64(key, value)?)
+                        .ok()
+                        .filter(|n| (1..=MAX_DELETE_BATCH_SIZE).contains(n))
+                        .ok_or_else(|| bad(key, value, "an integer from 1 to 1000"))?
+                }
                 "s3.sse.type" => {
                     p.s3.encryption = match value.trim().to_ascii_lowercase().as_str() {
                         "none" | "s3" => S3Encryption::Default,
@@ -504,6 +518,17 @@ mod tests {
         // s3.region wins over client.region, in either order
         let p = parse(&[("s3.region", "a"), ("client.region", "b")]).unwrap();
         assert_eq!(p.s3.region.as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn delete_batch_size_is_java_s_and_bounded_by_s3() {
+        assert_eq!(parse(&[]).unwrap().delete_batch_size, 250);
+        let p = parse(&[("s3.delete.batch-size", "1000")]).unwrap();
+        assert_eq!(p.delete_batch_size, 1000);
+        for v in ["0", "1001", "x"] {
+            let e = parse(&[("s3.delete.batch-size", v)]).unwrap_err();
+            assert!(e.to_string().contains("s3.delete.batch-size"), "{e}");
+        }
     }
 
     #[test]

@@ -481,6 +481,42 @@ impl FileIO for RestFileIO {
         self.route(location)?.delete(location)
     }
 
+    /// Each location through the FileIO it routes to, as one `delete_many` per FileIO (so
+    /// a table's files still go in bulk requests).
+    fn delete_many(&self, locations: &[String], max_concurrent: usize) -> Vec<Result<()>> {
+        let mut out: Vec<Option<Result<()>>> = locations.iter().map(|_| None).collect();
+        // FileIOs by identity, with the indexes of their locations
+        let mut groups: Vec<(Arc<dyn FileIO>, Vec<usize>)> = Vec::new();
+        for (i, l) in locations.iter().enumerate() {
+            match self.route(l) {
+                Ok(io) => match groups.iter_mut().find(|(g, _)| Arc::ptr_eq(g, &io)) {
+                    Some((_, idx)) => idx.push(i),
+                    None => groups.push((io, vec![i])),
+                },
+                Err(e) => {
+                    if let Some(slot) = out.get_mut(i) {
+                        *slot = Some(Err(e));
+                    }
+                }
+            }
+        }
+        for (io, idx) in groups {
+            let group: Vec<String> = idx
+                .iter()
+                .filter_map(|i| locations.get(*i).cloned())
+                .collect();
+            for (i, r) in idx.iter().zip(io.delete_many(&group, max_concurrent)) {
+                if let Some(slot) = out.get_mut(*i) {
+                    *slot = Some(r);
+                }
+            }
+        }
+        out.into_iter()
+            .zip(locations)
+            .map(|(r, l)| r.unwrap_or_else(|| Err(crate::io::not_deleted(l))))
+            .collect()
+    }
+
     fn read_range(&self, location: &str, offset: u64, len: u64) -> Result<Vec<u8>> {
         self.route(location)?.read_range(location, offset, len)
     }
