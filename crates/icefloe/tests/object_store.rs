@@ -593,3 +593,228 @@ fn counts_requests_and_bytes_and_caches_immutable_metadata() {
         assert_eq!(io.read(&manifest).unwrap(), b"again", "{:?}", s.kind);
     }
 }
+
+/// `delete_many` deletes every file given, missing ones included, in bulk requests on S3
+/// and Azure (`s3.delete.batch-size` keys each) and one request per file on GCS, and leaves
+/// the files not named.
+#[test]
+fn delete_many_deletes_in_bulk() {
+    for s in all() {
+        let io = s.io_with(&[("s3.delete.batch-size", "100")]);
+        let n = if s.kind == Kind::S3 { 260 } else { 40 };
+        let mut locations: Vec<String> = (0..n).map(|i| s.at(&format!("data/f{i}"))).collect();
+        for l in &locations {
+            io.write_new(l, b"x").unwrap();
+        }
+        let keep = s.at("data/keep");
+        io.write_new(&keep, b"x").unwrap();
+        locations.push(s.at("data/never-written"));
+        io.reset_stats();
+        let results = io.delete_many(&locations, 3);
+        let requests = io.stats().unwrap().requests;
+        assert_eq!(results.len(), locations.len());
+        for (l, r) in locations.iter().zip(&results) {
+            assert!(r.is_ok(), "{:?} {l}: {r:?}", s.kind);
+        }
+        let left: Vec<String> = io
+            .list_files(&s.at("data"))
+            .unwrap()
+            .into_iter()
+            .map(|f| f.location)
+            .collect();
+        assert_eq!(left, vec![keep.clone()], "{:?}", s.kind);
+        let want = match s.kind {
+            Kind::S3 | Kind::Azure => (locations.len() as u64).div_ceil(100),
+            Kind::Gcs => locations.len() as u64,
+        };
+        assert_eq!(requests, want, "{:?}", s.kind);
+        // nothing to delete is no request
+        io.reset_stats();
+        assert!(io.delete_many(&[], 3).is_empty());
+        assert_eq!(io.stats().unwrap().requests, 0);
+    }
+}
+
+/// A bulk delete the store refuses fails for each of its files, each error naming its
+/// file (shortened, not the whole batch's key list) and never the credential.
+#[test]
+fn a_refused_bulk_delete_reports_each_file_without_credentials() {
+    let Some(s) = azure() else { return };
+    let good = s.io();
+    let locations: Vec<String> = (0..5).map(|i| s.at(&format!("data/f{i}"))).collect();
+    for l in &locations {
+        good.write_new(l, b"x").unwrap();
+    }
+    let wrong_key = "aHVudGVyMmh1bnRlcjJodW50ZXIyaHVudGVyMmh1bnRlcjI=";
+    let io = s.io_with(&[
+        ("adls.account-key", wrong_key),
+        ("io.retry.num-retries", "0"),
+    ]);
+    let results = io.delete_many(&locations, 2);
+    for (l, r) in locations.iter().zip(results) {
+        let e = r.unwrap_err();
+        let shown = format!("{e} {e:?}");
+        assert!(shown.contains(l.as_str()), "{shown}");
+        assert!(!shown.contains(wrong_key), "{shown}");
+        assert!(shown.len() < 2000, "{shown}");
+        assert!(good.exists(l).unwrap());
+    }
+}
+
+/// Snapshot expiry on S3: a table whose expired snapshots reach many files deletes exactly
+/// those (with their manifests and manifest lists), keeps every file the retained snapshot
+/// reaches, and sends the deletes as bulk requests.
+#[test]
+fn expiry_on_s3_deletes_exactly_the_expired_files_in_bulk() {
+    use icefloe::catalog::sql::SqlCatalog;
+    use icefloe::catalog::{Catalog, TableIdent};
+    use icefloe::commit::{create_table, ExpireSnapshots, SnapshotProducer, Transaction};
+    use icefloe::manifest::{DataContentType, DataFile, FileFormat};
+    use icefloe::spec::partition::PartitionSpec;
+    use icefloe::spec::schema::Schema;
+    use icefloe::spec::sort::SortOrder;
+    use icefloe::spec::types::{NestedField, PrimitiveType, Type};
+
+    let Some(s) = s3() else { return };
+    let io = s.io();
+    let db = std::env::temp_dir().join(format!("icefloe-expire-{}.db", unique()));
+    let catalog: Arc<dyn Catalog> = Arc::new(
+        SqlCatalog::open(
+            "c",
+            &format!("sqlite:///{}", db.display()),
+            &s.root,
+            Arc::clone(&io),
+        )
+        .unwrap(),
+    );
+    catalog.create_namespace(&["db".to_string()], &[]).unwrap();
+    let ident = TableIdent::new(vec!["db".into()], "t");
+    let schema = Schema::new(
+        0,
+        vec![NestedField::required(
+            1,
+            "id",
+            Type::Primitive(PrimitiveType::Long),
+        )],
+        vec![],
+    )
+    .unwrap();
+    let created = create_table(
+        Arc::clone(&catalog),
+        &ident,
+        &schema,
+        &PartitionSpec::unpartitioned(),
+        &SortOrder::unsorted(),
+        None,
+        &[],
+        Some(2),
+    )
+    .unwrap();
+    let location = created.metadata.location.clone();
+    let file = |name: &str| {
+        DataFile::new(
+            DataContentType::Data,
+            format!("{location}/data/{name}.parquet"),
+            FileFormat::Parquet,
+            Vec::new(),
+            1,
+            1,
+        )
+    };
+    let commit = |change: Box<dyn icefloe::commit::PendingChange>| {
+        let mut tx = Transaction::load(Arc::clone(&catalog), ident.clone()).unwrap();
+        tx.add_change(change);
+        tx.commit().unwrap()
+    };
+    // 600 files appended in two snapshots, then all deleted; 5 live files after that
+    let expired: Vec<String> = (0..600).map(|i| format!("old{i}")).collect();
+    for half in expired.chunks(300) {
+        let mut p = SnapshotProducer::fast_append();
+        for n in half {
+            io.write_new(&file(n).file_path, b"x").unwrap();
+            p.add_file(file(n));
+        }
+        commit(Box::new(p));
+    }
+    let mut p = SnapshotProducer::delete_files();
+    for n in &expired {
+        p.delete_path(file(n).file_path);
+    }
+    commit(Box::new(p));
+    let live: Vec<String> = (0..5).map(|i| format!("live{i}")).collect();
+    let mut p = SnapshotProducer::fast_append();
+    for n in &live {
+        io.write_new(&file(n).file_path, b"x").unwrap();
+        p.add_file(file(n));
+    }
+    let before = commit(Box::new(p)).metadata;
+    let all_before: Vec<String> = io
+        .list_files(&location)
+        .unwrap()
+        .into_iter()
+        .map(|f| f.location)
+        .collect();
+
+    io.reset_stats();
+    let result = ExpireSnapshots::new()
+        .expire_older_than(chrono::Utc::now().timestamp_millis() + 1)
+        .retain_last(1)
+        .unwrap()
+        .commit(Arc::clone(&catalog), &ident)
+        .unwrap();
+    let requests = io.stats().unwrap().requests;
+    assert!(
+        result.failed_deletes.is_empty(),
+        "{:?}",
+        result.failed_deletes
+    );
+    assert_eq!(result.removed_snapshot_ids.len(), 3);
+    let mut want: Vec<String> = expired.iter().map(|n| file(n).file_path).collect();
+    want.sort();
+    let mut deleted = result.deleted_data_files.clone();
+    deleted.sort();
+    assert_eq!(deleted, want);
+    let expired_lists: Vec<String> = before
+        .snapshots
+        .iter()
+        .filter(|s| result.removed_snapshot_ids.contains(&s.snapshot_id))
+        .filter_map(|s| s.manifest_list.clone())
+        .collect();
+    let mut lists = result.deleted_manifest_lists.clone();
+    lists.sort();
+    let mut expired_lists = expired_lists;
+    expired_lists.sort();
+    assert_eq!(lists, expired_lists);
+
+    // what is left is what was there less what the expiry reports deleted: the retained
+    // snapshot's files, manifests and manifest list, and the metadata files
+    let gone: std::collections::BTreeSet<String> = result.deleted_files().into_iter().collect();
+    let want_left: Vec<String> = all_before
+        .iter()
+        .filter(|f| !gone.contains(*f))
+        .cloned()
+        .collect();
+    let mut left: Vec<String> = io
+        .list_files(&location)
+        .unwrap()
+        .into_iter()
+        .map(|f| f.location)
+        .collect();
+    // the expiry's own metadata file
+    left.retain(|f| all_before.contains(f));
+    assert_eq!(left, want_left);
+    for n in &live {
+        assert!(io.exists(&file(n).file_path).unwrap(), "{n}");
+    }
+    let after = catalog.load_table(&ident).unwrap().metadata;
+    let plan = icefloe::scan::TableScan::new(after, Arc::clone(&io))
+        .plan_files()
+        .unwrap();
+    assert_eq!(plan.tasks.len(), live.len());
+    // 600+ deletes in a handful of bulk requests: the expiry's reads, its commit and
+    // ceil(files / 250) deletes, far fewer than one request per file
+    let files = result.deleted_files().len() as u64;
+    assert!(files > 600, "{files}");
+    assert!(requests < 40, "{requests} requests for {files} deletes");
+    let _ = std::fs::remove_file(&db);
+}
