@@ -157,6 +157,43 @@ def test_expire_deletes_only_unreachable_files(catalog, tmp_path):
         assert not os.path.exists(uri_path(f))
 
 
+def test_expire_reports_failed_deletes_and_takes_max_concurrent_deletes(catalog, tmp_path, caplog):
+    """A file the expiry cannot delete is reported in ``failed_deletes`` with its error and
+    logged (Java logs it; the expiry is committed by then), and the other files are deleted;
+    ``max_concurrent_deletes`` is checked as Java's procedure checks it."""
+    t = catalog.create_table("db.t", SCHEMA)
+    names = [f"f{i}" for i in range(12)]
+    append(t, tmp_path, *names)
+    t.delete_files([(tmp_path / f"{n}.parquet").as_uri() for n in names])
+    append(t, tmp_path, "live")
+    with pytest.raises(errors.InvalidArgumentError, match="max_concurrent_deletes"):
+        t.expire_snapshots().max_concurrent_deletes(0)
+    # f3 becomes a folder with a file in it: deleting it as a file fails
+    blocked = tmp_path / "f3.parquet"
+    blocked.unlink()
+    blocked.mkdir()
+    (blocked / "inside").write_bytes(b"x")
+    result = (
+        t.expire_snapshots()
+        .older_than(int(time.time() * 1000) + 1)
+        .retain_last(1)
+        .delete_outside_location(True)
+        .max_concurrent_deletes(3)
+        .commit()
+    )
+    assert len(result.removed_snapshot_ids) == 2
+    assert [f for f, _ in result.failed_deletes] == [blocked.as_uri()]
+    assert "f3.parquet" in result.failed_deletes[0][1]
+    assert "could not delete 1 file(s)" in caplog.text
+    assert blocked.is_dir()
+    assert sorted(result.data_files) == sorted(
+        (tmp_path / f"{n}.parquet").as_uri() for n in names if n != "f3"
+    )
+    assert not any((tmp_path / f"{n}.parquet").exists() for n in names if n != "f3")
+    assert (tmp_path / "live.parquet").exists()
+    assert len(list(t.scan().plan_files())) == 1
+
+
 def test_expire_by_id_and_gc_disabled(catalog, tmp_path):
     t = catalog.create_table("db.t", SCHEMA)
     s1 = append(t, tmp_path, "a")

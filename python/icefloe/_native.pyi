@@ -841,6 +841,7 @@ def expire_snapshots(
     clean_expired_files: bool = True,
     clean_expired_metadata: bool = False,
     delete_outside_location: bool = False,
+    max_concurrent_deletes: int | None = None,
 ) -> dict[str, list[str]]: ...
 def remove_orphan_files(
     io: FileIO,

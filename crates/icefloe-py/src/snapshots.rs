@@ -145,9 +145,11 @@ fn manage_snapshots(
 /// kind (`removed_snapshot_ids`, `removed_refs`, `data_files`, `delete_files`,
 /// `manifests`, `manifest_lists`, `statistics_files`) and the files kept because they lie
 /// outside the table's location (`kept_outside_location`; none with
-/// `delete_outside_location`).
+/// `delete_outside_location`), and the deletes that failed (`failed_delete_files` with
+/// their errors in `failed_delete_errors`, in the same order). `max_concurrent_deletes`:
+/// delete requests in flight (bulk requests on S3 and Azure).
 #[pyfunction]
-#[pyo3(signature = (catalog, table, *, older_than_ms = None, retain_last = None, snapshot_ids = vec![], clean_expired_files = true, clean_expired_metadata = false, delete_outside_location = false))]
+#[pyo3(signature = (catalog, table, *, older_than_ms = None, retain_last = None, snapshot_ids = vec![], clean_expired_files = true, clean_expired_metadata = false, delete_outside_location = false, max_concurrent_deletes = None))]
 #[allow(clippy::too_many_arguments)]
 fn expire_snapshots(
     py: Python<'_>,
@@ -159,6 +161,7 @@ fn expire_snapshots(
     clean_expired_files: bool,
     clean_expired_metadata: bool,
     delete_outside_location: bool,
+    max_concurrent_deletes: Option<usize>,
 ) -> PyResult<ExpireOut> {
     let catalog: Arc<dyn Catalog> = Arc::clone(&catalog.inner);
     let ident = TableIdent::new(table.0, table.1);
@@ -173,6 +176,9 @@ fn expire_snapshots(
             }
             if let Some(n) = retain_last {
                 e = e.retain_last(n)?;
+            }
+            if let Some(n) = max_concurrent_deletes {
+                e = e.max_concurrent_deletes(n)?;
             }
             for id in snapshot_ids {
                 e = e.expire_snapshot_id(id);
@@ -192,6 +198,14 @@ fn expire_snapshots(
         ("manifest_lists", r.deleted_manifest_lists),
         ("statistics_files", r.deleted_statistics_files),
         ("kept_outside_location", r.kept_outside_location),
+        (
+            "failed_delete_files",
+            r.failed_deletes.iter().map(|(p, _)| p.clone()).collect(),
+        ),
+        (
+            "failed_delete_errors",
+            r.failed_deletes.into_iter().map(|(_, e)| e).collect(),
+        ),
     ]))
 }
 

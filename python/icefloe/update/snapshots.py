@@ -162,6 +162,9 @@ class ExpireResult:
     #: files only expired snapshots reached that lie outside the table's location, left in
     #: place (see :meth:`ExpireSnapshots.delete_outside_location`)
     kept_outside_location: list[str] = field(default_factory=list)
+    #: ``(location, error)`` of the files that could not be deleted: left behind as orphans
+    #: (the expiry is committed by then) and logged as a warning, as Java does
+    failed_deletes: list[tuple[str, str]] = field(default_factory=list)
 
     def deleted_files(self) -> list[str]:
         return sorted(
@@ -184,6 +187,7 @@ class ExpireSnapshots:
         self._clean = True
         self._clean_metadata = False
         self._outside = False
+        self._max_concurrent_deletes: int | None = None
 
     def older_than(self, timestamp: Any) -> ExpireSnapshots:
         self._older_than = epoch_millis(timestamp, "older_than")
@@ -211,6 +215,18 @@ class ExpireSnapshots:
         self._outside = bool(delete)
         return self
 
+    def max_concurrent_deletes(self, n: int) -> ExpireSnapshots:
+        """How many delete requests run at once (Java's ``max_concurrent_deletes``). On S3 and
+        Azure each request is a bulk delete of up to ``s3.delete.batch-size`` files (250);
+        elsewhere one file. Default: the FileIO's ``io.fetch-concurrency`` (16) on object
+        stores, 4 on local files."""
+        if n < 1:
+            raise InvalidArgumentError(
+                f"max_concurrent_deletes should have value > 0, value: {n}", field="max_concurrent_deletes"
+            )
+        self._max_concurrent_deletes = n
+        return self
+
     def clean_expired_metadata(self, clean: bool) -> ExpireSnapshots:
         """Also removes the partition specs and schemas that no retained snapshot uses (the
         default spec and the current schema always stay), as Java's
@@ -230,6 +246,7 @@ class ExpireSnapshots:
             clean_expired_files=self._clean,
             clean_expired_metadata=self._clean_metadata,
             delete_outside_location=self._outside,
+            max_concurrent_deletes=self._max_concurrent_deletes,
         )
         t.refresh()
         kept = list(out["kept_outside_location"])
@@ -241,6 +258,15 @@ class ExpireSnapshots:
                 len(kept),
                 some_paths(kept),
             )
+        failed = list(zip(out["failed_delete_files"], out["failed_delete_errors"], strict=True))
+        if failed:
+            log.warning(
+                "expiry of %s could not delete %d file(s), left as orphans: %s (first error: %s)",
+                ".".join([*namespace, name]),
+                len(failed),
+                some_paths([f for f, _ in failed]),
+                failed[0][1],
+            )
         return ExpireResult(
             removed_snapshot_ids=[int(i) for i in out["removed_snapshot_ids"]],
             removed_refs=list(out["removed_refs"]),
@@ -250,4 +276,5 @@ class ExpireSnapshots:
             manifest_lists=list(out["manifest_lists"]),
             statistics_files=list(out["statistics_files"]),
             kept_outside_location=kept,
+            failed_deletes=failed,
         )

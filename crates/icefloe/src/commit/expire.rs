@@ -644,41 +644,116 @@ struct Reach {
 /// Content files of one manifest or leaf: (path, is a delete file).
 type Files = Arc<Vec<(String, bool)>>;
 
+/// A leaf's cache key: its location and its manifest DV.
+type LeafKey = (String, Option<Vec<u8>>);
+
+fn leaf_key(leaf: &crate::manifest::v4::TrackedFile) -> LeafKey {
+    (
+        leaf.location.clone(),
+        leaf.manifest_info.as_ref().and_then(|i| i.dv.clone()),
+    )
+}
+
+/// The live files of a leaf, manifest DV applied, with the Puffin files of their DVs.
+fn read_leaf_files(
+    io: &dyn FileIO,
+    partitioning: &crate::manifest::v4::V4Partitioning,
+    leaf: &crate::manifest::v4::TrackedFile,
+) -> Result<Vec<(String, bool)>> {
+    let mut files = Vec::new();
+    for item in crate::manifest::v4::tree::read_leaf(io, partitioning, leaf)? {
+        let f = &item.entry.data_file;
+        files.push((f.file_path.clone(), f.content != DataContentType::Data));
+        if let Some(dv) = item
+            .tracked
+            .as_ref()
+            .and_then(|t| t.deletion_vector.as_ref())
+        {
+            files.push((dv.location.clone(), true));
+        }
+    }
+    Ok(files)
+}
+
 /// Leaves read once per (location, manifest DV): snapshots share leaves, mostly with the
 /// same DV, and a leaf's live files depend only on its DV.
 #[derive(Default)]
 struct ReachCache {
-    leaves: HashMap<(String, Option<Vec<u8>>), Files>,
+    leaves: HashMap<LeafKey, Files>,
     manifests: HashMap<String, Files>,
 }
 
 impl ReachCache {
+    /// Reads, on `threads` threads, every leaf and manifest the tops name that is not
+    /// cached yet, so that [`ReachCache::add`] finds them all cached.
+    fn prefetch(
+        &mut self,
+        io: &dyn FileIO,
+        partitioning: &crate::manifest::v4::V4Partitioning,
+        tops: &[crate::manifest::v4::tree::SnapshotTop],
+        threads: usize,
+    ) -> Result<()> {
+        use crate::manifest::v4::tree::{is_live, SnapshotTop};
+        let mut leaves: Vec<&crate::manifest::v4::TrackedFile> = Vec::new();
+        let mut leaf_keys: HashSet<LeafKey> = HashSet::new();
+        let mut manifests: Vec<&ManifestFile> = Vec::new();
+        let mut manifest_keys: HashSet<&str> = HashSet::new();
+        for top in tops {
+            match top {
+                SnapshotTop::List(list) => {
+                    for m in list {
+                        if !self.manifests.contains_key(&m.manifest_path)
+                            && manifest_keys.insert(m.manifest_path.as_str())
+                        {
+                            manifests.push(m);
+                        }
+                    }
+                }
+                SnapshotTop::Root(root) => {
+                    for e in root
+                        .iter()
+                        .filter(|e| is_live(&e.tracking) && e.content_type.is_manifest())
+                    {
+                        let key = leaf_key(e);
+                        if !self.leaves.contains_key(&key) && leaf_keys.insert(key) {
+                            leaves.push(e);
+                        }
+                    }
+                }
+            }
+        }
+        let read = crate::parallel::map_indexed(
+            threads,
+            leaves.len(),
+            "a thread reading a leaf manifest for expiry panicked",
+            "leaf manifests left unread after an error",
+            |i| match leaves.get(i) {
+                Some(leaf) => read_leaf_files(io, partitioning, leaf),
+                None => Ok(Vec::new()),
+            },
+        )?;
+        for (leaf, files) in leaves.iter().zip(read) {
+            self.leaves.insert(leaf_key(leaf), Arc::new(files));
+        }
+        let read = read_live_files(io, threads, &manifests, |_| true)?;
+        for (m, files) in manifests.iter().zip(read) {
+            self.manifests
+                .insert(m.manifest_path.clone(), Arc::new(files));
+        }
+        Ok(())
+    }
+
     fn leaf(
         &mut self,
         io: &dyn FileIO,
         partitioning: &crate::manifest::v4::V4Partitioning,
         leaf: &crate::manifest::v4::TrackedFile,
     ) -> Result<Files> {
-        let key = (
-            leaf.location.clone(),
-            leaf.manifest_info.as_ref().and_then(|i| i.dv.clone()),
-        );
+        let key = leaf_key(leaf);
         if let Some(f) = self.leaves.get(&key) {
             return Ok(f.clone());
         }
-        let mut files = Vec::new();
-        for item in crate::manifest::v4::tree::read_leaf(io, partitioning, leaf)? {
-            let f = &item.entry.data_file;
-            files.push((f.file_path.clone(), f.content != DataContentType::Data));
-            if let Some(dv) = item
-                .tracked
-                .as_ref()
-                .and_then(|t| t.deletion_vector.as_ref())
-            {
-                files.push((dv.location.clone(), true));
-            }
-        }
-        let files = Arc::new(files);
+        let files = Arc::new(read_leaf_files(io, partitioning, leaf)?);
         self.leaves.insert(key, files.clone());
         Ok(files)
     }
@@ -687,22 +762,10 @@ impl ReachCache {
         if let Some(f) = self.manifests.get(&m.manifest_path) {
             return Ok(f.clone());
         }
-        let read = read_manifest(
-            ManifestSource::file(io, &m.manifest_path),
-            &ReadManifestOptions::default()
-                .projection(&ManifestProjection::minimal())
-                .inherit_from(m),
-        )?;
         let files: Files = Arc::new(
-            read.entries
-                .iter()
-                .filter(|e| e.is_live())
-                .map(|e| {
-                    (
-                        e.data_file.file_path.clone(),
-                        e.data_file.content != DataContentType::Data,
-                    )
-                })
+            read_live_files(io, 1, &[m], |_| true)?
+                .into_iter()
+                .flatten()
                 .collect(),
         );
         self.manifests
@@ -717,9 +780,10 @@ impl ReachCache {
         io: &dyn FileIO,
         partitioning: &crate::manifest::v4::V4Partitioning,
         snapshot: &crate::spec::snapshot::Snapshot,
+        read_top: crate::manifest::v4::tree::SnapshotTop,
         reach: &mut Reach,
     ) -> Result<()> {
-        use crate::manifest::v4::tree::{is_live, read_snapshot_top, SnapshotTop};
+        use crate::manifest::v4::tree::{is_live, SnapshotTop};
         let Some(top) = &snapshot.manifest_list else {
             return Err(Error::unsupported(format!(
                 "snapshot {} embeds its manifests (old v1): cannot tell which files it reaches",
@@ -736,7 +800,7 @@ impl ReachCache {
                 }
             }
         };
-        match read_snapshot_top(io, partitioning, snapshot)? {
+        match read_top {
             SnapshotTop::List(list) => {
                 for m in list {
                     reach.manifests.insert(m.manifest_path.clone());
@@ -782,18 +846,47 @@ fn v4_files_to_delete(
     // partitioning reads every root of both
     let partitioning = crate::manifest::v4::V4Partitioning::for_table(before)?;
     let kept: HashSet<i64> = after.snapshots.iter().map(|s| s.snapshot_id).collect();
-    let mut cache = ReachCache::default();
-    let mut retained = Reach::default();
-    for s in &after.snapshots {
-        cache.add(io, &partitioning, s, &mut retained)?;
-    }
-    let mut expired = Reach::default();
-    for s in before
+    // retained snapshots first, then the expired ones
+    let snapshots: Vec<&crate::spec::snapshot::Snapshot> = after
         .snapshots
         .iter()
-        .filter(|s| !kept.contains(&s.snapshot_id))
-    {
-        cache.add(io, &partitioning, s, &mut expired)?;
+        .chain(
+            before
+                .snapshots
+                .iter()
+                .filter(|s| !kept.contains(&s.snapshot_id)),
+        )
+        .collect();
+    // roots (manifest lists), then the leaves (manifests) they name, are read on parallel
+    // threads; the reach is then worked out from what was read
+    let threads = read_threads(io);
+    let tops = crate::parallel::map_indexed(
+        threads,
+        snapshots.len(),
+        "a thread reading a snapshot's root for expiry panicked",
+        "roots left unread after an error",
+        |i| match snapshots.get(i) {
+            Some(s) if s.manifest_list.is_some() => {
+                crate::manifest::v4::tree::read_snapshot_top(io, &partitioning, s)
+            }
+            Some(s) => Err(Error::unsupported(format!(
+                "snapshot {} embeds its manifests (old v1): cannot tell which files it reaches",
+                s.snapshot_id
+            ))),
+            None => Ok(crate::manifest::v4::tree::SnapshotTop::List(Vec::new())),
+        },
+    )?;
+    let mut cache = ReachCache::default();
+    cache.prefetch(io, &partitioning, &tops, threads)?;
+    let mut retained = Reach::default();
+    let mut expired = Reach::default();
+    for (s, top) in snapshots.into_iter().zip(tops) {
+        let reach = if kept.contains(&s.snapshot_id) {
+            &mut retained
+        } else {
+            &mut expired
+        };
+        cache.add(io, &partitioning, s, top, reach)?;
     }
     let gone = |from: HashSet<String>, still: &[&HashSet<String>]| -> BTreeSet<String> {
         from.into_iter()
