@@ -339,6 +339,29 @@ mod tests {
         CachingFileIO::new(Arc::new(Counting::default()), config)
     }
 
+    /// `delete_many` forgets the cached files it deletes: a later read finds them gone.
+    #[test]
+    fn delete_many_forgets_what_it_deletes() {
+        let io = cached(ManifestCacheConfig {
+            enabled: true,
+            ..ManifestCacheConfig::default()
+        });
+        let files: Vec<String> = (0..3)
+            .map(|i| format!("s3://b/t/metadata/m{i}.avro"))
+            .collect();
+        for f in &files {
+            io.write_new(f, b"avro").unwrap();
+            assert_eq!(io.read(f).unwrap(), b"avro");
+        }
+        assert!(io.cached_bytes() > 0);
+        let results = io.delete_many(&files, 2);
+        assert!(results.iter().all(|r| r.is_ok()), "{results:?}");
+        assert_eq!(io.cached_bytes(), 0);
+        for f in &files {
+            assert!(io.read(f).is_err(), "{f}");
+        }
+    }
+
     #[test]
     fn which_files_are_cached() {
         for yes in [

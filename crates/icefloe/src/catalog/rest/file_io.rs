@@ -626,6 +626,27 @@ mod tests {
         io.write_new(&loc, b"x").unwrap();
         assert_eq!(io.read(&loc).unwrap(), b"x");
         io.delete(&loc).unwrap();
+        // many deletes go each through the FileIO of its location, one result per file in
+        // order; a location no FileIO serves fails alone
+        let many: Vec<String> = (0..3)
+            .map(|i| format!("file://{}/m{i}.txt", dir.display()))
+            .collect();
+        for l in &many {
+            io.write_new(l, b"x").unwrap();
+        }
+        let mut asked = many.clone();
+        asked.insert(1, "nope://b/x".to_string());
+        let results = io.delete_many(&asked, 2);
+        assert_eq!(results.len(), 4);
+        assert!(results[1].is_err());
+        for (l, r) in asked
+            .iter()
+            .zip(&results)
+            .filter(|(l, _)| l.starts_with("file:"))
+        {
+            assert!(r.is_ok(), "{l}: {r:?}");
+            assert!(!io.exists(l).unwrap(), "{l}");
+        }
         std::fs::remove_dir_all(dir).unwrap();
         // a bad vended value is refused, naming the property
         let e = io
