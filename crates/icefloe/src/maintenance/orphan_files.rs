@@ -21,8 +21,9 @@
 //!   and `equal_authorities` maps; `s3a` and `s3n` are `s3` by default), the prefix
 //!   mismatch mode decides: `Error` (the default) refuses the whole run and names the
 //!   conflicting pairs, `Ignore` keeps the file, `Delete` deletes it.
-//! - Nothing is deleted on a dry run; otherwise the orphans are deleted in parallel, best
-//!   effort as Java (a failed delete is reported, not an error).
+//! - Nothing is deleted on a dry run; otherwise the orphans are deleted in parallel (bulk
+//!   delete requests on S3 and Azure), best effort as Java (a failed delete is reported, not
+//!   an error).
 //!
 //! `gc.enabled=false` refuses the run, as Java (the table may share files with another).
 
@@ -169,7 +170,8 @@ impl DeleteOrphanFiles {
         self
     }
 
-    /// How many deletes run at once (default: the FileIO's fetch concurrency, else 4).
+    /// How many delete requests run at once (default: the FileIO's fetch concurrency, else
+    /// 4); on S3 and Azure each request deletes up to `s3.delete.batch-size` files.
     pub fn delete_threads(mut self, threads: usize) -> Result<Self> {
         if threads == 0 {
             return Err(Error::invalid_argument(
@@ -457,13 +459,14 @@ fn parallel_map<T: Sync, R: Send>(
     out.into_iter().map(|(_, r)| r).collect()
 }
 
+/// Deletes through [`FileIO::delete_many`]: bulk requests on S3 and Azure, `threads`
+/// requests at a time.
 fn delete_in_parallel(io: &dyn FileIO, files: &[String], threads: usize) -> Vec<(String, String)> {
-    parallel_map(files, threads, |f| {
-        io.delete(f).err().map(|e| (f.clone(), e.to_string()))
-    })
-    .into_iter()
-    .flatten()
-    .collect()
+    io.delete_many(files, threads)
+        .into_iter()
+        .zip(files)
+        .filter_map(|(r, f)| r.err().map(|e| (f.clone(), e.to_string())))
+        .collect()
 }
 
 /// Every file the table's current metadata reaches (see the module documentation).
