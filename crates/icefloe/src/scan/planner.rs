@@ -731,24 +731,24 @@ impl TableScan {
             let mut data = Vec::new();
             let mut dels = Vec::new();
             let spec_id = leaf.spec_id.unwrap_or(0);
-            for item in v4_tree::read_leaf_projected(io, partitioning, leaf, Some(options))? {
-                let spec = item
-                    .tracked
-                    .as_ref()
-                    .and_then(|t| t.spec_id)
-                    .unwrap_or(spec_id);
-                let is_data = item.entry.data_file.content == DataContentType::Data
-                    && leaf.content_type == V4Content::DataManifest;
-                self.keep_v4_file(
-                    &ctx, spec, item.entry, is_data, &mut data, &mut dels, &mut m,
-                )?;
-                if let Some(t) = &item.tracked {
-                    if let Some(dv) = &t.deletion_vector {
-                        let d = v4_tree::v3_dv_entry(t, dv);
-                        self.keep_v4_file(&ctx, spec, d, false, &mut data, &mut dels, &mut m)?;
-                    }
+            // entries are decoded into one slot and tested there, as v3's manifests are
+            // (`decode_one`): a kept file's parts are moved out, a dropped one's put back
+            v4_tree::visit_leaf(io, partitioning, leaf, Some(options), |_, t| {
+                let spec = t.spec_id.unwrap_or(spec_id);
+                if let Some(dv) = &t.deletion_vector {
+                    let d = v4_tree::v3_dv_entry(t, dv);
+                    self.keep_v4_file(&ctx, spec, d, false, &mut data, &mut dels, &mut m)?;
                 }
-            }
+                let is_data = t.content_type == V4Content::Data
+                    && leaf.content_type == V4Content::DataManifest;
+                let entry = v4_tree::take_v3_entry(t);
+                if let Some(dropped) =
+                    self.keep_v4_file(&ctx, spec, entry, is_data, &mut data, &mut dels, &mut m)?
+                {
+                    v4_tree::restore_v3_entry(t, dropped);
+                }
+                Ok(())
+            })?;
             Ok((data, dels, m))
         };
         // delete leaves first, whole (as v3 reads delete manifests); their equality
@@ -818,7 +818,8 @@ impl TableScan {
     }
 
     /// v3's entry test for a file of a v4 tree: kept when there is no filter, or its
-    /// partition and metrics may match.
+    /// partition and metrics may match. A dropped entry is handed back, so that the
+    /// caller can reuse its parts.
     #[allow(clippy::too_many_arguments)]
     fn keep_v4_file(
         &self,
@@ -829,7 +830,7 @@ impl TableScan {
         data: &mut Vec<ScanFile>,
         deletes: &mut Vec<Arc<ScanFile>>,
         metrics: &mut ScanMetrics,
-    ) -> Result<()> {
+    ) -> Result<Option<ManifestEntry>> {
         let spec = ctx.spec(spec_id)?;
         promote_partition(&mut e.data_file.partition, &spec.partition_type);
         let keep = !ctx.filter_entries
@@ -841,7 +842,7 @@ impl TableScan {
             } else {
                 metrics.skipped_delete_files += 1;
             }
-            return Ok(());
+            return Ok(Some(e));
         }
         let file = ScanFile {
             spec_id,
@@ -854,7 +855,7 @@ impl TableScan {
         } else {
             deletes.push(Arc::new(file));
         }
-        Ok(())
+        Ok(None)
     }
 
     /// The manifests of a snapshot: from its manifest list, or for old v1 snapshots from

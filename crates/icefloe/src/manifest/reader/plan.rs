@@ -90,7 +90,7 @@ pub(super) fn file_field_name(t: FileTarget) -> &'static str {
 
 /// What kind of value a target holds, for choosing the fast decoding path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Class {
+pub(crate) enum Class {
     Int,
     Long,
     Str,
@@ -138,7 +138,7 @@ pub(super) fn is_kv_array(s: &AvroSchema, value: &AvroSchema) -> bool {
 /// Whether the fast path of `class` can decode a (non-union) value of schema `s`;
 /// anything else goes through the generic functions, which give the same results and
 /// errors.
-pub(super) fn suits(class: Class, s: &AvroSchema) -> bool {
+pub(crate) fn suits(class: Class, s: &AvroSchema) -> bool {
     match class {
         Class::Int => *s == AvroSchema::Int,
         Class::Long => matches!(s, AvroSchema::Int | AvroSchema::Long),
@@ -154,14 +154,14 @@ pub(super) fn suits(class: Class, s: &AvroSchema) -> bool {
 /// The layout of a field's value resolved once per file: either the value itself or a
 /// union of null and the value (the shape of every optional Iceberg field).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Opt {
+pub(crate) struct Opt {
     /// The branch indexes of null and of the value; `None` when not a union.
-    pub(super) union: Option<(i64, i64)>,
+    pub(crate) union: Option<(i64, i64)>,
 }
 
 impl Opt {
     /// The fast layout of `s` for `class`, if there is one.
-    pub(super) fn compile(s: &AvroSchema, class: Class) -> Option<Opt> {
+    pub(crate) fn compile(s: &AvroSchema, class: Class) -> Option<Opt> {
         match s {
             AvroSchema::Union(b) => {
                 let value = |i: usize| {
@@ -186,7 +186,7 @@ impl Opt {
 
     /// [`Opt::present`] for the fast path: `None` on a branch that does not exist.
     #[inline(always)]
-    pub(super) fn try_present(self, cur: &mut Cursor<'_>) -> Option<bool> {
+    pub(crate) fn try_present(self, cur: &mut Cursor<'_>) -> Option<bool> {
         match self.union {
             None => Some(true),
             Some((null, value)) => {
@@ -205,7 +205,7 @@ impl Opt {
     /// Reads the union branch, if any: whether the value follows. [`Opt::try_present`]
     /// with its errors: the branch index's own, or a branch that does not exist.
     #[inline(always)]
-    pub(super) fn present(self, cur: &mut Cursor<'_>) -> Result<bool> {
+    pub(crate) fn present(self, cur: &mut Cursor<'_>) -> Result<bool> {
         let start = cur.clone();
         if let Some(present) = self.try_present(cur) {
             return Ok(present);
@@ -220,17 +220,17 @@ impl Opt {
 }
 
 /// One field of a record in the file's schema: where it goes and how to read it.
-pub(super) struct FieldPlan<'s, T> {
-    pub(super) target: T,
-    pub(super) schema: &'s AvroSchema,
+pub(crate) struct FieldPlan<'s, T> {
+    pub(crate) target: T,
+    pub(crate) schema: &'s AvroSchema,
     /// The fast layout, when the target's value has one of the shapes Iceberg writers use.
-    pub(super) fast: Option<Opt>,
+    pub(crate) fast: Option<Opt>,
     /// How to skip the field when it is not wanted.
-    pub(super) skip: SkipPlan,
+    pub(crate) skip: SkipPlan,
 }
 
 impl<'s, T: Copy> FieldPlan<'s, T> {
-    pub(super) fn new(target: T, schema: &'s AvroSchema, class: Class, skip: bool) -> Self {
+    pub(crate) fn new(target: T, schema: &'s AvroSchema, class: Class, skip: bool) -> Self {
         FieldPlan {
             target,
             schema,
@@ -248,7 +248,7 @@ impl<'s, T: Copy> FieldPlan<'s, T> {
     }
 
     #[inline]
-    pub(super) fn long(&self, cur: &mut Cursor<'_>) -> Result<Option<i64>> {
+    pub(crate) fn long(&self, cur: &mut Cursor<'_>) -> Result<Option<i64>> {
         match self.fast {
             Some(o) => Ok(if o.present(cur)? {
                 Some(cur.long()?)
@@ -260,7 +260,7 @@ impl<'s, T: Copy> FieldPlan<'s, T> {
     }
 
     #[inline]
-    pub(super) fn int(&self, cur: &mut Cursor<'_>) -> Result<Option<i32>> {
+    pub(crate) fn int(&self, cur: &mut Cursor<'_>) -> Result<Option<i32>> {
         match self.fast {
             Some(o) => Ok(if o.present(cur)? {
                 Some(cur.int()?)
@@ -272,7 +272,7 @@ impl<'s, T: Copy> FieldPlan<'s, T> {
     }
 
     #[inline]
-    pub(super) fn str<'a>(&self, cur: &mut Cursor<'a>) -> Result<Option<&'a str>> {
+    pub(crate) fn str<'a>(&self, cur: &mut Cursor<'a>) -> Result<Option<&'a str>> {
         match self.fast {
             Some(o) => Ok(if o.present(cur)? {
                 Some(cur.string()?)
@@ -284,7 +284,7 @@ impl<'s, T: Copy> FieldPlan<'s, T> {
     }
 
     #[inline]
-    pub(super) fn bytes<'a>(&self, cur: &mut Cursor<'a>) -> Result<Option<&'a [u8]>> {
+    pub(crate) fn bytes<'a>(&self, cur: &mut Cursor<'a>) -> Result<Option<&'a [u8]>> {
         match self.fast {
             Some(o) => Ok(if o.present(cur)? {
                 Some(cur.bytes()?)
@@ -298,7 +298,7 @@ impl<'s, T: Copy> FieldPlan<'s, T> {
     /// Decodes a map of int to long into `slot`, reusing its list; keeps only the keys in
     /// `only` when given.
     #[inline]
-    pub(super) fn int_long_map_into(
+    pub(crate) fn int_long_map_into(
         &self,
         cur: &mut Cursor<'_>,
         slot: &mut Option<Vec<(i32, i64)>>,
@@ -348,7 +348,7 @@ impl<'s, T: Copy> FieldPlan<'s, T> {
     /// Decodes a map of int to bytes into `slot`, refilling its list and byte buffers in
     /// place; keeps only the keys in `only` when given.
     #[inline]
-    pub(super) fn int_bytes_map_into(
+    pub(crate) fn int_bytes_map_into(
         &self,
         cur: &mut Cursor<'_>,
         slot: &mut Option<BoundsMap>,
@@ -387,7 +387,7 @@ impl<'s, T: Copy> FieldPlan<'s, T> {
 
     /// Decodes a list of longs into `slot`, reusing its list.
     #[inline]
-    pub(super) fn long_list_into(
+    pub(crate) fn long_list_into(
         &self,
         cur: &mut Cursor<'_>,
         slot: &mut Option<Vec<i64>>,

@@ -413,12 +413,9 @@ pub fn visit_v4_manifest_projected(
     visit_entries(bytes, partitioning, Some(projection), visit).map_err(|e| e.in_file(file))
 }
 
-fn visit_entries(
-    bytes: &[u8],
-    partitioning: &V4Partitioning,
-    projection: Option<&ManifestProjection>,
-    mut visit: impl FnMut(usize, TrackedFile) -> Result<()>,
-) -> Result<V4ManifestKind> {
+/// Opens a v4 manifest: its container, checked to say `format-version` 4, and its kind
+/// (key-value metadata `content`).
+pub(super) fn open_v4(bytes: &[u8]) -> Result<(Container<'_>, V4ManifestKind)> {
     let c = Container::open(bytes)?;
     match c.meta_str("format-version")? {
         Some(V4_MANIFEST_FORMAT_VERSION) => {}
@@ -449,6 +446,16 @@ fn visit_entries(
             ))
         }
     };
+    Ok((c, kind))
+}
+
+fn visit_entries(
+    bytes: &[u8],
+    partitioning: &V4Partitioning,
+    projection: Option<&ManifestProjection>,
+    mut visit: impl FnMut(usize, TrackedFile) -> Result<()>,
+) -> Result<V4ManifestKind> {
+    let (c, kind) = open_v4(bytes)?;
     let record = c.schema.as_record().cloned().ok_or_else(|| {
         Error::invalid_metadata("avro.schema", "the writer schema is not a record")
     })?;

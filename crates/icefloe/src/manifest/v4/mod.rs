@@ -5,6 +5,10 @@
 //! `stats.rs` aggregates a leaf's column metrics for its root entry.
 
 mod avro;
+mod slot;
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod slot_tests;
 pub mod stats;
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
@@ -15,6 +19,7 @@ pub use avro::{
     read_v4_manifest, read_v4_manifest_with, visit_v4_manifest, visit_v4_manifest_projected,
     visit_v4_manifest_with, write_v4_manifest, write_v4_manifest_with, V4Manifest,
 };
+pub use slot::visit_v4_manifest_slots;
 
 use std::collections::HashMap;
 

@@ -7,9 +7,9 @@
 use std::collections::HashSet;
 
 use super::{
-    read_v4_manifest_with, visit_v4_manifest_projected, visit_v4_manifest_with, ContentType,
-    DeletionVector, ManifestInfo, Metrics, TrackedFile, Tracking, TrackingStatus, V4ManifestKind,
-    V4Partitioning, V4_MANIFEST_FORMAT_VERSION,
+    read_v4_manifest_with, visit_v4_manifest_slots, ContentType, DeletionVector, ManifestInfo,
+    Metrics, TrackedFile, Tracking, TrackingStatus, V4ManifestKind, V4Partitioning,
+    V4_MANIFEST_FORMAT_VERSION,
 };
 use crate::error::{Error, Result};
 use crate::io::FileIO;
@@ -331,49 +331,20 @@ pub fn read_leaf_projected(
         .decode_dv(leaf.record_count)
         .map_err(|e| e.in_file(&leaf.location))?;
     let removed = |i: usize| dv.as_ref().is_some_and(|d| d.contains(i as i64));
-    let bytes = io.read(&leaf.location)?;
-    let mut out = Vec::new();
     if leaf.format_version >= 4 {
-        let seq = leaf.tracking.sequence_number.unwrap_or(0);
-        let sid = leaf.tracking.snapshot_id.unwrap_or(0);
-        let spec_id = leaf.spec_id;
-        let keep = |i: usize, mut e: TrackedFile| {
-            if !is_live(&e.tracking) || removed(i) {
-                return Ok(());
-            }
-            inherit(&mut e.tracking, sid, seq);
-            if e.spec_id.is_none() {
-                e.spec_id = spec_id;
-            }
-            let entry = v3_entry(&e);
+        let mut out = Vec::new();
+        visit_leaf(io, partitioning, leaf, projection, |i, e| {
             out.push(LeafItem {
                 ordinal: i,
-                entry,
-                tracked: Some(e),
+                entry: v3_entry(e),
+                tracked: Some(e.clone()),
             });
             Ok(())
-        };
-        let kind = match projection {
-            Some(p) => visit_v4_manifest_projected(&bytes, &leaf.location, partitioning, p, keep)?,
-            None => visit_v4_manifest_with(&bytes, &leaf.location, partitioning, keep)?,
-        };
-        let expected = match leaf.content_type {
-            ContentType::DeleteManifest => V4ManifestKind::DeleteLeaf,
-            _ => V4ManifestKind::DataLeaf,
-        };
-        if kind != expected {
-            return Err(Error::invalid_metadata(
-                "content",
-                format!(
-                    "the root lists this manifest as content type {}, but it is a {} manifest",
-                    leaf.content_type.id(),
-                    kind.as_str()
-                ),
-            )
-            .in_file(&leaf.location));
-        }
+        })?;
         return Ok(out);
     }
+    let bytes = io.read(&leaf.location)?;
+    let mut out = Vec::new();
     let mf = as_manifest_file(leaf);
     let mut options = ReadManifestOptions::default().inherit_from(&mf);
     if let Some(p) = projection {
@@ -391,6 +362,126 @@ pub fn read_leaf_projected(
         }
     }
     Ok(out)
+}
+
+/// The live entries of the v4 leaf (`format_version` 4) that root entry `leaf` points
+/// to, less those its manifest DV removes, with inheritance from the root entry applied
+/// (snapshot id, sequence numbers, spec id), each handed to `visit` with its ordinal in
+/// one reused slot ([`super::visit_v4_manifest_slots`]): a planner tests an entry in
+/// place and takes out only what it keeps. Only the column metrics `projection` asks for
+/// are decoded (all without one). Errors name the leaf.
+pub fn visit_leaf(
+    io: &dyn FileIO,
+    partitioning: &V4Partitioning,
+    leaf: &TrackedFile,
+    projection: Option<&ManifestProjection>,
+    mut visit: impl FnMut(usize, &mut TrackedFile) -> Result<()>,
+) -> Result<()> {
+    if leaf.format_version < 4 {
+        return Err(Error::invalid_argument(format!(
+            "{}: a leaf of format version {} is a v3 manifest, not a v4 leaf",
+            leaf.location, leaf.format_version
+        )));
+    }
+    let info = leaf.manifest_info.as_ref().ok_or_else(|| {
+        Error::invalid_metadata("manifest_info", "required for a manifest entry")
+            .in_file(&leaf.location)
+    })?;
+    let dv = info
+        .decode_dv(leaf.record_count)
+        .map_err(|e| e.in_file(&leaf.location))?;
+    let bytes = io.read(&leaf.location)?;
+    let seq = leaf.tracking.sequence_number.unwrap_or(0);
+    let sid = leaf.tracking.snapshot_id.unwrap_or(0);
+    let spec_id = leaf.spec_id;
+    let kind = visit_v4_manifest_slots(&bytes, partitioning, projection, |i, e| {
+        if !is_live(&e.tracking) || dv.as_ref().is_some_and(|d| d.contains(i as i64)) {
+            return Ok(());
+        }
+        inherit(&mut e.tracking, sid, seq);
+        if e.spec_id.is_none() {
+            e.spec_id = spec_id;
+        }
+        visit(i, e)
+    })
+    .map_err(|e| e.in_file(&leaf.location))?;
+    let expected = match leaf.content_type {
+        ContentType::DeleteManifest => V4ManifestKind::DeleteLeaf,
+        _ => V4ManifestKind::DataLeaf,
+    };
+    if kind != expected {
+        return Err(Error::invalid_metadata(
+            "content",
+            format!(
+                "the root lists this manifest as content type {}, but it is a {} manifest",
+                leaf.content_type.id(),
+                kind.as_str()
+            ),
+        )
+        .in_file(&leaf.location));
+    }
+    Ok(())
+}
+
+/// A v4 file entry in the decoding slot as a v3 manifest entry (its DV left aside), its
+/// strings, lists and maps moved out of the slot rather than copied; [`restore_v3_entry`]
+/// puts them back for an entry the caller does not keep.
+pub fn take_v3_entry(e: &mut TrackedFile) -> ManifestEntry {
+    let content = match e.content_type {
+        ContentType::EqualityDeletes => DataContentType::EqualityDeletes,
+        _ => DataContentType::Data,
+    };
+    let m = &mut e.metrics;
+    let data_file = DataFile {
+        content,
+        file_path: std::mem::take(&mut e.location),
+        file_format: FileFormat::parse(&e.file_format),
+        partition: std::mem::take(&mut e.partition),
+        record_count: e.record_count,
+        file_size_in_bytes: e.file_size_in_bytes,
+        column_sizes: m.column_sizes.take(),
+        value_counts: m.value_counts.take(),
+        null_value_counts: m.null_value_counts.take(),
+        nan_value_counts: m.nan_value_counts.take(),
+        lower_bounds: m.lower_bounds.take(),
+        upper_bounds: m.upper_bounds.take(),
+        key_metadata: e.key_metadata.take(),
+        split_offsets: e.split_offsets.take(),
+        equality_ids: e.equality_ids.take(),
+        sort_order_id: e.sort_order_id,
+        first_row_id: match content {
+            DataContentType::Data => e.tracking.first_row_id,
+            _ => None,
+        },
+        referenced_data_file: None,
+        content_offset: None,
+        content_size_in_bytes: None,
+    };
+    ManifestEntry {
+        status: v3_status(e.tracking.status),
+        snapshot_id: e.tracking.snapshot_id,
+        sequence_number: e.tracking.sequence_number,
+        file_sequence_number: e.tracking.file_sequence_number,
+        data_file,
+    }
+}
+
+/// Puts the parts [`take_v3_entry`] moved out of the slot back, so that the next entry
+/// refills them instead of allocating.
+pub fn restore_v3_entry(e: &mut TrackedFile, entry: ManifestEntry) {
+    let f = entry.data_file;
+    let m = &mut e.metrics;
+    e.location = f.file_path;
+    e.partition = f.partition;
+    m.column_sizes = f.column_sizes;
+    m.value_counts = f.value_counts;
+    m.null_value_counts = f.null_value_counts;
+    m.nan_value_counts = f.nan_value_counts;
+    m.lower_bounds = f.lower_bounds;
+    m.upper_bounds = f.upper_bounds;
+    e.key_metadata = f.key_metadata;
+    e.split_offsets = f.split_offsets;
+    e.equality_ids = f.equality_ids;
 }
 
 /// A v4 file entry as a v3 manifest entry (its DV left aside).
