@@ -29,6 +29,7 @@ use icefloe::manifest::{
 use icefloe::spec::PrimitiveType;
 
 #[path = "common/manifest_fixture.rs"]
+#[allow(dead_code)]
 mod fixture;
 use fixture::{manifest, ENTRIES};
 

@@ -93,7 +93,7 @@ enum Level {
 /// The target of field `id` of a record at `level`, and the class of its value.
 fn target(level: Level, id: i32) -> (T, Class) {
     use Class as C;
-    let t = match (level, id) {
+    match (level, id) {
         (Level::Tracking, 0) => (T::Status, C::Long),
         (Level::Tracking, 1) => (T::SnapshotId, C::Long),
         (Level::Tracking, 3) => (T::SequenceNumber, C::Long),
@@ -141,8 +141,7 @@ fn target(level: Level, id: i32) -> (T, Class) {
         (Level::Info, 523) => (T::ManifestDvCardinality, C::Long),
         (Level::Info, 507) => (T::Partitions, C::Other),
         _ => (T::Skip, C::Other),
-    };
-    t
+    }
 }
 
 /// The required fields of a record at `level`: (target, field id, spec name).
