@@ -11,7 +11,7 @@
 //!
 //! Best of N decodes per case, cases alternating within each round, in ns an entry:
 //! `cargo build --profile quick -p icefloe --bench v4_leaf_decode` and run
-//! `target/quick/deps/v4_leaf_decode-* [--rounds R] [--iters N]`.
+//! `target/quick/deps/v4_leaf_decode-* [--rounds R] [--iters N] [--only TEXT]`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::hint::black_box;
@@ -26,7 +26,7 @@ use icefloe::manifest::{
     read_manifest, visit_manifest, Codec, DataContentType, DataFile, FileFormat,
     ManifestProjection, ManifestSource, ReadManifestOptions,
 };
-use icefloe::spec::PrimitiveType;
+use icefloe::spec::{Literal, PrimitiveType};
 
 #[path = "common/manifest_fixture.rs"]
 #[allow(dead_code)]
@@ -113,7 +113,14 @@ fn main() {
             t.snapshot_id = Some(1);
             t.sequence_number = Some(1);
             t.file_sequence_number = Some(1);
-            from_data_file(&e.data_file, 0, t).unwrap()
+            let mut f = e.data_file.clone();
+            // the fixture's day values are written as ints; the day transform's type is date
+            for v in f.partition.iter_mut() {
+                if let Some(Literal::Int(d)) = v {
+                    *v = Some(Literal::Date(*d));
+                }
+            }
+            from_data_file(&f, 0, t).unwrap()
         })
         .collect();
     let v4 =
@@ -132,7 +139,16 @@ fn main() {
             ("v4_tree", Case::V4Tree, &v4),
             ("v4_slot", Case::V4Slot, &v4),
         ] {
-            cases.push((format!("{pname:<10} {cname}"), case, bytes, proj));
+            let name = format!("{pname:<10} {cname}");
+            // `--only TEXT` keeps the cases whose name contains TEXT (for a profile)
+            let args: Vec<String> = std::env::args().collect();
+            let only = args
+                .iter()
+                .position(|a| a == "--only")
+                .and_then(|i| args.get(i + 1));
+            if only.is_none_or(|o| name.contains(o.as_str())) {
+                cases.push((name, case, bytes, proj));
+            }
         }
     }
     let mut best = vec![f64::MAX; cases.len()];

@@ -7,9 +7,8 @@
 use std::collections::HashSet;
 
 use super::{
-    read_v4_manifest_with, visit_v4_manifest_slots, ContentType, DeletionVector, ManifestInfo,
-    Metrics, TrackedFile, Tracking, TrackingStatus, V4ManifestKind, V4Partitioning,
-    V4_MANIFEST_FORMAT_VERSION,
+    visit_v4_manifest_slots, ContentType, DeletionVector, ManifestInfo, Metrics, TrackedFile,
+    Tracking, TrackingStatus, V4ManifestKind, V4Partitioning, V4_MANIFEST_FORMAT_VERSION,
 };
 use crate::error::{Error, Result};
 use crate::io::FileIO;
@@ -55,18 +54,24 @@ pub fn read_snapshot_top(
             read_manifest_list_bytes(&bytes).map_err(|e| e.in_file(path))?,
         ));
     }
-    let m = read_v4_manifest_with(&bytes, path, partitioning)?;
-    if m.kind != V4ManifestKind::Root {
+    // decoded into one slot and cloned out, cheaper than the value tree of
+    // `read_v4_manifest_with` (the root is read on every plan and commit)
+    let mut entries = Vec::new();
+    let kind = visit_v4_manifest_slots(&bytes, partitioning, None, |_, e| {
+        entries.push(e.clone());
+        Ok(())
+    })
+    .map_err(|e| e.in_file(path))?;
+    if kind != V4ManifestKind::Root {
         return Err(Error::invalid_metadata(
             "content",
             format!(
                 "a snapshot must point to a root manifest, found a {} manifest",
-                m.kind.as_str()
+                kind.as_str()
             ),
         )
         .in_file(path));
     }
-    let mut entries = m.entries;
     for e in &mut entries {
         inherit(
             &mut e.tracking,
