@@ -667,9 +667,10 @@ fn expiry_deletes_concurrently_and_reports_failed_deletes() {
     delete_files(&catalog, &names);
     append_to(&catalog, MAIN_BRANCH, &["keep"]);
     let before = load(&catalog);
-    // f1 and f10..f19 cannot be deleted
+    // f1 and f10..f19 cannot be deleted (the data folder named: a manifest's random name may
+    // begin with "f1" too)
     catalog.set_faults(Faults {
-        fail_delete_containing: Some("/f1".into()),
+        fail_delete_containing: Some("/data/f1".into()),
         delete_delay: Some(Duration::from_millis(20)),
         ..Faults::default()
     });
