@@ -56,11 +56,34 @@ pub(crate) struct FaultyIO {
     deletes_in_flight: std::sync::atomic::AtomicUsize,
     /// The most deletes seen running at once.
     pub max_deletes_in_flight: std::sync::atomic::AtomicUsize,
+    /// Every location read (whole or a range), in order: tests count what a commit reads.
+    pub reads: Mutex<Vec<String>>,
+}
+
+impl FaultyIO {
+    /// The locations read since the last call, and the log cleared.
+    pub(crate) fn take_reads(&self) -> Vec<String> {
+        self.reads
+            .lock()
+            .map(|mut r| std::mem::take(&mut *r))
+            .unwrap_or_default()
+    }
+
+    fn log_read(&self, location: &str) {
+        if let Ok(mut r) = self.reads.lock() {
+            r.push(location.to_string());
+        }
+    }
 }
 
 impl FileIO for FaultyIO {
     fn read(&self, location: &str) -> Result<Vec<u8>> {
+        self.log_read(location);
         self.inner.read(location)
+    }
+    fn read_range(&self, location: &str, offset: u64, len: u64) -> Result<Vec<u8>> {
+        self.log_read(location);
+        self.inner.read_range(location, offset, len)
     }
     fn write_new(&self, location: &str, bytes: &[u8]) -> Result<()> {
         let fail = self

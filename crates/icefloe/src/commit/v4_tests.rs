@@ -19,6 +19,8 @@ use crate::spec::Literal;
 
 use ContentType::{Data, DataManifest};
 
+#[path = "v4_position_tests.rs"]
+mod position_tests;
 #[path = "v4_stats_tests.rs"]
 mod stats_tests;
 #[path = "v4_upgrade_tests.rs"]
@@ -673,12 +675,18 @@ fn v3_and_v4_twins_plan_the_same_files_after_every_commit() {
     for seed in 1..=100u64 {
         let v3 = MemoryCatalog::new();
         let v4 = MemoryCatalog::new();
+        // a third twin whose commits are given the positions of a plan made just before
+        // (as a writer that scanned first): it must end in the same root as the search's
+        let v4p = MemoryCatalog::new();
         create(&v3, 3);
         create(&v4, 4);
+        create(&v4p, 4);
         // small roots and eager compaction, so that leaves, manifest DVs and compaction
         // all occur within a few commits
-        set_property(&v4, super::snapshot::ROOT_MAX_FILE_ENTRIES, "3");
-        set_property(&v4, super::snapshot::COMPACT_MIN_DV_LEAVES, "2");
+        for c in [&v4, &v4p] {
+            set_property(c, super::snapshot::ROOT_MAX_FILE_ENTRIES, "3");
+            set_property(c, super::snapshot::COMPACT_MIN_DV_LEAVES, "2");
+        }
         let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
         // live data files: (name, cat, the DV on it: (puffin, offset))
         let mut live: Vec<LiveFile> = Vec::new();
@@ -750,7 +758,14 @@ fn v3_and_v4_twins_plan_the_same_files_after_every_commit() {
                 }
             };
             let t3 = commit(&v3, clone_producer(&p)).unwrap();
+            let pp = position_tests::with_positions(&v4p, clone_producer(&p));
             let t4 = commit(&v4, p).unwrap_or_else(|e| panic!("seed {seed} step {step}: {e}"));
+            let t4p = commit(&v4p, pp).unwrap_or_else(|e| panic!("seed {seed} step {step}: {e}"));
+            assert_eq!(
+                position_tests::normalized(&root(&v4, &t4)),
+                position_tests::normalized(&root(&v4p, &t4p)),
+                "seed {seed} step {step} op {op}: with positions"
+            );
             let filter = Expression::compare(ExprOp::Eq, "cat", Datum::Int(1));
             // filters on `id`, which only the leaves' aggregate bounds can prune by
             let half = (n as i64) * 10 / 2;

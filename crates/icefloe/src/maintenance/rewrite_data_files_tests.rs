@@ -208,6 +208,7 @@ fn a_file_larger_than_the_maximum_is_rewritten_alone() {
 fn packing_closes_a_group_when_the_next_file_does_not_fit() {
     let t = |len: i64| FileScanTask {
         file: Arc::new(ScanFile {
+            tree_position: None,
             spec_id: 0,
             data_sequence_number: 1,
             file_sequence_number: Some(1),

@@ -1044,12 +1044,39 @@ impl<'a> Container<'a> {
         ceiling: usize,
         mut f: impl FnMut(usize, &[u8]) -> Result<()>,
     ) -> Result<()> {
+        self.blocks_from(ceiling, 0, |_, count, bytes| f(count, bytes).map(|()| true))
+    }
+
+    /// Calls `f` with each block's first object ordinal, object count and decompressed
+    /// bytes, from the block holding object `first` on, until `f` returns `false`. The
+    /// blocks before it are skipped by their headers, without decompressing them: finding
+    /// one entry of a large manifest decodes one block.
+    pub(crate) fn for_each_block_from(
+        &self,
+        first: usize,
+        f: impl FnMut(usize, usize, &[u8]) -> Result<bool>,
+    ) -> Result<()> {
+        let ceiling = match self.codec {
+            Codec::Null => usize::MAX,
+            _ => crate::limits::max_decompressed_usize()?,
+        };
+        self.blocks_from(ceiling, first, f)
+    }
+
+    fn blocks_from(
+        &self,
+        ceiling: usize,
+        first: usize,
+        mut f: impl FnMut(usize, usize, &[u8]) -> Result<bool>,
+    ) -> Result<()> {
         let mut cur = Cursor::new(self.data);
         cur.pos = self.blocks_start;
         let mut inflater: Option<Inflater> = None;
         // what the blocks still to come may decompress to
         let mut left = ceiling;
         let mut i = 0usize;
+        // the ordinal of the block's first object
+        let mut ordinal = 0usize;
         while cur.remaining() > 0 {
             let at = |e: Error| e.under(&format!("block {i}"));
             let count = cur.long().map_err(at)?;
@@ -1060,6 +1087,12 @@ impl<'a> Container<'a> {
             let sync = cur.take(16).map_err(at)?;
             if sync != self.sync {
                 return Err(at(corrupt("sync marker does not match the header")));
+            }
+            let block_first = ordinal;
+            ordinal = ordinal.saturating_add(count);
+            if ordinal <= first {
+                i += 1;
+                continue;
             }
             let owned;
             let bytes: Option<&[u8]> = match self.codec {
@@ -1101,7 +1134,9 @@ impl<'a> Container<'a> {
                     bytes.len()
                 ))));
             }
-            f(count, bytes)?;
+            if !f(block_first, count, bytes)? {
+                return Ok(());
+            }
             i += 1;
         }
         Ok(())

@@ -333,6 +333,71 @@ pub(crate) fn visit_entries(
     Ok((metadata, decoded_fast))
 }
 
+/// The entries at `ordinals` of a manifest (with every field; inheritance from
+/// `manifest_file` applied), by ordinal: only the blocks holding them are decoded, the
+/// ones before are skipped by their headers. Ordinals past the last entry are absent.
+/// A v4 commit reads the one entry a writer's plan names this way (`manifest::v4::tree`).
+///
+/// When the entries inherit first row ids (a v3 data manifest whose list row has one),
+/// an entry's id is the sum of the rows before it, so the entries before are decoded
+/// too, with the minimal projection.
+pub(crate) fn manifest_entries_at(
+    bytes: &[u8],
+    manifest_file: Option<&ManifestFile>,
+    ordinals: &[usize],
+) -> Result<Vec<(usize, ManifestEntry)>> {
+    let mut wanted: Vec<usize> = ordinals.to_vec();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let mut out = Vec::new();
+    let (Some(&first), Some(&last)) = (wanted.first(), wanted.last()) else {
+        return Ok(out);
+    };
+    let container = Container::open(bytes)?;
+    let metadata = read_metadata(&container)?;
+    let partition_type = partition_primitive_types(&metadata)?;
+    let top = match &container.schema {
+        AvroSchema::Record(r) => r,
+        _ => return Err(not_a_manifest("the Avro schema is not a record")),
+    };
+    let plan = EntryPlan::compile(top, &partition_type, &ALL_FIELDS)?;
+    let minimal = ManifestProjection::minimal();
+    let prefix_plan = EntryPlan::compile(top, &partition_type, &minimal)?;
+    let n = partition_type.len();
+    let mut inheritance = manifest_file.map(|mf| Inheritance::new(&metadata, mf));
+    let row_ids = inheritance
+        .as_ref()
+        .is_some_and(|inh| inh.data_manifest && inh.next_row_id.is_some());
+    let start = if row_ids { 0 } else { first };
+    let mut e = blank_entry();
+    container.for_each_block_from(start, |block_first, count, block| {
+        let block_end = block_first + count;
+        if !row_ids && !wanted.iter().any(|o| (block_first..block_end).contains(o)) {
+            return Ok(last >= block_end);
+        }
+        let mut cur = Cursor::new(block);
+        for k in 0..count {
+            let i = block_first + k;
+            if i > last {
+                break;
+            }
+            let want = wanted.binary_search(&i).is_ok();
+            let p = if want { &plan } else { &prefix_plan };
+            p.reset(&mut e, n);
+            p.decode_into(&mut cur, &mut e)
+                .map_err(|err| err.under(&format!("entries[{i}]")))?;
+            if let Some(inh) = inheritance.as_mut() {
+                inh.apply(&mut e);
+            }
+            if want {
+                out.push((i, e.clone()));
+            }
+        }
+        Ok(last >= block_end)
+    })?;
+    Ok(out)
+}
+
 /// The metadata of a manifest (its schema, partition spec, format version and content)
 /// from its bytes, without decoding entries.
 pub fn read_manifest_metadata(bytes: &[u8]) -> Result<ManifestMetadata> {

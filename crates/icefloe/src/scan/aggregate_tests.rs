@@ -80,6 +80,7 @@ fn plan(files: Vec<DataFile>, filter: BoundExpression, residual: BoundExpression
         .into_iter()
         .map(|f| {
             let file = Arc::new(ScanFile {
+                tree_position: None,
                 spec_id: 0,
                 data_sequence_number: 1,
                 file_sequence_number: Some(1),

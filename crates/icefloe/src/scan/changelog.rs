@@ -190,6 +190,7 @@ impl TableScan {
                         return Ok(());
                     }
                     let file = Arc::new(ScanFile {
+                        tree_position: None,
                         spec_id: m.partition_spec_id,
                         data_sequence_number: e.sequence_number.unwrap_or(0),
                         file_sequence_number: e.file_sequence_number,

@@ -90,6 +90,7 @@ fn file(
     seq: i64,
 ) -> ScanFile {
     ScanFile {
+        tree_position: None,
         spec_id: spec,
         data_sequence_number: seq,
         file_sequence_number: Some(seq),

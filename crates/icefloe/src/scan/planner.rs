@@ -19,7 +19,7 @@ use crate::expr::{
     InclusiveMetricsEvaluator, ManifestEvaluator, ResidualEvaluator,
 };
 use crate::io::FileIO;
-use crate::manifest::v4::tree::{self as v4_tree, read_snapshot_top, SnapshotTop};
+use crate::manifest::v4::tree::{self as v4_tree, read_snapshot_top, SnapshotTop, TreePosition};
 use crate::manifest::v4::{ContentType as V4Content, TrackedFile, V4Partitioning};
 use crate::manifest::{
     read_manifest, read_manifest_list, visit_manifest, DataContentType, DataFile, FileFormat,
@@ -509,6 +509,7 @@ impl TableScan {
                 spec,
                 e,
                 true,
+                None,
                 &mut appended_files,
                 &mut ignored,
                 &mut plan.metrics,
@@ -549,7 +550,7 @@ impl TableScan {
         // delete manifests with every column and keeps those stats)
         let delete_options = ManifestProjection::all();
         let delete_results = self.parallel(delete_manifests.len(), |i| {
-            self.decode_one(delete_manifests[i], &ctx, &delete_options, None, None)
+            self.decode_one(delete_manifests[i], &ctx, &delete_options, None, None, None)
         })?;
         let mut deletes = Vec::new();
         for r in delete_results {
@@ -589,6 +590,7 @@ impl TableScan {
                 &ctx,
                 &data_options,
                 incremental_ids.as_ref(),
+                None,
                 None,
             )?;
             let mut residuals = ResidualCache::default();
@@ -689,6 +691,7 @@ impl TableScan {
                 spec_id,
                 entry,
                 is_data,
+                Some(TreePosition::Root),
                 &mut root_data,
                 &mut deletes,
                 &mut plan.metrics,
@@ -700,6 +703,7 @@ impl TableScan {
                     spec_id,
                     d,
                     false,
+                    None,
                     &mut root_data,
                     &mut deletes,
                     &mut plan.metrics,
@@ -723,7 +727,15 @@ impl TableScan {
                     .decode_dv(leaf.record_count)
                     .map_err(|e| e.in_file(&leaf.location))?;
                 let mf = v4_tree::as_manifest_file(leaf);
-                let r = self.decode_one(&mf, &ctx, options, None, removed.as_ref())?;
+                let leaf_location: Arc<str> = Arc::from(leaf.location.as_str());
+                let r = self.decode_one(
+                    &mf,
+                    &ctx,
+                    options,
+                    None,
+                    removed.as_ref(),
+                    Some(&leaf_location),
+                )?;
                 m.skipped_data_files = r.skipped_data;
                 m.skipped_delete_files = r.skipped_deletes;
                 return Ok((r.data, r.deletes, m));
@@ -731,20 +743,26 @@ impl TableScan {
             let mut data = Vec::new();
             let mut dels = Vec::new();
             let spec_id = leaf.spec_id.unwrap_or(0);
+            let leaf_location: Arc<str> = Arc::from(leaf.location.as_str());
             // entries are decoded into one slot and tested there, as v3's manifests are
             // (`decode_one`): a kept file's parts are moved out, a dropped one's put back
-            v4_tree::visit_leaf(io, partitioning, leaf, Some(options), |_, t| {
+            v4_tree::visit_leaf(io, partitioning, leaf, Some(options), |ordinal, t| {
                 let spec = t.spec_id.unwrap_or(spec_id);
                 if let Some(dv) = &t.deletion_vector {
                     let d = v4_tree::v3_dv_entry(t, dv);
-                    self.keep_v4_file(&ctx, spec, d, false, &mut data, &mut dels, &mut m)?;
+                    self.keep_v4_file(&ctx, spec, d, false, None, &mut data, &mut dels, &mut m)?;
                 }
                 let is_data = t.content_type == V4Content::Data
                     && leaf.content_type == V4Content::DataManifest;
+                // where the file sits, for a row-level write's commit to read back
+                let position = is_data.then(|| TreePosition::Leaf {
+                    manifest: leaf_location.clone(),
+                    ordinal: ordinal as i64,
+                });
                 let entry = v4_tree::take_v3_entry(t);
-                if let Some(dropped) =
-                    self.keep_v4_file(&ctx, spec, entry, is_data, &mut data, &mut dels, &mut m)?
-                {
+                if let Some(dropped) = self.keep_v4_file(
+                    &ctx, spec, entry, is_data, position, &mut data, &mut dels, &mut m,
+                )? {
                     v4_tree::restore_v3_entry(t, dropped);
                 }
                 Ok(())
@@ -827,6 +845,7 @@ impl TableScan {
         spec_id: i32,
         mut e: ManifestEntry,
         is_data: bool,
+        position: Option<TreePosition>,
         data: &mut Vec<ScanFile>,
         deletes: &mut Vec<Arc<ScanFile>>,
         metrics: &mut ScanMetrics,
@@ -849,6 +868,7 @@ impl TableScan {
             data_sequence_number: e.sequence_number.unwrap_or(0),
             file_sequence_number: e.file_sequence_number,
             file: e.data_file,
+            tree_position: if is_data { position } else { None },
         };
         if is_data {
             data.push(file);
@@ -952,6 +972,8 @@ impl TableScan {
         options: &ManifestProjection,
         only_snapshots: Option<&HashSet<i64>>,
         removed: Option<&DeletionVector>,
+        // a v3 manifest that is a leaf of a v4 root: its data files get their position
+        v4_leaf: Option<&Arc<str>>,
     ) -> Result<ManifestResult> {
         let spec = ctx.spec(m.partition_spec_id)?;
         let bytes = self.io.read(&m.manifest_path)?;
@@ -1000,6 +1022,13 @@ impl TableScan {
                     data_sequence_number: e.sequence_number.unwrap_or(0),
                     file_sequence_number: e.file_sequence_number,
                     file: std::mem::replace(&mut e.data_file, empty_data_file()),
+                    tree_position: match v4_leaf {
+                        Some(leaf) if is_data => Some(TreePosition::Leaf {
+                            manifest: leaf.clone(),
+                            ordinal,
+                        }),
+                        _ => None,
+                    },
                 };
                 if is_data {
                     out.data.push(file);

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use crate::expr::BoundExpression;
+use crate::manifest::v4::tree::TreePosition;
 use crate::manifest::DataFile;
 
 /// A live data or delete file of a snapshot, with what its manifest and manifest-list row
@@ -16,6 +17,11 @@ pub struct ScanFile {
     /// The file sequence number, when known (null in v1 manifests and old entries).
     pub file_sequence_number: Option<i64>,
     pub file: DataFile,
+    /// Where a data file planned from a v4 snapshot sits in its metadata tree (`None` for
+    /// delete files and other formats): a row-level write passes it back to its commit
+    /// (`SnapshotProducer::data_file_position`), which then reads the one leaf entry
+    /// instead of searching the leaves for the file.
+    pub tree_position: Option<TreePosition>,
 }
 
 /// A byte range of one data file to read, with the delete files to apply and the part of

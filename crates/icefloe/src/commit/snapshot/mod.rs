@@ -98,6 +98,11 @@ pub struct SnapshotProducer {
     delete_sequence_numbers: HashMap<(String, Option<i64>), i64>,
     /// How a rewrite of manifests regroups entries.
     layout: ManifestLayout,
+    /// Where the writer's scan planned data files this change removes or adds a DV for
+    /// (v4 tables; see [`SnapshotProducer::data_file_position`]).
+    positions: HashMap<String, crate::manifest::v4::tree::TreePosition>,
+    /// How many of `positions` the last attempt found still valid and took.
+    positions_taken: usize,
     summary_properties: Vec<(String, String)>,
     commit_uuid: String,
     snapshot_id: Option<i64>,
@@ -131,6 +136,8 @@ impl SnapshotProducer {
             data_sequence_number: None,
             delete_sequence_numbers: HashMap::new(),
             layout: ManifestLayout::default(),
+            positions: HashMap::new(),
+            positions_taken: 0,
             summary_properties: Vec::new(),
             commit_uuid: uuid::Uuid::new_v4().to_string(),
             snapshot_id: None,
@@ -161,6 +168,7 @@ impl SnapshotProducer {
             data_sequence_number: self.data_sequence_number,
             delete_sequence_numbers: self.delete_sequence_numbers.clone(),
             layout: self.layout.clone(),
+            positions: self.positions.clone(),
             summary_properties: self.summary_properties.clone(),
             ..SnapshotProducer::new(self.kind)
         }
@@ -286,6 +294,32 @@ impl SnapshotProducer {
     pub fn add_file_with_spec(&mut self, spec_id: i32, file: DataFile) -> &mut Self {
         self.added.push((Some(spec_id), file));
         self
+    }
+
+    /// Where the scan this change was planned from found data file `path` in a v4 table's
+    /// metadata tree (`ScanFile::tree_position`). When this change removes the file or
+    /// adds a DV for it, a v4 commit then reads that one leaf entry instead of searching
+    /// the leaves for it: with it, the commit's cost no longer grows with the table.
+    ///
+    /// The position is checked, never trusted: the leaf must still be in the base's root,
+    /// the ordinal not removed by its manifest DV, and the entry there must be `path`,
+    /// live. A stale position (a concurrent commit compacted the leaf, removed or
+    /// restated the file) falls back to the search, so the outcome is the same as without
+    /// it. Ignored by v3 tables and for files in the root (which the commit reads anyway).
+    pub fn data_file_position(
+        &mut self,
+        path: impl Into<String>,
+        position: crate::manifest::v4::tree::TreePosition,
+    ) -> &mut Self {
+        self.positions.insert(path.into(), position);
+        self
+    }
+
+    /// How many of the positions given with [`SnapshotProducer::data_file_position`] the
+    /// last attempt found valid and took (the others were stale, or named files the
+    /// commit found in the root).
+    pub fn positions_taken(&self) -> usize {
+        self.positions_taken
     }
 
     /// Removes the data file at `path`, which must be live in the table.

@@ -29,7 +29,7 @@ use crate::error::{Error, Result};
 use crate::io::FileIO;
 use crate::manifest::v4::tree::{
     self, dv_data_file, dv_of, from_data_file, from_manifest_file, read_leaf, read_snapshot_top,
-    LeafItem, SnapshotTop,
+    LeafItem, SnapshotTop, TreePosition,
 };
 use crate::manifest::v4::{
     write_v4_manifest_with, ContentType, ManifestInfo, TrackedFile, Tracking, TrackingStatus,
@@ -79,6 +79,7 @@ impl SnapshotProducer {
         codec: Codec,
     ) -> Result<()> {
         let partitioning = V4Partitioning::for_table(md)?;
+        self.positions_taken = 0;
         for (_, f) in &self.added {
             if f.content != DataContentType::Data {
                 return Err(Error::invalid_argument(format!(
@@ -211,56 +212,134 @@ impl SnapshotProducer {
                 .any(|k| !placed_dvs.contains(k) && !added_now.contains(k.as_str()));
         let mut dangling: HashSet<String> = found.clone();
         if leaf_work {
+            // a v4 delete leaf holds only equality deletes, which only a row filter or a
+            // removal by path takes: without those it is not read
+            let equality_only = |e: &TrackedFile| {
+                e.content_type == ContentType::DeleteManifest
+                    && e.format_version >= 4
+                    && row_filter.is_none()
+                    && removed_deletes.is_empty()
+            };
+            let mut order: Vec<usize> = (0..root.len())
+                .filter(|i| root[*i].e.content_type.is_manifest() && !equality_only(&root[*i].e))
+                .collect();
             // data leaves first, so that the DVs of data files removed there are known
             // when delete leaves (of upgraded v3 tables) are read
-            let mut order: Vec<usize> = (0..root.len())
-                .filter(|i| root[*i].e.content_type.is_manifest())
-                .collect();
             order.sort_by_key(|i| root[*i].e.content_type == ContentType::DeleteManifest);
+
+            // the positions the writer's plan gave: the one entry each names is read and
+            // taken when the base still has it there (the leaf in the root, the ordinal not
+            // removed by its manifest DV, the same file, live); a stale position (the leaf
+            // compacted away, the file removed or restated by a concurrent commit) leaves
+            // its file to the search below, as if no position had been given
+            let mut given: Vec<(usize, Vec<LeafItem>)> = Vec::new();
+            let mut taken: HashSet<(usize, usize)> = HashSet::new();
+            let mut by_leaf: BTreeMap<usize, Vec<(usize, &str)>> = BTreeMap::new();
+            for (path, pos) in &self.positions {
+                let TreePosition::Leaf { manifest, ordinal } = pos else {
+                    continue;
+                };
+                let needed = (wanted.contains(path) && !found.contains(path))
+                    || (new_dvs.contains_key(path)
+                        && !placed_dvs.contains(path)
+                        && !added_now.contains(path.as_str()));
+                let Ok(ordinal) = usize::try_from(*ordinal) else {
+                    continue;
+                };
+                let leaf = root.iter().position(|r| {
+                    r.e.content_type == ContentType::DataManifest && *r.e.location == **manifest
+                });
+                if let (true, Some(i)) = (needed, leaf) {
+                    by_leaf.entry(i).or_default().push((ordinal, path.as_str()));
+                }
+            }
+            for (i, named) in by_leaf {
+                let ordinals: Vec<usize> = named.iter().map(|(o, _)| *o).collect();
+                let items: Vec<LeafItem> =
+                    tree::read_leaf_entries(io, &partitioning, &root[i].e, &ordinals)?
+                        .into_iter()
+                        .filter(|item| {
+                            let f = &item.entry.data_file;
+                            f.content == DataContentType::Data
+                                && named
+                                    .iter()
+                                    .any(|(o, p)| *o == item.ordinal && *p == f.file_path)
+                        })
+                        .collect();
+                for item in &items {
+                    taken.insert((i, item.ordinal));
+                }
+                if !items.is_empty() {
+                    given.push((i, items));
+                }
+            }
+            self.positions_taken = taken.len();
             // leaves are decoded a few at a time on parallel threads (decoding is the
             // cost) and processed in order, one at a time, as before
             let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
             // (a leaf read ahead but then not needed does not fail the commit: its result
             // is only looked at when it is processed)
             let mut prefetched: VecDeque<Result<Vec<LeafItem>>> = VecDeque::new();
-            for (pos, &i) in order.iter().enumerate() {
-                let leaf = root[i].e.clone();
-                let is_data_leaf = leaf.content_type == ContentType::DataManifest;
-                let leaf_spec = leaf.spec_id.unwrap_or(0);
-                // with no filter and no delete file to remove, data leaves matter only
-                // for the files this commit names: once all are found, no other data
-                // leaf holds them (a file is live once), so the rest are not read
-                if is_data_leaf
-                    && row_filter.is_none()
-                    && removed_deletes.is_empty()
-                    && wanted.iter().all(|p| found.contains(p))
-                    && new_dvs
-                        .keys()
-                        .all(|k| placed_dvs.contains(k) || added_now.contains(k.as_str()))
-                {
-                    prefetched.pop_front();
-                    continue;
-                }
-                if prefetched.is_empty() {
-                    let chunk: Vec<TrackedFile> = order[pos..]
-                        .iter()
-                        .map(|&j| &root[j].e)
-                        .take_while(|e| e.content_type == leaf.content_type)
-                        .take(threads)
-                        .cloned()
-                        .collect();
-                    prefetched = crate::parallel::map_indexed(
-                        threads,
-                        chunk.len(),
-                        "a thread reading leaf manifests panicked",
-                        "leaf manifests left unread after an error",
-                        |j| Ok(read_leaf(io, &partitioning, &chunk[j])),
-                    )?
-                    .into();
-                }
-                let items = prefetched.pop_front().ok_or_else(|| {
-                    Error::unsupported("leaf manifests left unread after an error")
-                })??;
+            let n_given = given.len();
+            let mut given = given.into_iter();
+            for step in 0..n_given + order.len() {
+                let (i, items) = if step < n_given {
+                    match given.next() {
+                        Some(g) => g,
+                        None => break,
+                    }
+                } else {
+                    let pos = step - n_given;
+                    let i = order[pos];
+                    let leaf = root[i].e.clone();
+                    let is_data_leaf = leaf.content_type == ContentType::DataManifest;
+                    // with no filter and no delete file to remove, data leaves matter only
+                    // for the files this commit names: once all are found, no other data
+                    // leaf holds them (a file is live once), so the rest are not read
+                    if is_data_leaf
+                        && row_filter.is_none()
+                        && removed_deletes.is_empty()
+                        && wanted.iter().all(|p| found.contains(p))
+                        && new_dvs
+                            .keys()
+                            .all(|k| placed_dvs.contains(k) || added_now.contains(k.as_str()))
+                    {
+                        prefetched.pop_front();
+                        continue;
+                    }
+                    if prefetched.is_empty() {
+                        let chunk: Vec<TrackedFile> = order[pos..]
+                            .iter()
+                            .map(|&j| &root[j].e)
+                            .take_while(|e| e.content_type == leaf.content_type)
+                            .take(threads)
+                            .cloned()
+                            .collect();
+                        prefetched = crate::parallel::map_indexed(
+                            threads,
+                            chunk.len(),
+                            "a thread reading leaf manifests panicked",
+                            "leaf manifests left unread after an error",
+                            |j| Ok(read_leaf(io, &partitioning, &chunk[j])),
+                        )?
+                        .into();
+                    }
+                    let items = prefetched.pop_front().ok_or_else(|| {
+                        Error::unsupported("leaf manifests left unread after an error")
+                    })??;
+                    // the entries taken by their positions are not taken twice
+                    let items: Vec<LeafItem> = if taken.is_empty() {
+                        items
+                    } else {
+                        items
+                            .into_iter()
+                            .filter(|item| !taken.contains(&(i, item.ordinal)))
+                            .collect()
+                    };
+                    (i, items)
+                };
+                let is_data_leaf = root[i].e.content_type == ContentType::DataManifest;
+                let leaf_spec = root[i].e.spec_id.unwrap_or(0);
                 for item in items {
                     let LeafItem {
                         ordinal,

@@ -413,6 +413,60 @@ pub fn visit_v4_manifest_projected(
     visit_entries(bytes, partitioning, Some(projection), visit).map_err(|e| e.in_file(file))
 }
 
+/// The entries at `ordinals` of a v4 manifest (every field), by ordinal, and the
+/// manifest's kind: only the blocks holding them are decoded, the ones before are
+/// skipped by their headers (a v4 entry carries its first row id, nothing is inherited
+/// from the entries before it). Ordinals past the last entry are absent.
+pub fn v4_entries_at(
+    bytes: &[u8],
+    file: &str,
+    partitioning: &V4Partitioning,
+    ordinals: &[usize],
+) -> Result<(V4ManifestKind, Vec<(usize, TrackedFile)>)> {
+    entries_at(bytes, partitioning, ordinals).map_err(|e| e.in_file(file))
+}
+
+fn entries_at(
+    bytes: &[u8],
+    partitioning: &V4Partitioning,
+    ordinals: &[usize],
+) -> Result<(V4ManifestKind, Vec<(usize, TrackedFile)>)> {
+    let (c, kind) = open_v4(bytes)?;
+    let record = writer_record(&c)?;
+    let mut wanted: Vec<usize> = ordinals.to_vec();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let mut out = Vec::new();
+    let (Some(&first), Some(&last)) = (wanted.first(), wanted.last()) else {
+        return Ok((kind, out));
+    };
+    // the entries before a wanted one in its block are decoded without their metrics
+    let minimal = ManifestProjection::minimal();
+    c.for_each_block_from(first, |block_first, count, data| {
+        let block_end = block_first + count;
+        if !wanted.iter().any(|o| (block_first..block_end).contains(o)) {
+            return Ok(last >= block_end);
+        }
+        let mut cur = Cursor::new(data);
+        for k in 0..count {
+            let i = block_first + k;
+            if i > last {
+                break;
+            }
+            let at = |e: Error| e.under(&format!("entries[{i}]"));
+            let want = wanted.binary_search(&i).is_ok();
+            let projection = if want { None } else { Some(&minimal) };
+            let entry = decode_entry(&mut cur, &record, partitioning, projection).map_err(at)?;
+            if want {
+                validate_entry(kind, &entry).map_err(at)?;
+                out.push((i, entry));
+            }
+        }
+        Ok(last >= block_end)
+    })?;
+    Ok((kind, out))
+}
+
 /// Opens a v4 manifest: its container, checked to say `format-version` 4, and its kind
 /// (key-value metadata `content`).
 pub(super) fn open_v4(bytes: &[u8]) -> Result<(Container<'_>, V4ManifestKind)> {
@@ -449,6 +503,14 @@ pub(super) fn open_v4(bytes: &[u8]) -> Result<(Container<'_>, V4ManifestKind)> {
     Ok((c, kind))
 }
 
+/// The writer schema's top record (a manifest entry).
+fn writer_record(c: &Container<'_>) -> Result<Record> {
+    c.schema
+        .as_record()
+        .cloned()
+        .ok_or_else(|| Error::invalid_metadata("avro.schema", "the writer schema is not a record"))
+}
+
 fn visit_entries(
     bytes: &[u8],
     partitioning: &V4Partitioning,
@@ -456,9 +518,7 @@ fn visit_entries(
     mut visit: impl FnMut(usize, TrackedFile) -> Result<()>,
 ) -> Result<V4ManifestKind> {
     let (c, kind) = open_v4(bytes)?;
-    let record = c.schema.as_record().cloned().ok_or_else(|| {
-        Error::invalid_metadata("avro.schema", "the writer schema is not a record")
-    })?;
+    let record = writer_record(&c)?;
     let mut i = 0usize;
     c.for_each_block(|count, data| {
         let mut cur = Cursor::new(data);

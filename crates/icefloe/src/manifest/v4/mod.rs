@@ -16,8 +16,9 @@ mod tests;
 pub mod tree;
 
 pub use avro::{
-    read_v4_manifest, read_v4_manifest_with, visit_v4_manifest, visit_v4_manifest_projected,
-    visit_v4_manifest_with, write_v4_manifest, write_v4_manifest_with, V4Manifest,
+    read_v4_manifest, read_v4_manifest_with, v4_entries_at, visit_v4_manifest,
+    visit_v4_manifest_projected, visit_v4_manifest_with, write_v4_manifest, write_v4_manifest_with,
+    V4Manifest,
 };
 pub use slot::visit_v4_manifest_slots;
 

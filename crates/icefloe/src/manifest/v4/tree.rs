@@ -489,6 +489,96 @@ pub fn restore_v3_entry(e: &mut TrackedFile, entry: ManifestEntry) {
     e.equality_ids = f.equality_ids;
 }
 
+/// Where a live file of a v4 snapshot sits in its metadata tree, as planning found it:
+/// in the root manifest itself, or at entry `ordinal` (the position a manifest DV
+/// addresses) of the leaf at `manifest`. A row-level write passes it back with the files
+/// it changes ([`crate::commit::SnapshotProducer::data_file_position`]), so that its commit
+/// reads that one entry instead of searching the leaves.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum TreePosition {
+    Root,
+    Leaf {
+        /// The leaf's location (shared by every file planned from it).
+        manifest: std::sync::Arc<str>,
+        ordinal: i64,
+    },
+}
+
+/// The live entries at `ordinals` of the leaf that root entry `leaf` points to, as
+/// [`read_leaf`] gives them: an ordinal past the leaf's entries, removed by its manifest
+/// DV, or of a DELETED entry has none. Only the blocks holding them are decoded (and, in
+/// a v3 manifest whose entries inherit first row ids, the entries before them with the
+/// minimal projection). Errors name the leaf.
+pub fn read_leaf_entries(
+    io: &dyn FileIO,
+    partitioning: &V4Partitioning,
+    leaf: &TrackedFile,
+    ordinals: &[usize],
+) -> Result<Vec<LeafItem>> {
+    let info = leaf.manifest_info.as_ref().ok_or_else(|| {
+        Error::invalid_metadata("manifest_info", "required for a manifest entry")
+            .in_file(&leaf.location)
+    })?;
+    let dv = info
+        .decode_dv(leaf.record_count)
+        .map_err(|e| e.in_file(&leaf.location))?;
+    let removed = |i: usize| dv.as_ref().is_some_and(|d| d.contains(i as i64));
+    let wanted: Vec<usize> = ordinals.iter().copied().filter(|i| !removed(*i)).collect();
+    if wanted.is_empty() {
+        return Ok(Vec::new());
+    }
+    let bytes = io.read(&leaf.location)?;
+    let mut out = Vec::new();
+    if leaf.format_version >= 4 {
+        let (kind, entries) = super::v4_entries_at(&bytes, &leaf.location, partitioning, &wanted)?;
+        let expected = match leaf.content_type {
+            ContentType::DeleteManifest => V4ManifestKind::DeleteLeaf,
+            _ => V4ManifestKind::DataLeaf,
+        };
+        if kind != expected {
+            return Err(Error::invalid_metadata(
+                "content",
+                format!(
+                    "the root lists this manifest as content type {}, but it is a {} manifest",
+                    leaf.content_type.id(),
+                    kind.as_str()
+                ),
+            )
+            .in_file(&leaf.location));
+        }
+        let seq = leaf.tracking.sequence_number.unwrap_or(0);
+        let sid = leaf.tracking.snapshot_id.unwrap_or(0);
+        for (i, mut e) in entries {
+            if !is_live(&e.tracking) {
+                continue;
+            }
+            inherit(&mut e.tracking, sid, seq);
+            if e.spec_id.is_none() {
+                e.spec_id = leaf.spec_id;
+            }
+            out.push(LeafItem {
+                ordinal: i,
+                entry: v3_entry(&e),
+                tracked: Some(e),
+            });
+        }
+        return Ok(out);
+    }
+    let mf = as_manifest_file(leaf);
+    let entries = crate::manifest::reader::manifest_entries_at(&bytes, Some(&mf), &wanted)
+        .map_err(|e| e.in_file(&leaf.location))?;
+    for (i, e) in entries {
+        if e.is_live() {
+            out.push(LeafItem {
+                ordinal: i,
+                entry: e,
+                tracked: None,
+            });
+        }
+    }
+    Ok(out)
+}
+
 /// A v4 file entry as a v3 manifest entry (its DV left aside).
 pub fn v3_entry(e: &TrackedFile) -> ManifestEntry {
     ManifestEntry {

@@ -20,6 +20,7 @@ fn scan_file(
     let mut file = DataFile::new(DataContentType::Data, path, format, vec![], 1, size);
     file.split_offsets = offsets;
     Arc::new(ScanFile {
+        tree_position: None,
         spec_id: 0,
         data_sequence_number: 1,
         file_sequence_number: Some(1),
@@ -34,6 +35,7 @@ fn delete_file(
     size: i64,
 ) -> Arc<ScanFile> {
     Arc::new(ScanFile {
+        tree_position: None,
         spec_id: 0,
         data_sequence_number: 2,
         file_sequence_number: Some(2),
@@ -63,6 +65,7 @@ fn dv(path: &str, file_size: i64, content_size: Option<i64>) -> Arc<ScanFile> {
     f.content_size_in_bytes = content_size;
     f.referenced_data_file = Some("data".into());
     Arc::new(ScanFile {
+        tree_position: None,
         spec_id: 0,
         data_sequence_number: 2,
         file_sequence_number: Some(2),

@@ -1,0 +1,354 @@
+//! Row deltas and deletes given the tree positions their writer's plan found
+//! (`ScanFile::tree_position`, `SnapshotProducer::data_file_position`): the commit reads
+//! the one named leaf entry instead of searching the leaves, ends in the same table state
+//! as the search, and falls back to the search when a position is stale.
+//! A child of `v4_tests`, whose helpers it uses.
+
+use std::collections::HashMap;
+
+use super::*;
+use crate::manifest::v4::tree::{read_leaf, read_leaf_entries, TreePosition};
+
+/// The positions a plan of the table's current snapshot gives its data files.
+pub(super) fn plan_positions(
+    catalog: &Arc<MemoryCatalog>,
+    t: &TableState,
+) -> HashMap<String, TreePosition> {
+    let plan = TableScan::new(t.metadata.clone(), catalog.io())
+        .plan_files()
+        .unwrap();
+    plan.tasks
+        .iter()
+        .filter_map(|task| {
+            let f = &task.file;
+            f.tree_position
+                .clone()
+                .map(|p| (f.file.file_path.clone(), p))
+        })
+        .collect()
+}
+
+/// `p` given the positions of every data file of the catalog's current snapshot, as a
+/// writer that scanned the table first would (positions of files it does not change are
+/// ignored by the commit).
+pub(super) fn with_positions(
+    catalog: &Arc<MemoryCatalog>,
+    mut p: SnapshotProducer,
+) -> SnapshotProducer {
+    let t = catalog.load_table(&ident()).unwrap();
+    for (path, pos) in plan_positions(catalog, &t) {
+        p.data_file_position(path, pos);
+    }
+    p
+}
+
+/// A root's entries in a form twin tables share: snapshot ids (random per table) only as
+/// present or not, leaves without their (unique) locations and sizes.
+pub(super) fn normalized(entries: &[TrackedFile]) -> Vec<String> {
+    entries
+        .iter()
+        .map(|e| {
+            let mut e = e.clone();
+            e.tracking.snapshot_id = e.tracking.snapshot_id.map(|_| 0);
+            e.tracking.dv_snapshot_id = e.tracking.dv_snapshot_id.map(|_| 0);
+            if e.content_type.is_manifest() {
+                e.location = "leaf".to_string();
+                e.file_size_in_bytes = 0;
+            }
+            format!("{e:?}")
+        })
+        .collect()
+}
+
+fn leaf_reads(reads: &[String], leaves: &[String]) -> Vec<String> {
+    reads
+        .iter()
+        .filter(|r| leaves.contains(r))
+        .cloned()
+        .collect()
+}
+
+/// Twin v4 tables of `leaves` leaves, each of `per_leaf` files (names `l<i>f<j>`, enough
+/// files per leaf for several Avro blocks when `per_leaf` is a few hundred).
+fn twins(per_leaf: usize, leaves: usize) -> [Arc<MemoryCatalog>; 2] {
+    let make = || {
+        let c = MemoryCatalog::new();
+        create(&c, 4);
+        for l in 0..leaves {
+            set_property(&c, super::super::snapshot::ROOT_MAX_FILE_ENTRIES, "0");
+            let files = (0..per_leaf)
+                .map(|j| {
+                    let n = l * per_leaf + j;
+                    ids(&format!("l{l}f{j}"), (n % 3) as i32, 10, n)
+                })
+                .collect();
+            append(&c, files);
+        }
+        set_property(&c, super::super::snapshot::ROOT_MAX_FILE_ENTRIES, "100");
+        c
+    };
+    [make(), make()]
+}
+
+/// How many Avro blocks the file at `location` has.
+fn blocks(c: &Arc<MemoryCatalog>, location: &str) -> usize {
+    let bytes = c.io().read(location).unwrap();
+    let container = crate::manifest::avro::Container::open(&bytes).unwrap();
+    let mut n = 0;
+    container
+        .for_each_block(|_, _| {
+            n += 1;
+            Ok(())
+        })
+        .unwrap();
+    n
+}
+
+fn leaf_locations(c: &Arc<MemoryCatalog>) -> Vec<String> {
+    let t = c.load_table(&ident()).unwrap();
+    root(c, &t)
+        .into_iter()
+        .filter(|e| e.content_type.is_manifest())
+        .map(|e| e.location)
+        .collect()
+}
+
+#[test]
+fn a_leaf_entry_read_by_its_ordinal_is_the_entry_read_whole() {
+    // v4 leaves of 2000 entries with stats span several 64 KB Avro blocks
+    let [c, _] = twins(2000, 2);
+    let t = c.load_table(&ident()).unwrap();
+    let p = V4Partitioning::for_table(&t.metadata).unwrap();
+    let io = c.io();
+    for leaf in root(&c, &t) {
+        let n = blocks(&c, &leaf.location);
+        assert!(n > 2, "{n} blocks");
+        let whole = read_leaf(io.as_ref(), &p, &leaf).unwrap();
+        let ordinals: Vec<usize> = vec![0, 1, 777, 1500, 1998, 1999, 2000, 5000];
+        let some = read_leaf_entries(io.as_ref(), &p, &leaf, &ordinals).unwrap();
+        let got: Vec<String> = some.iter().map(|i| format!("{i:?}")).collect();
+        let want: Vec<String> = whole
+            .iter()
+            .filter(|i| ordinals.contains(&i.ordinal))
+            .map(|i| format!("{i:?}"))
+            .collect();
+        assert_eq!(got.len(), 6, "ordinals past the end have no entry");
+        assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn an_upgraded_tables_v3_leaf_entry_by_ordinal_keeps_its_inherited_row_id() {
+    // a v3 manifest of 2000 files (several blocks), whose entries inherit first row ids
+    let c = MemoryCatalog::new();
+    create(&c, 3);
+    let files: Vec<DataFile> = (0..2000).map(|n| ids(&format!("f{n}"), 1, 7, n)).collect();
+    append(&c, files);
+    set_property(&c, "format-version", "4");
+    let t = append(&c, vec![data("new", 1, 1)]);
+    let p = V4Partitioning::for_table(&t.metadata).unwrap();
+    let io = c.io();
+    let leaf = root(&c, &t)
+        .into_iter()
+        .find(|e| e.content_type.is_manifest())
+        .unwrap();
+    assert_eq!(leaf.format_version, 3);
+    let n = blocks(&c, &leaf.location);
+    assert!(n > 2, "{n} blocks");
+    let whole = read_leaf(io.as_ref(), &p, &leaf).unwrap();
+    let some = read_leaf_entries(io.as_ref(), &p, &leaf, &[0, 1333, 1999]).unwrap();
+    assert_eq!(some.len(), 3);
+    for item in &some {
+        let w = whole.iter().find(|w| w.ordinal == item.ordinal).unwrap();
+        assert_eq!(item.entry, w.entry);
+        assert_eq!(
+            item.entry.data_file.first_row_id,
+            Some(7 * item.ordinal as i64)
+        );
+    }
+}
+
+#[test]
+fn a_row_delta_given_its_plans_position_reads_only_that_leaf_and_ends_as_the_search() {
+    let [a, b] = twins(200, 4);
+    let t = a.load_table(&ident()).unwrap();
+    let positions = plan_positions(&a, &t);
+    // a file of the last leaf (the search reads the leaves in root order)
+    let target = path("l3f123");
+    let Some(TreePosition::Leaf { manifest, ordinal }) = positions.get(&target).cloned() else {
+        panic!("no leaf position for {target}: {positions:?}");
+    };
+    assert_eq!(ordinal, 123);
+    let leaves = leaf_locations(&a);
+    assert_eq!(leaves.len(), 4);
+    assert_eq!(*manifest, *leaves[3]);
+
+    let make = || {
+        let mut p = SnapshotProducer::row_delta();
+        p.add_delete_file(None, dv("dv1", "l3f123", 0, 4, 2));
+        p
+    };
+    let mut p = make();
+    p.data_file_position(target.clone(), positions[&target].clone());
+    a.io.take_reads();
+    let ta = commit(&a, p).unwrap();
+    let read = leaf_reads(&a.io.take_reads(), &leaves);
+    assert_eq!(read, [leaves[3].clone()], "leaves read with the position");
+
+    b.io.take_reads();
+    let tb = commit(&b, make()).unwrap();
+    let read_b = leaf_reads(&b.io.take_reads(), &leaf_locations(&b));
+    assert!(
+        read_b.len() >= 4,
+        "the search reads every leaf up to the file's: {read_b:?}"
+    );
+
+    assert_eq!(normalized(&root(&a, &ta)), normalized(&root(&b, &tb)));
+    assert_eq!(planned(&a, &ta), planned(&b, &tb));
+    let r = root(&a, &ta);
+    assert_eq!(leaf_dv(&r[3]), [123]);
+    assert_eq!(shape(&r).last(), Some(&s(Modified, Data, "l3f123")));
+
+    // a delete by path given the position: the same, one leaf read
+    let target = path("l1f7");
+    let mut p = SnapshotProducer::delete_files();
+    p.delete_path(target.clone());
+    p.data_file_position(target.clone(), positions[&target].clone());
+    a.io.take_reads();
+    let ta = commit(&a, p).unwrap();
+    let read = leaf_reads(&a.io.take_reads(), &leaves);
+    assert_eq!(read, [leaves[1].clone()]);
+    let tb = delete(&b, &["l1f7"]);
+    assert_eq!(normalized(&root(&a, &ta)), normalized(&root(&b, &tb)));
+    assert_eq!(planned(&a, &ta), planned(&b, &tb));
+}
+
+#[test]
+fn a_row_delta_on_an_upgraded_table_given_positions_ends_as_the_search() {
+    // v3 manifests as leaves: the restated entry keeps its inherited first row id
+    let make = || {
+        let c = MemoryCatalog::new();
+        create(&c, 3);
+        for m in 0..3 {
+            let files: Vec<DataFile> = (0..300)
+                .map(|n| ids(&format!("m{m}f{n}"), 1, 5, m * 300 + n))
+                .collect();
+            append(&c, files);
+        }
+        set_property(&c, "format-version", "4");
+        append(&c, vec![data("new", 1, 1)]);
+        c
+    };
+    let (a, b) = (make(), make());
+    let t = a.load_table(&ident()).unwrap();
+    let positions = plan_positions(&a, &t);
+    let leaves = leaf_locations(&a);
+    let target = path("m1f250");
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, dv("dv1", "m1f250", 1, 4, 2));
+    let q = p.clone_unstarted();
+    p.data_file_position(target.clone(), positions[&target].clone());
+    a.io.take_reads();
+    let ta = commit(&a, p).unwrap();
+    assert_eq!(leaf_reads(&a.io.take_reads(), &leaves).len(), 1);
+    let tb = commit(&b, q).unwrap();
+    let (ra, rb) = (root(&a, &ta), root(&b, &tb));
+    assert_eq!(normalized(&ra), normalized(&rb));
+    let restated = ra.iter().find(|e| e.location == target).unwrap();
+    assert_eq!(restated.tracking.status, Modified);
+    assert!(restated.tracking.first_row_id.is_some());
+    assert_eq!(planned(&a, &ta), planned(&b, &tb));
+}
+
+#[test]
+fn a_stale_position_falls_back_to_the_search_or_fails_as_it_would() {
+    let [a, b] = twins(5, 3);
+    let t = a.load_table(&ident()).unwrap();
+    let positions = plan_positions(&a, &t);
+    let dv_for = |name: &str, puffin: &str| {
+        let mut p = SnapshotProducer::row_delta();
+        p.add_delete_file(None, dv(puffin, name, 0, 4, 2));
+        p
+    };
+
+    // 1. the wrong file at the position: another file's ordinal is not taken
+    let mut p = dv_for("l2f1", "dv1");
+    p.data_file_position(path("l2f1"), positions[&path("l2f3")].clone());
+    let mut tx = Transaction::load(a.clone(), ident()).unwrap();
+    tx.add_change(Box::new(p));
+    let ta = tx.commit().unwrap();
+    let tb = commit(&b, dv_for("l2f1", "dv1")).unwrap();
+    assert_eq!(normalized(&root(&a, &ta)), normalized(&root(&b, &tb)));
+    assert_eq!(planned(&a, &ta), planned(&b, &tb));
+
+    // 2. the position already deleted: a concurrent delete removed the file, so the DV's
+    //    file is not live, the same ValidationFailed as without a position
+    let mut p = dv_for("l0f2", "dv2");
+    p.data_file_position(path("l0f2"), positions[&path("l0f2")].clone());
+    delete(&a, &["l0f2"]);
+    delete(&b, &["l0f2"]);
+    let e = commit(&a, p).unwrap_err();
+    assert!(matches!(e, Error::ValidationFailed { .. }), "{e:?}");
+    assert!(e.to_string().contains("not live"), "{e}");
+    let e = commit(&b, dv_for("l0f2", "dv2")).unwrap_err();
+    assert!(matches!(e, Error::ValidationFailed { .. }), "{e:?}");
+
+    // 3. the leaf replaced by a compaction committed between the plan and the commit
+    //    (the row delta's first attempt loses the race and retries on the new base)
+    let t = a.load_table(&ident()).unwrap();
+    let positions = plan_positions(&a, &t);
+    let mut p = dv_for("l1f4", "dv3");
+    p.data_file_position(path("l1f4"), positions[&path("l1f4")].clone());
+    let mut tx = Transaction::load(a.clone(), ident()).unwrap();
+    tx.add_change(Box::new(p));
+    commit(&a, SnapshotProducer::rewrite_manifests()).unwrap();
+    assert!(!leaf_locations(&a).iter().any(|l| {
+        matches!(&positions[&path("l1f4")], TreePosition::Leaf { manifest, .. } if **manifest == **l)
+    }));
+    let ta = tx.commit().unwrap();
+    commit(&b, SnapshotProducer::rewrite_manifests()).unwrap();
+    let tb = commit(&b, dv_for("l1f4", "dv3")).unwrap();
+    assert_eq!(normalized(&root(&a, &ta)), normalized(&root(&b, &tb)));
+    assert_eq!(planned(&a, &ta), planned(&b, &tb));
+    let want_dv = ("mem://data/dv3.puffin".to_string(), Some(4));
+    assert!(planned(&a, &ta)
+        .iter()
+        .any(|(f, d)| *f == path("l1f4") && d.contains(&want_dv)));
+
+    // 4. a position past the leaf's entries, or in a leaf the root never had
+    let mut p = dv_for("l2f2", "dv4");
+    p.data_file_position(
+        path("l2f2"),
+        TreePosition::Leaf {
+            manifest: Arc::from("mem://nowhere/leaf.avro"),
+            ordinal: 2,
+        },
+    );
+    let ta = commit(&a, p).unwrap();
+    let tb = commit(&b, dv_for("l2f2", "dv4")).unwrap();
+    assert_eq!(planned(&a, &ta), planned(&b, &tb));
+}
+
+#[test]
+fn positions_are_taken_only_when_valid() {
+    let [a, _] = twins(5, 2);
+    let t = a.load_table(&ident()).unwrap();
+    let positions = plan_positions(&a, &t);
+    // applied to the current state (not committed), as an attempt of a transaction
+    let apply = |mut p: SnapshotProducer| -> usize {
+        use super::super::transaction::PendingChange;
+        let state = a.load_table(&ident()).unwrap();
+        let mut b = super::super::builder::MetadataBuilder::from_state(&state);
+        p.apply(a.io().as_ref(), &mut b).unwrap();
+        p.clean_up(a.io().as_ref(), false);
+        p.positions_taken()
+    };
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, dv("dv1", "l1f3", 0, 4, 2));
+    p.data_file_position(path("l1f3"), positions[&path("l1f3")].clone());
+    assert_eq!(apply(p), 1);
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, dv("dv1", "l1f3", 0, 4, 2));
+    p.data_file_position(path("l1f3"), positions[&path("l1f2")].clone());
+    assert_eq!(apply(p), 0, "another file's position");
+}
