@@ -11,8 +11,10 @@
 //! v3 and v4 commits:
 //!
 //! - files and bytes written (metadata JSON included; Puffin files not written: metadata
-//!   only) and commit latency of a one-file fast append, a one-file delete (a file of a
-//!   different original manifest each time) and a one-DV row delta;
+//!   only), files and bytes read, and commit latency of a one-file fast append, a
+//!   one-file delete (a file of a different original manifest each time) and a one-DV row
+//!   delta; the v4 delete and row delta are given the file's tree position from a point
+//!   lookup planned just before (not measured), as a row-level write that scanned first;
 //! - the metadata bytes a reader holding the previous snapshot's files must read to see
 //!   the new one: the new metadata JSON plus the snapshot's manifest list or root and every
 //!   manifest or leaf it names that the previous snapshot did not;
@@ -25,8 +27,10 @@
 //! the local disk, which favours v3 (its one-file delete reads one of them back).
 //!
 //! ```sh
-//! cargo bench -p icefloe --bench v4_compare --profile release
+//! cargo build --profile quick -p icefloe --bench v4_compare
+//! cd crates/icefloe && BENCH_COMMITS=10 BENCH_SMALL_COMMITS=0 ../../target/quick/deps/v4_compare-<hash>
 //! ```
+//! (`cargo bench` would build every dependency again with the bench profile.)
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::HashSet;
@@ -41,7 +45,7 @@ use icefloe::catalog::{
 use icefloe::commit::{SnapshotProducer, Transaction};
 use icefloe::expr::{Datum, Expression, Operation as Op};
 use icefloe::io::{FileIO, LocalFileIO};
-use icefloe::manifest::v4::tree::{read_snapshot_top, SnapshotTop};
+use icefloe::manifest::v4::tree::{read_snapshot_top, SnapshotTop, TreePosition};
 use icefloe::manifest::v4::V4Partitioning;
 use icefloe::manifest::{
     read_manifest, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestSource,
@@ -58,14 +62,32 @@ struct Counting {
     inner: Arc<dyn FileIO>,
     files: AtomicU64,
     bytes: AtomicU64,
+    read_files: AtomicU64,
+    read_bytes: AtomicU64,
 }
 
 impl Counting {
+    /// Files and bytes written since the last call.
     fn take(&self) -> (u64, u64) {
         (
             self.files.swap(0, Ordering::Relaxed),
             self.bytes.swap(0, Ordering::Relaxed),
         )
+    }
+
+    /// Files and bytes read since the last call.
+    fn take_reads(&self) -> (u64, u64) {
+        (
+            self.read_files.swap(0, Ordering::Relaxed),
+            self.read_bytes.swap(0, Ordering::Relaxed),
+        )
+    }
+
+    fn count_read(&self, r: &Result<Vec<u8>>) {
+        if let Ok(b) = r {
+            self.read_files.fetch_add(1, Ordering::Relaxed);
+            self.read_bytes.fetch_add(b.len() as u64, Ordering::Relaxed);
+        }
     }
 }
 
@@ -77,10 +99,14 @@ impl std::fmt::Debug for Counting {
 
 impl FileIO for Counting {
     fn read(&self, location: &str) -> Result<Vec<u8>> {
-        self.inner.read(location)
+        let r = self.inner.read(location);
+        self.count_read(&r);
+        r
     }
     fn read_range(&self, location: &str, offset: u64, len: u64) -> Result<Vec<u8>> {
-        self.inner.read_range(location, offset, len)
+        let r = self.inner.read_range(location, offset, len);
+        self.count_read(&r);
+        r
     }
     fn write_new(&self, location: &str, bytes: &[u8]) -> Result<()> {
         self.files.fetch_add(1, Ordering::Relaxed);
@@ -314,6 +340,8 @@ struct Stats {
     times: Vec<Duration>,
     files: Vec<u64>,
     bytes: Vec<u64>,
+    read_files: Vec<u64>,
+    read_bytes: Vec<u64>,
     refresh: Vec<u64>,
 }
 
@@ -407,6 +435,8 @@ fn main() {
                 inner: io.clone(),
                 files: AtomicU64::new(0),
                 bytes: AtomicU64::new(0),
+                read_files: AtomicU64::new(0),
+                read_bytes: AtomicU64::new(0),
             }),
             state: Mutex::new(Some(TableState {
                 metadata_location: latest.to_string_lossy().into_owned(),
@@ -440,6 +470,12 @@ fn main() {
         commit(c, clone(&p));
     }
 
+    let id_field = md
+        .current_schema()
+        .unwrap()
+        .field_by_name("id", true)
+        .unwrap()
+        .id;
     let ops = ["append 1 file", "delete 1 file", "row delta, 1 DV"];
     let mut stats: Vec<[Stats; 2]> = ops.iter().map(|_| Default::default()).collect();
     for i in 0..n {
@@ -475,29 +511,43 @@ fn main() {
             };
             for (j, c) in [&v3, &v4].into_iter().enumerate() {
                 let before = c.load_table(&ident()).unwrap();
+                let mut p = clone(&p);
+                if j == 1 && k > 0 {
+                    // a v4 writer passes where its scan found the file (outside the
+                    // measured commit: the writer planned before writing)
+                    let target = if k == 1 { &targets[i] } else { &targets[n + i] };
+                    let (path, pos) = plan_position(c, &before, target, id_field);
+                    p.data_file_position(path, pos);
+                }
                 c.io.take();
-                let t = commit(c, clone(&p));
+                c.io.take_reads();
+                let t = commit(c, p);
                 let (files, bytes) = c.io.take();
+                let (read_files, read_bytes) = c.io.take_reads();
                 let after = c.load_table(&ident()).unwrap();
                 let s = &mut stats[k][j];
                 s.times.push(t);
                 s.files.push(files);
                 s.bytes.push(bytes);
+                s.read_files.push(read_files);
+                s.read_bytes.push(read_bytes);
                 s.refresh
                     .push(refresh_bytes(c.io.as_ref(), &before, &after));
             }
         }
     }
     println!();
-    println!("| commit | format | files written | bytes written | median latency | min | max | metadata bytes to refresh |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("| commit | format | files written | bytes written | files read | bytes read | median latency | min | max | metadata bytes to refresh |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for (k, op) in ops.iter().enumerate() {
         for (j, v) in ["v3", "v4"].iter().enumerate() {
             let s = &stats[k][j];
             println!(
-                "| {op} | {v} | {} | {} | {:.1} ms | {:.1} ms | {:.1} ms | {} |",
+                "| {op} | {v} | {} | {} | {} | {} | {:.1} ms | {:.1} ms | {:.1} ms | {} |",
                 median(&s.files),
                 median(&s.bytes),
+                median(&s.read_files),
+                median(&s.read_bytes),
                 median(&s.times).as_secs_f64() * 1e3,
                 s.times.iter().min().unwrap().as_secs_f64() * 1e3,
                 s.times.iter().max().unwrap().as_secs_f64() * 1e3,
@@ -594,6 +644,38 @@ fn main() {
     if !store.starts_with("s3://") {
         std::fs::remove_dir_all(&run).ok();
     }
+}
+
+/// The tree position of `target` in `state`'s current snapshot, from a plan of the
+/// rows with `target`'s lowest `id` (a point lookup, as a row-level write scans for the
+/// rows it changes).
+fn plan_position(
+    c: &Arc<PointerCatalog>,
+    state: &TableState,
+    target: &DataFile,
+    id_field: i32,
+) -> (String, TreePosition) {
+    let lower = target
+        .lower_bounds
+        .as_ref()
+        .and_then(|b| b.iter().find(|(id, _)| *id == id_field))
+        .map(|(_, v)| i64::from_le_bytes(v[..8].try_into().unwrap()))
+        .expect("the target has an id lower bound");
+    let plan = TableScan::new(state.metadata.clone(), c.io())
+        .filter(Expression::compare(Op::Eq, "id", Datum::Long(lower)))
+        .plan_files()
+        .unwrap();
+    let task = plan
+        .tasks
+        .iter()
+        .find(|t| t.file.file.file_path == target.file_path)
+        .expect("the plan has the target");
+    let pos = task
+        .file
+        .tree_position
+        .clone()
+        .expect("a v4 plan gives positions");
+    (target.file_path.clone(), pos)
 }
 
 fn clone(p: &SnapshotProducer) -> SnapshotProducer {

@@ -426,7 +426,10 @@ impl PyTransaction {
     /// A row delta (Java's `RowDelta`): data files and delete files (rows of the same form,
     /// `content` 1 or 2) added; delete files (rows, matched by path and DV offset) and data
     /// files (paths) removed; the validations of `options` run on every attempt.
-    #[pyo3(signature = (options = None, *, add_data_files = vec![], add_delete_files = vec![], remove_delete_files = vec![], remove_data_files = vec![], spec_id = None))]
+    /// `data_file_positions`: (data file path, leaf manifest, ordinal) where the writer's
+    /// plan of a v4 table found the files it changes (`v4_leaf`, `v4_ordinal` of the plan),
+    /// so that the commit reads those entries instead of searching the leaves.
+    #[pyo3(signature = (options = None, *, add_data_files = vec![], add_delete_files = vec![], remove_delete_files = vec![], remove_data_files = vec![], spec_id = None, data_file_positions = vec![]))]
     // the files are keyword-only arguments, the commit settings one object
     #[allow(clippy::too_many_arguments)]
     fn row_delta(
@@ -438,6 +441,7 @@ impl PyTransaction {
         remove_delete_files: Vec<Bound<'_, PyAny>>,
         remove_data_files: Vec<String>,
         spec_id: Option<i32>,
+        data_file_positions: Vec<(String, String, i64)>,
     ) -> PyResult<()> {
         let data = batches(&add_data_files)?;
         let deletes = batches(&add_delete_files)?;
@@ -447,6 +451,15 @@ impl PyTransaction {
             let (spec_id, data) = self.files(&data, spec_id)?;
             let (_, deletes) = self.files(&deletes, Some(spec_id))?;
             let mut p = SnapshotProducer::row_delta();
+            for (path, leaf, ordinal) in data_file_positions {
+                p.data_file_position(
+                    path,
+                    icefloe::manifest::v4::tree::TreePosition::Leaf {
+                        manifest: std::sync::Arc::from(leaf),
+                        ordinal,
+                    },
+                );
+            }
             for f in data {
                 p.add_file_with_spec(spec_id, f);
             }

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .. import _native
 from ..errors import InvalidArgumentError
@@ -83,13 +84,18 @@ def commit_row_changes(
     branch: str | None = None,
     conflict_filter: Any = None,
     snapshot_properties: Mapping[str, str] | None = None,
+    plan: pa.Table | None = None,
 ) -> None:
     """Commits row-level changes read from ``snapshot_id`` as one row delta, validated as
     Java's Spark merge-on-read operations (the referenced data files still exist, nothing
     read was removed, no conflicting delete files; under ``serializable`` no conflicting data
     files either, limited to ``conflict_filter`` when given). When the commit fails, the new
     delete and data files are removed — unless its outcome is unknown, when they are kept
-    (the table may reference them) and ``CommitStateUnknownError`` names them."""
+    (the table may reference them) and ``CommitStateUnknownError`` names them.
+
+    ``plan``: the plan table the change was made from; on a v4 table its ``v4_leaf`` and
+    ``v4_ordinal`` columns tell the commit where the data files it changes sit, so that it
+    does not search the table's leaves for them."""
     new_files: set[str] = set()
     referenced: list[str] = []
     for t in (added_deletes, added_data):
@@ -117,7 +123,21 @@ def commit_row_changes(
             # the level's validations (conflicting delete files; data files too when
             # serializable) are the Rust commit layer's rule
             isolation_level=isolation_level,
+            data_file_positions=plan_positions(plan, set(referenced) | set(removed_data)),
         )
+
+
+def plan_positions(plan: pa.Table | None, paths: set[str]) -> dict[str, tuple[str, int]]:
+    """Where a v4 plan found the data files at ``paths`` (path -> leaf and ordinal; files held
+    in the root and plans of older tables have none)."""
+    if plan is None or not paths or "v4_leaf" not in plan.column_names:
+        return {}
+    mask = pc.and_(
+        pc.is_in(plan.column("file_path"), value_set=pa.array(sorted(paths), pa.string())),
+        pc.is_valid(plan.column("v4_leaf")),
+    )
+    rows = plan.filter(mask).select(["file_path", "v4_leaf", "v4_ordinal"]).to_pylist()
+    return {r["file_path"]: (r["v4_leaf"], r["v4_ordinal"]) for r in rows}
 
 
 def delete_rows(
@@ -196,6 +216,7 @@ def delete_rows(
         removed_data=whole,
         branch=branch,
         conflict_filter=where,
+        plan=plan.table,
     )
     head = dict(table.metadata.refs).get(branch or "main")
     return DeleteResult(

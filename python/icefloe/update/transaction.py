@@ -703,6 +703,7 @@ class Transaction:
         validate_no_conflicting_delete_files: bool = False,
         isolation_level: str | None = None,
         snapshot_properties: Mapping[str, str] | None = None,
+        data_file_positions: Mapping[str, tuple[str, int]] | None = None,
     ) -> Transaction:
         """A row-level change in one snapshot, as Java's ``RowDelta``.
 
@@ -723,7 +724,13 @@ class Transaction:
         ``validate_no_conflicting_data_files`` / ``..._delete_files``; ``isolation_level``
         ``"serializable"`` (both) or ``"snapshot"`` (delete files only) as Spark's row-level
         writes. A DV added concurrently for a data file this change adds a DV for always
-        fails. Failures raise ``icefloe.errors.ValidationFailed``."""
+        fails. Failures raise ``icefloe.errors.ValidationFailed``.
+
+        ``data_file_positions`` (v4 tables): data file path -> ``(leaf, ordinal)``, where the
+        plan this change was made from found the files it removes or adds DVs for (the
+        plan's ``v4_leaf`` and ``v4_ordinal`` columns). The commit then reads those entries
+        instead of searching the table's leaves; a stale position (the leaf compacted, the
+        file removed meanwhile) is detected and the commit searches as without it."""
         spec_id = _spec_id_of(add_data_files) if spec_id is None else spec_id
         removed = _delete_rows(remove_delete_files)
         options = _options(
@@ -744,6 +751,7 @@ class Transaction:
             remove_delete_files=_batches(removed) if removed is not None else [],
             remove_data_files=list(remove_data_files),
             spec_id=spec_id,
+            data_file_positions=[(p, leaf, int(o)) for p, (leaf, o) in (data_file_positions or {}).items()],
         )
         return self
 

@@ -292,5 +292,6 @@ def upsert(
         branch=branch,
         conflict_filter=match,
         snapshot_properties=snapshot_properties,
+        plan=plan.table,
     )
     return UpsertResult(rows_updated=len(update_src), rows_inserted=len(insert_src))

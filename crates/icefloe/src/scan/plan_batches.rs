@@ -12,7 +12,10 @@
 //! `file_sequence_number`, `first_row_id`, `residual` (index into
 //! `icefloe.residuals`), and `deletes` (a list of the delete files to apply: content,
 //! path, format, record count, size, data sequence number, referenced data file, DV
-//! offset and length, equality field ids).
+//! offset and length, equality field ids), `v4_leaf` and `v4_ordinal` (where a plan of a
+//! v4 snapshot found the data file: its leaf manifest and entry ordinal, both null for a
+//! file held in the root or a table before v4; a row-level write passes them back to its
+//! commit).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::mpsc::{sync_channel, Receiver};
@@ -25,6 +28,7 @@ use arrow_schema::{DataType, Field, Fields, Schema as ArrowSchema};
 use crate::arrow::{iceberg_to_arrow_type, literals_to_array, PARQUET_FIELD_ID};
 use crate::error::{Error, Result};
 use crate::expr::BoundExpression;
+use crate::manifest::v4::tree::TreePosition;
 use crate::scan::{FileScanTask, ScanFile, ScanMetrics, ScanPlan, TableScan};
 use crate::spec::transform::Transform;
 use crate::spec::{Literal, PrimitiveType, Type};
@@ -167,6 +171,10 @@ fn plan_schema(
             ))),
             false,
         ),
+        // where a v4 plan found the data file: the leaf and the entry's ordinal in it;
+        // both null for a file held in the root (and for tables before v4)
+        Field::new("v4_leaf", DataType::Utf8, true),
+        Field::new("v4_ordinal", DataType::Int64, true),
     ];
     let mut specs: Vec<_> = plan.specs.values().collect();
     specs.sort_by_key(|s| s.spec_id);
@@ -302,9 +310,14 @@ fn chunk_to_batch(
     let files = || tasks.iter().map(|(_, t)| &t.file);
     let mut path = StringBuilder::with_capacity(tasks.len(), tasks.len() * 64);
     let mut format = StringBuilder::with_capacity(tasks.len(), tasks.len() * 7);
+    let mut leaves = StringBuilder::with_capacity(tasks.len(), 0);
     for f in files() {
         path.append_value(&f.file.file_path);
         format.append_value(f.file.file_format.as_str());
+        match &f.tree_position {
+            Some(TreePosition::Leaf { manifest, .. }) => leaves.append_value(&**manifest),
+            _ => leaves.append_null(),
+        }
     }
     // the unified partition struct
     let mut children: Vec<ArrayRef> = Vec::with_capacity(partition.len());
@@ -370,6 +383,15 @@ fn chunk_to_batch(
         Arc::new(files().map(|f| f.file.first_row_id).collect::<Int64Array>()),
         Arc::new(Int32Array::from(residuals.to_vec())),
         Arc::new(deletes.finish()),
+        Arc::new(leaves.finish()),
+        Arc::new(
+            files()
+                .map(|f| match &f.tree_position {
+                    Some(TreePosition::Leaf { ordinal, .. }) => Some(*ordinal),
+                    _ => None,
+                })
+                .collect::<Int64Array>(),
+        ),
     ];
     RecordBatch::try_new(schema.clone(), columns).map_err(arrow_err)
 }
