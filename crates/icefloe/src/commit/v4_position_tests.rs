@@ -226,6 +226,19 @@ fn a_row_delta_given_its_plans_position_reads_only_that_leaf_and_ends_as_the_sea
     let tb = delete(&b, &["l1f7"]);
     assert_eq!(normalized(&root(&a, &ta)), normalized(&root(&b, &tb)));
     assert_eq!(planned(&a, &ta), planned(&b, &tb));
+
+    // validated over the whole history (no starting snapshot): the check for DVs added
+    // concurrently reads the history's roots, not the leaves their deletes changed
+    let target = path("l2f5");
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, dv("dv2", "l2f5", 0, 4, 2));
+    p.data_file_position(target.clone(), positions[&target].clone());
+    a.io.take_reads();
+    let mut tx = Transaction::load(a.clone(), ident()).unwrap();
+    tx.add_change(Box::new(p));
+    tx.commit().unwrap();
+    let read = leaf_reads(&a.io.take_reads(), &leaves);
+    assert_eq!(read, [leaves[2].clone()]);
 }
 
 #[test]

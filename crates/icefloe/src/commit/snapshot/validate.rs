@@ -183,7 +183,13 @@ pub(super) fn history_entries(
             // a v4 root (or, before the upgrade's first commit, a manifest list)
             let partitioning = V4Partitioning::for_table(md)?;
             if let SnapshotTop::Root(_) = read_snapshot_top(io, &partitioning, s)? {
-                for (c, spec_id, e) in v4_tree::snapshot_changes(io, &partitioning, s)? {
+                // added files need no leaf read for the entries manifest DVs removed
+                let changes = if status == ManifestStatus::Added {
+                    v4_tree::snapshot_additions(io, &partitioning, s)?
+                } else {
+                    v4_tree::snapshot_changes(io, &partitioning, s)?
+                };
+                for (c, spec_id, e) in changes {
                     if c == content
                         && e.status == status
                         && e.snapshot_id.is_some_and(|id| ids.contains(&id))

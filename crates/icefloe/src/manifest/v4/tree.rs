@@ -694,12 +694,36 @@ pub fn snapshot_changes(
     root_changes(io, partitioning, s, &root)
 }
 
+/// [`snapshot_changes`] without the leaf entries the snapshot's manifest DV changes
+/// removed: finding those reads each such leaf whole, which a caller that looks only for
+/// added files (commit validation's new data files and new deletes) does not need.
+pub fn snapshot_additions(
+    io: &dyn FileIO,
+    partitioning: &V4Partitioning,
+    s: &Snapshot,
+) -> Result<Vec<(ManifestContent, i32, ManifestEntry)>> {
+    let SnapshotTop::Root(root) = read_snapshot_top(io, partitioning, s)? else {
+        return Err(Error::unsupported("snapshot_changes reads v4 roots only"));
+    };
+    changes(io, partitioning, s, &root, false)
+}
+
 /// [`snapshot_changes`] of a root already read (`root`: snapshot `s`'s entries).
 pub fn root_changes(
     io: &dyn FileIO,
     partitioning: &V4Partitioning,
     s: &Snapshot,
     root: &[TrackedFile],
+) -> Result<Vec<(ManifestContent, i32, ManifestEntry)>> {
+    changes(io, partitioning, s, root, true)
+}
+
+fn changes(
+    io: &dyn FileIO,
+    partitioning: &V4Partitioning,
+    s: &Snapshot,
+    root: &[TrackedFile],
+    with_leaf_removals: bool,
 ) -> Result<Vec<(ManifestContent, i32, ManifestEntry)>> {
     let id = s.snapshot_id;
     let mut out = Vec::new();
@@ -719,7 +743,7 @@ pub fn root_changes(
                 }
             }
             let deleted: HashSet<i64> = match &e.tracking.deleted_positions {
-                Some(b) if e.tracking.dv_snapshot_id == Some(id) => {
+                Some(b) if with_leaf_removals && e.tracking.dv_snapshot_id == Some(id) => {
                     crate::puffin::dv::DeletionVector::deserialize_vector(b)
                         .map_err(|err| {
                             Error::invalid_metadata(
