@@ -117,6 +117,23 @@ def test_v2_merges_per_data_file_and_drops_dangling_deletes_as_java(env):
     assert _ours(again)[:2] == _call(spark, name, "twin", _options_sql(options))[0][:2] == (6, 6)
 
 
+def _order_free(summaries):
+    """What partial-progress commits changed, whatever their order, and the table after the
+    last: Java commits the groups in the order its rewrites finish (it varies from run to
+    run), and each commit's manifest counts and totals depend on the commits before it."""
+    changes = sorted(
+        str(
+            {
+                k: v
+                for k, v in s.items()
+                if k == "operation" or k.startswith(("added-", "removed-", "changed-"))
+            }
+        )
+        for s in summaries
+    )
+    return changes, {k: v for k, v in summaries[-1].items() if k.startswith("total-")}
+
+
 def test_where_filter_and_partial_progress_equal_javas(env):
     spark, name, cat, jcat = env
     t, a, b = _with_deletes(cat)
@@ -138,7 +155,7 @@ def test_where_filter_and_partial_progress_equal_javas(env):
     assert _ours(ours)[:2] == theirs[:2] == (8, 6)
     assert len(ours.snapshot_ids) == 2
     t, twin = cat.load_table("db.t"), cat.load_table("db.twin")
-    assert sorted(map(str, _new_summaries(t, before))) == sorted(map(str, _new_summaries(twin, before)))
+    assert _order_free(_new_summaries(t, before)) == _order_free(_new_summaries(twin, before))
     assert _rows(spark, name, "t") == _rows(spark, name, "twin")
     assert _deletes(spark, name, "t") == _deletes(spark, name, "twin")
     assert _delete_entries(t) == _delete_entries(twin)

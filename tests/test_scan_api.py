@@ -85,6 +85,9 @@ PLAN_FIELDS = [
     pa.field("first_row_id", pa.int64()),
     pa.field("residual", pa.int32(), False),
     pa.field("deletes", pa.list_(pa.field("item", DELETE_STRUCT)), False),
+    # where a v4 plan found the data file (leaf, ordinal): null in the root and before v4
+    pa.field("v4_leaf", pa.string()),
+    pa.field("v4_ordinal", pa.int64()),
 ]
 
 
