@@ -410,6 +410,11 @@ pub fn visit_leaf(
         visit(i, e)
     })
     .map_err(|e| e.in_file(&leaf.location))?;
+    check_leaf_kind(leaf, kind)
+}
+
+/// A leaf must be the kind of manifest its root entry says it is (data or deletes).
+fn check_leaf_kind(leaf: &TrackedFile, kind: V4ManifestKind) -> Result<()> {
     let expected = match leaf.content_type {
         ContentType::DeleteManifest => V4ManifestKind::DeleteLeaf,
         _ => V4ManifestKind::DataLeaf,
@@ -531,21 +536,7 @@ pub fn read_leaf_entries(
     let mut out = Vec::new();
     if leaf.format_version >= 4 {
         let (kind, entries) = super::v4_entries_at(&bytes, &leaf.location, partitioning, &wanted)?;
-        let expected = match leaf.content_type {
-            ContentType::DeleteManifest => V4ManifestKind::DeleteLeaf,
-            _ => V4ManifestKind::DataLeaf,
-        };
-        if kind != expected {
-            return Err(Error::invalid_metadata(
-                "content",
-                format!(
-                    "the root lists this manifest as content type {}, but it is a {} manifest",
-                    leaf.content_type.id(),
-                    kind.as_str()
-                ),
-            )
-            .in_file(&leaf.location));
-        }
+        check_leaf_kind(leaf, kind)?;
         let seq = leaf.tracking.sequence_number.unwrap_or(0);
         let sid = leaf.tracking.snapshot_id.unwrap_or(0);
         for (i, mut e) in entries {
