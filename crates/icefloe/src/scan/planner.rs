@@ -719,13 +719,7 @@ impl TableScan {
                 // a v3 manifest carried into the root (an upgraded table): decoded as v3
                 // planning decodes it, projected to the stats the plan needs, with the
                 // leaf's manifest DV dropping the entries removed since
-                let info = leaf.manifest_info.as_ref().ok_or_else(|| {
-                    Error::invalid_metadata("manifest_info", "required for a manifest entry")
-                        .in_file(&leaf.location)
-                })?;
-                let removed = info
-                    .decode_dv(leaf.record_count)
-                    .map_err(|e| e.in_file(&leaf.location))?;
+                let removed = v4_tree::leaf_manifest_dv(leaf)?;
                 let mf = v4_tree::as_manifest_file(leaf);
                 let leaf_location: Arc<str> = Arc::from(leaf.location.as_str());
                 let r = self.decode_one(

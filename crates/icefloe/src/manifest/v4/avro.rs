@@ -529,18 +529,24 @@ fn visit_entries(
             visit(i, entry)?;
             i += 1;
         }
-        if cur.remaining() != 0 {
-            return Err(Error::invalid_metadata(
-                "",
-                format!(
-                    "{} bytes left over after the block's {count} entries",
-                    cur.remaining()
-                ),
-            ));
-        }
-        Ok(())
+        block_consumed(&cur, count)
     })?;
     Ok(kind)
+}
+
+/// A block must hold exactly its `count` entries: bytes left over mean the entries were
+/// decoded with the wrong schema or the block is corrupt.
+pub(super) fn block_consumed(cur: &Cursor<'_>, count: usize) -> Result<()> {
+    if cur.remaining() != 0 {
+        return Err(Error::invalid_metadata(
+            "",
+            format!(
+                "{} bytes left over after the block's {count} entries",
+                cur.remaining()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// A record's decoded fields: (field id, value), in the writer schema's order.

@@ -12,7 +12,7 @@
 //! same entries (the tests compare them on entries with every field kind) and the same
 //! typed errors for bad values, and entries pass the same [`validate_entry`].
 
-use super::avro::open_v4;
+use super::avro::{block_consumed, open_v4};
 use super::{
     validate_entry, ContentType, DeletionVector, ManifestInfo, TrackedFile, TrackingStatus,
     V4ManifestKind, V4Partitioning,
@@ -841,16 +841,7 @@ pub fn visit_v4_manifest_slots(
             visit(i, &mut e)?;
             i += 1;
         }
-        if cur.remaining() != 0 {
-            return Err(Error::invalid_metadata(
-                "",
-                format!(
-                    "{} bytes left over after the block's {count} entries",
-                    cur.remaining()
-                ),
-            ));
-        }
-        Ok(())
+        block_consumed(&cur, count)
     })?;
     Ok(kind)
 }

@@ -94,6 +94,30 @@ fn inherit(t: &mut Tracking, snapshot_id: i64, sequence_number: i64) {
     }
 }
 
+/// What a leaf's entry inherits from the root entry pointing to the leaf: snapshot id,
+/// sequence numbers ([`inherit`]) and spec id.
+fn inherit_from_leaf(e: &mut TrackedFile, leaf: &TrackedFile) {
+    inherit(
+        &mut e.tracking,
+        leaf.tracking.snapshot_id.unwrap_or(0),
+        leaf.tracking.sequence_number.unwrap_or(0),
+    );
+    if e.spec_id.is_none() {
+        e.spec_id = leaf.spec_id;
+    }
+}
+
+/// The manifest DV of root entry `leaf`: the ordinals of its leaf's entries removed since
+/// the leaf was written (none without one). Errors name the leaf.
+pub fn leaf_manifest_dv(leaf: &TrackedFile) -> Result<Option<crate::puffin::dv::DeletionVector>> {
+    let info = leaf.manifest_info.as_ref().ok_or_else(|| {
+        Error::invalid_metadata("manifest_info", "required for a manifest entry")
+            .in_file(&leaf.location)
+    })?;
+    info.decode_dv(leaf.record_count)
+        .map_err(|e| e.in_file(&leaf.location))
+}
+
 /// Whether an entry is part of the table (not DELETED or REPLACED).
 pub fn is_live(t: &Tracking) -> bool {
     !matches!(t.status, TrackingStatus::Deleted | TrackingStatus::Replaced)
@@ -328,13 +352,7 @@ pub fn read_leaf_projected(
     leaf: &TrackedFile,
     projection: Option<&ManifestProjection>,
 ) -> Result<Vec<LeafItem>> {
-    let info = leaf.manifest_info.as_ref().ok_or_else(|| {
-        Error::invalid_metadata("manifest_info", "required for a manifest entry")
-            .in_file(&leaf.location)
-    })?;
-    let dv = info
-        .decode_dv(leaf.record_count)
-        .map_err(|e| e.in_file(&leaf.location))?;
+    let dv = leaf_manifest_dv(leaf)?;
     let removed = |i: usize| dv.as_ref().is_some_and(|d| d.contains(i as i64));
     if leaf.format_version >= 4 {
         let mut out = Vec::new();
@@ -388,25 +406,13 @@ pub fn visit_leaf(
             leaf.location, leaf.format_version
         )));
     }
-    let info = leaf.manifest_info.as_ref().ok_or_else(|| {
-        Error::invalid_metadata("manifest_info", "required for a manifest entry")
-            .in_file(&leaf.location)
-    })?;
-    let dv = info
-        .decode_dv(leaf.record_count)
-        .map_err(|e| e.in_file(&leaf.location))?;
+    let dv = leaf_manifest_dv(leaf)?;
     let bytes = io.read(&leaf.location)?;
-    let seq = leaf.tracking.sequence_number.unwrap_or(0);
-    let sid = leaf.tracking.snapshot_id.unwrap_or(0);
-    let spec_id = leaf.spec_id;
     let kind = visit_v4_manifest_slots(&bytes, partitioning, projection, |i, e| {
         if !is_live(&e.tracking) || dv.as_ref().is_some_and(|d| d.contains(i as i64)) {
             return Ok(());
         }
-        inherit(&mut e.tracking, sid, seq);
-        if e.spec_id.is_none() {
-            e.spec_id = spec_id;
-        }
+        inherit_from_leaf(e, leaf);
         visit(i, e)
     })
     .map_err(|e| e.in_file(&leaf.location))?;
@@ -520,13 +526,7 @@ pub fn read_leaf_entries(
     leaf: &TrackedFile,
     ordinals: &[usize],
 ) -> Result<Vec<LeafItem>> {
-    let info = leaf.manifest_info.as_ref().ok_or_else(|| {
-        Error::invalid_metadata("manifest_info", "required for a manifest entry")
-            .in_file(&leaf.location)
-    })?;
-    let dv = info
-        .decode_dv(leaf.record_count)
-        .map_err(|e| e.in_file(&leaf.location))?;
+    let dv = leaf_manifest_dv(leaf)?;
     let removed = |i: usize| dv.as_ref().is_some_and(|d| d.contains(i as i64));
     let wanted: Vec<usize> = ordinals.iter().copied().filter(|i| !removed(*i)).collect();
     if wanted.is_empty() {
@@ -537,16 +537,11 @@ pub fn read_leaf_entries(
     if leaf.format_version >= 4 {
         let (kind, entries) = super::v4_entries_at(&bytes, &leaf.location, partitioning, &wanted)?;
         check_leaf_kind(leaf, kind)?;
-        let seq = leaf.tracking.sequence_number.unwrap_or(0);
-        let sid = leaf.tracking.snapshot_id.unwrap_or(0);
         for (i, mut e) in entries {
             if !is_live(&e.tracking) {
                 continue;
             }
-            inherit(&mut e.tracking, sid, seq);
-            if e.spec_id.is_none() {
-                e.spec_id = leaf.spec_id;
-            }
+            inherit_from_leaf(&mut e, leaf);
             out.push(LeafItem {
                 ordinal: i,
                 entry: v3_entry(&e),
