@@ -246,6 +246,27 @@ pub(crate) fn parse_bool(options: &HashMap<String, String>, key: &str, default: 
         .map_or(default, |v| v.trim().eq_ignore_ascii_case("true"))
 }
 
+/// Refuses options outside `valid` with Java's message (`validateAndInitOptions`), naming
+/// them sorted.
+pub(crate) fn check_known_options(
+    options: &HashMap<String, String>,
+    valid: &[&str],
+    rewriter: &str,
+) -> Result<()> {
+    let mut invalid: Vec<&str> = options
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !valid.contains(k))
+        .collect();
+    invalid.sort_unstable();
+    check(invalid.is_empty(), || {
+        format!(
+            "Cannot use options [{}], they are not supported by the action or the rewriter {rewriter}",
+            invalid.join(", ")
+        )
+    })
+}
+
 pub(crate) fn check(ok: bool, message: impl FnOnce() -> String) -> Result<()> {
     if ok {
         Ok(())
@@ -284,22 +305,14 @@ impl RewriteDataFilesOptions {
         if strategy == RewriteStrategy::Sort {
             valid.extend([COMPRESSION_FACTOR, SHUFFLE_PARTITIONS_PER_FILE]);
         }
-        let mut invalid: Vec<&str> = options
-            .keys()
-            .map(String::as_str)
-            .filter(|k| !valid.contains(k))
-            .collect();
-        invalid.sort_unstable();
-        check(invalid.is_empty(), || {
-            format!(
-                "Cannot use options [{}], they are not supported by the action or the rewriter {}",
-                invalid.join(", "),
-                match strategy {
-                    RewriteStrategy::BinPack => "BIN-PACK",
-                    RewriteStrategy::Sort => "SORT",
-                }
-            )
-        })?;
+        check_known_options(
+            options,
+            &valid,
+            match strategy {
+                RewriteStrategy::BinPack => "BIN-PACK",
+                RewriteStrategy::Sort => "SORT",
+            },
+        )?;
 
         let SizeOptions {
             target,

@@ -38,10 +38,11 @@ use arrow_array::RecordBatch;
 
 use super::dangling_deletes::read_manifests_minimal;
 use super::rewrite_data_files::{
-    check, parse_bool, parse_int, table_size_property, RewriteDataFilesOptions, RewriteJobOrder,
-    RewriteStrategy, SizeOptions, MAX_CONCURRENT_FILE_GROUP_REWRITES, MAX_FILE_GROUP_SIZE_BYTES,
-    MAX_FILE_SIZE_BYTES, MIN_FILE_SIZE_BYTES, MIN_INPUT_FILES, PARTIAL_PROGRESS_ENABLED,
-    PARTIAL_PROGRESS_MAX_COMMITS, REWRITE_ALL, REWRITE_JOB_ORDER, TARGET_FILE_SIZE_BYTES,
+    check, check_known_options, parse_bool, parse_int, table_size_property,
+    RewriteDataFilesOptions, RewriteJobOrder, RewriteStrategy, SizeOptions,
+    MAX_CONCURRENT_FILE_GROUP_REWRITES, MAX_FILE_GROUP_SIZE_BYTES, MAX_FILE_SIZE_BYTES,
+    MIN_FILE_SIZE_BYTES, MIN_INPUT_FILES, PARTIAL_PROGRESS_ENABLED, PARTIAL_PROGRESS_MAX_COMMITS,
+    REWRITE_ALL, REWRITE_JOB_ORDER, TARGET_FILE_SIZE_BYTES,
 };
 use crate::arrow::manifest::{batch_to_entries, entries_to_batch};
 use crate::error::{Error, Result};
@@ -98,18 +99,7 @@ impl RewritePositionDeletesOptions {
             PARTIAL_PROGRESS_ENABLED,
             PARTIAL_PROGRESS_MAX_COMMITS,
         ];
-        let mut invalid: Vec<&str> = options
-            .keys()
-            .map(String::as_str)
-            .filter(|k| !valid.contains(k))
-            .collect();
-        invalid.sort_unstable();
-        check(invalid.is_empty(), || {
-            format!(
-                "Cannot use options [{}], they are not supported by the action or the rewriter BIN-PACK",
-                invalid.join(", ")
-            )
-        })?;
+        check_known_options(options, &valid, "BIN-PACK")?;
         let SizeOptions {
             target,
             min,
