@@ -156,8 +156,10 @@ def test_merge_writes_files_per_partition_as_javas(env, mode, version):
         "WHEN MATCHED THEN UPDATE SET t.cat = s.cat "
         "WHEN NOT MATCHED THEN INSERT *",
     )
-    # the join's shuffle hands the write the same rows in the same tasks in both twins
-    assert_same_files(spark, name, same_tasks=True)
+    # the join's shuffle hands the write the same rows in the same tasks in both twins, except
+    # in range mode: Spark samples its bounds from keys that hold the twins' differing file
+    # names, so a bound inside a partition splits its rows between tasks differently
+    assert_same_files(spark, name, same_tasks=mode != "range")
     if mode == "hash":
         # Java's: one new data file per partition, and the inserts spread over tasks by
         # partition rather than all in one task
