@@ -68,6 +68,11 @@ def _delete_entries(t):
     )
 
 
+def _delete_bounds(t):
+    """(lower, upper) bounds of the live delete files, each a sorted list of (field id, bytes)."""
+    return sorted((sorted(e["lower_bounds"] or []), sorted(e["upper_bounds"] or [])) for e in _live(t, 1))
+
+
 def _with_deletes(cat, version=2):
     """Twelve data files in partitions a and b; position deletes in three commits (two
     files for one data file), then one data file with deletes removed: its deletes dangle."""
@@ -111,6 +116,9 @@ def test_v2_merges_per_data_file_and_drops_dangling_deletes_as_java(env):
     # the new files keep the largest data sequence number of the files they replace
     assert _delete_entries(t) == _delete_entries(twin)
     assert all(e["referenced_data_file"] for e in _live(t, 1))
+    # the new files carry the bounds Java's writer keeps: file_path and pos in full
+    assert _delete_bounds(t) == _delete_bounds(twin)
+    assert all(len(b[0]) == 2 for b in _delete_bounds(t))
     # small files stay candidates: a second run rewrites them again, as Java's does (the
     # bytes read now differ, the files being each engine's)
     again = t.rewrite_position_delete_files(options=options)

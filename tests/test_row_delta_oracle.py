@@ -352,6 +352,16 @@ def test_v2_position_and_equality_deletes(env, tmp_path):
     gone = {ids_a[2], ids_a[4], ids_a[6]}
     assert _spark_ids(spark, name) == sorted(set(range(20)) - gone)
     assert _java_deletes(jtable) == _our_deletes(t)
+    # the bounds Java's position delete writer keeps, file_path and pos in full (PyIceberg
+    # matches delete files to data files by them), as Java's metadata table shows them
+    (bounds,) = spark.sql(f"select lower_bounds, upper_bounds from {name}.db.t.delete_files").collect()
+    path_id, pos_id = (
+        icefloe._native.RESERVED_FIELD_IDS["file_path"],
+        icefloe._native.RESERVED_FIELD_IDS["pos"],
+    )
+    path = a["file_path"].encode()
+    assert bounds.lower_bounds == {path_id: path, pos_id: (2).to_bytes(8, "little")}
+    assert bounds.upper_bounds == {path_id: path, pos_id: (6).to_bytes(8, "little")}
 
     # equality deletes on id in partition b, with a new data file in one row delta
     eq_path = t.metadata.location + "/data/eq-b.parquet"

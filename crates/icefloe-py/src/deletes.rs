@@ -169,14 +169,19 @@ fn write_dv_deletes(
     ))
 }
 
+/// What the caller wrote for one data file: data file, delete file, record count, size,
+/// smallest and largest position.
+type WrittenPositionDeletes = (String, String, i64, i64, Option<i64>, Option<i64>);
+
 /// v2: the rows of position delete files the caller wrote, one per data file:
-/// `(data_file_path, delete_file_path, record_count, file_size_in_bytes)`.
+/// `(data_file_path, delete_file_path, record_count, file_size_in_bytes, min_pos, max_pos)`
+/// (the positions `None` for a file without rows).
 #[pyfunction]
 fn position_delete_file_rows(
     py: Python<'_>,
     io: &PyFileIO,
     metadata: &PyTableMetadata,
-    files: Vec<(String, String, i64, i64)>,
+    files: Vec<WrittenPositionDeletes>,
 ) -> PyResult<Py<PyAny>> {
     let md = Arc::clone(&metadata.inner);
     let batch = py
@@ -185,11 +190,12 @@ fn position_delete_file_rows(
             let found = deletes_for(io.inner.as_ref(), &md, None, &paths)?;
             let spec_id = one_spec(found.values())?.unwrap_or(md.default_spec_id);
             let mut out = Vec::with_capacity(files.len());
-            for (data, path, count, size) in &files {
+            for (data, path, count, size, min_pos, max_pos) in &files {
                 let t = found.get(data).ok_or_else(|| {
                     Error::invalid_argument(format!("not a live data file: {data}"))
                 })?;
-                out.push(position_delete_file(t, path, *count, *size));
+                let span = min_pos.zip(*max_pos);
+                out.push(position_delete_file(t, path, *count, *size, span));
             }
             rows(&md, spec_id, out)
         })

@@ -134,6 +134,8 @@ def write_position_deletes(
             # typed and scrubbed as the data file writer's errors
             text = scrub(str(e), target, io_properties)
             raise io_error(f"cannot write position delete file {target}: {text}", target) from None
-        written.append((path, target, len(pos), size))
+        # the smallest and largest position: the file's bounds (set in Rust)
+        span = (pos[0].as_py(), pos[-1].as_py()) if len(pos) else (None, None)
+        written.append((path, target, len(pos), size, *span))
     added = _native.position_delete_file_rows(io, md, written)
     return PositionDeletes(pa.table(added), pa.table(added).slice(0, 0))

@@ -394,6 +394,7 @@ fn removing_a_missing_delete_file_fails_only_when_validated() {
 #[test]
 fn position_deletes_merge_into_the_live_dv_and_replace_it() {
     use crate::puffin::{read_deletion_vector, DeletionVector};
+    use crate::spec::schema::reserved;
     use crate::write::position_deletes::{deletes_for, position_delete_file, write_dvs};
 
     let catalog = MemoryCatalog::new();
@@ -439,10 +440,21 @@ fn position_deletes_merge_into_the_live_dv_and_replace_it() {
     assert_eq!(dv.iter().collect::<Vec<_>>(), vec![1, 2, 7]);
     // unknown data files are refused
     assert!(deletes_for(io.as_ref(), &md, None, &["mem://data/zz.parquet".into()]).is_err());
-    // v2 rows are file-scoped
-    let row = position_delete_file(&found[&a], "mem://data/p.parquet", 3, 99);
+    // v2 rows are file-scoped, with Java's full bounds of file_path and pos
+    let row = position_delete_file(&found[&a], "mem://data/p.parquet", 3, 99, Some((2, 40)));
     assert_eq!(row.referenced_data_file.as_deref(), Some(a.as_str()));
     assert_eq!(row.partition, vec![Some(Literal::Int(1))]);
+    let bounds = |path: &str, pos: i64| {
+        Some(vec![
+            (reserved::DELETE_FILE_PATH_ID, path.as_bytes().to_vec()),
+            (reserved::DELETE_POS_ID, pos.to_le_bytes().to_vec()),
+        ])
+    };
+    assert_eq!(row.lower_bounds, bounds(&a, 2));
+    assert_eq!(row.upper_bounds, bounds(&a, 40));
+    // an empty file has no bounds
+    let empty = position_delete_file(&found[&a], "mem://data/q.parquet", 0, 99, None);
+    assert_eq!((empty.lower_bounds, empty.upper_bounds), (None, None));
 }
 
 #[test]

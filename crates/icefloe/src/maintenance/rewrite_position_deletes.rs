@@ -59,6 +59,7 @@ use crate::scan::split::{content_size_in_bytes, pack, SplitOptions};
 use crate::spec::table_metadata::TableMetadata;
 use crate::write::delete_writer::position_delete_parquet;
 use crate::write::location::LocationProvider;
+use crate::write::position_deletes::set_position_delete_bounds;
 
 /// `write.delete.target-file-size-bytes`, the default target of a delete rewrite.
 const DELETE_TARGET_FILE_SIZE_BYTES: &str = "write.delete.target-file-size-bytes";
@@ -620,14 +621,25 @@ pub fn rewrite_position_delete_unit(
         let location = locations.new_data_location("", &format!("{file_prefix}-0-deletes.parquet"));
         let bytes = crate::write::delete_writer::position_delete_rows_parquet(&rows)?;
         io.write_new(&location, &bytes)?;
-        out.push(DataFile::new(
+        let mut f = DataFile::new(
             DataContentType::PositionDeletes,
             location,
             FileFormat::Parquet,
             partition,
             i64::try_from(rows.len()).unwrap_or(i64::MAX),
             i64::try_from(bytes.len()).unwrap_or(i64::MAX),
-        ));
+        );
+        let paths = rows.iter().map(|r| r.0);
+        let positions = rows.iter().map(|r| r.1);
+        if let (Some(min_path), Some(max_path), Some(min_pos), Some(max_pos)) = (
+            paths.clone().min(),
+            paths.max(),
+            positions.clone().min(),
+            positions.max(),
+        ) {
+            set_position_delete_bounds(&mut f, (min_path, max_path), (min_pos, max_pos));
+        }
+        out.push(f);
         return Ok(out);
     }
     for (n, (path, dv)) in positions.iter().enumerate() {
@@ -644,6 +656,9 @@ pub fn rewrite_position_delete_unit(
             i64::try_from(sorted.len()).unwrap_or(i64::MAX),
             i64::try_from(bytes.len()).unwrap_or(i64::MAX),
         );
+        if let (Some(first), Some(last)) = (sorted.first(), sorted.last()) {
+            set_position_delete_bounds(&mut f, (path, path), (*first, *last));
+        }
         f.referenced_data_file = Some(path.clone());
         out.push(f);
     }

@@ -91,8 +91,11 @@ pub fn write_position_deletes(
         io.write_new(&location, &bytes)?;
         let count = i64::try_from(sorted.len()).unwrap_or(i64::MAX);
         let size = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
-        out.added
-            .push((t.spec_id, position_delete_file(t, &location, count, size)));
+        let span = sorted.first().zip(sorted.last()).map(|(a, b)| (*a, *b));
+        out.added.push((
+            t.spec_id,
+            position_delete_file(t, &location, count, size, span),
+        ));
     }
     Ok(out)
 }

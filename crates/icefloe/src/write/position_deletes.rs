@@ -20,6 +20,7 @@ use crate::manifest::v4::V4Partitioning;
 use crate::manifest::{DataContentType, DataFile, FileFormat, ManifestContent, ManifestEntry};
 use crate::puffin::dv::deletion_vector_blob;
 use crate::puffin::{read_entry_deletion_vector, DeletionVector, DvEntry, PuffinWriter};
+use crate::spec::schema::reserved;
 use crate::spec::snapshot::Snapshot;
 use crate::spec::table_metadata::TableMetadata;
 
@@ -193,12 +194,14 @@ pub fn write_dvs(
 }
 
 /// v2: the row of a position delete file the caller wrote at `path` with `record_count`
-/// deletes of data file `target` only.
+/// deletes of data file `target` only, the smallest and largest of them `positions`
+/// (`None` for a file without rows).
 pub fn position_delete_file(
     target: &DataFileDeletes,
     path: &str,
     record_count: i64,
     file_size_in_bytes: i64,
+    positions: Option<(i64, i64)>,
 ) -> DataFile {
     let mut f = DataFile::new(
         DataContentType::PositionDeletes,
@@ -208,6 +211,30 @@ pub fn position_delete_file(
         record_count,
         file_size_in_bytes,
     );
-    f.referenced_data_file = Some(target.data.data_file.file_path.clone());
+    let data_file = target.data.data_file.file_path.as_str();
+    if let Some(positions) = positions {
+        set_position_delete_bounds(&mut f, (data_file, data_file), positions);
+    }
+    f.referenced_data_file = Some(data_file.to_string());
     f
+}
+
+/// The bounds Java keeps for a Parquet position delete file (`MetricsConfig.forPositionDelete`
+/// keeps `file_path` and `pos` in full, untruncated): the smallest and largest `paths` and
+/// `positions` of its rows. Equal `file_path` bounds scope the file to one data file for
+/// readers that do not know `referenced_data_file` (Java's `ContentFileUtil`), and
+/// PyIceberg matches position delete files to data files by these bounds.
+pub(crate) fn set_position_delete_bounds(
+    f: &mut DataFile,
+    paths: (&str, &str),
+    positions: (i64, i64),
+) {
+    let bound = |path: &str, pos: i64| {
+        Some(vec![
+            (reserved::DELETE_FILE_PATH_ID, path.as_bytes().to_vec()),
+            (reserved::DELETE_POS_ID, pos.to_le_bytes().to_vec()),
+        ])
+    };
+    f.lower_bounds = bound(paths.0, positions.0);
+    f.upper_bounds = bound(paths.1, positions.1);
 }
