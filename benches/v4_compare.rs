@@ -15,6 +15,10 @@
 //!   one-file delete (a file of a different original manifest each time) and a one-DV row
 //!   delta; the v4 delete and row delta are given the file's tree position from a point
 //!   lookup planned just before (not measured), as a row-level write that scanned first;
+//!   each row delta (both twins) validates from the snapshot it was planned on, as a real
+//!   writer does (Spark's row-level writes call `RowDelta.validateFromSnapshot` with their
+//!   scan's snapshot, icefloe's `table.delete`/`upsert` pass theirs), not over the whole
+//!   history;
 //! - the metadata bytes a reader holding the previous snapshot's files must read to see
 //!   the new one: the new metadata JSON plus the snapshot's manifest list or root and every
 //!   manifest or leaf it names that the previous snapshot did not;
@@ -31,6 +35,10 @@
 //! cd crates/icefloe && BENCH_COMMITS=10 BENCH_SMALL_COMMITS=0 ../../target/quick/deps/v4_compare-<hash>
 //! ```
 //! (`cargo bench` would build every dependency again with the bench profile.)
+//!
+//! Profiling one kind of commit: `mkfifo ctl ack; BENCH_PERF=2:1:ctl:ack perf record -g
+//! -D -1 --control fifo:ctl,ack -- <binary>` samples only the v4 row deltas (op 0 append,
+//! 1 delete, 2 row delta; twin 0 v3, 1 v4).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::HashSet;
@@ -477,6 +485,7 @@ fn main() {
         .unwrap()
         .id;
     let ops = ["append 1 file", "delete 1 file", "row delta, 1 DV"];
+    let mut perf = PerfControl::from_env();
     let mut stats: Vec<[Stats; 2]> = ops.iter().map(|_| Default::default()).collect();
     for i in 0..n {
         for (k, _) in ops.iter().enumerate() {
@@ -512,6 +521,12 @@ fn main() {
             for (j, c) in [&v3, &v4].into_iter().enumerate() {
                 let before = c.load_table(&ident()).unwrap();
                 let mut p = clone(&p);
+                if k == 2 {
+                    // a row-level writer validates from the snapshot it planned from (Java's
+                    // `RowDelta.validateFromSnapshot(scan snapshot)` in Spark's writes,
+                    // icefloe's `table.delete`/`upsert`), not over the whole history
+                    p.validation_mut().from_snapshot = before.metadata.current_snapshot_id;
+                }
                 if j == 1 && k > 0 {
                     // a v4 writer passes where its scan found the file (outside the
                     // measured commit: the writer planned before writing)
@@ -521,7 +536,16 @@ fn main() {
                 }
                 c.io.take();
                 c.io.take_reads();
-                let t = commit(c, p);
+                let profiled = perf.as_mut().filter(|(_, op, twin)| *op == k && *twin == j);
+                let t = match profiled {
+                    Some((ctl, _, _)) => {
+                        ctl.send("enable");
+                        let t = commit(c, p);
+                        ctl.send("disable");
+                        t
+                    }
+                    None => commit(c, p),
+                };
                 let (files, bytes) = c.io.take();
                 let (read_files, read_bytes) = c.io.take_reads();
                 let after = c.load_table(&ident()).unwrap();
@@ -676,6 +700,39 @@ fn plan_position(
         .clone()
         .expect("a v4 plan gives positions");
     (target.file_path.clone(), pos)
+}
+
+/// `perf record -D -1 --control fifo:CTL,ACK` enabled around one kind of commit only:
+/// `BENCH_PERF=<op>:<twin>:CTL:ACK` (op 0 append, 1 delete, 2 row delta; twin 0 v3, 1 v4),
+/// so that a profile holds the measured commits and not the setup or the plans.
+struct PerfControl {
+    ctl: std::fs::File,
+    ack: std::io::BufReader<std::fs::File>,
+}
+
+impl PerfControl {
+    fn from_env() -> Option<(PerfControl, usize, usize)> {
+        let v = std::env::var("BENCH_PERF").ok()?;
+        let parts: Vec<&str> = v.splitn(4, ':').collect();
+        let [op, twin, ctl, ack] = parts[..] else {
+            panic!("BENCH_PERF=<op>:<twin>:<ctl fifo>:<ack fifo>");
+        };
+        let ctl = std::fs::OpenOptions::new().write(true).open(ctl).unwrap();
+        let ack = std::io::BufReader::new(std::fs::File::open(ack).unwrap());
+        Some((
+            PerfControl { ctl, ack },
+            op.parse().unwrap(),
+            twin.parse().unwrap(),
+        ))
+    }
+
+    fn send(&mut self, command: &str) {
+        use std::io::{BufRead, Write};
+        writeln!(self.ctl, "{command}").unwrap();
+        self.ctl.flush().unwrap();
+        let mut line = String::new();
+        self.ack.read_line(&mut line).unwrap();
+    }
 }
 
 fn clone(p: &SnapshotProducer) -> SnapshotProducer {

@@ -88,6 +88,9 @@ PLAN_FIELDS = [
     # where a v4 plan found the data file (leaf, ordinal): null in the root and before v4
     pa.field("v4_leaf", pa.string()),
     pa.field("v4_ordinal", pa.int64()),
+    # the entry's Avro block in the leaf (offset, length): null where v4_leaf is
+    pa.field("v4_block_offset", pa.int64()),
+    pa.field("v4_block_length", pa.int64()),
 ]
 
 

@@ -48,10 +48,15 @@ def test_a_v4_plan_gives_leaf_positions_and_delete_uses_them(tmp_path):
     assert set(plan.column("v4_ordinal").to_pylist()) == {0}
     paths = set(plan.column("file_path").to_pylist())
     positions = plan_positions(plan, paths)
-    assert set(positions) == paths and {leaf for leaf, _ in positions.values()} == leaves
+    assert set(positions) == paths and {pos[0] for pos in positions.values()} == leaves
+    # each file's entry is the first of its leaf: its Avro block starts right after the
+    # leaf's header, and the plan gives the block with the position
+    assert plan.column("v4_block_offset").null_count == 0
+    assert all(len(pos) == 4 and pos[2] > 0 and pos[3] > 16 for pos in positions.values())
     # a v3 plan has the columns, null
     p3 = v3.scan().plan_arrow()
     assert p3.column("v4_leaf").null_count == p3.num_rows
+    assert p3.column("v4_block_offset").null_count == p3.num_rows
     assert plan_positions(p3, set(p3.column("file_path").to_pylist())) == {}
 
     for where in ("id >= 250 and id < 260", "id < 5 or id = 399", "id >= 100 and id < 200"):
@@ -76,3 +81,18 @@ def test_row_delta_with_a_stale_position_still_commits(tmp_path):
         tx.row_delta(remove_data_files=[rows[0]["file_path"]], data_file_positions=wrong)
     left = cat.load_table("db.v4").scan().plan_arrow().column("file_path").to_pylist()
     assert rows[0]["file_path"] not in left and len(left) == 3
+
+
+def test_row_delta_with_a_wrong_block_reads_the_leaf_whole(tmp_path):
+    cat = _catalog(tmp_path)
+    _table(cat, "db.v4", 4)
+    # the right leaf and ordinal with a block span that is not the entry's block, and one
+    # past the leaf's end: the commit reads the leaf whole and removes the file
+    for shift in (1, 1 << 40):
+        r = cat.load_table("db.v4").scan().plan_arrow().to_pylist()[0]
+        position = (r["v4_leaf"], r["v4_ordinal"], r["v4_block_offset"] + shift, r["v4_block_length"])
+        with cat.load_table("db.v4").transaction() as tx:
+            tx.row_delta(remove_data_files=[r["file_path"]], data_file_positions={r["file_path"]: position})
+        left = cat.load_table("db.v4").scan().plan_arrow().column("file_path").to_pylist()
+        assert r["file_path"] not in left
+    assert len(cat.load_table("db.v4").scan().plan_arrow()) == 2

@@ -429,7 +429,10 @@ impl PyTransaction {
     /// `data_file_positions`: (data file path, leaf manifest, ordinal) where the writer's
     /// plan of a v4 table found the files it changes (`v4_leaf`, `v4_ordinal` of the plan),
     /// so that the commit reads those entries instead of searching the leaves.
-    #[pyo3(signature = (options = None, *, add_data_files = vec![], add_delete_files = vec![], remove_delete_files = vec![], remove_data_files = vec![], spec_id = None, data_file_positions = vec![]))]
+    /// `data_file_blocks`: (data file path, block offset, block length), the Avro block of
+    /// the leaf holding a positioned file's entry (`v4_block_offset`, `v4_block_length`),
+    /// so that the commit reads the leaf only up to that block's end.
+    #[pyo3(signature = (options = None, *, add_data_files = vec![], add_delete_files = vec![], remove_delete_files = vec![], remove_data_files = vec![], spec_id = None, data_file_positions = vec![], data_file_blocks = vec![]))]
     // the files are keyword-only arguments, the commit settings one object
     #[allow(clippy::too_many_arguments)]
     fn row_delta(
@@ -442,6 +445,7 @@ impl PyTransaction {
         remove_data_files: Vec<String>,
         spec_id: Option<i32>,
         data_file_positions: Vec<(String, String, i64)>,
+        data_file_blocks: Vec<(String, u64, u64)>,
     ) -> PyResult<()> {
         let data = batches(&add_data_files)?;
         let deletes = batches(&add_delete_files)?;
@@ -451,12 +455,20 @@ impl PyTransaction {
             let (spec_id, data) = self.files(&data, spec_id)?;
             let (_, deletes) = self.files(&deletes, Some(spec_id))?;
             let mut p = SnapshotProducer::row_delta();
+            let blocks: std::collections::HashMap<String, (u64, u64)> = data_file_blocks
+                .into_iter()
+                .map(|(path, offset, length)| (path, (offset, length)))
+                .collect();
             for (path, leaf, ordinal) in data_file_positions {
+                let block = blocks.get(&path).map(|&(offset, length)| {
+                    icefloe::manifest::v4::tree::LeafBlock { offset, length }
+                });
                 p.data_file_position(
                     path,
                     icefloe::manifest::v4::tree::TreePosition::Leaf {
                         manifest: std::sync::Arc::from(leaf),
                         ordinal,
+                        block,
                     },
                 );
             }

@@ -703,7 +703,7 @@ class Transaction:
         validate_no_conflicting_delete_files: bool = False,
         isolation_level: str | None = None,
         snapshot_properties: Mapping[str, str] | None = None,
-        data_file_positions: Mapping[str, tuple[str, int]] | None = None,
+        data_file_positions: Mapping[str, tuple[Any, ...]] | None = None,
     ) -> Transaction:
         """A row-level change in one snapshot, as Java's ``RowDelta``.
 
@@ -728,9 +728,12 @@ class Transaction:
 
         ``data_file_positions`` (v4 tables): data file path -> ``(leaf, ordinal)``, where the
         plan this change was made from found the files it removes or adds DVs for (the
-        plan's ``v4_leaf`` and ``v4_ordinal`` columns). The commit then reads those entries
-        instead of searching the table's leaves; a stale position (the leaf compacted, the
-        file removed meanwhile) is detected and the commit searches as without it."""
+        plan's ``v4_leaf`` and ``v4_ordinal`` columns), or ``(leaf, ordinal, block_offset,
+        block_length)`` with the plan's ``v4_block_offset`` and ``v4_block_length`` too.
+        The commit then reads those entries instead of searching the table's leaves (with
+        the block, it reads the leaf only up to that block's end); a stale position (the
+        leaf compacted, the file removed meanwhile) is detected and the commit searches as
+        without it, and a block that does not check out makes it read the leaf whole."""
         spec_id = _spec_id_of(add_data_files) if spec_id is None else spec_id
         removed = _delete_rows(remove_delete_files)
         options = _options(
@@ -751,7 +754,12 @@ class Transaction:
             remove_delete_files=_batches(removed) if removed is not None else [],
             remove_data_files=list(remove_data_files),
             spec_id=spec_id,
-            data_file_positions=[(p, leaf, int(o)) for p, (leaf, o) in (data_file_positions or {}).items()],
+            data_file_positions=[(p, pos[0], int(pos[1])) for p, pos in (data_file_positions or {}).items()],
+            data_file_blocks=[
+                (p, int(pos[2]), int(pos[3]))
+                for p, pos in (data_file_positions or {}).items()
+                if len(pos) == 4 and pos[2] is not None and pos[3] is not None
+            ],
         )
         return self
 

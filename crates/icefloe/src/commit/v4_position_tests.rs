@@ -7,7 +7,10 @@
 use std::collections::HashMap;
 
 use super::*;
-use crate::manifest::v4::tree::{read_leaf, read_leaf_entries, TreePosition};
+use crate::manifest::v4::leaf_block::{
+    block_of, entries_in_prefix, fetch_prefix, leaf_blocks, read_leaf_entries_in_block,
+};
+use crate::manifest::v4::tree::{read_leaf, read_leaf_entries, LeafBlock, TreePosition};
 
 /// The positions a plan of the table's current snapshot gives its data files.
 pub(super) fn plan_positions(
@@ -175,10 +178,16 @@ fn a_row_delta_given_its_plans_position_reads_only_that_leaf_and_ends_as_the_sea
     let positions = plan_positions(&a, &t);
     // a file of the last leaf (the search reads the leaves in root order)
     let target = path("l3f123");
-    let Some(TreePosition::Leaf { manifest, ordinal }) = positions.get(&target).cloned() else {
+    let Some(TreePosition::Leaf {
+        manifest,
+        ordinal,
+        block,
+    }) = positions.get(&target).cloned()
+    else {
         panic!("no leaf position for {target}: {positions:?}");
     };
     assert_eq!(ordinal, 123);
+    assert!(block.is_some(), "the plan gives the entry's block");
     let leaves = leaf_locations(&a);
     assert_eq!(leaves.len(), 4);
     assert_eq!(*manifest, *leaves[3]);
@@ -340,6 +349,10 @@ fn a_stale_position_falls_back_to_the_search_or_fails_as_it_would() {
         TreePosition::Leaf {
             manifest: Arc::from("mem://nowhere/leaf.avro"),
             ordinal: 2,
+            block: Some(LeafBlock {
+                offset: 10,
+                length: 100,
+            }),
         },
     );
     let ta = commit(&a, p).unwrap();
@@ -369,4 +382,197 @@ fn positions_are_taken_only_when_valid() {
     p.add_delete_file(None, dv("dv1", "l1f3", 0, 4, 2));
     p.data_file_position(path("l1f3"), positions[&path("l1f2")].clone());
     assert_eq!(apply(p), 0, "another file's position");
+}
+
+/// The block a plan gives for the file at `name`.
+fn block_for(positions: &HashMap<String, TreePosition>, name: &str) -> LeafBlock {
+    match &positions[&path(name)] {
+        TreePosition::Leaf { block: Some(b), .. } => *b,
+        other => panic!("no block for {name}: {other:?}"),
+    }
+}
+
+#[test]
+fn a_leaf_entry_read_by_its_block_is_the_entry_read_whole_from_a_prefix() {
+    // v4 leaves of 2000 entries (several blocks), and an upgraded table's v3 manifest of
+    // 2000 entries whose entries inherit first row ids
+    let [c, _] = twins(2000, 2);
+    let v3 = MemoryCatalog::new();
+    create(&v3, 3);
+    append(
+        &v3,
+        (0..2000).map(|n| ids(&format!("f{n}"), 1, 7, n)).collect(),
+    );
+    set_property(&v3, "format-version", "4");
+    append(&v3, vec![data("new", 1, 1)]);
+    for cat in [&c, &v3] {
+        let t = cat.load_table(&ident()).unwrap();
+        let p = V4Partitioning::for_table(&t.metadata).unwrap();
+        let io = cat.io();
+        for leaf in root(cat, &t)
+            .into_iter()
+            .filter(|e| e.content_type.is_manifest())
+        {
+            let bytes = io.read(&leaf.location).unwrap();
+            let blocks = leaf_blocks(&bytes).unwrap();
+            assert!(blocks.len() > 2, "{} blocks", blocks.len());
+            let whole = read_leaf(io.as_ref(), &p, &leaf).unwrap();
+            for ordinal in [0usize, 1, 777, 1500, 1999] {
+                let block = block_of(&blocks, ordinal as i64).unwrap();
+                let prefix = fetch_prefix(io.as_ref(), &leaf.location, block).unwrap();
+                assert_eq!(prefix.len() as u64, block.offset + block.length);
+                if ordinal < 1500 {
+                    assert!(prefix.len() < bytes.len(), "a prefix, not the whole leaf");
+                }
+                let got = entries_in_prefix(&prefix, &p, &leaf, &[ordinal], block)
+                    .unwrap()
+                    .expect("the block checks out");
+                let want: Vec<_> = whole.iter().filter(|i| i.ordinal == ordinal).collect();
+                assert_eq!(format!("{got:?}"), format!("{want:?}"));
+                if leaf.format_version < 4 {
+                    assert_eq!(
+                        got[0].entry.data_file.first_row_id,
+                        Some(7 * ordinal as i64)
+                    );
+                }
+            }
+            // an ordinal in the block after the span's: not in the prefix, so not taken
+            let block = block_of(&blocks, 0).unwrap();
+            assert!(
+                read_leaf_entries_in_block(io.as_ref(), &p, &leaf, &[1999], block)
+                    .unwrap()
+                    .is_none()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_wrong_or_corrupt_block_is_not_taken_and_the_whole_read_names_the_leaf() {
+    let [c, _] = twins(2000, 1);
+    let t = c.load_table(&ident()).unwrap();
+    let p = V4Partitioning::for_table(&t.metadata).unwrap();
+    let io = c.io();
+    let leaf = root(&c, &t)
+        .into_iter()
+        .find(|e| e.content_type.is_manifest())
+        .unwrap();
+    let bytes = io.read(&leaf.location).unwrap();
+    let blocks = leaf_blocks(&bytes).unwrap();
+    let right = block_of(&blocks, 1500).unwrap();
+    let size = bytes.len() as u64;
+    let wrong = [
+        // shifted into the block, cut short, running into the next block
+        LeafBlock {
+            offset: right.offset + 1,
+            ..right
+        },
+        LeafBlock {
+            length: right.length - 1,
+            ..right
+        },
+        LeafBlock {
+            length: right.length + 1,
+            ..right
+        },
+        // past the end of the leaf, overflowing, empty, inside the header
+        LeafBlock {
+            offset: size,
+            length: 100,
+        },
+        LeafBlock {
+            offset: u64::MAX,
+            length: 2,
+        },
+        LeafBlock {
+            offset: 0,
+            length: 0,
+        },
+        LeafBlock {
+            offset: 4,
+            length: 10,
+        },
+    ];
+    for block in wrong {
+        let got = read_leaf_entries_in_block(io.as_ref(), &p, &leaf, &[1500], block).unwrap();
+        assert!(got.is_none(), "{block:?} was taken: {got:?}");
+    }
+    // a corrupt block (its sync marker changed): not taken from the prefix, and reading
+    // the leaf whole is the typed error naming it
+    let mut bad = bytes.clone();
+    let sync_at = (right.offset + right.length - 1) as usize;
+    bad[sync_at] ^= 0xff;
+    let got = entries_in_prefix(
+        &bad[..(right.offset + right.length) as usize],
+        &p,
+        &leaf,
+        &[1500],
+        right,
+    )
+    .unwrap();
+    assert!(got.is_none());
+    let corrupt_leaf = "mem://metadata/corrupt-leaf.avro";
+    io.write_new(corrupt_leaf, &bad).unwrap();
+    let mut moved = leaf.clone();
+    moved.location = corrupt_leaf.to_string();
+    assert!(
+        read_leaf_entries_in_block(io.as_ref(), &p, &moved, &[1500], right)
+            .unwrap()
+            .is_none()
+    );
+    let e = read_leaf_entries(io.as_ref(), &p, &moved, &[1500]).unwrap_err();
+    assert!(e.to_string().contains(corrupt_leaf), "{e}");
+    assert!(e.to_string().contains("sync marker"), "{e}");
+}
+
+#[test]
+fn a_commit_given_a_wrong_block_reads_the_leaf_whole_and_ends_as_the_search() {
+    let [a, b] = twins(300, 2);
+    let t = a.load_table(&ident()).unwrap();
+    let positions = plan_positions(&a, &t);
+    let leaves = leaf_locations(&a);
+    let make = |name: &str, puffin: &str| {
+        let mut p = SnapshotProducer::row_delta();
+        p.add_delete_file(None, dv(puffin, name, 0, 4, 2));
+        p
+    };
+    // the plan's block: the leaf is read once (up to the block's end)
+    let mut p = make("l1f250", "dv1");
+    p.data_file_position(path("l1f250"), positions[&path("l1f250")].clone());
+    a.io.take_reads();
+    let ta = commit(&a, p).unwrap();
+    assert_eq!(leaf_reads(&a.io.take_reads(), &leaves), [leaves[1].clone()]);
+    let tb = commit(&b, make("l1f250", "dv1")).unwrap();
+    assert_eq!(normalized(&root(&a, &ta)), normalized(&root(&b, &tb)));
+
+    // a block span off by one: the ranged read does not check out, the leaf is read whole
+    // (twice in the log), and the commit ends as the search's
+    let right = block_for(&positions, "l0f100");
+    let TreePosition::Leaf {
+        manifest, ordinal, ..
+    } = positions[&path("l0f100")].clone()
+    else {
+        unreachable!()
+    };
+    let mut p = make("l0f100", "dv2");
+    p.data_file_position(
+        path("l0f100"),
+        TreePosition::Leaf {
+            manifest,
+            ordinal,
+            block: Some(LeafBlock {
+                offset: right.offset + 1,
+                ..right
+            }),
+        },
+    );
+    a.io.take_reads();
+    let ta = commit(&a, p).unwrap();
+    assert_eq!(
+        leaf_reads(&a.io.take_reads(), &leaves),
+        [leaves[0].clone(), leaves[0].clone()]
+    );
+    let tb = commit(&b, make("l0f100", "dv2")).unwrap();
+    assert_eq!(normalized(&root(&a, &ta)), normalized(&root(&b, &tb)));
+    assert_eq!(planned(&a, &ta), planned(&b, &tb));
 }

@@ -1010,6 +1010,32 @@ impl<'a> Container<'a> {
         })
     }
 
+    /// Where each block sits, found by hopping from block header to block header (nothing
+    /// is decompressed): its first object's ordinal, its byte offset (at its object count)
+    /// and its length through its sync marker. A reader holding a block's span can read
+    /// the leaf up to that block's end by one range (`manifest::v4::leaf_block`).
+    pub(crate) fn block_spans(&self) -> Result<Vec<(usize, u64, u64)>> {
+        let mut cur = Cursor::new(self.data);
+        cur.pos = self.blocks_start;
+        let mut out = Vec::new();
+        let mut ordinal = 0usize;
+        while cur.remaining() > 0 {
+            let start = cur.pos;
+            let at = |e: Error| e.under(&format!("block {}", out.len()));
+            let count = cur.long().map_err(at)?;
+            let count = usize::try_from(count)
+                .map_err(|_| at(corrupt(format!("negative object count {count}"))))?;
+            let size = cur.len_prefix().map_err(at)?;
+            cur.take(size).map_err(at)?;
+            if cur.take(16).map_err(at)? != self.sync {
+                return Err(at(corrupt("sync marker does not match the header")));
+            }
+            out.push((ordinal, start as u64, (cur.pos - start) as u64));
+            ordinal = ordinal.saturating_add(count);
+        }
+        Ok(out)
+    }
+
     pub(crate) fn meta(&self, key: &str) -> Option<&[u8]> {
         self.metadata
             .iter()

@@ -15,7 +15,8 @@
 //! offset and length, equality field ids), `v4_leaf` and `v4_ordinal` (where a plan of a
 //! v4 snapshot found the data file: its leaf manifest and entry ordinal, both null for a
 //! file held in the root or a table before v4; a row-level write passes them back to its
-//! commit).
+//! commit), `v4_block_offset` and `v4_block_length` (the Avro block of the leaf holding
+//! the entry, with which the commit reads the leaf only up to that block's end).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::mpsc::{sync_channel, Receiver};
@@ -175,6 +176,10 @@ fn plan_schema(
         // both null for a file held in the root (and for tables before v4)
         Field::new("v4_leaf", DataType::Utf8, true),
         Field::new("v4_ordinal", DataType::Int64, true),
+        // the Avro block holding the entry (byte offset and length in the leaf): the
+        // commit then reads the leaf only up to that block's end
+        Field::new("v4_block_offset", DataType::Int64, true),
+        Field::new("v4_block_length", DataType::Int64, true),
     ];
     let mut specs: Vec<_> = plan.specs.values().collect();
     specs.sort_by_key(|s| s.spec_id);
@@ -392,8 +397,28 @@ fn chunk_to_batch(
                 })
                 .collect::<Int64Array>(),
         ),
+        Arc::new(
+            files()
+                .map(|f| block_of(f).map(|b| b.0))
+                .collect::<Int64Array>(),
+        ),
+        Arc::new(
+            files()
+                .map(|f| block_of(f).map(|b| b.1))
+                .collect::<Int64Array>(),
+        ),
     ];
     RecordBatch::try_new(schema.clone(), columns).map_err(arrow_err)
+}
+
+/// The (offset, length) of the Avro block a leaf-held file's entry sits in.
+fn block_of(f: &ScanFile) -> Option<(i64, i64)> {
+    match &f.tree_position {
+        Some(TreePosition::Leaf { block: Some(b), .. }) => {
+            Some((i64::try_from(b.offset).ok()?, i64::try_from(b.length).ok()?))
+        }
+        _ => None,
+    }
 }
 
 fn append_delete(sb: &mut StructBuilder, d: &ScanFile) -> Result<()> {

@@ -19,6 +19,7 @@ use crate::expr::{
     InclusiveMetricsEvaluator, ManifestEvaluator, ResidualEvaluator,
 };
 use crate::io::FileIO;
+use crate::manifest::v4::leaf_block;
 use crate::manifest::v4::tree::{self as v4_tree, read_snapshot_top, SnapshotTop, TreePosition};
 use crate::manifest::v4::{ContentType as V4Content, TrackedFile, V4Partitioning};
 use crate::manifest::{
@@ -740,7 +741,8 @@ impl TableScan {
             let leaf_location: Arc<str> = Arc::from(leaf.location.as_str());
             // entries are decoded into one slot and tested there, as v3's manifests are
             // (`decode_one`): a kept file's parts are moved out, a dropped one's put back
-            v4_tree::visit_leaf(io, partitioning, leaf, Some(options), |ordinal, t| {
+            let bytes = io.read(&leaf.location)?;
+            v4_tree::visit_leaf_bytes(&bytes, partitioning, leaf, Some(options), |ordinal, t| {
                 let spec = t.spec_id.unwrap_or(spec_id);
                 if let Some(dv) = &t.deletion_vector {
                     let d = v4_tree::v3_dv_entry(t, dv);
@@ -752,6 +754,7 @@ impl TableScan {
                 let position = is_data.then(|| TreePosition::Leaf {
                     manifest: leaf_location.clone(),
                     ordinal: ordinal as i64,
+                    block: None,
                 });
                 let entry = v4_tree::take_v3_entry(t);
                 if let Some(dropped) = self.keep_v4_file(
@@ -761,6 +764,7 @@ impl TableScan {
                 }
                 Ok(())
             })?;
+            add_leaf_blocks(&mut data, &bytes);
             Ok((data, dels, m))
         };
         // delete leaves first, whole (as v3 reads delete manifests); their equality
@@ -1020,6 +1024,7 @@ impl TableScan {
                         Some(leaf) if is_data => Some(TreePosition::Leaf {
                             manifest: leaf.clone(),
                             ordinal,
+                            block: None,
                         }),
                         _ => None,
                     },
@@ -1033,7 +1038,28 @@ impl TableScan {
             },
         )
         .map_err(|e| e.in_file(&m.manifest_path))?;
+        if v4_leaf.is_some() {
+            add_leaf_blocks(&mut out.data, &bytes);
+        }
         Ok(out)
+    }
+}
+
+/// Gives the data files planned from a leaf the span of the Avro block holding their
+/// entry, taken from the leaf's `bytes` by hopping over block headers (nothing is
+/// decompressed), so that a row-level write's commit reads the leaf only up to that block.
+/// A leaf whose blocks cannot be listed (it decoded, so it will not happen) gives none.
+fn add_leaf_blocks(files: &mut [ScanFile], bytes: &[u8]) {
+    if files.is_empty() {
+        return;
+    }
+    let Ok(blocks) = leaf_block::leaf_blocks(bytes) else {
+        return;
+    };
+    for f in files {
+        if let Some(TreePosition::Leaf { ordinal, block, .. }) = &mut f.tree_position {
+            *block = leaf_block::block_of(&blocks, *ordinal);
+        }
     }
 }
 

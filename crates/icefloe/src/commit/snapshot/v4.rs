@@ -27,9 +27,10 @@ use crate::commit::builder::MetadataBuilder;
 use crate::commit::update::TableUpdate;
 use crate::error::{Error, Result};
 use crate::io::FileIO;
+use crate::manifest::v4::leaf_block;
 use crate::manifest::v4::tree::{
     self, dv_data_file, dv_of, from_data_file, from_manifest_file, read_leaf, read_snapshot_top,
-    LeafItem, SnapshotTop, TreePosition,
+    LeafBlock, LeafItem, SnapshotTop, TreePosition,
 };
 use crate::manifest::v4::{
     write_v4_manifest_with, ContentType, ManifestInfo, TrackedFile, Tracking, TrackingStatus,
@@ -234,9 +235,15 @@ impl SnapshotProducer {
             // its file to the search below, as if no position had been given
             let mut given: Vec<(usize, Vec<LeafItem>)> = Vec::new();
             let mut taken: HashSet<(usize, usize)> = HashSet::new();
-            let mut by_leaf: BTreeMap<usize, Vec<(usize, &str)>> = BTreeMap::new();
+            let mut by_leaf: BTreeMap<usize, Vec<(usize, &str, Option<LeafBlock>)>> =
+                BTreeMap::new();
             for (path, pos) in &self.positions {
-                let TreePosition::Leaf { manifest, ordinal } = pos else {
+                let TreePosition::Leaf {
+                    manifest,
+                    ordinal,
+                    block,
+                } = pos
+                else {
                     continue;
                 };
                 let needed = (wanted.contains(path) && !found.contains(path))
@@ -250,22 +257,24 @@ impl SnapshotProducer {
                     r.e.content_type == ContentType::DataManifest && *r.e.location == **manifest
                 });
                 if let (true, Some(i)) = (needed, leaf) {
-                    by_leaf.entry(i).or_default().push((ordinal, path.as_str()));
+                    by_leaf
+                        .entry(i)
+                        .or_default()
+                        .push((ordinal, path.as_str(), *block));
                 }
             }
             for (i, named) in by_leaf {
-                let ordinals: Vec<usize> = named.iter().map(|(o, _)| *o).collect();
-                let items: Vec<LeafItem> =
-                    tree::read_leaf_entries(io, &partitioning, &root[i].e, &ordinals)?
-                        .into_iter()
-                        .filter(|item| {
-                            let f = &item.entry.data_file;
-                            f.content == DataContentType::Data
-                                && named
-                                    .iter()
-                                    .any(|(o, p)| *o == item.ordinal && *p == f.file_path)
-                        })
-                        .collect();
+                let items = read_named_entries(io, &partitioning, &root[i].e, &named)?;
+                let items: Vec<LeafItem> = items
+                    .into_iter()
+                    .filter(|item| {
+                        let f = &item.entry.data_file;
+                        f.content == DataContentType::Data
+                            && named
+                                .iter()
+                                .any(|(o, p, _)| *o == item.ordinal && *p == f.file_path)
+                    })
+                    .collect();
                 for item in &items {
                     taken.insert((i, item.ordinal));
                 }
@@ -908,6 +917,44 @@ type V3Dvs = HashMap<String, (crate::manifest::v4::DeletionVector, Option<i64>)>
 /// The live entries of an existing leaf (its manifest DV applied) as EXISTING v4 entries,
 /// for a compaction. A v3 data manifest's files are converted; a v3 delete manifest's
 /// must go through [`read_v3_delete_leaf`].
+/// The live entries a writer's plan named in leaf `leaf` (ordinal, path, block). Those
+/// whose block the plan gave are read by one ranged read of the leaf up to that block's
+/// end (`leaf_block`); the rest, and any whose span does not check out, from the leaf
+/// read whole.
+fn read_named_entries(
+    io: &dyn FileIO,
+    partitioning: &V4Partitioning,
+    leaf: &TrackedFile,
+    named: &[(usize, &str, Option<LeafBlock>)],
+) -> Result<Vec<LeafItem>> {
+    let mut out = Vec::new();
+    let mut whole: Vec<usize> = named
+        .iter()
+        .filter(|(_, _, b)| b.is_none())
+        .map(|(o, _, _)| *o)
+        .collect();
+    // the block ending last covers every block before it: one read for all
+    let last = named
+        .iter()
+        .filter_map(|(_, _, b)| *b)
+        .max_by_key(|b| b.offset.saturating_add(b.length));
+    if let Some(block) = last {
+        let ranged: Vec<usize> = named
+            .iter()
+            .filter(|(_, _, b)| b.is_some())
+            .map(|(o, _, _)| *o)
+            .collect();
+        match leaf_block::read_leaf_entries_in_block(io, partitioning, leaf, &ranged, block)? {
+            Some(items) => out.extend(items),
+            None => whole.extend(ranged),
+        }
+    }
+    if !whole.is_empty() {
+        out.extend(tree::read_leaf_entries(io, partitioning, leaf, &whole)?);
+    }
+    Ok(out)
+}
+
 fn leaf_entries(
     io: &dyn FileIO,
     partitioning: &V4Partitioning,

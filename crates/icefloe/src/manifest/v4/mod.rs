@@ -5,6 +5,7 @@
 //! `stats.rs` aggregates a leaf's column metrics for its root entry.
 
 mod avro;
+pub mod leaf_block;
 mod slot;
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

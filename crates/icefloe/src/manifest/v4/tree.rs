@@ -398,6 +398,25 @@ pub fn visit_leaf(
     partitioning: &V4Partitioning,
     leaf: &TrackedFile,
     projection: Option<&ManifestProjection>,
+    visit: impl FnMut(usize, &mut TrackedFile) -> Result<()>,
+) -> Result<()> {
+    if leaf.format_version < 4 {
+        return Err(Error::invalid_argument(format!(
+            "{}: a leaf of format version {} is a v3 manifest, not a v4 leaf",
+            leaf.location, leaf.format_version
+        )));
+    }
+    let bytes = io.read(&leaf.location)?;
+    visit_leaf_bytes(&bytes, partitioning, leaf, projection, visit)
+}
+
+/// [`visit_leaf`] on the leaf's bytes, read by the caller (a planner that also takes the
+/// leaf's block spans from them).
+pub fn visit_leaf_bytes(
+    bytes: &[u8],
+    partitioning: &V4Partitioning,
+    leaf: &TrackedFile,
+    projection: Option<&ManifestProjection>,
     mut visit: impl FnMut(usize, &mut TrackedFile) -> Result<()>,
 ) -> Result<()> {
     if leaf.format_version < 4 {
@@ -407,8 +426,7 @@ pub fn visit_leaf(
         )));
     }
     let dv = leaf_manifest_dv(leaf)?;
-    let bytes = io.read(&leaf.location)?;
-    let kind = visit_v4_manifest_slots(&bytes, partitioning, projection, |i, e| {
+    let kind = visit_v4_manifest_slots(bytes, partitioning, projection, |i, e| {
         if !is_live(&e.tracking) || dv.as_ref().is_some_and(|d| d.contains(i as i64)) {
             return Ok(());
         }
@@ -512,7 +530,23 @@ pub enum TreePosition {
         /// The leaf's location (shared by every file planned from it).
         manifest: std::sync::Arc<str>,
         ordinal: i64,
+        /// The Avro block holding the entry, as the plan found it: with it, the commit
+        /// reads the leaf only up to that block's end, by one ranged read, instead of the
+        /// whole leaf ([`super::leaf_block`]). `None` when unknown (a position given by
+        /// ordinal only).
+        block: Option<LeafBlock>,
     },
+}
+
+/// Where a leaf entry's Avro block sits in the leaf file, as the plan that decoded it saw
+/// it. Checked, never trusted ([`super::leaf_block`]): a span that is not a block of the
+/// leaf holding the entry makes the commit read the leaf whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LeafBlock {
+    /// The block's byte offset in the file (where its object count starts).
+    pub offset: u64,
+    /// Its length in bytes, through its sync marker.
+    pub length: u64,
 }
 
 /// The live entries at `ordinals` of the leaf that root entry `leaf` points to, as
@@ -526,43 +560,93 @@ pub fn read_leaf_entries(
     leaf: &TrackedFile,
     ordinals: &[usize],
 ) -> Result<Vec<LeafItem>> {
-    let dv = leaf_manifest_dv(leaf)?;
-    let removed = |i: usize| dv.as_ref().is_some_and(|d| d.contains(i as i64));
-    let wanted: Vec<usize> = ordinals.iter().copied().filter(|i| !removed(*i)).collect();
+    let wanted = not_removed(leaf, ordinals)?;
     if wanted.is_empty() {
         return Ok(Vec::new());
     }
     let bytes = io.read(&leaf.location)?;
-    let mut out = Vec::new();
-    if leaf.format_version >= 4 {
-        let (kind, entries) = super::v4_entries_at(&bytes, &leaf.location, partitioning, &wanted)?;
-        check_leaf_kind(leaf, kind)?;
-        for (i, mut e) in entries {
-            if !is_live(&e.tracking) {
-                continue;
-            }
-            inherit_from_leaf(&mut e, leaf);
-            out.push(LeafItem {
-                ordinal: i,
-                entry: v3_entry(&e),
-                tracked: Some(e),
-            });
+    Ok(live_items(
+        leaf,
+        leaf_entries_at(&bytes, partitioning, leaf, &wanted, 0)?,
+    ))
+}
+
+/// `ordinals` less those the leaf's manifest DV removes.
+pub(super) fn not_removed(leaf: &TrackedFile, ordinals: &[usize]) -> Result<Vec<usize>> {
+    let dv = leaf_manifest_dv(leaf)?;
+    let removed = |i: usize| dv.as_ref().is_some_and(|d| d.contains(i as i64));
+    Ok(ordinals.iter().copied().filter(|i| !removed(*i)).collect())
+}
+
+/// A leaf's entries at `ordinals` (live or not) from `bytes`: the leaf file, or a file of
+/// its header and blocks from the one holding ordinal `first` on, whose ordinals then
+/// count from `first`. Errors name the leaf.
+pub(super) enum LeafEntries {
+    V4(Vec<(usize, TrackedFile)>),
+    V3(Vec<(usize, ManifestEntry)>),
+}
+
+impl LeafEntries {
+    pub(super) fn len(&self) -> usize {
+        match self {
+            LeafEntries::V4(v) => v.len(),
+            LeafEntries::V3(v) => v.len(),
         }
-        return Ok(out);
+    }
+}
+
+pub(super) fn leaf_entries_at(
+    bytes: &[u8],
+    partitioning: &V4Partitioning,
+    leaf: &TrackedFile,
+    ordinals: &[usize],
+    first: usize,
+) -> Result<LeafEntries> {
+    let shifted: Vec<usize> = ordinals.iter().map(|o| o - first).collect();
+    if leaf.format_version >= 4 {
+        let (kind, mut entries) =
+            super::v4_entries_at(bytes, &leaf.location, partitioning, &shifted)?;
+        check_leaf_kind(leaf, kind)?;
+        entries.iter_mut().for_each(|(i, _)| *i += first);
+        return Ok(LeafEntries::V4(entries));
     }
     let mf = as_manifest_file(leaf);
-    let entries = crate::manifest::reader::manifest_entries_at(&bytes, Some(&mf), &wanted)
+    let mut entries = crate::manifest::reader::manifest_entries_at(bytes, Some(&mf), &shifted)
         .map_err(|e| e.in_file(&leaf.location))?;
-    for (i, e) in entries {
-        if e.is_live() {
-            out.push(LeafItem {
-                ordinal: i,
-                entry: e,
-                tracked: None,
-            });
+    entries.iter_mut().for_each(|(i, _)| *i += first);
+    Ok(LeafEntries::V3(entries))
+}
+
+/// The live ones of a leaf's entries, as [`read_leaf`] gives them.
+pub(super) fn live_items(leaf: &TrackedFile, entries: LeafEntries) -> Vec<LeafItem> {
+    let mut out = Vec::new();
+    match entries {
+        LeafEntries::V4(entries) => {
+            for (i, mut e) in entries {
+                if !is_live(&e.tracking) {
+                    continue;
+                }
+                inherit_from_leaf(&mut e, leaf);
+                out.push(LeafItem {
+                    ordinal: i,
+                    entry: v3_entry(&e),
+                    tracked: Some(e),
+                });
+            }
+        }
+        LeafEntries::V3(entries) => {
+            for (i, e) in entries {
+                if e.is_live() {
+                    out.push(LeafItem {
+                        ordinal: i,
+                        entry: e,
+                        tracked: None,
+                    });
+                }
+            }
         }
     }
-    Ok(out)
+    out
 }
 
 /// A v4 file entry as a v3 manifest entry (its DV left aside).
