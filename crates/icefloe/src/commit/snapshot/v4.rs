@@ -235,8 +235,7 @@ impl SnapshotProducer {
             // its file to the search below, as if no position had been given
             let mut given: Vec<(usize, Vec<LeafItem>)> = Vec::new();
             let mut taken: HashSet<(usize, usize)> = HashSet::new();
-            let mut by_leaf: BTreeMap<usize, Vec<(usize, &str, Option<LeafBlock>)>> =
-                BTreeMap::new();
+            let mut by_leaf: BTreeMap<usize, Vec<Named<'_>>> = BTreeMap::new();
             for (path, pos) in &self.positions {
                 let TreePosition::Leaf {
                     manifest,
@@ -914,9 +913,10 @@ impl SnapshotProducer {
 /// `deletion_vector`, and the snapshot that added it.
 type V3Dvs = HashMap<String, (crate::manifest::v4::DeletionVector, Option<i64>)>;
 
-/// The live entries of an existing leaf (its manifest DV applied) as EXISTING v4 entries,
-/// for a compaction. A v3 data manifest's files are converted; a v3 delete manifest's
-/// must go through [`read_v3_delete_leaf`].
+/// A leaf entry a writer's plan named: its ordinal, the data file's path, and the span of
+/// its Avro block when the plan gave it.
+type Named<'a> = (usize, &'a str, Option<LeafBlock>);
+
 /// The live entries a writer's plan named in leaf `leaf` (ordinal, path, block). Those
 /// whose block the plan gave are read by one ranged read of the leaf up to that block's
 /// end (`leaf_block`); the rest, and any whose span does not check out, from the leaf
@@ -925,7 +925,7 @@ fn read_named_entries(
     io: &dyn FileIO,
     partitioning: &V4Partitioning,
     leaf: &TrackedFile,
-    named: &[(usize, &str, Option<LeafBlock>)],
+    named: &[Named<'_>],
 ) -> Result<Vec<LeafItem>> {
     let mut out = Vec::new();
     let mut whole: Vec<usize> = named
@@ -955,6 +955,9 @@ fn read_named_entries(
     Ok(out)
 }
 
+/// The live entries of an existing leaf (its manifest DV applied) as EXISTING v4 entries,
+/// for a compaction. A v3 data manifest's files are converted; a v3 delete manifest's
+/// must go through [`read_v3_delete_leaf`].
 fn leaf_entries(
     io: &dyn FileIO,
     partitioning: &V4Partitioning,

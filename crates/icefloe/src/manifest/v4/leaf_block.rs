@@ -73,7 +73,7 @@ pub fn entries_in_prefix(
     if blocks.last().map(|(_, b)| *b) != Some(block) {
         return Ok(None);
     }
-    let Ok(entries) = leaf_entries_at(prefix, partitioning, leaf, &wanted, 0) else {
+    let Ok(entries) = leaf_entries_at(prefix, partitioning, leaf, &wanted) else {
         return Ok(None);
     };
     if entries.len() != wanted.len() {

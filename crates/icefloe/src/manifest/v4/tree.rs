@@ -567,7 +567,7 @@ pub fn read_leaf_entries(
     let bytes = io.read(&leaf.location)?;
     Ok(live_items(
         leaf,
-        leaf_entries_at(&bytes, partitioning, leaf, &wanted, 0)?,
+        leaf_entries_at(&bytes, partitioning, leaf, &wanted)?,
     ))
 }
 
@@ -578,9 +578,7 @@ pub(super) fn not_removed(leaf: &TrackedFile, ordinals: &[usize]) -> Result<Vec<
     Ok(ordinals.iter().copied().filter(|i| !removed(*i)).collect())
 }
 
-/// A leaf's entries at `ordinals` (live or not) from `bytes`: the leaf file, or a file of
-/// its header and blocks from the one holding ordinal `first` on, whose ordinals then
-/// count from `first`. Errors name the leaf.
+/// Entries of a leaf by ordinal, as its format decodes them.
 pub(super) enum LeafEntries {
     V4(Vec<(usize, TrackedFile)>),
     V3(Vec<(usize, ManifestEntry)>),
@@ -595,25 +593,22 @@ impl LeafEntries {
     }
 }
 
+/// A leaf's entries at `ordinals` (live or not) from `bytes`: the leaf file, or its
+/// first bytes up to the end of a block. Errors name the leaf.
 pub(super) fn leaf_entries_at(
     bytes: &[u8],
     partitioning: &V4Partitioning,
     leaf: &TrackedFile,
     ordinals: &[usize],
-    first: usize,
 ) -> Result<LeafEntries> {
-    let shifted: Vec<usize> = ordinals.iter().map(|o| o - first).collect();
     if leaf.format_version >= 4 {
-        let (kind, mut entries) =
-            super::v4_entries_at(bytes, &leaf.location, partitioning, &shifted)?;
+        let (kind, entries) = super::v4_entries_at(bytes, &leaf.location, partitioning, ordinals)?;
         check_leaf_kind(leaf, kind)?;
-        entries.iter_mut().for_each(|(i, _)| *i += first);
         return Ok(LeafEntries::V4(entries));
     }
     let mf = as_manifest_file(leaf);
-    let mut entries = crate::manifest::reader::manifest_entries_at(bytes, Some(&mf), &shifted)
+    let entries = crate::manifest::reader::manifest_entries_at(bytes, Some(&mf), ordinals)
         .map_err(|e| e.in_file(&leaf.location))?;
-    entries.iter_mut().for_each(|(i, _)| *i += first);
     Ok(LeafEntries::V3(entries))
 }
 
