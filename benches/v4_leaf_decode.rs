@@ -7,7 +7,10 @@
 //! - `v3`: `visit_manifest`, the v3 planner's decoder;
 //! - `v4_tree`: `visit_v4_manifest_projected` (a value tree per entry, then the entry
 //!   copied into v3's shape), what planning used before the slot decoder;
-//! - `v4_slot`: `visit_v4_manifest_slots` and `tree::take_v3_entry`, what planning uses.
+//! - `v4_step`: `visit_v4_manifest_slots_stepwise` (the slot decoder's steps alone) and
+//!   `tree::take_v3_entry`, what planning used before the fast path;
+//! - `v4_slot`: `visit_v4_manifest_slots` (the fast path for the layout icefloe writes)
+//!   and `tree::take_v3_entry`, what planning uses.
 //!
 //! Best of N decodes per case, cases alternating within each round, in ns an entry:
 //! `cargo build --profile quick -p icefloe --bench v4_leaf_decode` and run
@@ -19,8 +22,8 @@ use std::time::Instant;
 
 use icefloe::manifest::v4::tree::{from_data_file, take_v3_entry, v3_entry};
 use icefloe::manifest::v4::{
-    visit_v4_manifest_projected, visit_v4_manifest_slots, write_v4_manifest_with, Tracking,
-    TrackingStatus, V4ManifestKind, V4Partitioning,
+    visit_v4_manifest_projected, visit_v4_manifest_slots, visit_v4_manifest_slots_stepwise,
+    write_v4_manifest_with, Tracking, TrackingStatus, V4ManifestKind, V4Partitioning,
 };
 use icefloe::manifest::{
     read_manifest, visit_manifest, Codec, DataContentType, DataFile, FileFormat,
@@ -57,6 +60,7 @@ fn empty_data_file() -> DataFile {
 enum Case {
     V3,
     V4Tree,
+    V4Step,
     V4Slot,
 }
 
@@ -79,6 +83,14 @@ fn decode(case: Case, bytes: &[u8], p: &V4Partitioning, options: &ManifestProjec
             visit_v4_manifest_projected(bytes, "leaf", p, options, |_, e| {
                 n += 1;
                 black_box((v3_entry(&e), e));
+                Ok(())
+            })
+            .unwrap();
+        }
+        Case::V4Step => {
+            visit_v4_manifest_slots_stepwise(bytes, p, Some(options), |_, e| {
+                n += 1;
+                black_box(take_v3_entry(e));
                 Ok(())
             })
             .unwrap();
@@ -137,6 +149,7 @@ fn main() {
         for (cname, case, bytes) in [
             ("v3", Case::V3, &v3),
             ("v4_tree", Case::V4Tree, &v4),
+            ("v4_step", Case::V4Step, &v4),
             ("v4_slot", Case::V4Slot, &v4),
         ] {
             let name = format!("{pname:<10} {cname}");

@@ -14,7 +14,7 @@ use crate::spec::partition::PartitionSpec;
 use crate::spec::{PrimitiveType, Schema, Type};
 use crate::MAX_FORMAT_VERSION;
 
-mod fast;
+pub(crate) mod fast;
 pub(crate) mod plan;
 
 use plan::*;

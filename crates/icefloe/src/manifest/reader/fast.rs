@@ -36,7 +36,7 @@ use crate::spec::{Literal, PrimitiveType};
 
 /// How a field of the usual layout is stored in the file.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Stored {
+pub(crate) enum Stored {
     /// Not in the file's schema.
     Absent,
     /// The value itself.
@@ -70,9 +70,9 @@ impl Stored {
 /// A field that is decoded only when the options ask for it (statistics and split
 /// offsets): how it is stored and whether it is wanted.
 #[derive(Clone, Copy)]
-struct Wanted {
-    stored: Stored,
-    decode: bool,
+pub(crate) struct Wanted {
+    pub(crate) stored: Stored,
+    pub(crate) decode: bool,
 }
 
 const NOT_STORED: Wanted = Wanted {
@@ -507,7 +507,7 @@ fn skip_long_array(stored: Stored, c: &mut Rest<'_>, items: usize) -> Option<()>
 /// the compiler kept the rest on the stack through these loops, a store and a load on
 /// the chain from one varint to the next (docs/benchmarks.md).
 #[inline(never)]
-fn counts<'a>(
+pub(crate) fn counts<'a>(
     field: Wanted,
     mut r: Rest<'a>,
     slot: &mut Option<Vec<(i32, i64)>>,
@@ -554,7 +554,7 @@ fn counts_at(
 /// A bounds map: skipped, or decoded as `FieldPlan::int_bytes_map_into` does. Out of
 /// line for the reason [`counts`] is.
 #[inline(never)]
-fn bounds<'a>(
+pub(crate) fn bounds<'a>(
     field: Wanted,
     mut r: Rest<'a>,
     slot: &mut Option<BoundsMap>,

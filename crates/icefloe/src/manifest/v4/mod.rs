@@ -5,6 +5,10 @@
 //! `stats.rs` aggregates a leaf's column metrics for its root entry.
 
 mod avro;
+mod fast;
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod fast_tests;
 pub mod leaf_block;
 mod slot;
 #[cfg(test)]
@@ -21,7 +25,7 @@ pub use avro::{
     visit_v4_manifest_projected, visit_v4_manifest_with, write_v4_manifest, write_v4_manifest_with,
     V4Manifest,
 };
-pub use slot::visit_v4_manifest_slots;
+pub use slot::{visit_v4_manifest_slots, visit_v4_manifest_slots_stepwise};
 
 use std::collections::HashMap;
 

@@ -13,6 +13,7 @@
 //! typed errors for bad values, and entries pass the same [`validate_entry`].
 
 use super::avro::{block_consumed, open_v4};
+use super::fast::FastPlan;
 use super::{
     validate_entry, ContentType, DeletionVector, ManifestInfo, TrackedFile, TrackingStatus,
     V4ManifestKind, V4Partitioning,
@@ -365,8 +366,8 @@ pub(crate) struct SlotPlan<'s> {
 #[derive(Default)]
 pub(crate) struct Scratch {
     /// The partition values by place among the table's partition fields.
-    partition: Vec<Option<Literal>>,
-    has_partition: bool,
+    pub(super) partition: Vec<Option<Literal>>,
+    pub(super) has_partition: bool,
     equality_ids: Option<Vec<i64>>,
 }
 
@@ -437,6 +438,12 @@ impl<'s> SlotPlan<'s> {
     ) -> Result<()> {
         scratch.has_partition = false;
         self.record(cur, &self.entry, e, scratch)?;
+        self.finish(e, scratch)
+    }
+
+    /// Puts the tuple read into `scratch` (if any) into `e` in the order of the entry's
+    /// spec: the end of [`SlotPlan::decode`], and of the fast path's decode.
+    pub(super) fn finish(&self, e: &mut TrackedFile, scratch: &mut Scratch) -> Result<()> {
         e.partition.clear();
         if !scratch.has_partition {
             return Ok(());
@@ -774,7 +781,7 @@ fn clear(t: T, e: &mut TrackedFile) {
     }
 }
 
-fn empty_manifest_info() -> ManifestInfo {
+pub(super) fn empty_manifest_info() -> ManifestInfo {
     ManifestInfo {
         added_files_count: 0,
         existing_files_count: 0,
@@ -822,26 +829,65 @@ pub fn visit_v4_manifest_slots(
     bytes: &[u8],
     partitioning: &V4Partitioning,
     projection: Option<&ManifestProjection>,
-    mut visit: impl FnMut(usize, &mut TrackedFile) -> Result<()>,
+    visit: impl FnMut(usize, &mut TrackedFile) -> Result<()>,
 ) -> Result<V4ManifestKind> {
+    visit_slots(bytes, partitioning, projection, true, visit).map(|(kind, _)| kind)
+}
+
+/// [`visit_v4_manifest_slots`] with the step decoder alone, for every layout: what it
+/// was before the fast path, for `benches/v4_leaf_decode.rs`, which compares the two.
+#[doc(hidden)]
+pub fn visit_v4_manifest_slots_stepwise(
+    bytes: &[u8],
+    partitioning: &V4Partitioning,
+    projection: Option<&ManifestProjection>,
+    visit: impl FnMut(usize, &mut TrackedFile) -> Result<()>,
+) -> Result<V4ManifestKind> {
+    visit_slots(bytes, partitioning, projection, false, visit).map(|(kind, _)| kind)
+}
+
+/// [`visit_v4_manifest_slots`], with the fast path (`fast.rs`) for files of this crate's
+/// layout when `fast` is set, else the step decoder alone (for the tests that compare
+/// them). Also returns the number of entries the fast path decoded.
+pub(super) fn visit_slots(
+    bytes: &[u8],
+    partitioning: &V4Partitioning,
+    projection: Option<&ManifestProjection>,
+    fast: bool,
+    mut visit: impl FnMut(usize, &mut TrackedFile) -> Result<()>,
+) -> Result<(V4ManifestKind, usize)> {
     let (c, kind) = open_v4(bytes)?;
     let record = c.schema.as_record().ok_or_else(|| {
         Error::invalid_metadata("avro.schema", "the writer schema is not a record")
     })?;
     let plan = SlotPlan::compile(record, partitioning, projection)?;
+    let fast = fast
+        .then(|| FastPlan::new(record, partitioning, projection))
+        .flatten();
     let mut scratch = Scratch::default();
     let mut e = blank_entry();
     let mut i = 0usize;
+    let mut fast_entries = 0usize;
     c.for_each_block(|count, data| {
         let mut cur = Cursor::new(data);
         for _ in 0..count {
             let at = |err: Error| err.under(&format!("entries[{i}]"));
-            plan.decode(&mut cur, &mut e, &mut scratch).map_err(at)?;
+            // the step decoder for other layouts, and again for an entry the fast path
+            // gives up on (it gives the typed error)
+            if fast
+                .as_ref()
+                .is_some_and(|f| f.decode(&mut cur, &mut e, &mut scratch))
+            {
+                fast_entries += 1;
+                plan.finish(&mut e, &mut scratch).map_err(at)?;
+            } else {
+                plan.decode(&mut cur, &mut e, &mut scratch).map_err(at)?;
+            }
             validate_entry(kind, &e).map_err(at)?;
             visit(i, &mut e)?;
             i += 1;
         }
         block_consumed(&cur, count)
     })?;
-    Ok(kind)
+    Ok((kind, fast_entries))
 }

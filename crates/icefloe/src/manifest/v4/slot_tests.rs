@@ -10,7 +10,7 @@ use crate::spec::{Literal, PrimitiveType};
 use ContentType::*;
 use TrackingStatus::*;
 
-fn partitioning() -> V4Partitioning {
+pub(super) fn partitioning() -> V4Partitioning {
     let mut p = V4Partitioning {
         fields: vec![
             (1000, "day".into(), PrimitiveType::Date),
@@ -28,7 +28,7 @@ fn partitioning() -> V4Partitioning {
 }
 
 /// A data file entry with every optional field set.
-fn full_file(i: i64) -> TrackedFile {
+pub(super) fn full_file(i: i64) -> TrackedFile {
     TrackedFile {
         tracking: Tracking {
             status: Existing,
@@ -76,7 +76,7 @@ fn full_file(i: i64) -> TrackedFile {
 }
 
 /// A data file entry with every optional field null.
-fn bare_file(i: i64) -> TrackedFile {
+pub(super) fn bare_file(i: i64) -> TrackedFile {
     TrackedFile {
         tracking: Tracking::new(Added),
         content_type: Data,
@@ -97,7 +97,7 @@ fn bare_file(i: i64) -> TrackedFile {
     }
 }
 
-fn other_specs(i: i64) -> TrackedFile {
+pub(super) fn other_specs(i: i64) -> TrackedFile {
     let mut e = bare_file(i);
     e.spec_id = Some(if i % 2 == 0 { 0 } else { 2 });
     e.partition = vec![if i % 2 == 0 {
@@ -110,7 +110,7 @@ fn other_specs(i: i64) -> TrackedFile {
     e
 }
 
-fn equality_delete(i: i64) -> TrackedFile {
+pub(super) fn equality_delete(i: i64) -> TrackedFile {
     TrackedFile {
         content_type: EqualityDeletes,
         equality_ids: Some(vec![1, 3]),
@@ -123,7 +123,7 @@ fn equality_delete(i: i64) -> TrackedFile {
     }
 }
 
-fn root_manifest(i: i64) -> TrackedFile {
+pub(super) fn root_manifest(i: i64) -> TrackedFile {
     let mut info = ManifestInfo {
         added_files_count: 1,
         existing_files_count: 2,
@@ -173,7 +173,7 @@ fn root_manifest(i: i64) -> TrackedFile {
     }
 }
 
-fn projections() -> Vec<Option<ManifestProjection>> {
+pub(super) fn projections() -> Vec<Option<ManifestProjection>> {
     vec![
         None,
         Some(ManifestProjection::all()),
