@@ -137,6 +137,13 @@ impl FileFormat {
         if let Some(f) = FileFormat::from_upper_case(s.as_bytes()) {
             return f;
         }
+        // v4 entries spell it in lower case (a compare each, where the case-blind compare
+        // is a call: v4 planning parses every entry's format)
+        match s {
+            "parquet" => return FileFormat::Parquet,
+            "avro" => return FileFormat::Avro,
+            _ => {}
+        }
         if s.eq_ignore_ascii_case("parquet") {
             FileFormat::Parquet
         } else if s.eq_ignore_ascii_case("avro") {

@@ -21,7 +21,6 @@
 use std::sync::OnceLock;
 
 use super::avro::schema_for;
-use super::slot::Scratch;
 use super::V4Partitioning;
 use super::{ContentType, DeletionVector, ManifestInfo, TrackedFile, TrackingStatus};
 use crate::manifest::avro::{AvroSchema, Cursor, Record, Rest, SkipPlan};
@@ -29,7 +28,7 @@ use crate::manifest::list::summaries;
 use crate::manifest::reader::fast::{bounds, counts, Stored, Wanted};
 use crate::manifest::reader::plan::{long_literal, partition_value};
 use crate::manifest::ManifestProjection;
-use crate::spec::PrimitiveType;
+use crate::spec::{Literal, PrimitiveType};
 
 /// This crate's entry schema without a partition tuple, parsed once.
 fn own_schema() -> Option<&'static Record> {
@@ -48,23 +47,27 @@ const MAPS: usize = 6;
 /// partition summaries.
 const MANIFEST_INFO: usize = 10;
 
+/// A spec of the table: its id, its number of fields, and the index in its tuple of
+/// each field of the file's tuple (`None` for a field not in the spec).
+type SpecPlaces = (i32, usize, Vec<Option<usize>>);
+
 /// The partition tuple of the file.
 enum Partition<'s> {
     /// No `partition` field in the file.
     Absent,
     /// A table without partition fields: the tuple is skipped (as the step decoder does).
     Skip(SkipPlan),
-    /// The tuple's fields in the file's order.
-    Fields(Vec<PartitionField<'s>>),
+    /// The tuple's fields in the file's order, and for each spec of the table its id,
+    /// its number of fields and the place in its tuple of each of the file's fields.
+    Fields(Vec<PartitionField<'s>>, Vec<SpecPlaces>),
 }
 
 /// One field of the tuple (each is `["null", value]` in this crate's layout).
 enum PartitionField<'s> {
-    /// A value stored as an Avro int or long (dates, the transforms' results): its place
-    /// among the table's partition fields and its type.
-    Long(usize, &'s PrimitiveType),
+    /// A value stored as an Avro int or long (dates, the transforms' results): its type.
+    Long(&'s PrimitiveType),
     /// Any other value, read by the step decoder's reader.
-    ByReader(usize, &'s AvroSchema, &'s PrimitiveType),
+    ByReader(&'s AvroSchema, &'s PrimitiveType),
     /// A field the table does not know.
     Skip(SkipPlan),
 }
@@ -72,8 +75,6 @@ enum PartitionField<'s> {
 /// How a file of this crate's layout is decoded under a projection.
 pub(super) struct FastPlan<'s> {
     partition: Partition<'s>,
-    /// The number of the table's partition fields (the tuple's width in `Scratch`).
-    width: usize,
     /// Column sizes and the other three count maps: decoded or left null (the
     /// projection's choice, as `RecordPlan::compile` makes it).
     column_sizes: bool,
@@ -123,7 +124,6 @@ impl<'s> FastPlan<'s> {
             .map(|p| p.counts_for.as_slice());
         Some(FastPlan {
             partition,
-            width: partitioning.fields.len(),
             column_sizes: counts_for.is_none(),
             counts: counts_for.is_none_or(|ids| !ids.is_empty()),
             counts_for,
@@ -132,18 +132,12 @@ impl<'s> FastPlan<'s> {
         })
     }
 
-    /// Decodes the entry at the cursor into `e` and the partition tuple into `scratch`
-    /// as `SlotPlan::decode` does before it orders the tuple by spec
-    /// (`SlotPlan::finish`), and moves the cursor past it; `false`, with the cursor
-    /// unmoved and `e` partly written, when it gives up.
-    pub(super) fn decode(
-        &self,
-        cur: &mut Cursor<'_>,
-        e: &mut TrackedFile,
-        scratch: &mut Scratch,
-    ) -> bool {
+    /// Decodes the entry at the cursor into `e` as `SlotPlan::decode` does and moves the
+    /// cursor past it; `false`, with the cursor unmoved and `e` partly written, when it
+    /// gives up.
+    pub(super) fn decode(&self, cur: &mut Cursor<'_>, e: &mut TrackedFile) -> bool {
         let mut c = cur.rest();
-        if self.decode_at(&mut c, e, scratch).is_some() {
+        if self.decode_at(&mut c, e).is_some() {
             cur.set_rest(c);
             true
         } else {
@@ -152,12 +146,7 @@ impl<'s> FastPlan<'s> {
     }
 
     #[inline(always)]
-    fn decode_at(
-        &self,
-        c: &mut Rest<'_>,
-        e: &mut TrackedFile,
-        scratch: &mut Scratch,
-    ) -> Option<()> {
+    fn decode_at(&self, c: &mut Rest<'_>, e: &mut TrackedFile) -> Option<()> {
         let t = &mut e.tracking;
         t.status = TrackingStatus::from_id(c.try_int()?)?;
         t.snapshot_id = opt_long(c)?;
@@ -170,8 +159,11 @@ impl<'s> FastPlan<'s> {
         e.content_type = ContentType::from_id(c.try_int()?)?;
         e.format_version = c.try_int()?;
         string(c, &mut e.location)?;
-        let format = std::str::from_utf8(c.try_bytes()?).ok()?;
-        if e.file_format != format {
+        // the slot holds the entry before's format, most often the same bytes (then
+        // valid UTF-8 already)
+        let format = c.try_bytes()?;
+        if e.file_format.as_bytes() != format {
+            let format = std::str::from_utf8(format).ok()?;
             e.file_format.clear();
             e.file_format.push_str(format);
         }
@@ -234,13 +226,17 @@ impl<'s> FastPlan<'s> {
         } else {
             e.equality_ids = None;
         }
-        scratch.has_partition = false;
+        e.partition.clear();
         match &self.partition {
             Partition::Absent => {}
             Partition::Skip(plan) => c.by_cursor(|c| c.skip_by(plan))?,
-            Partition::Fields(fields) => {
+            Partition::Fields(fields, specs) => {
                 if c.try_branch()? {
-                    self.partition(c, fields, scratch)?;
+                    // a tuple without a spec of the table is the step decoder's error
+                    let spec = e.spec_id?;
+                    let (_, len, at) = specs.iter().find(|(id, _, _)| *id == spec)?;
+                    e.partition.resize(*len, None);
+                    partition(c, fields, at, &mut e.partition)?;
                 }
             }
         }
@@ -289,41 +285,42 @@ impl<'s> FastPlan<'s> {
             Ok(())
         })
     }
+}
 
-    /// The tuple's values into `scratch`, by place among the table's partition fields,
-    /// as `SlotPlan::partition` reads them.
-    fn partition(
-        &self,
-        c: &mut Rest<'_>,
-        fields: &[PartitionField<'_>],
-        scratch: &mut Scratch,
-    ) -> Option<()> {
-        scratch.has_partition = true;
-        scratch.partition.clear();
-        scratch.partition.resize(self.width, None);
-        for f in fields {
-            match *f {
-                PartitionField::Long(i, ty) => {
-                    // an out-of-range value (`Some(None)`) is the step decoder's error
-                    let v = match c.try_branch()? {
-                        true => Some(long_literal(ty, c.try_long()?)??),
-                        false => None,
-                    };
-                    *scratch.partition.get_mut(i)? = v;
-                }
-                PartitionField::ByReader(i, s, ty) => {
-                    let mut v = None;
-                    c.by_cursor(|c| {
-                        v = partition_value(c, s, ty)?;
-                        Ok(())
-                    })?;
-                    *scratch.partition.get_mut(i)? = v;
-                }
-                PartitionField::Skip(ref plan) => c.by_cursor(|c| c.skip_by(plan))?,
+/// The tuple's values, each put at its place in the entry's spec (`at`, by field of the
+/// file's tuple) as `SlotPlan::partition` and `SlotPlan::finish` put them.
+#[inline(always)]
+fn partition(
+    c: &mut Rest<'_>,
+    fields: &[PartitionField<'_>],
+    at: &[Option<usize>],
+    out: &mut [Option<Literal>],
+) -> Option<()> {
+    for (f, at) in fields.iter().zip(at) {
+        let v = match *f {
+            PartitionField::Long(ty) => match c.try_branch()? {
+                // an out-of-range value (`Some(None)`) is the step decoder's error
+                true => Some(long_literal(ty, c.try_long()?)??),
+                false => None,
+            },
+            PartitionField::ByReader(s, ty) => {
+                let mut v = None;
+                c.by_cursor(|c| {
+                    v = partition_value(c, s, ty)?;
+                    Ok(())
+                })?;
+                v
             }
+            PartitionField::Skip(ref plan) => {
+                c.by_cursor(|c| c.skip_by(plan))?;
+                continue;
+            }
+        };
+        if let Some(i) = at {
+            *out.get_mut(*i)? = v;
         }
-        Some(())
     }
+    Some(())
 }
 
 /// The fast plan of the tuple `s` (`["null", record]` of `["null", value]` fields);
@@ -342,6 +339,8 @@ fn partition_plan<'s>(
         return Some(Partition::Skip(SkipPlan::new(s)));
     }
     let mut fields = Vec::with_capacity(r.fields.len());
+    // each file field's place among the table's partition fields
+    let mut places: Vec<Option<usize>> = Vec::with_capacity(r.fields.len());
     for f in &r.fields {
         let AvroSchema::Union(b) = &f.schema else {
             return None;
@@ -355,20 +354,47 @@ fn partition_plan<'s>(
                 .iter()
                 .position(|(pid, _, _)| *pid == id)
         });
+        if place.is_some() && places.contains(&place) {
+            // a field twice: the step decoder keeps the last
+            return None;
+        }
+        places.push(place);
         fields.push(match place {
             None => PartitionField::Skip(SkipPlan::new(&f.schema)),
             Some(i) => {
                 let (_, _, ty) = partitioning.fields.get(i)?;
                 let long = matches!(value, AvroSchema::Int | AvroSchema::Long);
                 if long && long_literal(ty, 0).is_some() {
-                    PartitionField::Long(i, ty)
+                    PartitionField::Long(ty)
                 } else {
-                    PartitionField::ByReader(i, &f.schema, ty)
+                    PartitionField::ByReader(&f.schema, ty)
                 }
             }
         });
     }
-    Some(Partition::Fields(fields))
+    let mut specs = Vec::with_capacity(partitioning.specs.len());
+    for (spec, ids) in &partitioning.specs {
+        let in_spec: Vec<Option<usize>> = ids
+            .iter()
+            .map(|id| partitioning.fields.iter().position(|(f, _, _)| f == id))
+            .collect();
+        let mut at = Vec::with_capacity(places.len());
+        for place in &places {
+            let mut found = in_spec
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.is_some() && *p == place)
+                .map(|(i, _)| i);
+            let first = found.next();
+            if found.next().is_some() {
+                // a spec naming a field twice: the step decoder fills the first only
+                return None;
+            }
+            at.push(first);
+        }
+        specs.push((*spec, ids.len(), at));
+    }
+    Some(Partition::Fields(fields, specs))
 }
 
 #[inline(always)]

@@ -366,8 +366,8 @@ pub(crate) struct SlotPlan<'s> {
 #[derive(Default)]
 pub(crate) struct Scratch {
     /// The partition values by place among the table's partition fields.
-    pub(super) partition: Vec<Option<Literal>>,
-    pub(super) has_partition: bool,
+    partition: Vec<Option<Literal>>,
+    has_partition: bool,
     equality_ids: Option<Vec<i64>>,
 }
 
@@ -442,8 +442,8 @@ impl<'s> SlotPlan<'s> {
     }
 
     /// Puts the tuple read into `scratch` (if any) into `e` in the order of the entry's
-    /// spec: the end of [`SlotPlan::decode`], and of the fast path's decode.
-    pub(super) fn finish(&self, e: &mut TrackedFile, scratch: &mut Scratch) -> Result<()> {
+    /// spec: the end of [`SlotPlan::decode`].
+    fn finish(&self, e: &mut TrackedFile, scratch: &mut Scratch) -> Result<()> {
         e.partition.clear();
         if !scratch.has_partition {
             return Ok(());
@@ -874,12 +874,8 @@ pub(super) fn visit_slots(
             let at = |err: Error| err.under(&format!("entries[{i}]"));
             // the step decoder for other layouts, and again for an entry the fast path
             // gives up on (it gives the typed error)
-            if fast
-                .as_ref()
-                .is_some_and(|f| f.decode(&mut cur, &mut e, &mut scratch))
-            {
+            if fast.as_ref().is_some_and(|f| f.decode(&mut cur, &mut e)) {
                 fast_entries += 1;
-                plan.finish(&mut e, &mut scratch).map_err(at)?;
             } else {
                 plan.decode(&mut cur, &mut e, &mut scratch).map_err(at)?;
             }
