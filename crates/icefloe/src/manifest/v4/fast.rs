@@ -40,11 +40,20 @@ fn own_schema() -> Option<&'static Record> {
     .as_ref()
 }
 
+/// The ids of the entry's fields in the order `decode_at` reads them, the partition
+/// tuple (102) aside: [`FastPlan::new`] checks that this crate's schema still lists them
+/// so (the nested records' order is checked by the tests, which compare this path with
+/// the step decoder on every record).
+const ORDER: [i32; 20] = [
+    147, 134, 157, 100, 101, 103, 104, 141, 140, 148, 150, 131, 132, 135, 108, 109, 110, 137, 125,
+    128,
+];
+
 /// The metric maps at the end of the entry.
 const MAPS: usize = 6;
 
-/// The index of `manifest_info` (150) among the fixed fields, whose last field is the
-/// partition summaries.
+/// The index of `manifest_info` (150) in [`ORDER`], whose last field is the partition
+/// summaries.
 const MANIFEST_INFO: usize = 10;
 
 /// A spec of the table: its id, its number of fields, and the index in its tuple of
@@ -94,6 +103,9 @@ impl<'s> FastPlan<'s> {
         projection: Option<&'s ManifestProjection>,
     ) -> Option<FastPlan<'s>> {
         let own = own_schema()?;
+        if !own.fields.iter().map(|f| f.field_id).eq(ORDER.map(Some)) {
+            return None;
+        }
         let fixed = own.fields.len().checked_sub(MAPS)?;
         if record.name != own.name || record.fields.get(..fixed)? != own.fields.get(..fixed)? {
             return None;
