@@ -38,7 +38,9 @@
 //!
 //! Profiling one kind of commit: `mkfifo ctl ack; BENCH_PERF=2:1:ctl:ack perf record -g
 //! -D -1 --control fifo:ctl,ack -- <binary>` samples only the v4 row deltas (op 0 append,
-//! 1 delete, 2 row delta; twin 0 v3, 1 v4).
+//! 1 delete, 2 row delta; 3, 4, 5 the plans without a filter, of the `id` point lookup, of
+//! the `ts` range; twin 0 v3, 1 v4, 2 both). `BENCH_PLAN_ROUNDS` (default 3) sets how
+//! many plans of each kind each twin makes (the best is reported).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::HashSet;
@@ -639,17 +641,35 @@ fn main() {
     println!();
     println!("| plan after {small_commits} small commits | v3 | v4 | files planned |");
     println!("|---|---|---|---|");
-    for (name, f) in &filters {
+    // `BENCH_PLAN_ROUNDS` plans of each kind per twin (best taken; more for a profile)
+    let rounds: usize = std::env::var("BENCH_PLAN_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    for (k, (name, f)) in filters.iter().enumerate() {
         let mut best = [Duration::MAX; 2];
         let mut counts = [0usize; 2];
-        for _ in 0..3 {
+        for _ in 0..rounds {
             for (j, c) in [&v3, &v4].into_iter().enumerate() {
                 let t = c.load_table(&ident()).unwrap();
+                let profiled = perf
+                    .as_mut()
+                    .filter(|(_, op, twin)| *op == 3 + k && (*twin == j || *twin == 2));
                 let start = Instant::now();
-                let plan = TableScan::new(t.metadata.clone(), c.io())
-                    .filter(f.clone())
-                    .plan_files()
-                    .unwrap();
+                let plan = match profiled {
+                    Some((ctl, _, _)) => {
+                        ctl.send("enable");
+                        let plan = TableScan::new(t.metadata.clone(), c.io())
+                            .filter(f.clone())
+                            .plan_files();
+                        ctl.send("disable");
+                        plan
+                    }
+                    None => TableScan::new(t.metadata.clone(), c.io())
+                        .filter(f.clone())
+                        .plan_files(),
+                }
+                .unwrap();
                 best[j] = best[j].min(start.elapsed());
                 counts[j] = plan.tasks.len();
             }
@@ -703,8 +723,9 @@ fn plan_position(
 }
 
 /// `perf record -D -1 --control fifo:CTL,ACK` enabled around one kind of commit only:
-/// `BENCH_PERF=<op>:<twin>:CTL:ACK` (op 0 append, 1 delete, 2 row delta; twin 0 v3, 1 v4),
-/// so that a profile holds the measured commits and not the setup or the plans.
+/// `BENCH_PERF=<op>:<twin>:CTL:ACK` (op 0 append, 1 delete, 2 row delta, 3-5 the plans
+/// after the small commits: no filter, `id` point lookup, `ts` range; twin 0 v3, 1 v4, 2
+/// both), so that a profile holds the measured commits or plans and not the set-up.
 struct PerfControl {
     ctl: std::fs::File,
     ack: std::io::BufReader<std::fs::File>,
