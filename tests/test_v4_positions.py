@@ -6,6 +6,7 @@ the same delete on a v3 twin."""
 from __future__ import annotations
 
 import pyarrow as pa
+import pytest
 
 import icefloe
 from icefloe.update.row_deletes import plan_positions
@@ -96,3 +97,17 @@ def test_row_delta_with_a_wrong_block_reads_the_leaf_whole(tmp_path):
         left = cat.load_table("db.v4").scan().plan_arrow().column("file_path").to_pylist()
         assert r["file_path"] not in left
     assert len(cat.load_table("db.v4").scan().plan_arrow()) == 2
+
+
+def test_row_delta_refuses_a_position_of_another_shape(tmp_path):
+    cat = _catalog(tmp_path)
+    v4 = _table(cat, "db.v4", 4)
+    r = v4.scan().plan_arrow().to_pylist()[0]
+    with pytest.raises(icefloe.errors.InvalidArgumentError, match="got 3 values"):
+        with v4.transaction() as tx:
+            tx.row_delta(
+                remove_data_files=[r["file_path"]],
+                data_file_positions={r["file_path"]: (r["v4_leaf"], r["v4_ordinal"], r["v4_block_offset"])},
+            )
+    # nothing was committed
+    assert len(cat.load_table("db.v4").scan().plan_arrow()) == 4

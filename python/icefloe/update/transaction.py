@@ -734,6 +734,12 @@ class Transaction:
         the block, it reads the leaf only up to that block's end); a stale position (the
         leaf compacted, the file removed meanwhile) is detected and the commit searches as
         without it, and a block that does not check out makes it read the leaf whole."""
+        for path, pos in (data_file_positions or {}).items():
+            if len(pos) not in (2, 4):
+                raise InvalidArgumentError(
+                    f"data_file_positions[{path!r}]: expected (leaf, ordinal) or (leaf, ordinal, "
+                    f"block_offset, block_length), got {len(pos)} values"
+                )
         spec_id = _spec_id_of(add_data_files) if spec_id is None else spec_id
         removed = _delete_rows(remove_delete_files)
         options = _options(
