@@ -690,6 +690,26 @@ impl<'a> Rest<'a> {
         (n <= self.0.len()).then_some(n)
     }
 
+    /// An array's items into `out` (cleared first), each read by `item`; gives up as
+    /// [`Rest::try_block_count`] and `item` do.
+    #[inline(always)]
+    pub(crate) fn try_array_into<T>(
+        &mut self,
+        out: &mut Vec<T>,
+        mut item: impl FnMut(&mut Self) -> Option<T>,
+    ) -> Option<()> {
+        out.clear();
+        loop {
+            let n = self.try_block_count()?;
+            if n == 0 {
+                return Some(());
+            }
+            for _ in 0..n {
+                out.push(item(self)?);
+            }
+        }
+    }
+
     /// Skips `n` varints eight bytes at a time: the bytes without the continuation bit
     /// end a value. Gives up on a value longer than 10 bytes (an error).
     #[inline(always)]

@@ -372,16 +372,7 @@ impl<'p, 's> FastPlan<'p, 's> {
             match stored.present(c)? {
                 true => {
                     let out = df.split_offsets.get_or_insert_with(Vec::new);
-                    out.clear();
-                    loop {
-                        let n = c.try_block_count()?;
-                        if n == 0 {
-                            break;
-                        }
-                        for _ in 0..n {
-                            out.push(c.try_long()?);
-                        }
-                    }
+                    c.try_array_into(out, Rest::try_long)?;
                 }
                 false => df.split_offsets = None,
             }

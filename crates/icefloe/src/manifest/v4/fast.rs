@@ -210,31 +210,13 @@ impl<'s> FastPlan<'s> {
         opt_bytes(c, &mut e.key_metadata)?;
         if c.try_branch()? {
             let out = e.split_offsets.get_or_insert_with(Vec::new);
-            out.clear();
-            loop {
-                let n = c.try_block_count()?;
-                if n == 0 {
-                    break;
-                }
-                for _ in 0..n {
-                    out.push(c.try_long()?);
-                }
-            }
+            c.try_array_into(out, Rest::try_long)?;
         } else {
             e.split_offsets = None;
         }
         if c.try_branch()? {
             let out = e.equality_ids.get_or_insert_with(Vec::new);
-            out.clear();
-            loop {
-                let n = c.try_block_count()?;
-                if n == 0 {
-                    break;
-                }
-                for _ in 0..n {
-                    out.push(c.try_int()?);
-                }
-            }
+            c.try_array_into(out, Rest::try_int)?;
         } else {
             e.equality_ids = None;
         }
