@@ -2,7 +2,7 @@
 catalog, in one Spark session (issue 22's table).
 
 Usage: python benches/spark_read_compare.py [--rows N] [--wide-rows M] [--repeats R]
-                                            [--engines java,connector,icefloe,icefloe-pushdown]
+                                            [--engines java,connector,icefloe,icefloe-pushdown,connector-unadapted]
                                             [--data DIR] [--writers java,icefloe]
 
 Builds (once, cached in DIR/spark_read_<N>_<M>, default /work/bench-data or
@@ -23,7 +23,10 @@ worker start), then the best of R. Engines:
 - ``connector``: ``spark.table("ice.bench.events")``, icefloe's JVM connector
   (``io.icefloe.spark.SparkCatalog``: planning and reading in Rust over JNI);
 - ``icefloe``: ``spark.read.format("icefloe").load(...)``, the Python data source;
-- ``icefloe-pushdown``: the same with ``pushdown=true``.
+- ``icefloe-pushdown``: the same with ``pushdown=true``;
+- ``connector-unadapted``: the connector with Java's adaptive split size turned off for its
+  queries (``spark.sql.iceberg.read.adaptive-split-size.enabled=false``): one task group per
+  128 MiB, as the connector planned before it adapted the split size to Spark's slots.
 
 Every engine's answer is checked against Java's (the same query on the same table); a
 different answer fails the run. Prints a Markdown table for docs/benchmarks.md.
@@ -190,7 +193,14 @@ def engines(spark, wh: Path) -> dict[str, Callable[[str], Any]]:
         "connector": lambda table: spark.table(f"ice.bench.{table}"),
         "icefloe": lambda table: icefloe(table, False),
         "icefloe-pushdown": lambda table: icefloe(table, True),
+        "connector-unadapted": lambda table: spark.table(f"ice.bench.{table}"),
     }
+
+
+# session settings an engine's queries run with (set around its runs, unset after)
+ENGINE_CONF: dict[str, dict[str, str]] = {
+    "connector-unadapted": {"spark.sql.iceberg.read.adaptive-split-size.enabled": "false"},
+}
 
 
 def time_query(
@@ -254,7 +264,14 @@ def main() -> None:
                 expected = None
                 row: dict[str, float] = {}
                 for engine in ["java", *[e for e in wanted if e != "java"]]:
-                    times, answer = time_query(make[engine], table, run, args.repeats)
+                    conf = ENGINE_CONF.get(engine, {})
+                    for key, value in conf.items():
+                        spark.conf.set(key, value)
+                    try:
+                        times, answer = time_query(make[engine], table, run, args.repeats)
+                    finally:
+                        for key in conf:
+                            spark.conf.unset(key)
                     if expected is None:
                         expected = answer
                     elif answer != expected:

@@ -2,8 +2,8 @@
 //! (`scan::task_groups`), each task group shipped to an executor as its payload bytes.
 
 use icefloe::expr::Expression;
-use icefloe::scan::split::SplitOptions;
-use icefloe::scan::task_groups::plan_packed;
+use icefloe::scan::split::{SplitOptions, ADAPTIVE_SPLIT_SIZE_ENABLED};
+use icefloe::scan::task_groups::plan_packed_for;
 use icefloe::scan::SnapshotSelection;
 use icefloe::spec::Transform;
 use icefloe::{Error, TableScan};
@@ -73,12 +73,25 @@ pub(crate) fn scan_of(table: &LoadedTable, request: &Value) -> Outcome<TableScan
 fn plan(table: &LoadedTable, request: &Value) -> Outcome<PlanHandle> {
     let scan = scan_of(table, request)?;
     let mut split = SplitOptions::from_table(&table.metadata)?;
-    if let Some(size) = request.get("target-split-size").and_then(Value::as_i64) {
+    let given = request.get("target-split-size").and_then(Value::as_i64);
+    if let Some(size) = given {
         split.target_size = size;
     }
+    // Java's adaptive split size: unless a split size is given or the table turns it off,
+    // the target shrinks so that Spark's slots (`parallelism`, which the driver sends)
+    // each get a group; a small table as one group is read by one core
+    let adaptive = table
+        .metadata
+        .property(ADAPTIVE_SPLIT_SIZE_ENABLED)
+        .is_none_or(|v| v.eq_ignore_ascii_case("true"));
+    let parallelism = request
+        .get("parallelism")
+        .and_then(Value::as_i64)
+        .and_then(|p| i32::try_from(p).ok())
+        .filter(|_| given.is_none() && adaptive);
     // the executors' reader applies each task's residual (read::filter), so the plan's
     // pruning stands as it is
-    let packed = plan_packed(&scan, &split)?;
+    let packed = plan_packed_for(&scan, &split, parallelism)?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let payloads = packed.payloads(threads)?;
     // the columns a runtime filter (dynamic partition pruning) can prune by

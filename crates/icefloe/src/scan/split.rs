@@ -382,6 +382,27 @@ pub(crate) fn split_ranges(
     ranges: &mut Vec<(i64, i64)>,
 ) -> Result<()> {
     ranges.clear();
+    match split_kind(task)? {
+        SplitKind::Whole => ranges.push((task.start, task.length)),
+        SplitKind::Offsets(offsets) => offset_ranges(offsets, task.length, ranges),
+        SplitKind::Fixed(file_size) => fixed_size_ranges(file_size, target_size, ranges),
+    }
+    Ok(())
+}
+
+/// How a whole-file task is cut (Java's `BaseContentScanTask.split`).
+pub(crate) enum SplitKind<'a> {
+    /// Not splittable: one range, the whole file.
+    Whole,
+    /// At the file's split offsets, whatever the target size.
+    Offsets(&'a [i64]),
+    /// Into ranges of the target size (a file of this many bytes).
+    Fixed(i64),
+}
+
+/// How [`split_ranges`] cuts `task`; an error for a task that is already a range of its
+/// file.
+pub(crate) fn split_kind(task: &FileScanTask) -> Result<SplitKind<'_>> {
     let file = &task.file.file;
     let file_size = file.file_size_in_bytes;
     if task.start != 0 || task.length != file_size {
@@ -391,28 +412,65 @@ pub(crate) fn split_ranges(
         )));
     }
     if !is_splittable(&file.file_format) {
-        ranges.push((task.start, task.length));
-        return Ok(());
+        return Ok(SplitKind::Whole);
     }
-    if let Some(offsets) = usable_split_offsets(file) {
-        // OffsetsAwareSplitScanTaskIterator: one range per offset, target size ignored
-        ranges.reserve(offsets.len());
-        for (i, &offset) in offsets.iter().enumerate() {
-            let end = offsets.get(i + 1).copied().unwrap_or(file_size);
-            ranges.push((offset, end.wrapping_sub(offset)));
-        }
-    } else {
-        // FixedSizeSplitScanTaskIterator: ranges of the target size while bytes remain
-        let mut offset = 0i64;
-        let mut remaining = file_size;
-        while remaining > 0 {
-            let length = target_size.min(remaining);
-            ranges.push((offset, length));
-            offset += length;
-            remaining -= length;
-        }
+    Ok(match usable_split_offsets(file) {
+        Some(offsets) => SplitKind::Offsets(offsets),
+        None => SplitKind::Fixed(file_size),
+    })
+}
+
+/// OffsetsAwareSplitScanTaskIterator: one range per offset, the last to the file's end.
+pub(crate) fn offset_ranges(offsets: &[i64], file_size: i64, ranges: &mut Vec<(i64, i64)>) {
+    ranges.reserve(offsets.len());
+    for (i, &offset) in offsets.iter().enumerate() {
+        let end = offsets.get(i + 1).copied().unwrap_or(file_size);
+        ranges.push((offset, end.wrapping_sub(offset)));
     }
-    Ok(())
+}
+
+/// FixedSizeSplitScanTaskIterator: ranges of the target size (> 0) while bytes remain,
+/// appended to `ranges`.
+pub(crate) fn fixed_size_ranges(file_size: i64, target_size: i64, ranges: &mut Vec<(i64, i64)>) {
+    let mut offset = 0i64;
+    let mut remaining = file_size;
+    while remaining > 0 {
+        let length = target_size.min(remaining);
+        ranges.push((offset, length));
+        offset += length;
+        remaining -= length;
+    }
+}
+
+/// The least split size [`adjust_split_size`] lowers to: Java's `TableScanUtil`
+/// `MIN_SPLIT_SIZE`, 16 MiB (or the configured size when that is smaller).
+pub const ADAPTIVE_MIN_SPLIT_SIZE: i64 = 16 * 1024 * 1024;
+
+/// Table property: whether a Spark scan adapts its split size to the cluster's parallelism
+/// (Java's `read.split.adaptive-size.enabled`, default true).
+pub const ADAPTIVE_SPLIT_SIZE_ENABLED: &str = "read.split.adaptive-size.enabled";
+
+/// The split size of a scan of `scan_size` bytes (the sum of its whole-file tasks' lengths
+/// and delete sizes) for `parallelism` slots, as Java's `TableScanUtil.adjustSplitSize`,
+/// which Iceberg's Spark scans use unless a split size is given: the configured size when
+/// it makes at least one split per slot, else the scan's size shared by the slots, but not
+/// below [`ADAPTIVE_MIN_SPLIT_SIZE`] (never above the configured size). Without it a small
+/// table is one task, read by one of Spark's cores while the others idle.
+pub fn adjust_split_size(scan_size: i64, parallelism: i32, split_size: i64) -> Result<i64> {
+    if parallelism <= 0 {
+        return Err(Error::invalid_argument(format!(
+            "parallelism must be > 0: {parallelism}"
+        )));
+    }
+    check_target_size(split_size)?;
+    let parallelism = i64::from(parallelism);
+    // LongMath.divide(scan, split, CEILING), for the non-negative sizes a scan has
+    let splits =
+        scan_size.div_euclid(split_size) + i64::from(scan_size.rem_euclid(split_size) != 0);
+    if splits >= parallelism {
+        return Ok(split_size);
+    }
+    Ok((scan_size / parallelism).max(ADAPTIVE_MIN_SPLIT_SIZE.min(split_size)))
 }
 
 /// The size a file adds to a task's weight: Java's `ScanTaskUtil.contentSizeInBytes`, the

@@ -25,7 +25,10 @@ use super::plan_batches::{
     arrow_err, remap_residuals, stream_schema, tasks_to_batches, ResidualMerger,
 };
 use crate::error::{Error, Result};
-use crate::scan::split::{delete_weight, merge_adjacent, new_packer, split_ranges, weight_of};
+use crate::scan::split::{
+    adjust_split_size, delete_weight, fixed_size_ranges, merge_adjacent, new_packer, offset_ranges,
+    split_kind, weight_of, SplitKind,
+};
 use crate::scan::{ScanPlan, SplitOptions, TableScan};
 
 /// A byte range of one planned file: the file is row `row` of part `part`.
@@ -38,11 +41,22 @@ struct Range {
 }
 
 /// What one data manifest contributes: its whole-file tasks as one batch (none when it
-/// kept no file) and each range as `(row, start, length, weight)`.
+/// kept no file), each range as `(row, start, length, deletes)` (a file cut into ranges of
+/// the target size as one range of the whole file, `fixed`, cut once the target is known)
+/// and the bytes of its tasks (lengths and delete sizes, Java's `sizeBytes`).
 struct Part {
     schema: Arc<ArrowSchema>,
     batch: Option<RecordBatch>,
-    ranges: Vec<(u32, i64, i64, i64)>,
+    ranges: Vec<PartRange>,
+    size: i64,
+}
+
+struct PartRange {
+    row: u32,
+    start: i64,
+    length: i64,
+    deletes: (i64, i64),
+    fixed: bool,
 }
 
 /// A packed plan: the plan's counts and metadata, its rows by manifest and its groups.
@@ -59,19 +73,42 @@ pub struct PackedPlan {
 /// Plans `scan` and packs its files into task groups with `options` (Java's
 /// `planTasks`: split, then bin-pack with the lookback, largest bin first).
 pub fn plan_packed(scan: &TableScan, options: &SplitOptions) -> Result<PackedPlan> {
+    plan_packed_for(scan, options, None)
+}
+
+/// [`plan_packed`], with the target size adapted to `parallelism` slots when given (Java's
+/// Spark scans: [`adjust_split_size`] of the planned files' total size), so that a table
+/// smaller than a split per slot still gives every slot a group.
+pub fn plan_packed_for(
+    scan: &TableScan,
+    options: &SplitOptions,
+    parallelism: Option<i32>,
+) -> Result<PackedPlan> {
     options.validate()?;
     let (plan, parts) = scan.plan_with(|plan, tasks| {
         let mut ranges = Vec::with_capacity(tasks.len());
-        let mut file_ranges = Vec::new();
+        let mut size = 0i64;
         for (row, task) in tasks.iter().enumerate() {
             let row = u32::try_from(row)
                 .map_err(|_| Error::unsupported("a manifest with more than 2^32 planned files"))?;
             // the deletes of a file are the same for all its ranges: weigh them once
             let deletes = delete_weight(&task.deletes)?;
-            split_ranges(task, options.target_size, &mut file_ranges)?;
-            for &(start, length) in &file_ranges {
-                let weight = weight_of(length, deletes, options.open_file_cost);
-                ranges.push((row, start, length, weight));
+            size = size.wrapping_add(task.length).wrapping_add(deletes.0);
+            let range = |start, length, fixed| PartRange {
+                row,
+                start,
+                length,
+                deletes,
+                fixed,
+            };
+            match split_kind(task)? {
+                SplitKind::Whole => ranges.push(range(task.start, task.length, false)),
+                SplitKind::Fixed(file_size) => ranges.push(range(0, file_size, true)),
+                SplitKind::Offsets(offsets) => {
+                    let mut cut = Vec::with_capacity(offsets.len());
+                    offset_ranges(offsets, task.length, &mut cut);
+                    ranges.extend(cut.into_iter().map(|(s, l)| range(s, l, false)));
+                }
             }
         }
         let rows: Vec<_> = tasks.iter().map(|t| (None, t)).collect();
@@ -80,8 +117,14 @@ pub fn plan_packed(scan: &TableScan, options: &SplitOptions) -> Result<PackedPla
             schema,
             batch: batches.pop(),
             ranges,
+            size,
         })
     })?;
+    let mut options = *options;
+    if let Some(parallelism) = parallelism {
+        let size = parts.iter().fold(0i64, |a, p| a.wrapping_add(p.size));
+        options.target_size = adjust_split_size(size, parallelism, options.target_size)?;
+    }
 
     // one residual list for the whole plan, in manifest order
     let mut merger = ResidualMerger::default();
@@ -91,23 +134,33 @@ pub fn plan_packed(scan: &TableScan, options: &SplitOptions) -> Result<PackedPla
         .collect::<Result<Vec<_>>>()?;
     let schema = stream_schema(&plan, Some(&merger.residuals))?;
 
-    let mut packer = new_packer(options)?;
+    let mut packer = new_packer(&options)?;
     let mut groups = Vec::new();
+    let mut cut = Vec::new();
     let mut batches = Vec::with_capacity(parts.len());
     for (part, mapping) in parts.into_iter().zip(mappings) {
         let Some(batch) = part.batch else { continue };
         let index = u32::try_from(batches.len())
             .map_err(|_| Error::unsupported("a plan with more than 2^32 manifests"))?;
         batches.push(remap_residuals(&schema, &mapping, &batch)?);
-        for (row, start, length, weight) in part.ranges {
-            let range = Range {
-                part: index,
-                row,
-                start,
-                length,
-            };
-            if let Some(bin) = packer.push(range, weight) {
-                groups.push(merged(bin));
+        for r in part.ranges {
+            cut.clear();
+            if r.fixed {
+                fixed_size_ranges(r.length, options.target_size, &mut cut);
+            } else {
+                cut.push((r.start, r.length));
+            }
+            for &(start, length) in &cut {
+                let range = Range {
+                    part: index,
+                    row: r.row,
+                    start,
+                    length,
+                };
+                let weight = weight_of(length, r.deletes, options.open_file_cost);
+                if let Some(bin) = packer.push(range, weight) {
+                    groups.push(merged(bin));
+                }
             }
         }
     }

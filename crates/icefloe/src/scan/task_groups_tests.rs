@@ -22,6 +22,11 @@ use crate::spec::Literal;
 /// of many sizes, some with split offsets, one empty; then deletion vectors for some
 /// files and an equality delete file in one partition.
 fn table() -> (Arc<MemoryCatalog>, TableState) {
+    table_scaled(1)
+}
+
+/// [`table`] with its data files' sizes (and split offsets) `scale` times as large.
+fn table_scaled(scale: i64) -> (Arc<MemoryCatalog>, TableState) {
     let catalog = MemoryCatalog::new();
     let ident = TableIdent::parse("db.packed").unwrap();
     create_id_cat_table(&catalog, &ident, 3);
@@ -43,7 +48,7 @@ fn table() -> (Arc<MemoryCatalog>, TableState) {
     for batch in 0..4i64 {
         let mut p = SnapshotProducer::fast_append();
         for i in 0..16i64 {
-            let size = [0, 40, 90, 250, 700, 1300, 2600, 4100][(i + batch) as usize % 8];
+            let size = [0, 40, 90, 250, 700, 1300, 2600, 4100][(i + batch) as usize % 8] * scale;
             let path = format!("mem://data/f{batch}-{i}.parquet");
             let mut f = file(
                 DataContentType::Data,
@@ -52,8 +57,8 @@ fn table() -> (Arc<MemoryCatalog>, TableState) {
                 (i % 3) as i32,
                 size,
             );
-            if i % 5 == 1 && size > 100 {
-                f.split_offsets = Some(vec![4, size / 3, size / 2]);
+            if i % 5 == 1 && size > 100 * scale {
+                f.split_offsets = Some(vec![4 * scale, size / 3, size / 2]);
             }
             p.add_file(f);
         }
@@ -214,4 +219,57 @@ fn a_damaged_payload_is_an_error() {
     let middle = bytes.len() / 2;
     bytes[middle] ^= 0x5a;
     assert!(task_group_from_payload(&bytes).is_err());
+}
+
+/// With a parallelism, the streamed packing is the reference packing at the split size
+/// `adjust_split_size` gives for the planned files' total size (Java's Spark scans): files
+/// without split offsets cut at the adjusted size, and more groups than without it.
+#[test]
+fn adaptive_packing_equals_packing_at_the_adjusted_size() {
+    const MIB: i64 = 1024 * 1024;
+    // 4.4 GiB of data files from 2.5 to 256 MiB, so that the 16 MiB floor leaves room
+    let (catalog, state) = table_scaled(64 * 1024);
+    let scan = TableScan::new(state.metadata.clone(), catalog.io()).threads(2);
+    let plan = scan.plan_files().unwrap();
+    let size = plan.tasks.iter().fold(0i64, |a, t| {
+        let deletes: i64 = t
+            .deletes
+            .iter()
+            .map(|d| crate::scan::split::content_size_in_bytes(&d.file).unwrap())
+            .sum();
+        a + t.length + deletes
+    });
+    for (target, parallelism) in [
+        (128 * MIB, 100),
+        (128 * MIB, 2),
+        (512 * MIB, 40),
+        (8 * MIB, 900),
+    ] {
+        let options = SplitOptions::new(target, 10, 4 * MIB).unwrap();
+        let adjusted = crate::scan::split::adjust_split_size(size, parallelism, target).unwrap();
+        let what = format!("target {target}, parallelism {parallelism}: {adjusted}");
+        let adjusted_options = SplitOptions::new(adjusted, 10, 4 * MIB).unwrap();
+        let (expected, n_groups) = reference(&scan, &adjusted_options);
+        let packed = plan_packed_for(&scan, &options, Some(parallelism)).unwrap();
+        assert_eq!(packed.len(), n_groups, "{what}");
+        let all = arrow_select::concat::concat_batches(
+            packed.schema(),
+            &packed.to_batches(1000).unwrap(),
+        )
+        .unwrap();
+        assert_same_rows(&expected, &all, &what);
+        let unadjusted = plan_packed(&scan, &options).unwrap().len();
+        if adjusted < target {
+            assert!(
+                n_groups > unadjusted,
+                "{what}: {n_groups} groups, {unadjusted} without"
+            );
+        } else {
+            assert_eq!(n_groups, unadjusted, "{what}");
+        }
+    }
+    // the first and third cases adjust, the second and fourth do not
+    assert!(crate::scan::split::adjust_split_size(size, 100, 128 * MIB).unwrap() < 128 * MIB);
+    assert!(crate::scan::split::adjust_split_size(size, 40, 512 * MIB).unwrap() < 512 * MIB);
+    assert!(plan_packed_for(&scan, &SplitOptions::default(), Some(0)).is_err());
 }

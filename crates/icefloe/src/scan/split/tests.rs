@@ -829,3 +829,46 @@ fn metadata_table_options() {
         format!("properties.{METADATA_SPLIT_SIZE}")
     );
 }
+
+/// Java's `TestTableScanUtil.testAdaptiveSplitSize` cases, worked from
+/// `TableScanUtil.adjustSplitSize`: the configured size when it makes a split per slot,
+/// else the scan shared by the slots with 16 MiB (or the configured size) as the floor.
+#[test]
+fn adaptive_split_size() {
+    // enough splits for the slots: unchanged
+    assert_eq!(
+        adjust_split_size(1024 * MIB, 8, 128 * MIB).unwrap(),
+        128 * MIB
+    );
+    assert_eq!(
+        adjust_split_size(1024 * MIB, 4, 128 * MIB).unwrap(),
+        128 * MIB
+    );
+    // fewer splits than slots: the scan shared
+    assert_eq!(
+        adjust_split_size(1024 * MIB, 16, 128 * MIB).unwrap(),
+        64 * MIB
+    );
+    assert_eq!(
+        adjust_split_size(100 * MIB, 2, 128 * MIB).unwrap(),
+        50 * MIB
+    );
+    // with 16 MiB as the floor ...
+    assert_eq!(adjust_split_size(40 * MIB, 8, 128 * MIB).unwrap(), 16 * MIB);
+    assert_eq!(adjust_split_size(0, 2, 128 * MIB).unwrap(), 16 * MIB);
+    // ... unless the configured size is below it
+    assert_eq!(adjust_split_size(10 * MIB, 4, 8 * MIB).unwrap(), 8 * MIB);
+    assert_eq!(adjust_split_size(10 * MIB, 2, 8 * MIB).unwrap(), 8 * MIB);
+    // the split count rounds up: 129 MiB at 128 MiB are two splits, enough for two slots
+    assert_eq!(
+        adjust_split_size(129 * MIB, 2, 128 * MIB).unwrap(),
+        128 * MIB
+    );
+    assert_eq!(
+        adjust_split_size(128 * MIB, 2, 128 * MIB).unwrap(),
+        64 * MIB
+    );
+    // bad arguments fail, as Java's preconditions
+    assert!(adjust_split_size(MIB, 0, 128 * MIB).is_err());
+    assert!(adjust_split_size(MIB, 2, 0).is_err());
+}

@@ -7,6 +7,7 @@ import io.icefloe.spark.jni.Json;
 import io.icefloe.spark.jni.NativeTable;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.Scan;
@@ -178,8 +179,39 @@ class IcefloeScanBuilder
     String splitSize = options.get("split-size");
     if (splitSize != null) {
       request.put("target-split-size", Long.parseLong(splitSize));
+    } else {
+      int parallelism = splitParallelism();
+      if (parallelism > 0) {
+        request.put("parallelism", parallelism);
+      }
     }
     return request;
+  }
+
+  /**
+   * The slots a scan's split size adapts to (Java's adaptive split size, applied in Rust
+   * unless the table's read.split.adaptive-size.enabled is false): the session's
+   * spark.sql.iceberg.read.adaptive-split-size.parallelism, else the larger of Spark's default
+   * parallelism and its shuffle partitions, as Java's SparkReadConf; 0 when the session turns
+   * it off (spark.sql.iceberg.read.adaptive-split-size.enabled) or has no context.
+   */
+  private static int splitParallelism() {
+    SQLConf conf = SQLConf.get();
+    String enabled = conf.getConfString("spark.sql.iceberg.read.adaptive-split-size.enabled", "true");
+    if (!Boolean.parseBoolean(enabled)) {
+      return 0;
+    }
+    String given = conf.getConfString("spark.sql.iceberg.read.adaptive-split-size.parallelism", null);
+    if (given != null) {
+      return Integer.parseInt(given.trim());
+    }
+    int defaultParallelism;
+    try {
+      defaultParallelism = SparkSession.active().sparkContext().defaultParallelism();
+    } catch (RuntimeException e) {
+      return 0;
+    }
+    return Math.max(defaultParallelism, conf.numShufflePartitions());
   }
 
   /**
