@@ -97,3 +97,26 @@ def test_adapted_splits_read_every_row_once(env):
         spark.conf.unset(PARALLELISM)
     assert ours == java
     assert ours[0][0] == ours[0][3] == 600000
+
+
+@pytest.mark.java
+def test_the_session_switch_wins_over_the_table_property(env):
+    spark = env
+    spark.conf.set(ENABLED, "true")
+    try:
+        java, ours = partitions(spark, JAVA, "fixed"), partitions(spark, ICE, "fixed")
+    finally:
+        spark.conf.unset(ENABLED)
+    assert ours == java > 1
+
+
+@pytest.mark.java
+@pytest.mark.parametrize("value", ["0", "-3", "many"])
+def test_a_bad_parallelism_is_refused(env, value):
+    spark = env
+    spark.conf.set(PARALLELISM, value)
+    try:
+        with pytest.raises(Exception, match="adaptive-split-size.parallelism"):
+            partitions(spark, ICE, "t")
+    finally:
+        spark.conf.unset(PARALLELISM)

@@ -77,13 +77,17 @@ fn plan(table: &LoadedTable, request: &Value) -> Outcome<PlanHandle> {
     if let Some(size) = given {
         split.target_size = size;
     }
-    // Java's adaptive split size: unless a split size is given or the table turns it off,
-    // the target shrinks so that Spark's slots (`parallelism`, which the driver sends)
-    // each get a group; a small table as one group is read by one core
-    let adaptive = table
-        .metadata
-        .property(ADAPTIVE_SPLIT_SIZE_ENABLED)
-        .is_none_or(|v| v.eq_ignore_ascii_case("true"));
+    // Java's adaptive split size: unless a split size is given or it is turned off (by the
+    // session's `adaptive-split-size`, which the driver sends when set, else by the table),
+    // the target shrinks so that Spark's slots (`parallelism`, which the driver sends) each
+    // get a group; a small table as one group is read by one core
+    let adaptive = match request.get("adaptive-split-size").and_then(Value::as_bool) {
+        Some(session) => session,
+        None => table
+            .metadata
+            .property(ADAPTIVE_SPLIT_SIZE_ENABLED)
+            .is_none_or(|v| v.eq_ignore_ascii_case("true")),
+    };
     let parallelism = request
         .get("parallelism")
         .and_then(Value::as_i64)

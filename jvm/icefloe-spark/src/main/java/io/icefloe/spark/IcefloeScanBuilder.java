@@ -180,7 +180,14 @@ class IcefloeScanBuilder
     if (splitSize != null) {
       request.put("target-split-size", Long.parseLong(splitSize));
     } else {
-      int parallelism = splitParallelism();
+      // the session's switch wins over the table's read.split.adaptive-size.enabled, as in
+      // Java's SparkReadConf; unset, Rust reads the table property
+      String enabled = SQLConf.get().getConfString(ADAPTIVE_ENABLED, null);
+      boolean on = enabled == null || Boolean.parseBoolean(enabled.trim());
+      if (enabled != null) {
+        request.put("adaptive-split-size", on);
+      }
+      int parallelism = on ? splitParallelism() : 0;
       if (parallelism > 0) {
         request.put("parallelism", parallelism);
       }
@@ -188,22 +195,32 @@ class IcefloeScanBuilder
     return request;
   }
 
+  private static final String ADAPTIVE_ENABLED =
+      "spark.sql.iceberg.read.adaptive-split-size.enabled";
+  private static final String ADAPTIVE_PARALLELISM =
+      "spark.sql.iceberg.read.adaptive-split-size.parallelism";
+
   /**
-   * The slots a scan's split size adapts to (Java's adaptive split size, applied in Rust
-   * unless the table's read.split.adaptive-size.enabled is false): the session's
-   * spark.sql.iceberg.read.adaptive-split-size.parallelism, else the larger of Spark's default
-   * parallelism and its shuffle partitions, as Java's SparkReadConf; 0 when the session turns
-   * it off (spark.sql.iceberg.read.adaptive-split-size.enabled) or has no context.
+   * The slots a scan's split size adapts to (Java's adaptive split size, applied in Rust):
+   * the session's spark.sql.iceberg.read.adaptive-split-size.parallelism, else the larger of
+   * Spark's default parallelism and its shuffle partitions, as Java's SparkReadConf; 0 when
+   * there is no active context.
    */
   private static int splitParallelism() {
     SQLConf conf = SQLConf.get();
-    String enabled = conf.getConfString("spark.sql.iceberg.read.adaptive-split-size.enabled", "true");
-    if (!Boolean.parseBoolean(enabled)) {
-      return 0;
-    }
-    String given = conf.getConfString("spark.sql.iceberg.read.adaptive-split-size.parallelism", null);
+    String given = conf.getConfString(ADAPTIVE_PARALLELISM, null);
     if (given != null) {
-      return Integer.parseInt(given.trim());
+      int parallelism;
+      try {
+        parallelism = Integer.parseInt(given.trim());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(
+            ADAPTIVE_PARALLELISM + " must be a whole number > 0: " + given, e);
+      }
+      if (parallelism <= 0) {
+        throw new IllegalArgumentException(ADAPTIVE_PARALLELISM + " must be > 0: " + given);
+      }
+      return parallelism;
     }
     int defaultParallelism;
     try {
