@@ -44,10 +44,7 @@ def partitions(spark, catalog: str, table: str) -> int:
 
 
 def sizes(spark, table: str) -> list[int]:
-    return [
-        r[0]
-        for r in spark.sql(f"SELECT file_size_in_bytes FROM {JAVA}.db.{table}.files").collect()
-    ]
+    return [r[0] for r in spark.sql(f"SELECT file_size_in_bytes FROM {JAVA}.db.{table}.files").collect()]
 
 
 @pytest.mark.java
@@ -80,8 +77,7 @@ def test_splits_do_not_adapt_when_turned_off(env):
         spark.conf.unset(ENABLED)
     # a split size given to the read wins over the adaptation
     assert (
-        spark.read.option("split-size", str(1 << 30)).table(f"{ICE}.db.t")._jdf.rdd().getNumPartitions()
-        == 1
+        spark.read.option("split-size", str(1 << 30)).table(f"{ICE}.db.t")._jdf.rdd().getNumPartitions() == 1
     )
 
 

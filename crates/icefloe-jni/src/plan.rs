@@ -109,8 +109,10 @@ fn plan(table: &LoadedTable, request: &Value) -> Outcome<PlanHandle> {
         .collect();
     partition_sources.sort_unstable();
     partition_sources.dedup();
+    let filtered = request.get("filter").is_some_and(|f| !f.is_null());
     let info = json!({
         "snapshot-id": packed.plan.snapshot_id,
+        "estimated-rows": packed.statistics_rows(&table.metadata, filtered)?,
         "partition-source-ids": partition_sources,
         "schema": packed.plan.projected_schema.to_json(),
         "groups": payloads.len(),

@@ -27,9 +27,10 @@ use super::plan_batches::{
 use crate::error::{Error, Result};
 use crate::scan::split::{
     adjust_split_size, delete_weight, fixed_size_ranges, merge_adjacent, new_packer, offset_ranges,
-    split_kind, weight_of, SplitKind,
+    split_kind, usable_split_offsets, weight_of, SplitKind,
 };
 use crate::scan::{ScanPlan, SplitOptions, TableScan};
+use crate::spec::table_metadata::TableMetadata;
 
 /// A byte range of one planned file: the file is row `row` of part `part`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +50,9 @@ struct Part {
     batch: Option<RecordBatch>,
     ranges: Vec<PartRange>,
     size: i64,
+    /// Each task's first split offset where its file's are usable, else 0 (for
+    /// [`PackedPlan::estimated_rows`]).
+    first_offsets: Vec<i64>,
 }
 
 struct PartRange {
@@ -68,6 +72,8 @@ pub struct PackedPlan {
     groups: Vec<Vec<Range>>,
     /// Column positions of `group`, `start` and `length`.
     columns: [usize; 3],
+    /// `Part::first_offsets` of each part in `parts`.
+    first_offsets: Vec<Vec<i64>>,
 }
 
 /// Plans `scan` and packs its files into task groups with `options` (Java's
@@ -88,7 +94,13 @@ pub fn plan_packed_for(
     let (plan, parts) = scan.plan_with(|plan, tasks| {
         let mut ranges = Vec::with_capacity(tasks.len());
         let mut size = 0i64;
+        let mut first_offsets = Vec::with_capacity(tasks.len());
         for (row, task) in tasks.iter().enumerate() {
+            first_offsets.push(
+                usable_split_offsets(&task.file.file)
+                    .and_then(|o| o.first().copied())
+                    .unwrap_or(0),
+            );
             let row = u32::try_from(row)
                 .map_err(|_| Error::unsupported("a manifest with more than 2^32 planned files"))?;
             // the deletes of a file are the same for all its ranges: weigh them once
@@ -118,6 +130,7 @@ pub fn plan_packed_for(
             batch: batches.pop(),
             ranges,
             size,
+            first_offsets,
         })
     })?;
     let mut options = *options;
@@ -138,11 +151,13 @@ pub fn plan_packed_for(
     let mut groups = Vec::new();
     let mut cut = Vec::new();
     let mut batches = Vec::with_capacity(parts.len());
+    let mut first_offsets = Vec::with_capacity(parts.len());
     for (part, mapping) in parts.into_iter().zip(mappings) {
         let Some(batch) = part.batch else { continue };
         let index = u32::try_from(batches.len())
             .map_err(|_| Error::unsupported("a plan with more than 2^32 manifests"))?;
         batches.push(remap_residuals(&schema, &mapping, &batch)?);
+        first_offsets.push(part.first_offsets);
         for r in part.ranges {
             cut.clear();
             if r.fixed {
@@ -173,6 +188,7 @@ pub fn plan_packed_for(
         parts: batches,
         groups,
         columns,
+        first_offsets,
     })
 }
 
@@ -256,6 +272,69 @@ impl PackedPlan {
             ranges.iter().map(|r| r.length),
         ));
         RecordBatch::try_new(self.schema.clone(), columns).map_err(arrow_err)
+    }
+
+    /// The rows the groups' tasks are estimated to read, as Java's Spark scans estimate
+    /// them for Spark's statistics (`ContentScanTask.estimatedRowsCount` summed over the
+    /// tasks: the task's length over its file's size less the first split offset, times the
+    /// file's record count, truncated per task; deletes not subtracted).
+    pub fn estimated_rows(&self) -> Result<i64> {
+        let index = |name: &str| self.schema.index_of(name).map_err(arrow_err);
+        let (records, sizes) = (index("record_count")?, index("file_size_in_bytes")?);
+        let long = |batch: &RecordBatch, c: usize| -> Result<Int64Array> {
+            batch
+                .column(c)
+                .as_any()
+                .downcast_ref::<Int64Array>()
+                .cloned()
+                .ok_or_else(|| Error::unsupported("a plan column that is not a long"))
+        };
+        let columns = self
+            .parts
+            .iter()
+            .map(|b| Ok((long(b, records)?, long(b, sizes)?)))
+            .collect::<Result<Vec<_>>>()?;
+        let mut rows = 0i64;
+        for r in self.groups.iter().flatten() {
+            let (p, i) = (r.part as usize, r.row as usize);
+            let missing = || Error::unsupported(format!("a task group refers to part {p}"));
+            let (records, sizes) = columns.get(p).ok_or_else(missing)?;
+            let offset = self
+                .first_offsets
+                .get(p)
+                .and_then(|o| o.get(i))
+                .ok_or_else(missing)?;
+            let scanned = r.length as f64 / (sizes.value(i) - offset) as f64;
+            // Java's (long) cast: NaN to 0, out of range to the nearest bound, as `as` does
+            rows = rows.saturating_add((scanned * records.value(i) as f64) as i64);
+        }
+        Ok(rows)
+    }
+
+    /// The row count Java's Spark scans report in Spark's statistics
+    /// (`SparkScan.estimateStatistics`): 0 without a snapshot; the snapshot summary's
+    /// `total-records` (`i64::MAX` when it has none) for a table whose current spec is
+    /// partitioned, read without a filter; else [`PackedPlan::estimated_rows`]. `md` is
+    /// the table the scan planned.
+    pub fn statistics_rows(&self, md: &TableMetadata, filtered: bool) -> Result<i64> {
+        let Some(snapshot) = self.plan.snapshot_id.and_then(|id| md.snapshot_by_id(id)) else {
+            return Ok(0);
+        };
+        let partitioned = md.default_spec().is_some_and(|s| !s.is_unpartitioned());
+        if partitioned && !filtered {
+            let total = snapshot
+                .summary
+                .as_ref()
+                .and_then(|s| s.get("total-records"))
+                .map_or(Ok(i64::MAX), str::parse::<i64>);
+            return total.map_err(|e| {
+                Error::invalid_metadata(
+                    format!("snapshots[{}].summary.total-records", snapshot.snapshot_id),
+                    format!("not a long: {e}"),
+                )
+            });
+        }
+        self.estimated_rows()
     }
 
     /// Every group's rows in group order, as record batches of at most `batch_rows` rows.

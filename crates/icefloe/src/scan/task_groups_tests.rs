@@ -273,3 +273,44 @@ fn adaptive_packing_equals_packing_at_the_adjusted_size() {
     assert!(crate::scan::split::adjust_split_size(size, 40, 512 * MIB).unwrap() < 512 * MIB);
     assert!(plan_packed_for(&scan, &SplitOptions::default(), Some(0)).is_err());
 }
+
+/// The estimated rows (Spark's statistics) are the sum over the reference path's tasks of
+/// Java's `ContentScanTask.estimatedRowsCount`, worked here from each task: the length over
+/// the file's size less its first usable split offset, times its record count, truncated.
+#[test]
+fn estimated_rows_sum_javas_estimate_over_the_packed_tasks() {
+    let (catalog, state) = table();
+    let scan = TableScan::new(state.metadata.clone(), catalog.io()).threads(2);
+    let mut split_estimates = 0;
+    for (target, lookback, cost) in [(1000, 3, 100), (300, 1, 0), (128 << 20, 10, 4 << 20)] {
+        let options = SplitOptions::new(target, lookback, cost).unwrap();
+        let plan = scan.plan_files().unwrap();
+        let groups = plan_tasks(plan.tasks.clone(), &options).unwrap();
+        let mut expected = 0i64;
+        for t in groups.iter().flat_map(|g| g.tasks.iter()) {
+            let f = &t.file.file;
+            let offset = crate::scan::split::usable_split_offsets(f).map_or(0, |o| o[0]);
+            let fraction = t.length as f64 / (f.file_size_in_bytes - offset) as f64;
+            expected += (fraction * f.record_count as f64) as i64;
+            if t.length < f.file_size_in_bytes && f.record_count > 0 {
+                split_estimates += 1;
+            }
+        }
+        let packed = plan_packed(&scan, &options).unwrap();
+        assert_eq!(
+            packed.estimated_rows().unwrap(),
+            expected,
+            "target {target}"
+        );
+        assert!(expected > 0);
+    }
+    assert!(split_estimates > 0, "some tasks are part of a file");
+    // an empty plan estimates nothing
+    let none = TableScan::new(state.metadata.clone(), catalog.io()).filter(Expression::compare(
+        Operation::Eq,
+        "cat",
+        Datum::Int(99),
+    ));
+    let packed = plan_packed(&none, &SplitOptions::default()).unwrap();
+    assert_eq!(packed.estimated_rows().unwrap(), 0);
+}

@@ -8,6 +8,7 @@ import io.icefloe.spark.jni.NativeTable;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.connector.expressions.Expressions;
@@ -17,6 +18,8 @@ import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.Statistics;
+import org.apache.spark.sql.connector.read.SupportsReportStatistics;
 import org.apache.spark.sql.connector.read.SupportsRuntimeV2Filtering;
 import org.apache.spark.sql.types.StructType;
 
@@ -26,7 +29,7 @@ import org.apache.spark.sql.types.StructType;
  * carrying its payload bytes. A runtime filter (dynamic partition pruning, on the partition
  * source columns read) plans again with it added.
  */
-class IcefloeScan implements Scan, Batch, SupportsRuntimeV2Filtering {
+class IcefloeScan implements Scan, Batch, SupportsRuntimeV2Filtering, SupportsReportStatistics {
   private final String name;
   private final NativeTable table;
   private ObjectNode request;
@@ -40,6 +43,7 @@ class IcefloeScan implements Scan, Batch, SupportsRuntimeV2Filtering {
   private StructType readSchema;
   private String readSchemaJson;
   private IcefloeInputPartition[] partitions;
+  private long estimatedRows;
 
   IcefloeScan(String name, NativeTable table, ObjectNode request, List<Predicate> pushed, int limit) {
     this(name, table, request, pushed, limit, List.of());
@@ -87,6 +91,7 @@ class IcefloeScan implements Scan, Batch, SupportsRuntimeV2Filtering {
       for (int i = 0; i < sources.size(); i++) {
         partitionSourceIds[i] = sources.get(i).asInt();
       }
+      estimatedRows = info.get("estimated-rows").asLong();
       int groups = info.get("groups").asInt();
       IcefloeInputPartition[] out = new IcefloeInputPartition[groups];
       for (int g = 0; g < groups; g++) {
@@ -100,6 +105,40 @@ class IcefloeScan implements Scan, Batch, SupportsRuntimeV2Filtering {
   public StructType readSchema() {
     plan();
     return readSchema;
+  }
+
+  /**
+   * Java's statistics (SparkScan.estimateStatistics): the row estimate Rust makes with Java's
+   * rule (the snapshot summary's total for an unfiltered partitioned table, else the tasks'
+   * estimates) and, as SparkSchemaUtil.estimateSize, that many rows of the read schema's
+   * default size. Without them Spark takes a DSv2 scan as too large to broadcast in a join.
+   */
+  @Override
+  public Statistics estimateStatistics() {
+    plan();
+    long rows = estimatedRows;
+    long size;
+    if (rows == Long.MAX_VALUE) {
+      size = rows;
+    } else {
+      try {
+        size = Math.multiplyExact((long) readSchema.defaultSize(), rows);
+      } catch (ArithmeticException e) {
+        size = Long.MAX_VALUE;
+      }
+    }
+    long sizeInBytes = size;
+    return new Statistics() {
+      @Override
+      public OptionalLong sizeInBytes() {
+        return OptionalLong.of(sizeInBytes);
+      }
+
+      @Override
+      public OptionalLong numRows() {
+        return OptionalLong.of(rows);
+      }
+    };
   }
 
   @Override
