@@ -110,7 +110,7 @@ fn plan(table: &LoadedTable, request: &Value) -> Outcome<PlanHandle> {
     partition_sources.sort_unstable();
     partition_sources.dedup();
     let filtered = request.get("filter").is_some_and(|f| !f.is_null());
-    let info = json!({
+    let mut info = json!({
         "snapshot-id": packed.plan.snapshot_id,
         "estimated-rows": packed.statistics_rows(&table.metadata, filtered)?,
         "partition-source-ids": partition_sources,
@@ -118,6 +118,11 @@ fn plan(table: &LoadedTable, request: &Value) -> Outcome<PlanHandle> {
         "groups": payloads.len(),
         "tasks": payloads.iter().map(|(_, n)| n).sum::<usize>(),
     });
+    // a row-level write's scan: where each data file sits in a v4 tree, for its commit
+    // (crate::rowlevel::tree_positions reads them back)
+    if request.get("positions").and_then(Value::as_bool) == Some(true) {
+        info["positions"] = crate::rowlevel::tree_positions_json(&packed.tree_positions()?);
+    }
     Ok(PlanHandle { payloads, info })
 }
 

@@ -16,6 +16,7 @@ use icefloe::catalog::TableIdent;
 use icefloe::commit::snapshot::validate::IsolationLevel;
 use icefloe::commit::snapshot::{deletes_whole_files, SnapshotProducer};
 use icefloe::expr::Expression;
+use icefloe::manifest::v4::tree::{LeafBlock, TreePosition};
 use icefloe::manifest::DataFile;
 use icefloe::spec::table_metadata::TableMetadata;
 use icefloe::spec::StructType;
@@ -191,9 +192,9 @@ pub extern "system" fn Java_io_icefloe_spark_jni_Native_deletesWholeFiles<'local
             return Ok(true);
         };
         Ok(deletes_whole_files(
-            table.io.as_ref(),
-            md,
-            snapshot,
+            Arc::clone(&table.io),
+            Arc::clone(md),
+            snapshot.snapshot_id,
             &filter,
         )?)
     })
@@ -358,6 +359,13 @@ pub extern "system" fn Java_io_icefloe_spark_jni_Native_rowDeltaCommit<'local>(
         for (k, v) in summary_of(&request) {
             p.set_summary(k, v);
         }
+        // where the scan found the data files in a v4 tree: the commit reads those leaf
+        // entries instead of searching the leaves (checked, never trusted)
+        if let Some(positions) = request.get("positions") {
+            for (path, position) in tree_positions(positions)? {
+                p.data_file_position(path, position);
+            }
+        }
         let v = p.validation_mut();
         v.from_snapshot = request.get("snapshot-id").and_then(Value::as_i64);
         v.conflict_filter = filter_of(&md, request.get("conflict-filter"))?;
@@ -376,6 +384,70 @@ pub extern "system" fn Java_io_icefloe_spark_jni_Native_rowDeltaCommit<'local>(
         Ok(JString::from_str(env, answer(&state).to_string())?)
     })
     .resolve::<ThrowIcefloe>()
+}
+
+/// Tree positions as a scan hands them to its row-level commit: `[path, leaf, ordinal,
+/// block offset or null, block length or null]` each.
+pub(crate) fn tree_positions_json(positions: &[(String, TreePosition)]) -> Value {
+    Value::Array(
+        positions
+            .iter()
+            .filter_map(|(path, p)| match p {
+                TreePosition::Leaf {
+                    manifest,
+                    ordinal,
+                    block,
+                } => Some(json!([
+                    path,
+                    &**manifest,
+                    ordinal,
+                    block.map(|b| b.offset),
+                    block.map(|b| b.length)
+                ])),
+                TreePosition::Root => None,
+            })
+            .collect(),
+    )
+}
+
+/// The positions of [`tree_positions_json`] read back; anything else is an
+/// `InvalidArgument` naming the entry.
+pub(crate) fn tree_positions(value: &Value) -> Outcome<Vec<(String, TreePosition)>> {
+    let bad = |i: usize| {
+        Error::invalid_argument(format!("positions[{i}]: expected [path, leaf, ordinal, block offset or null, block length or null]"))
+    };
+    let Value::Array(items) = value else {
+        return Err(Error::invalid_argument("positions: expected an array").into());
+    };
+    let mut leaves: HashMap<&str, Arc<str>> = HashMap::new();
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let Some([path, leaf, ordinal, offset, length]) = item.as_array().map(Vec::as_slice) else {
+            return Err(bad(i).into());
+        };
+        let (Some(path), Some(leaf), Some(ordinal)) =
+            (path.as_str(), leaf.as_str(), ordinal.as_i64())
+        else {
+            return Err(bad(i).into());
+        };
+        let block = match (offset, length) {
+            (Value::Null, Value::Null) => None,
+            (o, l) => Some(LeafBlock {
+                offset: o.as_u64().ok_or_else(|| bad(i))?,
+                length: l.as_u64().ok_or_else(|| bad(i))?,
+            }),
+        };
+        let manifest = Arc::clone(leaves.entry(leaf).or_insert_with(|| Arc::from(leaf)));
+        out.push((
+            path.to_string(),
+            TreePosition::Leaf {
+                manifest,
+                ordinal,
+                block,
+            },
+        ));
+    }
+    Ok(out)
 }
 
 /// Deletes the files a row-level write made when Spark aborts it (a failed task or job).
@@ -406,4 +478,56 @@ pub extern "system" fn Java_io_icefloe_spark_jni_Native_rowDeltaAbort<'local>(
         Ok(())
     })
     .resolve::<ThrowIcefloe>()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tree_positions_round_trip_and_bad_ones_are_refused() {
+        let leaf: Arc<str> = Arc::from("s3://b/t/metadata/leaf-1.avro");
+        let positions = vec![
+            (
+                "a.parquet".to_string(),
+                TreePosition::Leaf {
+                    manifest: Arc::clone(&leaf),
+                    ordinal: 0,
+                    block: Some(LeafBlock {
+                        offset: 1_234,
+                        length: 5_678,
+                    }),
+                },
+            ),
+            (
+                "b.parquet".to_string(),
+                TreePosition::Leaf {
+                    manifest: leaf,
+                    ordinal: 7,
+                    block: None,
+                },
+            ),
+            ("c.parquet".to_string(), TreePosition::Root),
+        ];
+        let json = tree_positions_json(&positions);
+        assert_eq!(
+            json.as_array().unwrap().len(),
+            2,
+            "a root position is not handed on"
+        );
+        let back = tree_positions(&json).map_err(|_| "refused").unwrap();
+        assert_eq!(back, positions[..2].to_vec());
+
+        for bad in [
+            json!({"a": 1}),
+            json!([["a.parquet", "leaf", 0, 1]]),
+            json!([["a.parquet", 3, 0, null, null]]),
+            json!([["a.parquet", "leaf", "0", null, null]]),
+            json!([["a.parquet", "leaf", 0, -1, 10]]),
+            json!([["a.parquet", "leaf", 0, 10, null]]),
+        ] {
+            assert!(tree_positions(&bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -973,11 +973,11 @@ fn deletes_whole_files_when_every_file_is_kept_or_fully_matched() {
     let io = catalog.io();
     let by_cat = |v| Expression::compare(ExprOp::Eq, "cat", Datum::Int(v));
     // a whole partition: its files go whole, the others stay
-    assert!(deletes_whole_files(io.as_ref(), md, snap, &by_cat(1)).unwrap());
-    assert!(deletes_whole_files(io.as_ref(), md, snap, &by_cat(7)).unwrap());
+    assert!(deletes_whole_files(io.clone(), md.clone(), snap.snapshot_id, &by_cat(1)).unwrap());
+    assert!(deletes_whole_files(io.clone(), md.clone(), snap.snapshot_id, &by_cat(7)).unwrap());
     // a row filter without metrics to prove it: rows must be read
     let by_id = Expression::compare(ExprOp::Gt, "id", Datum::Long(3));
-    assert!(!deletes_whole_files(io.as_ref(), md, snap, &by_id).unwrap());
+    assert!(!deletes_whole_files(io.clone(), md.clone(), snap.snapshot_id, &by_id).unwrap());
     let both = Expression::and(by_cat(2), by_id);
-    assert!(!deletes_whole_files(io.as_ref(), md, snap, &both).unwrap());
+    assert!(!deletes_whole_files(io.clone(), md.clone(), snap.snapshot_id, &both).unwrap());
 }

@@ -576,3 +576,34 @@ fn a_commit_given_a_wrong_block_reads_the_leaf_whole_and_ends_as_the_search() {
     assert_eq!(normalized(&root(&a, &ta)), normalized(&root(&b, &tb)));
     assert_eq!(planned(&a, &ta), planned(&b, &tb));
 }
+
+/// A packed plan (the connector's) gives the positions a materialised plan gives its
+/// files: every data file of the leaves, with its leaf, ordinal and block; none on v3.
+#[test]
+fn a_packed_plan_gives_the_plans_tree_positions() {
+    let [c, _] = twins(300, 3);
+    let t = c.load_table(&ident()).unwrap();
+    let want = plan_positions(&c, &t);
+    assert_eq!(want.len(), 900);
+    assert!(want
+        .values()
+        .all(|p| matches!(p, TreePosition::Leaf { block: Some(_), .. })));
+    let scan = TableScan::new(t.metadata.clone(), c.io());
+    let packed =
+        crate::scan::task_groups::plan_packed(&scan, &crate::scan::SplitOptions::default())
+            .unwrap();
+    let got: HashMap<String, TreePosition> = packed.tree_positions().unwrap().into_iter().collect();
+    assert_eq!(got, want);
+    let v3 = MemoryCatalog::new();
+    create(&v3, 3);
+    append(
+        &v3,
+        (0..5).map(|n| ids(&format!("f{n}"), 1, 7, n)).collect(),
+    );
+    let t3 = v3.load_table(&ident()).unwrap();
+    let scan3 = TableScan::new(t3.metadata.clone(), v3.io());
+    let packed3 =
+        crate::scan::task_groups::plan_packed(&scan3, &crate::scan::SplitOptions::default())
+            .unwrap();
+    assert!(packed3.tree_positions().unwrap().is_empty());
+}

@@ -18,13 +18,14 @@
 
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef, Int32Array, Int64Array, RecordBatch};
+use arrow_array::{Array, ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::Schema as ArrowSchema;
 
 use super::plan_batches::{
     arrow_err, remap_residuals, stream_schema, tasks_to_batches, ResidualMerger,
 };
 use crate::error::{Error, Result};
+use crate::manifest::v4::tree::{LeafBlock, TreePosition};
 use crate::scan::split::{
     adjust_split_size, delete_weight, fixed_size_ranges, merge_adjacent, new_packer, offset_ranges,
     split_kind, usable_split_offsets, weight_of, SplitKind,
@@ -335,6 +336,70 @@ impl PackedPlan {
             });
         }
         self.estimated_rows()
+    }
+
+    /// Where a plan of a v4 snapshot found each data file held in a leaf (its leaf, ordinal
+    /// and Avro block), for a row-level write to hand back to its commit
+    /// ([`crate::commit::SnapshotProducer::data_file_position`]); none for files held in the
+    /// root and for tables before v4.
+    pub fn tree_positions(&self) -> Result<Vec<(String, TreePosition)>> {
+        let column = |b: &RecordBatch, name: &str| -> Result<ArrayRef> {
+            let i = self.schema.index_of(name).map_err(arrow_err)?;
+            Ok(b.column(i).clone())
+        };
+        let mut out = Vec::new();
+        for b in &self.parts {
+            let leaf = column(b, "v4_leaf")?;
+            if leaf.null_count() == leaf.len() {
+                continue;
+            }
+            let strings = |a: &ArrayRef| {
+                a.as_any()
+                    .downcast_ref::<StringArray>()
+                    .cloned()
+                    .ok_or_else(|| Error::unsupported("a plan column that is not a string"))
+            };
+            let longs = |a: ArrayRef| {
+                a.as_any()
+                    .downcast_ref::<Int64Array>()
+                    .cloned()
+                    .ok_or_else(|| Error::unsupported("a plan column that is not a long"))
+            };
+            let (paths, leaves) = (strings(&column(b, "file_path")?)?, strings(&leaf)?);
+            let ordinals = longs(column(b, "v4_ordinal")?)?;
+            let offsets = longs(column(b, "v4_block_offset")?)?;
+            let lengths = longs(column(b, "v4_block_length")?)?;
+            let mut manifest: Option<Arc<str>> = None;
+            for i in 0..b.num_rows() {
+                if leaves.is_null(i) || ordinals.is_null(i) {
+                    continue;
+                }
+                // one shared string per leaf, as the plan holds them
+                let name = leaves.value(i);
+                let m = match &manifest {
+                    Some(m) if &**m == name => Arc::clone(m),
+                    _ => Arc::from(name),
+                };
+                manifest = Some(Arc::clone(&m));
+                let block = (offsets.is_valid(i) && lengths.is_valid(i))
+                    .then(|| {
+                        Some(LeafBlock {
+                            offset: u64::try_from(offsets.value(i)).ok()?,
+                            length: u64::try_from(lengths.value(i)).ok()?,
+                        })
+                    })
+                    .flatten();
+                out.push((
+                    paths.value(i).to_string(),
+                    TreePosition::Leaf {
+                        manifest: m,
+                        ordinal: ordinals.value(i),
+                        block,
+                    },
+                ));
+            }
+        }
+        Ok(out)
     }
 
     /// Every group's rows in group order, as record batches of at most `batch_rows` rows.

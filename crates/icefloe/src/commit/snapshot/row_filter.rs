@@ -97,6 +97,20 @@ impl RowFilter {
         }
     }
 
+    /// Whether a v4 leaf may hold a file with a matching row, by the aggregate metrics on
+    /// its root entry (the planner's leaf test: the inclusive metrics evaluator on the
+    /// aggregate, which bounds every file of the leaf); a leaf without them may.
+    pub(super) fn leaf_may_match(&self, leaf: &crate::manifest::v4::TrackedFile) -> Result<bool> {
+        if leaf.metrics.is_empty() {
+            return Ok(true);
+        }
+        let mut f = crate::manifest::v4::tree::to_data_file(leaf);
+        // the entry's record_count counts the leaf's entries, not rows: any positive count
+        // keeps the evaluator's empty-file shortcut out
+        f.record_count = 1;
+        self.inclusive_metrics.eval(&f)
+    }
+
     /// Java's `validateAddedFilesMatchOverwriteFilter` test for an added file: its rows
     /// all match.
     pub(super) fn all_rows_match(
@@ -121,24 +135,24 @@ impl RowFilter {
 /// matching rows, by its partition (strict projection) or its column metrics (Java's
 /// `SparkTable.canDeleteUsingMetadata`, which lets Spark's `DELETE FROM` skip the rows).
 pub fn deletes_whole_files(
-    io: &dyn crate::io::FileIO,
-    md: &TableMetadata,
-    snapshot: &crate::spec::snapshot::Snapshot,
+    io: std::sync::Arc<dyn crate::io::FileIO>,
+    md: std::sync::Arc<TableMetadata>,
+    snapshot_id: i64,
     filter: &Expression,
 ) -> Result<bool> {
-    use crate::manifest::v4::tree::live_entries;
-    use crate::manifest::v4::V4Partitioning;
-    use crate::manifest::ManifestContent;
-    let partitioning = if md.format_version >= 4 {
-        V4Partitioning::for_table(md)?
-    } else {
-        V4Partitioning::none()
-    };
-    let mut rows = RowFilter::new(md, filter)?;
-    for (content, spec_id, e) in live_entries(io, &partitioning, snapshot)? {
-        if content == ManifestContent::Data
-            && rows.decide(md, spec_id, &e.data_file)? == Decision::Partial
-        {
+    use crate::scan::{SnapshotSelection, TableScan};
+    let mut rows = RowFilter::new(&md, filter)?;
+    // Java plans the scan with the filter (manifests, v4 leaves and files pruned by their
+    // summaries and metrics) and tests only the files it keeps: a file that cannot hold
+    // a matching row stays whatever the rest decide
+    let plan = TableScan::new(std::sync::Arc::clone(&md), io)
+        .snapshot(SnapshotSelection::SnapshotId(snapshot_id))
+        .case_sensitive(true)
+        .filter(filter.clone())
+        .with_stats_for(rows.bound.field_ids())
+        .plan_files()?;
+    for task in &plan.tasks {
+        if rows.decide(&md, task.file.spec_id, &task.file.file)? == Decision::Partial {
             return Ok(false);
         }
     }

@@ -227,6 +227,24 @@ impl SnapshotProducer {
             // data leaves first, so that the DVs of data files removed there are known
             // when delete leaves (of upgraded v3 tables) are read
             order.sort_by_key(|i| root[*i].e.content_type == ContentType::DeleteManifest);
+            // a delete by row filter alone (nothing named by path, no DV to place): a data
+            // leaf whose aggregates rule the filter out holds no file it removes, so it is
+            // not read, as Java's manifest filter skips such manifests
+            let by_filter_alone = wanted.is_empty()
+                && removed_deletes.is_empty()
+                && new_dvs
+                    .keys()
+                    .all(|k| placed_dvs.contains(k) || added_now.contains(k.as_str()));
+            if let (Some(rf), true) = (&row_filter, by_filter_alone) {
+                let mut kept = Vec::with_capacity(order.len());
+                for i in order {
+                    let e = &root[i].e;
+                    if e.content_type != ContentType::DataManifest || rf.leaf_may_match(e)? {
+                        kept.push(i);
+                    }
+                }
+                order = kept;
+            }
 
             // the positions the writer's plan gave: the one entry each names is read and
             // taken when the base still has it there (the leaf in the root, the ordinal not

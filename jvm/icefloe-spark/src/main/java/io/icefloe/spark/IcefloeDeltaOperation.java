@@ -59,6 +59,7 @@ class IcefloeDeltaOperation implements SupportsDelta {
   @Override
   public synchronized ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
     scanBuilder = (IcefloeScanBuilder) table.newScanBuilder(options);
+    scanBuilder.keepTreePositions();
     return scanBuilder;
   }
 
@@ -213,6 +214,11 @@ class IcefloeDeltaOperation implements SupportsDelta {
         request.put("snapshot-id", snapshot);
       }
       request.put("isolation-level", isolationLevel());
+      IcefloeScan scan = scanBuilder == null ? null : scanBuilder.builtScan();
+      JsonNode positions = scan == null ? null : scan.treePositions();
+      if (positions != null && positions.size() > 0) {
+        request.set("positions", positions);
+      }
       JsonNode filter = scanBuilder == null ? null : scanBuilder.pushedFilter();
       if (filter != null) {
         request.set("conflict-filter", filter);

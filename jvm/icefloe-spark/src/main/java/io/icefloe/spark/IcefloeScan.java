@@ -44,6 +44,7 @@ class IcefloeScan implements Scan, Batch, SupportsRuntimeV2Filtering, SupportsRe
   private String readSchemaJson;
   private IcefloeInputPartition[] partitions;
   private long estimatedRows;
+  private JsonNode treePositions;
 
   IcefloeScan(String name, NativeTable table, ObjectNode request, List<Predicate> pushed, int limit) {
     this(name, table, request, pushed, limit, List.of());
@@ -63,6 +64,15 @@ class IcefloeScan implements Scan, Batch, SupportsRuntimeV2Filtering, SupportsRe
     this.pushed = pushed;
     this.limit = limit;
     this.metadataColumns = List.copyOf(metadataColumns);
+  }
+
+  /**
+   * Where the planned data files sit in a v4 table's metadata tree (JSON, as the native plan
+   * gives them), when the scan was asked to keep them; null otherwise.
+   */
+  JsonNode treePositions() {
+    plan();
+    return treePositions;
   }
 
   /** The snapshot the scan read (null for a table without snapshots). */
@@ -92,6 +102,7 @@ class IcefloeScan implements Scan, Batch, SupportsRuntimeV2Filtering, SupportsRe
         partitionSourceIds[i] = sources.get(i).asInt();
       }
       estimatedRows = info.get("estimated-rows").asLong();
+      treePositions = info.get("positions");
       int groups = info.get("groups").asInt();
       IcefloeInputPartition[] out = new IcefloeInputPartition[groups];
       for (int g = 0; g < groups; g++) {

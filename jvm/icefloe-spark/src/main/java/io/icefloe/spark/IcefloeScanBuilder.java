@@ -51,6 +51,7 @@ class IcefloeScanBuilder
   // metadata columns Spark asked for (the row ids of a row-level operation's scan)
   private final List<String> metadataColumns = new ArrayList<>();
   private IcefloeScan built = null;
+  private boolean treePositions = false;
 
   IcefloeScanBuilder(
       String name,
@@ -84,6 +85,14 @@ class IcefloeScanBuilder
   /** The scan {@link #build} made last (a row-level operation validates from its snapshot). */
   IcefloeScan builtScan() {
     return built;
+  }
+
+  /**
+   * Makes the scan keep where a v4 table's data files sit in its metadata tree, for a
+   * row-level write's commit (which then reads those leaf entries instead of searching).
+   */
+  void keepTreePositions() {
+    treePositions = true;
   }
 
   /** The filter pushed into planning (the expression JSON form), or null. */
@@ -169,6 +178,9 @@ class IcefloeScanBuilder
     ObjectNode request = Json.object();
     travel.addTo(request);
     request.put("case-sensitive", caseSensitive);
+    if (treePositions) {
+      request.put("positions", true);
+    }
     if (filter != null) {
       request.set("filter", filter);
     }
