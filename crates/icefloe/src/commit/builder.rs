@@ -189,6 +189,7 @@ impl MetadataBuilder {
         let fresh_order = rebind_sort_order(sort_order, schema, &fresh, order_id)?;
         let persisted = persisted_properties(properties);
         properties::validate_commit_properties(&persisted)?;
+        super::snapshot::validate_v4_properties(&persisted)?;
 
         let mut b = Self::empty(format_version)?;
         let schema_id = b.add_schema_internal(fresh, last_column_id)?;
@@ -787,6 +788,7 @@ impl MetadataBuilder {
         if updates.is_empty() {
             return Ok(());
         }
+        super::snapshot::validate_v4_properties(&updates)?;
         for (k, v) in &updates {
             match self.md.properties.iter_mut().find(|(ok, _)| ok == k) {
                 Some(e) => e.1 = v.clone(),

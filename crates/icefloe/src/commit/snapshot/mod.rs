@@ -43,6 +43,7 @@ use rolling::{Roll, WriteContext, ROLL_ROWS_DIVISOR};
 pub use row_filter::deletes_whole_files;
 use summary::SummaryBuilder;
 pub use v4::{
+    validate_v4_properties, COMPACT_MAX_V3_MANIFESTS, COMPACT_MAX_V3_MANIFESTS_DEFAULT,
     COMPACT_MIN_DV_LEAVES, COMPACT_MIN_DV_LEAVES_DEFAULT, LEAF_MAX_FILE_ENTRIES,
     LEAF_MAX_FILE_ENTRIES_DEFAULT, ROOT_MAX_FILE_ENTRIES, ROOT_MAX_FILE_ENTRIES_DEFAULT,
 };

@@ -56,6 +56,36 @@ pub const LEAF_MAX_FILE_ENTRIES_DEFAULT: usize = 10_000;
 /// entries into one new EXISTING leaf per content and spec, DVs applied); 0 disables it.
 pub const COMPACT_MIN_DV_LEAVES: &str = "commit.v4.compact.min-dv-leaves";
 pub const COMPACT_MIN_DV_LEAVES_DEFAULT: u64 = 16;
+/// How many of an upgraded table's v3 manifests (root entries of `format_version` < 4,
+/// EXISTING, without a manifest DV) a compaction converts into v4 leaves besides the
+/// leaves it takes for their manifest DVs; 0 disables it. Only a compaction that runs
+/// anyway converts them (a commit compacting 16 leaves for their DVs at most triples its
+/// work with the default), so that small commits never pay for the upgrade's manifests.
+pub const COMPACT_MAX_V3_MANIFESTS: &str = "commit.v4.compact.max-v3-manifests";
+pub const COMPACT_MAX_V3_MANIFESTS_DEFAULT: usize = 32;
+
+/// The `commit.v4.*` properties, which must be non-negative integers where set.
+const V4_COMMIT_PROPERTIES: [&str; 4] = [
+    ROOT_MAX_FILE_ENTRIES,
+    LEAF_MAX_FILE_ENTRIES,
+    COMPACT_MIN_DV_LEAVES,
+    COMPACT_MAX_V3_MANIFESTS,
+];
+
+/// Refuses a `commit.v4.*` property that is not a non-negative integer, when a table is
+/// created with it or it is set (`ValidationFailed` naming the property and the value). A
+/// commit reading one set by another writer still falls back to the default
+/// ([`property_or`]), so that a bad value never makes a table uncommittable.
+pub fn validate_v4_properties(properties: &[(String, String)]) -> Result<()> {
+    for (k, v) in properties {
+        if V4_COMMIT_PROPERTIES.contains(&k.as_str()) && v.trim().parse::<u64>().is_err() {
+            return Err(Error::validation_failed(format!(
+                "table property {k} must have a non-negative integer value, found {v}"
+            )));
+        }
+    }
+    Ok(())
+}
 
 /// A root entry under construction, with the changes this commit makes to a leaf.
 struct RootEntry {
@@ -550,12 +580,20 @@ impl SnapshotProducer {
             })
             .count() as u64;
         if compact_all || (min_dv_leaves > 0 && dv_leaves >= min_dv_leaves) {
+            let max_v3 = if compact_all {
+                0
+            } else {
+                property_or(md, COMPACT_MAX_V3_MANIFESTS, COMPACT_MAX_V3_MANIFESTS_DEFAULT)
+            };
             entries = self.compact_v4(
                 io,
                 md,
                 &partitioning,
                 entries,
-                compact_all,
+                Compaction {
+                    all: compact_all,
+                    max_v3,
+                },
                 snapshot_id,
                 sequence_number,
                 dir,
@@ -662,13 +700,17 @@ impl SnapshotProducer {
         let max_entries: usize =
             property_or(md, LEAF_MAX_FILE_ENTRIES, LEAF_MAX_FILE_ENTRIES_DEFAULT).max(1);
         let mut chunks: Vec<((bool, i32), Vec<TrackedFile>)> = Vec::new();
-        for (key, mut files) in groups {
-            while files.len() > max_entries {
-                let rest = files.split_off(max_entries);
-                chunks.push((key, files));
-                files = rest;
+        for (key, files) in groups {
+            // taken from the front in one pass (splitting the rest off again and again
+            // copied a large compaction's entries once per leaf: quadratic)
+            let mut files = files.into_iter();
+            loop {
+                let chunk: Vec<TrackedFile> = files.by_ref().take(max_entries).collect();
+                if chunk.is_empty() {
+                    break;
+                }
+                chunks.push((key, chunk));
             }
-            chunks.push((key, files));
         }
         let mut out = Vec::new();
         for ((deletes, spec_id), files) in chunks {
@@ -762,6 +804,13 @@ impl SnapshotProducer {
     /// leaves with their DVs applied, every entry EXISTING and each new leaf EXISTING. No
     /// entry this commit adds or changes goes into them.
     ///
+    /// An upgraded table's v3 manifests (as PyIceberg or Java wrote them, without the
+    /// aggregate metrics planning prunes v4 leaves by) are converted along: besides the
+    /// leaves taken for their DVs, the first `max_v3` EXISTING v3 manifests of the root
+    /// without a manifest DV, data manifests before delete manifests, join the compaction
+    /// (the seed's upgrade path lets older manifests stay; this moves them into the new
+    /// structure a bounded number at a time, only when a compaction runs anyway).
+    ///
     /// An upgraded table's v3 delete manifest holds its DVs as position delete files,
     /// which v4 has no entry for: compacting it attaches each DV to its data file's entry
     /// (`deletion_vector`), as v4 models DVs. The data file must then be an entry this
@@ -777,22 +826,38 @@ impl SnapshotProducer {
         md: &TableMetadata,
         partitioning: &V4Partitioning,
         entries: Vec<TrackedFile>,
-        all: bool,
+        how: Compaction,
         snapshot_id: i64,
         sequence_number: i64,
         dir: &str,
         codec: Codec,
         created: &mut usize,
     ) -> Result<Vec<TrackedFile>> {
+        let Compaction { all, max_v3 } = how;
+        let has_dv = |e: &TrackedFile| e.manifest_info.as_ref().is_some_and(|i| i.dv.is_some());
+        // the v3 manifests converted by the bound (the DV rule takes those with a DV)
+        let mut by_bound: Vec<usize> = (0..entries.len())
+            .filter(|&i| {
+                let e = &entries[i];
+                !all && e.content_type.is_manifest()
+                    && e.format_version < 4
+                    && e.tracking.status == TrackingStatus::Existing
+                    && !has_dv(e)
+            })
+            .collect();
+        // data manifests first: the DVs of a v3 delete manifest then find their files
+        // among the entries this compaction moves
+        by_bound.sort_by_key(|&i| entries[i].content_type == ContentType::DeleteManifest);
+        by_bound.truncate(max_v3);
+        let by_bound: HashSet<usize> = by_bound.into_iter().collect();
         let mut keep = Vec::new();
         let mut moved = Vec::new();
-        // v3 delete leaves taken: (root entry, equality deletes, DVs by data file path)
-        let mut v3_delete_leaves: Vec<(TrackedFile, Vec<TrackedFile>, V3Dvs)> = Vec::new();
-        for e in entries {
+        let mut v3_delete_leaves: Vec<V3DeleteLeaf> = Vec::new();
+        for (i, e) in entries.into_iter().enumerate() {
             let existing = e.tracking.status == TrackingStatus::Existing;
             let take = existing
                 && if e.content_type.is_manifest() {
-                    all || e.manifest_info.as_ref().is_some_and(|i| i.dv.is_some())
+                    all || has_dv(&e) || by_bound.contains(&i)
                 } else {
                     all
                 };
@@ -806,7 +871,12 @@ impl SnapshotProducer {
             }
             if e.content_type == ContentType::DeleteManifest && e.format_version < 4 {
                 match read_v3_delete_leaf(io, partitioning, &e)? {
-                    Some((eq, dvs)) => v3_delete_leaves.push((e, eq, dvs)),
+                    Some((eq, dvs)) => v3_delete_leaves.push(V3DeleteLeaf {
+                        leaf: e,
+                        eq,
+                        dvs,
+                        by_bound: by_bound.contains(&i),
+                    }),
                     None => keep.push(e),
                 }
                 continue;
@@ -814,7 +884,17 @@ impl SnapshotProducer {
             moved.extend(leaf_entries(io, partitioning, &e)?);
         }
         if !v3_delete_leaves.is_empty() {
-            self.attach_v3_dvs(io, partitioning, &mut keep, &mut moved, v3_delete_leaves)?;
+            // what is left of the bound: how many more leaves the delete manifests the
+            // bound took may read looking for their DVs' files
+            let search = max_v3.saturating_sub(by_bound.len());
+            self.attach_v3_dvs(
+                io,
+                partitioning,
+                &mut keep,
+                &mut moved,
+                v3_delete_leaves,
+                search,
+            )?;
         }
         if moved.is_empty() {
             return Ok(keep);
@@ -837,50 +917,36 @@ impl SnapshotProducer {
 
     /// Attaches the DVs of the v3 delete leaves taken by a compaction to their data
     /// files' entries (see [`SnapshotProducer::compact_v4`]); a leaf whose DVs cannot all
-    /// be attached goes back to `keep`, with nothing of it attached or moved.
+    /// be attached goes back to `keep`, with nothing of it attached or moved. The data
+    /// files not among the entries moved or the root's own are looked for in the other
+    /// EXISTING data leaves, which then join the compaction: for a leaf taken for its
+    /// manifest DV (or by a rewrite of manifests) in all of them, for one taken by the
+    /// bound on v3 manifests in at most `search` more leaves.
     fn attach_v3_dvs(
         &self,
         io: &dyn FileIO,
         partitioning: &V4Partitioning,
         keep: &mut Vec<TrackedFile>,
         moved: &mut Vec<TrackedFile>,
-        delete_leaves: Vec<(TrackedFile, Vec<TrackedFile>, V3Dvs)>,
+        delete_leaves: Vec<V3DeleteLeaf>,
+        search: usize,
     ) -> Result<()> {
-        // the targets not among the entries being moved or the root's own files: look
-        // for them in the other EXISTING data leaves, which then join the compaction
         let placed = |moved: &[TrackedFile], keep: &[TrackedFile], path: &str| {
             moved.iter().any(|m| m.location == path)
                 || keep
                     .iter()
                     .any(|k| k.location == path && !k.content_type.is_manifest())
         };
-        let mut wanted: HashSet<String> = delete_leaves
-            .iter()
-            .flat_map(|(_, _, dvs)| dvs.keys())
-            .filter(|p| !placed(moved, keep, p))
-            .cloned()
-            .collect();
-        if !wanted.is_empty() {
-            let mut i = 0;
-            while i < keep.len() && !wanted.is_empty() {
-                let k = &keep[i];
-                let candidate = k.content_type == ContentType::DataManifest
-                    && k.tracking.status == TrackingStatus::Existing;
-                if !candidate {
-                    i += 1;
-                    continue;
-                }
-                let items = leaf_entries(io, partitioning, k)?;
-                if items.iter().any(|t| wanted.contains(&t.location)) {
-                    for t in &items {
-                        wanted.remove(&t.location);
-                    }
-                    moved.extend(items);
-                    keep.remove(i);
-                } else {
-                    i += 1;
-                }
-            }
+        for bounded in [false, true] {
+            let wanted: HashSet<String> = delete_leaves
+                .iter()
+                .filter(|d| d.by_bound == bounded)
+                .flat_map(|d| d.dvs.keys())
+                .filter(|p| !placed(moved, keep, p))
+                .cloned()
+                .collect();
+            let limit = if bounded { search } else { usize::MAX };
+            pull_leaves_holding(io, partitioning, keep, moved, wanted, limit)?;
         }
         let moved_at: HashMap<String, usize> = moved
             .iter()
@@ -896,7 +962,7 @@ impl SnapshotProducer {
             })
             .map(|(i, k)| (k.location.clone(), i))
             .collect();
-        for (leaf, eq, dvs) in delete_leaves {
+        for V3DeleteLeaf { leaf, eq, dvs, .. } in delete_leaves {
             // every DV must land on an entry without one, or the leaf stays whole
             let attachable = dvs.keys().all(|p| {
                 moved_at
@@ -930,6 +996,61 @@ impl SnapshotProducer {
 /// The DVs of a v3 delete manifest, by the data file they delete from: the DV as a v4
 /// `deletion_vector`, and the snapshot that added it.
 type V3Dvs = HashMap<String, (crate::manifest::v4::DeletionVector, Option<i64>)>;
+
+/// What a compaction takes besides the leaves carrying a manifest DV: with `all` (a
+/// rewrite of manifests) every leaf and existing root file; otherwise up to `max_v3` v3
+/// manifests without a DV ([`COMPACT_MAX_V3_MANIFESTS`]).
+#[derive(Debug, Clone, Copy)]
+struct Compaction {
+    all: bool,
+    max_v3: usize,
+}
+
+/// A v3 delete manifest a compaction took: its root entry, its equality delete files (as
+/// EXISTING v4 entries), its DVs by data file, and whether the bound on v3 manifests took
+/// it (rather than its manifest DV or a rewrite of manifests).
+struct V3DeleteLeaf {
+    leaf: TrackedFile,
+    eq: Vec<TrackedFile>,
+    dvs: V3Dvs,
+    by_bound: bool,
+}
+
+/// Moves into the compaction (`moved`, their entries EXISTING) the EXISTING data leaves of
+/// `keep` that hold a file of `wanted`, reading them in root order until every file is
+/// found or `limit` leaves were read.
+fn pull_leaves_holding(
+    io: &dyn FileIO,
+    partitioning: &V4Partitioning,
+    keep: &mut Vec<TrackedFile>,
+    moved: &mut Vec<TrackedFile>,
+    mut wanted: HashSet<String>,
+    limit: usize,
+) -> Result<()> {
+    let mut read = 0usize;
+    let mut i = 0;
+    while i < keep.len() && !wanted.is_empty() && read < limit {
+        let k = &keep[i];
+        let candidate = k.content_type == ContentType::DataManifest
+            && k.tracking.status == TrackingStatus::Existing;
+        if !candidate {
+            i += 1;
+            continue;
+        }
+        read += 1;
+        let items = leaf_entries(io, partitioning, k)?;
+        if items.iter().any(|t| wanted.contains(&t.location)) {
+            for t in &items {
+                wanted.remove(&t.location);
+            }
+            moved.extend(items);
+            keep.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+    Ok(())
+}
 
 /// A leaf entry a writer's plan named: its ordinal, the data file's path, and the span of
 /// its Avro block when the plan gave it.
