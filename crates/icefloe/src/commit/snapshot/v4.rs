@@ -16,6 +16,9 @@
 //!   flushed into new leaves (one per content and spec), so that a root stays about one
 //!   storage round trip. A rewrite of manifests compacts every leaf and root file into
 //!   new leaves with manifest DVs applied, all EXISTING.
+//! - Once `commit.v4.compact.min-dv-leaves` leaves carry manifest DVs, they are compacted
+//!   into new EXISTING leaves, and an upgraded table's v3 manifests with them, up to
+//!   `commit.v4.compact.max-v3-manifests` per compaction.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
@@ -583,7 +586,11 @@ impl SnapshotProducer {
             let max_v3 = if compact_all {
                 0
             } else {
-                property_or(md, COMPACT_MAX_V3_MANIFESTS, COMPACT_MAX_V3_MANIFESTS_DEFAULT)
+                property_or(
+                    md,
+                    COMPACT_MAX_V3_MANIFESTS,
+                    COMPACT_MAX_V3_MANIFESTS_DEFAULT,
+                )
             };
             entries = self.compact_v4(
                 io,
