@@ -75,7 +75,7 @@ def test_row_level_commands_on_v4_end_as_javas_on_a_v3_twin(env):
         t = catalog.load_table("db.rl4")
         assert t.metadata.format_version == 4
         arrow = t.scan().to_arrow().sort_by("id")
-        assert list(zip(arrow.column("id").to_pylist(), arrow.column("v").to_pylist())) == ours
+        assert list(zip(arrow.column("id").to_pylist(), arrow.column("v").to_pylist(), strict=True)) == ours
     # 10 deleted; the merge deletes 5 of its 10 matches and inserts 20; 4 deleted
     assert len(ours) == 400 - 10 - 5 + 20 - 4
 
@@ -89,7 +89,7 @@ def test_a_delete_of_whole_files_reads_only_the_leaves_it_touches(env):
     spark, catalog = env
     t = _create(catalog, "db.pos4", 4)
     plan = t.scan().plan_arrow()
-    by_leaf = dict(zip(plan.column("v4_leaf").to_pylist(), plan.column("file_path").to_pylist()))
+    by_leaf = dict(zip(plan.column("v4_leaf").to_pylist(), plan.column("file_path").to_pylist(), strict=True))
     assert len(by_leaf) == 4
     target = t.scan(row_filter="id >= 300").plan_arrow()
     assert target.num_rows == 1

@@ -119,12 +119,21 @@ fn plan(table: &LoadedTable, request: &Value) -> Outcome<PlanHandle> {
         "tasks": payloads.iter().map(|(_, n)| n).sum::<usize>(),
     });
     // a row-level write's scan: where each data file sits in a v4 tree, for its commit
-    // (crate::rowlevel::tree_positions reads them back)
+    // (crate::rowlevel::tree_positions reads them back). They travel as JSON through the
+    // driver, so a scan of more files than MAX_TREE_POSITIONS passes none and its commit
+    // searches the leaves, as without positions: bounded driver memory over speed
     if request.get("positions").and_then(Value::as_bool) == Some(true) {
-        info["positions"] = crate::rowlevel::tree_positions_json(&packed.tree_positions()?);
+        let positions = packed.tree_positions()?;
+        if positions.len() <= MAX_TREE_POSITIONS {
+            info["positions"] = crate::rowlevel::tree_positions_json(&positions);
+        }
     }
     Ok(PlanHandle { payloads, info })
 }
+
+/// The most tree positions a scan hands its row-level commit (about 200 bytes of JSON
+/// each).
+const MAX_TREE_POSITIONS: usize = 100_000;
 
 /// Plans a scan of a loaded table (see [`scan_of`] for the request; `target-split-size`
 /// overrides the table's `read.split.target-size`); the handle is a packed plan.
