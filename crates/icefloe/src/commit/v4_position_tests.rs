@@ -607,3 +607,55 @@ fn a_packed_plan_gives_the_plans_tree_positions() {
             .unwrap();
     assert!(packed3.tree_positions().unwrap().is_empty());
 }
+
+/// A delete by row filter alone reads only the data leaves whose aggregates do not rule
+/// the filter out: with every other leaf unreadable it still commits, where a removal by
+/// path without a position, which searches the leaves in root order, fails on them.
+#[test]
+fn a_delete_by_row_filter_reads_only_the_leaves_it_may_touch() {
+    let [c, _] = twins(10, 3);
+    let t = c.load_table(&ident()).unwrap();
+    let positions = plan_positions(&c, &t);
+    let leaves: Vec<String> = root(&c, &t)
+        .into_iter()
+        .filter(|e| e.content_type == ContentType::DataManifest)
+        .map(|e| e.location.clone())
+        .collect();
+    assert_eq!(leaves.len(), 3);
+    // the leaf searched last holds the files deleted; the others become unreadable
+    let target = leaves.last().unwrap().clone();
+    let leaf_of = |name: &str| match &positions[&path(name)] {
+        TreePosition::Leaf { manifest, .. } => manifest.to_string(),
+        TreePosition::Root => panic!("{name} in the root"),
+    };
+    let l = (0..3)
+        .find(|l| leaf_of(&format!("l{l}f0")) == target)
+        .unwrap();
+    let io = c.io();
+    for leaf in leaves.iter().filter(|x| **x != target) {
+        io.delete(leaf).unwrap();
+        io.write_new(leaf, b"not a manifest").unwrap();
+    }
+    // leaf l holds files n = 10 l .. 10 l + 9, ids 10 n .. 10 n + 9
+    let lo = (l as i64) * 100;
+    let mut p = SnapshotProducer::delete_files();
+    p.delete_by_row_filter(Expression::and(
+        Expression::compare(ExprOp::GtEq, "id", Datum::Long(lo)),
+        Expression::compare(ExprOp::Lt, "id", Datum::Long(lo + 100)),
+    ));
+    let after = commit(&c, p).unwrap();
+    let summary = after
+        .metadata
+        .current_snapshot()
+        .unwrap()
+        .summary
+        .clone()
+        .unwrap();
+    assert_eq!(summary.get("deleted-data-files"), Some("10"));
+
+    // the same removal by path, searching: meets an unreadable leaf
+    let mut p = SnapshotProducer::delete_files();
+    p.delete_path(path(&format!("l{}f0", (l + 1) % 3)));
+    let err = commit(&c, p).unwrap_err().to_string();
+    assert!(err.contains("Avro"), "{err}");
+}
