@@ -667,6 +667,34 @@ impl Rng {
 /// A live data file of the model: name, `cat`, and its DV (Puffin name, offset).
 type LiveFile = (String, i32, Option<(String, i64)>);
 
+/// A model operation: a random live file removed by path.
+fn remove_random_file(rng: &mut Rng, live: &mut Vec<LiveFile>) -> SnapshotProducer {
+    let (name, _, _) = live.remove(rng.below(live.len()));
+    let mut p = SnapshotProducer::delete_files();
+    p.delete_path(path(&name));
+    p
+}
+
+/// A model operation: a row delta adding a DV (Puffin `s{seed}dv{n}`, `n` counted up)
+/// for a random live file, replacing the DV it had.
+fn replace_random_dv(
+    rng: &mut Rng,
+    live: &mut [LiveFile],
+    seed: u64,
+    n: &mut usize,
+) -> SnapshotProducer {
+    let i = rng.below(live.len());
+    *n += 1;
+    let name = format!("s{seed}dv{n}");
+    let mut p = SnapshotProducer::row_delta();
+    if let Some((old, off)) = live[i].2.take() {
+        p.remove_delete_file(puffin(&old), Some(off));
+    }
+    p.add_delete_file(None, dv(&name, &live[i].0, live[i].1, 4, 2));
+    live[i].2 = Some((name, 4));
+    p
+}
+
 /// Model-based equivalence: the same random operations on twin v3 and v4 tables plan the
 /// same files with the same deletes after every commit (icefloe's v3 is the oracle).
 #[test]
@@ -705,12 +733,7 @@ fn v3_and_v4_twins_plan_the_same_files_after_every_commit() {
                     }
                     p
                 }
-                2 if !live.is_empty() => {
-                    let (name, _, _) = live.remove(rng.below(live.len()));
-                    let mut p = SnapshotProducer::delete_files();
-                    p.delete_path(path(&name));
-                    p
-                }
+                2 if !live.is_empty() => remove_random_file(&mut rng, &mut live),
                 3 if !live.is_empty() => {
                     let (name, cat, _) = live.remove(rng.below(live.len()));
                     n += 1;
@@ -723,15 +746,7 @@ fn v3_and_v4_twins_plan_the_same_files_after_every_commit() {
                 }
                 4 if !live.is_empty() => {
                     // a row delta: a DV for a live file (replacing its DV), maybe new rows
-                    let i = rng.below(live.len());
-                    n += 1;
-                    let puffin = format!("s{seed}dv{n}");
-                    let mut p = SnapshotProducer::row_delta();
-                    if let Some((old, off)) = live[i].2.take() {
-                        p.remove_delete_file(format!("mem://data/{old}.puffin"), Some(off));
-                    }
-                    p.add_delete_file(None, dv(&puffin, &live[i].0, live[i].1, 4, 2));
-                    live[i].2 = Some((puffin, 4));
+                    let mut p = replace_random_dv(&mut rng, &mut live, seed, &mut n);
                     if rng.below(2) == 0 {
                         n += 1;
                         let name = format!("s{seed}f{n}");
@@ -1088,7 +1103,7 @@ fn v3_and_v4_twins_agree_with_rewrites_expiry_and_branches() {
         // b's last append, not picked yet: (v3 id, v4 id, its files)
         let mut pickable: Option<(i64, i64, Vec<LiveFile>)> = None;
         let mut n = 0;
-        let new_file = |n: &mut i32, rng: &mut Rng| -> LiveFile {
+        let new_file = |n: &mut usize, rng: &mut Rng| -> LiveFile {
             *n += 1;
             (format!("s{seed}f{n}"), rng.below(3) as i32, None)
         };
@@ -1112,23 +1127,11 @@ fn v3_and_v4_twins_agree_with_rewrites_expiry_and_branches() {
                     job = Some((p, "main"));
                 }
                 2 if !live.is_empty() => {
-                    let (name, _, _) = live.remove(rng.below(live.len()));
-                    let mut p = SnapshotProducer::delete_files();
-                    p.delete_path(path(&name));
-                    job = Some((p, "main"));
+                    job = Some((remove_random_file(&mut rng, &mut live), "main"));
                 }
                 3 if !live.is_empty() => {
                     // a row delta adding or replacing a DV
-                    let i = rng.below(live.len());
-                    n += 1;
-                    let name = format!("s{seed}dv{n}");
-                    let mut p = SnapshotProducer::row_delta();
-                    if let Some((old, off)) = live[i].2.take() {
-                        p.remove_delete_file(puffin(&old), Some(off));
-                    }
-                    p.add_delete_file(None, dv(&name, &live[i].0, live[i].1, 4, 2));
-                    live[i].2 = Some((name, 4));
-                    job = Some((p, "main"));
+                    job = Some((replace_random_dv(&mut rng, &mut live, seed, &mut n), "main"));
                 }
                 4 if live.len() >= 2 => {
                     // rewrite files: two live files without DVs become one
@@ -1248,7 +1251,11 @@ fn v3_and_v4_twins_agree_with_rewrites_expiry_and_branches() {
             let t4 = v4.load_table(&ident()).unwrap();
             // a filter on `id`, which only the leaves' aggregate bounds prune by (the
             // leaves rewrites and compactions write included)
-            let by_id = Expression::compare(ExprOp::GtEq, "id", Datum::Long(i64::from(n) * 5));
+            let by_id = Expression::compare(
+                ExprOp::GtEq,
+                "id",
+                Datum::Long(i64::try_from(n).unwrap() * 5),
+            );
             assert_eq!(
                 planned_with(&v3, &t3, by_id.clone()),
                 planned_with(&v4, &t4, by_id),

@@ -661,25 +661,9 @@ fn upgraded_twins_plan_the_same_files_as_v3_while_compactions_convert_v3_manifes
             }
             let op = rng.below(5);
             let p = match op {
-                2 if !live.is_empty() => {
-                    let (name, _, _) = live.remove(rng.below(live.len()));
-                    let mut p = SnapshotProducer::delete_files();
-                    p.delete_path(path(&name));
-                    p
-                }
-                3 if !live.is_empty() => {
-                    // a DV for a live file, replacing its DV
-                    let i = rng.below(live.len());
-                    n += 1;
-                    let name = format!("s{seed}dv{n}");
-                    let mut p = SnapshotProducer::row_delta();
-                    if let Some((old, off)) = live[i].2.take() {
-                        p.remove_delete_file(puffin(&old), Some(off));
-                    }
-                    p.add_delete_file(None, dv(&name, &live[i].0, live[i].1, 4, 2));
-                    live[i].2 = Some((name, 4));
-                    p
-                }
+                2 if !live.is_empty() => remove_random_file(&mut rng, &mut live),
+                // a DV for a live file, replacing its DV
+                3 if !live.is_empty() => replace_random_dv(&mut rng, &mut live, seed, &mut n),
                 4 if live.len() > 3 => {
                     let cat = rng.below(3) as i32;
                     live.retain(|f| f.1 != cat);
