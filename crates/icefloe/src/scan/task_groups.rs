@@ -193,6 +193,21 @@ pub fn plan_packed_for(
     })
 }
 
+/// Column `name` of a part's batch (of the plan's `schema`), as its array type `A`.
+fn part_column<A: Array + Clone + 'static>(
+    schema: &ArrowSchema,
+    batch: &RecordBatch,
+    name: &str,
+) -> Result<A> {
+    let i = schema.index_of(name).map_err(arrow_err)?;
+    batch
+        .column(i)
+        .as_any()
+        .downcast_ref::<A>()
+        .cloned()
+        .ok_or_else(|| Error::unsupported(format!("plan column {name} has another type")))
+}
+
 /// The ranges of a bin with consecutive ranges of one file merged (Java's
 /// `TableScanUtil.mergeTasks`; see `crate::scan::split`): same file, both not empty, and
 /// the second starts where the first ends.
@@ -280,20 +295,15 @@ impl PackedPlan {
     /// tasks: the task's length over its file's size less the first split offset, times the
     /// file's record count, truncated per task; deletes not subtracted).
     pub fn estimated_rows(&self) -> Result<i64> {
-        let index = |name: &str| self.schema.index_of(name).map_err(arrow_err);
-        let (records, sizes) = (index("record_count")?, index("file_size_in_bytes")?);
-        let long = |batch: &RecordBatch, c: usize| -> Result<Int64Array> {
-            batch
-                .column(c)
-                .as_any()
-                .downcast_ref::<Int64Array>()
-                .cloned()
-                .ok_or_else(|| Error::unsupported("a plan column that is not a long"))
-        };
         let columns = self
             .parts
             .iter()
-            .map(|b| Ok((long(b, records)?, long(b, sizes)?)))
+            .map(|b| {
+                Ok((
+                    part_column::<Int64Array>(&self.schema, b, "record_count")?,
+                    part_column::<Int64Array>(&self.schema, b, "file_size_in_bytes")?,
+                ))
+            })
             .collect::<Result<Vec<_>>>()?;
         let mut rows = 0i64;
         for r in self.groups.iter().flatten() {
@@ -343,32 +353,17 @@ impl PackedPlan {
     /// ([`crate::commit::SnapshotProducer::data_file_position`]); none for files held in the
     /// root and for tables before v4.
     pub fn tree_positions(&self) -> Result<Vec<(String, TreePosition)>> {
-        let column = |b: &RecordBatch, name: &str| -> Result<ArrayRef> {
-            let i = self.schema.index_of(name).map_err(arrow_err)?;
-            Ok(b.column(i).clone())
-        };
+        let schema = &self.schema;
         let mut out = Vec::new();
         for b in &self.parts {
-            let leaf = column(b, "v4_leaf")?;
-            if leaf.null_count() == leaf.len() {
+            let leaves = part_column::<StringArray>(schema, b, "v4_leaf")?;
+            if leaves.null_count() == leaves.len() {
                 continue;
             }
-            let strings = |a: &ArrayRef| {
-                a.as_any()
-                    .downcast_ref::<StringArray>()
-                    .cloned()
-                    .ok_or_else(|| Error::unsupported("a plan column that is not a string"))
-            };
-            let longs = |a: ArrayRef| {
-                a.as_any()
-                    .downcast_ref::<Int64Array>()
-                    .cloned()
-                    .ok_or_else(|| Error::unsupported("a plan column that is not a long"))
-            };
-            let (paths, leaves) = (strings(&column(b, "file_path")?)?, strings(&leaf)?);
-            let ordinals = longs(column(b, "v4_ordinal")?)?;
-            let offsets = longs(column(b, "v4_block_offset")?)?;
-            let lengths = longs(column(b, "v4_block_length")?)?;
+            let paths = part_column::<StringArray>(schema, b, "file_path")?;
+            let ordinals = part_column::<Int64Array>(schema, b, "v4_ordinal")?;
+            let offsets = part_column::<Int64Array>(schema, b, "v4_block_offset")?;
+            let lengths = part_column::<Int64Array>(schema, b, "v4_block_length")?;
             let mut manifest: Option<Arc<str>> = None;
             for i in 0..b.num_rows() {
                 if leaves.is_null(i) || ordinals.is_null(i) {
