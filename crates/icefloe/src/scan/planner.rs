@@ -1110,21 +1110,14 @@ struct SpecContext {
     residuals: ResidualEvaluator,
 }
 
-/// Whether a v4 leaf may hold a file matching the filter, by the aggregate column
-/// metrics on its root entry (`manifest::v4::stats`): v3's inclusive metrics evaluator,
-/// the one files are tested with, applied to the aggregate, which bounds every file of
-/// the leaf, so a leaf it rules out holds no file the filter would keep. Leaves without
-/// aggregate metrics (written before they existed, or v3 manifests of an upgraded table)
-/// are kept.
+/// Whether a v4 leaf may hold a file matching the filter (`v4_tree::leaf_may_match`: v3's
+/// inclusive metrics evaluator, the one files are tested with, on the leaf's aggregate);
+/// every leaf may without a filter.
 fn leaf_metrics_may_match(ctx: &PlanContext, e: &TrackedFile) -> Result<bool> {
-    if !ctx.filter_entries || e.metrics.is_empty() {
+    if !ctx.filter_entries {
         return Ok(true);
     }
-    let mut f = v4_tree::to_data_file(e);
-    // the entry's record_count counts the leaf's entries, not rows; any positive count
-    // keeps the evaluator's empty-file shortcut out, so only the metrics decide
-    f.record_count = 1;
-    ctx.metrics.eval(&f)
+    v4_tree::leaf_may_match(&ctx.metrics, e)
 }
 
 struct PlanContext {

@@ -98,17 +98,9 @@ impl RowFilter {
     }
 
     /// Whether a v4 leaf may hold a file with a matching row, by the aggregate metrics on
-    /// its root entry (the planner's leaf test: the inclusive metrics evaluator on the
-    /// aggregate, which bounds every file of the leaf); a leaf without them may.
+    /// its root entry (the planner's leaf test).
     pub(super) fn leaf_may_match(&self, leaf: &crate::manifest::v4::TrackedFile) -> Result<bool> {
-        if leaf.metrics.is_empty() {
-            return Ok(true);
-        }
-        let mut f = crate::manifest::v4::tree::to_data_file(leaf);
-        // the entry's record_count counts the leaf's entries, not rows: any positive count
-        // keeps the evaluator's empty-file shortcut out
-        f.record_count = 1;
-        self.inclusive_metrics.eval(&f)
+        crate::manifest::v4::tree::leaf_may_match(&self.inclusive_metrics, leaf)
     }
 
     /// Java's `validateAddedFilesMatchOverwriteFilter` test for an added file: its rows

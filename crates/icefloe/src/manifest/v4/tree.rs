@@ -118,6 +118,25 @@ pub fn leaf_manifest_dv(leaf: &TrackedFile) -> Result<Option<crate::puffin::dv::
         .map_err(|e| e.in_file(&leaf.location))
 }
 
+/// Whether v4 leaf `leaf` may hold a file that `metrics` (an inclusive metrics evaluator
+/// of a filter) keeps, by the aggregate column metrics on its root entry
+/// (`manifest::v4::stats`), which bound every file of the leaf: a leaf ruled out holds no
+/// such file. Leaves without aggregate metrics (written before they existed, or v3
+/// manifests of an upgraded table) may.
+pub fn leaf_may_match(
+    metrics: &crate::expr::InclusiveMetricsEvaluator,
+    leaf: &TrackedFile,
+) -> Result<bool> {
+    if leaf.metrics.is_empty() {
+        return Ok(true);
+    }
+    let mut f = to_data_file(leaf);
+    // the entry's record_count counts the leaf's entries, not rows; any positive count
+    // keeps the evaluator's empty-file shortcut out, so only the metrics decide
+    f.record_count = 1;
+    metrics.eval(&f)
+}
+
 /// Whether an entry is part of the table (not DELETED or REPLACED).
 pub fn is_live(t: &Tracking) -> bool {
     !matches!(t.status, TrackingStatus::Deleted | TrackingStatus::Replaced)
