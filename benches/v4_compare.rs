@@ -40,7 +40,9 @@
 //! -D -1 --control fifo:ctl,ack -- <binary>` samples only the v4 row deltas (op 0 append,
 //! 1 delete, 2 row delta; 3, 4, 5 the plans without a filter, of the `id` point lookup, of
 //! the `ts` range; twin 0 v3, 1 v4, 2 both). `BENCH_PLAN_ROUNDS` (default 3) sets how
-//! many plans of each kind each twin makes (the best is reported).
+//! many plans of each kind each twin makes (the best is reported). `BENCH_NOCOMPACT=1`
+//! sets `commit.v4.compact.min-dv-leaves` to 0 on the v4 twin, so that a profile of its
+//! appends holds no compacting commit.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::HashSet;
@@ -457,6 +459,9 @@ fn main() {
         set_property(&c, "format-version", "3");
         if v == 4 {
             set_property(&c, "format-version", "4");
+            if std::env::var("BENCH_NOCOMPACT").is_ok() {
+                set_property(&c, "commit.v4.compact.min-dv-leaves", "0");
+            }
         }
         c
     };

@@ -1,9 +1,9 @@
 //! A small Avro object container reader and writer, just what manifests and manifest
 //! lists need: the writer schema parsed from the header, binary decoding with bounds
 //! checks on every read (no input can panic), skipping of any value by its schema or by
-//! a plan compiled from it, and blocks compressed with a codec (the `apache-avro` crate's
-//! codecs do the compression; deflate blocks are inflated with libdeflate into one buffer
-//! reused across blocks). What blocks decompress to is bounded (see [`crate::limits`]).
+//! a plan compiled from it, and blocks compressed with a codec (deflate with libdeflate,
+//! the others with the `apache-avro` crate's codecs; deflate blocks are inflated with
+//! libdeflate into one buffer reused across blocks). What blocks decompress to is bounded (see [`crate::limits`]).
 //!
 //! Decoding goes straight from the block bytes to the manifest structs (see `reader.rs`)
 //! instead of through a generic value tree, so that a scan pays only for the fields it
@@ -1416,9 +1416,12 @@ impl ContainerWriter {
             return Ok(());
         }
         let mut data = std::mem::take(&mut self.block);
-        avro_codec(self.codec)
-            .compress(&mut data)
-            .map_err(|e| Error::unsupported(format!("cannot compress a block: {e}")))?;
+        match self.codec {
+            Codec::Deflate => data = deflate(&data)?,
+            codec => avro_codec(codec)
+                .compress(&mut data)
+                .map_err(|e| Error::unsupported(format!("cannot compress a block: {e}")))?,
+        }
         put_long(&mut self.out, self.count as i64);
         put_bytes(&mut self.out, &data);
         self.out.extend_from_slice(&self.sync);
@@ -1431,6 +1434,27 @@ impl ContainerWriter {
         self.flush()?;
         Ok(self.out)
     }
+}
+
+/// Avro's `deflate` codec (raw deflate) at zlib's default level 6, which is what Java's
+/// Avro writes when Iceberg's `write.avro.compression-level` is unset. libdeflate, kept
+/// per thread: `apache-avro`'s deflate (miniz_oxide) allocated and freed a few hundred KB
+/// of state a block and compressed more slowly, which was a third of the CPU of a v4
+/// commit writing its root (docs/benchmarks.md).
+fn deflate(data: &[u8]) -> Result<Vec<u8>> {
+    thread_local! {
+        static COMPRESSOR: std::cell::RefCell<libdeflater::Compressor> =
+            std::cell::RefCell::new(libdeflater::Compressor::new(libdeflater::CompressionLvl::default()));
+    }
+    COMPRESSOR.with(|c| {
+        let mut c = c.borrow_mut();
+        let mut out = vec![0u8; c.deflate_compress_bound(data.len())];
+        let n = c
+            .deflate_compress(data, &mut out)
+            .map_err(|e| Error::unsupported(format!("cannot compress a block: {e}")))?;
+        out.truncate(n);
+        Ok(out)
+    })
 }
 
 fn new_sync_marker() -> [u8; 16] {
@@ -1451,7 +1475,7 @@ fn new_sync_marker() -> [u8; 16] {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use super::{put_long, Cursor, Inflater, Rest};
+    use super::{deflate as libdeflate_block, put_long, Cursor, Inflater, Rest};
     use std::io::Write;
 
     fn rest(b: &[u8]) -> Rest<'_> {
@@ -1551,6 +1575,27 @@ mod tests {
                 "{} bytes",
                 b.len()
             );
+        }
+    }
+
+    /// The writer's deflate is raw deflate as Avro's codec means it (no zlib header): an
+    /// independent inflater (zlib-rs, through flate2) gives back every block, and the
+    /// per-thread compressor carries nothing from one block into the next.
+    #[test]
+    fn written_deflate_blocks_inflate_with_another_inflater() {
+        let text: Vec<u8> = (0..20_000u32)
+            .flat_map(|i| format!("s3://b/t/data/{}-{}.parquet;", i % 97, i * 7919).into_bytes())
+            .collect();
+        for b in [
+            b"x".to_vec(),
+            text,
+            (0..=255u8).cycle().take(70_000).collect(),
+        ] {
+            let raw = libdeflate_block(&b).unwrap();
+            let mut out = Vec::new();
+            let mut d = flate2::read::DeflateDecoder::new(&raw[..]);
+            std::io::Read::read_to_end(&mut d, &mut out).unwrap();
+            assert_eq!(out, b, "{} bytes", b.len());
         }
     }
 
