@@ -15,6 +15,8 @@
 //!   one-file delete (a file of a different original manifest each time) and a one-DV row
 //!   delta; the v4 delete and row delta are given the file's tree position from a point
 //!   lookup planned just before (not measured), as a row-level write that scanned first;
+//!   and, as the floor under every commit of both formats, a commit writing the metadata
+//!   JSON alone (a table property set);
 //!   each row delta (both twins) validates from the snapshot it was planned on, as a real
 //!   writer does (Spark's row-level writes call `RowDelta.validateFromSnapshot` with their
 //!   scan's snapshot, icefloe's `table.delete`/`upsert` pass theirs), not over the whole
@@ -38,8 +40,8 @@
 //!
 //! Profiling one kind of commit: `mkfifo ctl ack; BENCH_PERF=2:1:ctl:ack perf record -g
 //! -D -1 --control fifo:ctl,ack -- <binary>` samples only the v4 row deltas (op 0 append,
-//! 1 delete, 2 row delta; 3, 4, 5 the plans without a filter, of the `id` point lookup, of
-//! the `ts` range; twin 0 v3, 1 v4, 2 both). `BENCH_PLAN_ROUNDS` (default 3) sets how
+//! 1 delete, 2 row delta, 3 the property set; 4, 5, 6 the plans without a filter, of the
+//! `id` point lookup, of the `ts` range; twin 0 v3, 1 v4, 2 both). `BENCH_PLAN_ROUNDS` (default 3) sets how
 //! many plans of each kind each twin makes (the best is reported). `BENCH_NOCOMPACT=1`
 //! sets `commit.v4.compact.min-dv-leaves` to 0 on the v4 twin, so that a profile of its
 //! appends holds no compacting commit.
@@ -314,10 +316,12 @@ fn commit(c: &Arc<PointerCatalog>, p: SnapshotProducer) -> Duration {
     start.elapsed()
 }
 
-fn set_property(c: &Arc<PointerCatalog>, key: &str, value: &str) {
+fn set_property(c: &Arc<PointerCatalog>, key: &str, value: &str) -> Duration {
+    let start = Instant::now();
     let mut tx = Transaction::load(c.clone(), ident()).unwrap();
     tx.set_properties(vec![(key.into(), value.into())]).unwrap();
     tx.commit().unwrap();
+    start.elapsed()
 }
 
 /// The metadata files (manifest list or root, manifests or leaves) a snapshot reaches.
@@ -491,7 +495,14 @@ fn main() {
         .field_by_name("id", true)
         .unwrap()
         .id;
-    let ops = ["append 1 file", "delete 1 file", "row delta, 1 DV"];
+    // the last is the floor under every commit of both formats: a commit writing the
+    // metadata JSON alone (a table property set), which every snapshot commit also writes
+    let ops = [
+        "append 1 file",
+        "delete 1 file",
+        "row delta, 1 DV",
+        "metadata JSON only (property set)",
+    ];
     let mut perf = PerfControl::from_env();
     let mut stats: Vec<[Stats; 2]> = ops.iter().map(|_| Default::default()).collect();
     for i in 0..n {
@@ -507,7 +518,7 @@ fn main() {
                     p.delete_path(targets[i].file_path.clone());
                     p
                 }
-                _ => {
+                2 => {
                     let t = &targets[n + i];
                     let mut d = DataFile::new(
                         DataContentType::PositionDeletes,
@@ -524,6 +535,7 @@ fn main() {
                     p.add_delete_file(None, d);
                     p
                 }
+                _ => SnapshotProducer::fast_append(), // unused: a property set
             };
             for (j, c) in [&v3, &v4].into_iter().enumerate() {
                 let before = c.load_table(&ident()).unwrap();
@@ -534,7 +546,7 @@ fn main() {
                     // icefloe's `table.delete`/`upsert`), not over the whole history
                     p.validation_mut().from_snapshot = before.metadata.current_snapshot_id;
                 }
-                if j == 1 && k > 0 {
+                if j == 1 && (k == 1 || k == 2) {
                     // a v4 writer passes where its scan found the file (outside the
                     // measured commit: the writer planned before writing)
                     let target = if k == 1 { &targets[i] } else { &targets[n + i] };
@@ -544,14 +556,18 @@ fn main() {
                 c.io.take();
                 c.io.take_reads();
                 let profiled = perf.as_mut().filter(|(_, op, twin)| *op == k && *twin == j);
+                let run = |p: SnapshotProducer| match k {
+                    3 => set_property(c, "bench.property-commit", &i.to_string()),
+                    _ => commit(c, p),
+                };
                 let t = match profiled {
                     Some((ctl, _, _)) => {
                         ctl.send("enable");
-                        let t = commit(c, p);
+                        let t = run(p);
                         ctl.send("disable");
                         t
                     }
-                    None => commit(c, p),
+                    None => run(p),
                 };
                 let (files, bytes) = c.io.take();
                 let (read_files, read_bytes) = c.io.take_reads();
@@ -659,7 +675,7 @@ fn main() {
                 let t = c.load_table(&ident()).unwrap();
                 let profiled = perf
                     .as_mut()
-                    .filter(|(_, op, twin)| *op == 3 + k && (*twin == j || *twin == 2));
+                    .filter(|(_, op, twin)| *op == 4 + k && (*twin == j || *twin == 2));
                 let start = Instant::now();
                 let plan = match profiled {
                     Some((ctl, _, _)) => {
@@ -728,7 +744,8 @@ fn plan_position(
 }
 
 /// `perf record -D -1 --control fifo:CTL,ACK` enabled around one kind of commit only:
-/// `BENCH_PERF=<op>:<twin>:CTL:ACK` (op 0 append, 1 delete, 2 row delta, 3-5 the plans
+/// `BENCH_PERF=<op>:<twin>:CTL:ACK` (op 0 append, 1 delete, 2 row delta, 3 property
+/// set, 4-6 the plans
 /// after the small commits: no filter, `id` point lookup, `ts` range; twin 0 v3, 1 v4, 2
 /// both), so that a profile holds the measured commits or plans and not the set-up.
 struct PerfControl {
