@@ -28,6 +28,8 @@ pub(crate) struct Faults {
     pub fail_delete_containing: Option<String>,
     /// Each delete takes this long, so that deletes running at once overlap.
     pub delete_delay: Option<std::time::Duration>,
+    /// Each read (whole or a range) takes this long, so that reads running at once overlap.
+    pub read_delay: Option<std::time::Duration>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +60,9 @@ pub(crate) struct FaultyIO {
     pub max_deletes_in_flight: std::sync::atomic::AtomicUsize,
     /// Every location read (whole or a range), in order: tests count what a commit reads.
     pub reads: Mutex<Vec<String>>,
+    reads_in_flight: std::sync::atomic::AtomicUsize,
+    /// The most reads seen running at once.
+    pub max_reads_in_flight: std::sync::atomic::AtomicUsize,
 }
 
 impl FaultyIO {
@@ -74,16 +79,30 @@ impl FaultyIO {
             r.push(location.to_string());
         }
     }
+
+    /// `read` counted among the reads in flight, after the injected delay.
+    fn timed_read<T>(&self, read: impl FnOnce() -> Result<T>) -> Result<T> {
+        use std::sync::atomic::Ordering;
+        let delay = self.faults.lock().ok().and_then(|f| f.read_delay);
+        let now = self.reads_in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        self.max_reads_in_flight.fetch_max(now, Ordering::SeqCst);
+        if let Some(d) = delay {
+            std::thread::sleep(d);
+        }
+        let r = read();
+        self.reads_in_flight.fetch_sub(1, Ordering::SeqCst);
+        r
+    }
 }
 
 impl FileIO for FaultyIO {
     fn read(&self, location: &str) -> Result<Vec<u8>> {
         self.log_read(location);
-        self.inner.read(location)
+        self.timed_read(|| self.inner.read(location))
     }
     fn read_range(&self, location: &str, offset: u64, len: u64) -> Result<Vec<u8>> {
         self.log_read(location);
-        self.inner.read_range(location, offset, len)
+        self.timed_read(|| self.inner.read_range(location, offset, len))
     }
     fn write_new(&self, location: &str, bytes: &[u8]) -> Result<()> {
         let fail = self

@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 
 use super::*;
+use crate::commit::test_catalog::Faults;
 use crate::manifest::v4::leaf_block::{
     block_of, entries_in_prefix, fetch_prefix, leaf_blocks, read_leaf_entries_in_block,
 };
@@ -575,6 +576,62 @@ fn a_commit_given_a_wrong_block_reads_the_leaf_whole_and_ends_as_the_search() {
     let tb = commit(&b, make("l0f100", "dv2")).unwrap();
     assert_eq!(normalized(&root(&a, &ta)), normalized(&root(&b, &tb)));
     assert_eq!(planned(&a, &ta), planned(&b, &tb));
+}
+
+/// A row delta given its plan's position reads the leaf's prefix while it reads the
+/// parent's root (on an object store each is a round trip), and still reads each once and
+/// ends as the search does; a commit naming no removal or DV reads no leaf ahead.
+#[test]
+fn the_positions_leaf_prefix_is_read_while_the_root_is() {
+    use std::sync::atomic::Ordering;
+    let [a, b] = twins(200, 4);
+    let t = a.load_table(&ident()).unwrap();
+    let positions = plan_positions(&a, &t);
+    let leaves = leaf_locations(&a);
+    let target = path("l2f150");
+    let make = || {
+        let mut p = SnapshotProducer::row_delta();
+        p.add_delete_file(None, dv("dv1", "l2f150", 0, 4, 2));
+        p
+    };
+    let mut p = make();
+    p.data_file_position(target.clone(), positions[&target].clone());
+    // validated as the writers validate a merge-on-read delete (reads no live files)
+    p.validation_mut().referenced_data_files = vec![target.clone()];
+    p.validation_mut().validate_deleted_files = true;
+    p.validation_mut().no_conflicting_delete_files = true;
+    a.set_faults(Faults {
+        read_delay: Some(std::time::Duration::from_millis(150)),
+        ..Faults::default()
+    });
+    a.io.take_reads();
+    a.io.max_reads_in_flight.store(0, Ordering::SeqCst);
+    let ta = commit(&a, p).unwrap();
+    assert_eq!(
+        a.io.max_reads_in_flight.load(Ordering::SeqCst),
+        2,
+        "the root and the leaf prefix are read at once"
+    );
+    let reads = a.io.take_reads();
+    assert_eq!(leaf_reads(&reads, &leaves), [leaves[2].clone()]);
+    let roots = reads.iter().filter(|r| r.contains("/root-")).count();
+    assert_eq!(roots, 1, "the parent's root, once: {reads:?}");
+    let tb = commit(&b, make()).unwrap();
+    assert_eq!(normalized(&root(&a, &ta)), normalized(&root(&b, &tb)));
+    assert_eq!(planned(&a, &ta), planned(&b, &tb));
+
+    // an append given positions (nothing to find in a leaf): no leaf is read
+    let mut p = SnapshotProducer::fast_append();
+    p.add_file(ids("new", 0, 10, 9_000));
+    p.data_file_position(target.clone(), positions[&target].clone());
+    a.io.take_reads();
+    a.io.max_reads_in_flight.store(0, Ordering::SeqCst);
+    commit(&a, p).unwrap();
+    assert_eq!(
+        leaf_reads(&a.io.take_reads(), &leaves),
+        Vec::<String>::new()
+    );
+    assert_eq!(a.io.max_reads_in_flight.load(Ordering::SeqCst), 1);
 }
 
 /// A packed plan (the connector's) gives the positions a materialised plan gives its

@@ -137,10 +137,30 @@ impl SnapshotProducer {
         let sequence_number = md.last_sequence_number + 1;
         let spec_of = |s: Option<i32>| s.unwrap_or(md.default_spec_id);
 
+        // the leaf prefixes the writer's positions name are read while the parent's root
+        // is: both are known before either is read, and on an object store each is a
+        // round trip (only when the commit removes files or adds DVs, which is what the
+        // positions serve)
+        let spans = if self.deleted_paths.is_empty() && self.added_deletes.is_empty() {
+            Vec::new()
+        } else {
+            leaf_block::prefix_spans(self.positions.values())
+        };
+        let (top, prefetched) = std::thread::scope(|s| {
+            let ahead =
+                (!spans.is_empty()).then(|| s.spawn(|| leaf_block::fetch_prefixes(io, &spans)));
+            let top = parent
+                .map(|p| read_snapshot_top(io, &partitioning, p))
+                .transpose();
+            // a reader thread that panicked leaves its leaves to be read in place
+            let prefetched = ahead.and_then(|h| h.join().ok()).unwrap_or_default();
+            (top, prefetched)
+        });
+
         // the parent's root entries, carried over
         let mut root: Vec<RootEntry> = Vec::new();
-        if let Some(p) = parent {
-            let entries = match read_snapshot_top(io, &partitioning, p)? {
+        if let Some(top) = top? {
+            let entries = match top {
                 SnapshotTop::Root(entries) => entries,
                 // the upgrade: the manifest list's rows become root entries
                 SnapshotTop::List(list) => list.iter().map(from_manifest_file).collect(),
@@ -314,7 +334,8 @@ impl SnapshotProducer {
                 }
             }
             for (i, named) in by_leaf {
-                let items = read_named_entries(io, &partitioning, &root[i].e, &named)?;
+                let ahead = prefetched.get(root[i].e.location.as_str());
+                let items = read_named_entries(io, &partitioning, &root[i].e, &named, ahead)?;
                 let items: Vec<LeafItem> = items
                     .into_iter()
                     .filter(|item| {
@@ -1065,13 +1086,15 @@ type Named<'a> = (usize, &'a str, Option<LeafBlock>);
 
 /// The live entries a writer's plan named in leaf `leaf` (ordinal, path, block). Those
 /// whose block the plan gave are read by one ranged read of the leaf up to that block's
-/// end (`leaf_block`); the rest, and any whose span does not check out, from the leaf
-/// read whole.
+/// end (`leaf_block`), or taken from `ahead`, the prefix read while the root was (`None`
+/// if that read failed), when it reaches as far; the rest, and any whose span does not check out, from the leaf read
+/// whole.
 fn read_named_entries(
     io: &dyn FileIO,
     partitioning: &V4Partitioning,
     leaf: &TrackedFile,
     named: &[Named<'_>],
+    ahead: Option<&(LeafBlock, Option<Vec<u8>>)>,
 ) -> Result<Vec<LeafItem>> {
     let mut out = Vec::new();
     let mut whole: Vec<usize> = named
@@ -1090,7 +1113,32 @@ fn read_named_entries(
             .filter(|(_, _, b)| b.is_some())
             .map(|(o, _, _)| *o)
             .collect();
-        match leaf_block::read_leaf_entries_in_block(io, partitioning, leaf, &ranged, block)? {
+        let end = |b: &LeafBlock| b.offset.saturating_add(b.length);
+        let items = match ahead {
+            Some((span, prefix)) if end(span) >= end(&block) => {
+                let found = match prefix {
+                    Some(prefix) => {
+                        leaf_block::entries_in_prefix(prefix, partitioning, leaf, &ranged, *span)?
+                    }
+                    None => None,
+                };
+                match found {
+                    Some(items) => Some(items),
+                    // the very span was not read or did not check out: again would not either
+                    None if *span == block => None,
+                    // a wider span (another position's) that did not: this one's own read
+                    None => leaf_block::read_leaf_entries_in_block(
+                        io,
+                        partitioning,
+                        leaf,
+                        &ranged,
+                        block,
+                    )?,
+                }
+            }
+            _ => leaf_block::read_leaf_entries_in_block(io, partitioning, leaf, &ranged, block)?,
+        };
+        match items {
             Some(items) => out.extend(items),
             None => whole.extend(ranged),
         }

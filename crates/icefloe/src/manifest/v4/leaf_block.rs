@@ -17,7 +17,10 @@
 //! and the caller reads the leaf whole, whose errors (a corrupt leaf) are the typed
 //! errors of [`super::tree::read_leaf_entries`], naming the leaf.
 
-use super::tree::{leaf_entries_at, live_items, not_removed, LeafBlock, LeafItem};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use super::tree::{leaf_entries_at, live_items, not_removed, LeafBlock, LeafItem, TreePosition};
 use super::{TrackedFile, V4Partitioning};
 use crate::error::Result;
 use crate::io::FileIO;
@@ -94,4 +97,53 @@ pub fn read_leaf_entries_in_block(
         Ok(prefix) => entries_in_prefix(&prefix, partitioning, leaf, ordinals, block),
         Err(_) => Ok(None),
     }
+}
+
+/// At most this many leaves' prefixes are read ahead by [`fetch_prefixes`]: a commit
+/// naming files in more leaves reads the others when it reaches them, as before.
+pub const MAX_PREFETCHED_LEAVES: usize = 16;
+
+/// The leaf prefixes a commit given `positions` will read: each leaf named with a block,
+/// with the block that ends last among its positions (one ranged read covers them all),
+/// at most [`MAX_PREFETCHED_LEAVES`], in leaf-name order.
+pub fn prefix_spans<'a>(
+    positions: impl IntoIterator<Item = &'a TreePosition>,
+) -> Vec<(Arc<str>, LeafBlock)> {
+    let mut last: BTreeMap<Arc<str>, LeafBlock> = BTreeMap::new();
+    for p in positions {
+        if let TreePosition::Leaf {
+            manifest,
+            block: Some(b),
+            ..
+        } = p
+        {
+            let end = |b: &LeafBlock| b.offset.saturating_add(b.length);
+            last.entry(Arc::clone(manifest))
+                .and_modify(|cur| {
+                    if end(b) > end(cur) {
+                        *cur = *b;
+                    }
+                })
+                .or_insert(*b);
+        }
+    }
+    last.into_iter().take(MAX_PREFETCHED_LEAVES).collect()
+}
+
+/// [`fetch_prefix`] of each span, at once (a thread a leaf, at most
+/// [`MAX_PREFETCHED_LEAVES`]), by leaf location: the span and the prefix, `None` when the
+/// read failed (a span past the leaf's end, a leaf gone): the commit then reads that leaf
+/// whole, and reports its errors as before.
+pub fn fetch_prefixes(
+    io: &dyn FileIO,
+    spans: &[(Arc<str>, LeafBlock)],
+) -> HashMap<String, (LeafBlock, Option<Vec<u8>>)> {
+    let read = crate::parallel::map_all(MAX_PREFETCHED_LEAVES, spans, |(leaf, block)| {
+        fetch_prefix(io, leaf, *block).ok()
+    });
+    spans
+        .iter()
+        .zip(read)
+        .map(|((leaf, block), bytes)| (leaf.to_string(), (*block, bytes.flatten())))
+        .collect()
 }
