@@ -44,7 +44,9 @@
 //! `id` point lookup, of the `ts` range; twin 0 v3, 1 v4, 2 both). `BENCH_PLAN_ROUNDS` (default 3) sets how
 //! many plans of each kind each twin makes (the best is reported). `BENCH_NOCOMPACT=1`
 //! sets `commit.v4.compact.min-dv-leaves` to 0 on the v4 twin, so that a profile of its
-//! appends holds no compacting commit.
+//! appends holds no compacting commit. `BENCH_IO_DELAY_MS=<ms>` adds that much to every
+//! read and write of both twins (set-up included), as an object store's round trip, so
+//! that what a commit does one request after another shows.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::HashSet;
@@ -78,6 +80,9 @@ struct Counting {
     bytes: AtomicU64,
     read_files: AtomicU64,
     read_bytes: AtomicU64,
+    /// Added to every read and write (`BENCH_IO_DELAY_MS`): an object store's round trip
+    /// on a store whose own latency is near zero.
+    delay: Option<Duration>,
 }
 
 impl Counting {
@@ -97,6 +102,12 @@ impl Counting {
         )
     }
 
+    fn wait(&self) {
+        if let Some(d) = self.delay {
+            std::thread::sleep(d);
+        }
+    }
+
     fn count_read(&self, r: &Result<Vec<u8>>) {
         if let Ok(b) = r {
             self.read_files.fetch_add(1, Ordering::Relaxed);
@@ -113,16 +124,19 @@ impl std::fmt::Debug for Counting {
 
 impl FileIO for Counting {
     fn read(&self, location: &str) -> Result<Vec<u8>> {
+        self.wait();
         let r = self.inner.read(location);
         self.count_read(&r);
         r
     }
     fn read_range(&self, location: &str, offset: u64, len: u64) -> Result<Vec<u8>> {
+        self.wait();
         let r = self.inner.read_range(location, offset, len);
         self.count_read(&r);
         r
     }
     fn write_new(&self, location: &str, bytes: &[u8]) -> Result<()> {
+        self.wait();
         self.files.fetch_add(1, Ordering::Relaxed);
         self.bytes.fetch_add(bytes.len() as u64, Ordering::Relaxed);
         self.inner.write_new(location, bytes)
@@ -453,6 +467,10 @@ fn main() {
                 bytes: AtomicU64::new(0),
                 read_files: AtomicU64::new(0),
                 read_bytes: AtomicU64::new(0),
+                delay: std::env::var("BENCH_IO_DELAY_MS")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .map(Duration::from_millis),
             }),
             state: Mutex::new(Some(TableState {
                 metadata_location: latest.to_string_lossy().into_owned(),
