@@ -1087,8 +1087,8 @@ type Named<'a> = (usize, &'a str, Option<LeafBlock>);
 /// The live entries a writer's plan named in leaf `leaf` (ordinal, path, block). Those
 /// whose block the plan gave are read by one ranged read of the leaf up to that block's
 /// end (`leaf_block`), or taken from `ahead`, the prefix read while the root was (`None`
-/// if that read failed), when it reaches as far; the rest, and any whose span does not check out, from the leaf read
-/// whole.
+/// if that read failed), when it reaches as far; the rest, and any whose span does not
+/// check out, from the leaf read whole.
 fn read_named_entries(
     io: &dyn FileIO,
     partitioning: &V4Partitioning,
