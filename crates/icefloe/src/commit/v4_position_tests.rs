@@ -716,3 +716,68 @@ fn a_delete_by_row_filter_reads_only_the_leaves_it_may_touch() {
     let err = commit(&c, p).unwrap_err().to_string();
     assert!(err.contains("Avro"), "{err}");
 }
+
+/// On an upgraded table, whose leaves are v3 manifests without aggregate metrics, a delete
+/// by a row filter on the partition column skips the leaves their partition summaries rule
+/// out, as planning does (they are made unreadable; the delete still succeeds).
+#[test]
+fn a_delete_by_row_filter_skips_v3_leaves_by_their_partition_summaries() {
+    let c = MemoryCatalog::new();
+    create(&c, 3);
+    for cat in 0..3 {
+        append(
+            &c,
+            vec![
+                data(&format!("c{cat}a"), cat, 5),
+                data(&format!("c{cat}b"), cat, 5),
+            ],
+        );
+    }
+    set_property(&c, "format-version", "4");
+    // the first v4 commit turns the list's three manifests into leaves
+    append(&c, vec![data("root", 7, 5)]);
+    let t = c.load_table(&ident()).unwrap();
+    let leaves: Vec<TrackedFile> = root(&c, &t)
+        .into_iter()
+        .filter(|e| e.content_type == ContentType::DataManifest)
+        .collect();
+    assert_eq!(leaves.len(), 3);
+    assert!(
+        leaves
+            .iter()
+            .all(|l| l.format_version == 3 && l.metrics.is_empty()),
+        "v3 leaves carry no aggregates"
+    );
+    let io = c.io();
+    let mut kept = None;
+    for leaf in &leaves {
+        let holds_cat_1 = read_leaf(
+            io.as_ref(),
+            &V4Partitioning::for_table(&t.metadata).unwrap(),
+            leaf,
+        )
+        .unwrap()
+        .iter()
+        .any(|item| item.entry.data_file.file_path == path("c1a"));
+        if holds_cat_1 {
+            kept = Some(leaf.location.clone());
+        } else {
+            io.delete(&leaf.location).unwrap();
+            io.write_new(&leaf.location, b"not a manifest").unwrap();
+        }
+    }
+    assert!(kept.is_some());
+    let mut p = SnapshotProducer::delete_files();
+    p.delete_by_row_filter(Expression::compare(ExprOp::Eq, "cat", Datum::Int(1)));
+    let after = commit(&c, p).unwrap();
+    let summary = after
+        .metadata
+        .current_snapshot()
+        .unwrap()
+        .summary
+        .clone()
+        .unwrap();
+    assert_eq!(summary.get("deleted-data-files"), Some("2"));
+    assert_eq!(summary.get("deleted-records"), Some("10"));
+    assert_eq!(summary.get("total-data-files"), Some("5"));
+}

@@ -666,10 +666,9 @@ impl TableScan {
                 if !seen.insert(e.location.as_str()) {
                     continue;
                 }
-                let mf = v4_tree::as_manifest_file(e);
-                let keep = may_have_live_files(&mf)
-                    && ctx.spec(spec_id)?.manifest_evaluator.eval(&mf)?
-                    && leaf_metrics_may_match(&ctx, e)?;
+                let metrics = ctx.filter_entries.then_some(&ctx.metrics);
+                let keep = may_have_live_files(&v4_tree::as_manifest_file(e))
+                    && v4_tree::leaf_may_match(&ctx.spec(spec_id)?.manifest_evaluator, metrics, e)?;
                 let counts = &mut plan.metrics;
                 match (keep, is_data) {
                     (true, true) => {
@@ -1108,16 +1107,6 @@ struct SpecContext {
     partition_filter: BoundExpression,
     manifest_evaluator: ManifestEvaluator,
     residuals: ResidualEvaluator,
-}
-
-/// Whether a v4 leaf may hold a file matching the filter (`v4_tree::leaf_may_match`: v3's
-/// inclusive metrics evaluator, the one files are tested with, on the leaf's aggregate);
-/// every leaf may without a filter.
-fn leaf_metrics_may_match(ctx: &PlanContext, e: &TrackedFile) -> Result<bool> {
-    if !ctx.filter_entries {
-        return Ok(true);
-    }
-    v4_tree::leaf_may_match(&ctx.metrics, e)
 }
 
 struct PlanContext {

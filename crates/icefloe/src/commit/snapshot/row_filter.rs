@@ -10,7 +10,7 @@ use super::{current_schema, manifest_spec};
 use crate::error::{Error, Result};
 use crate::expr::{
     evaluate_tuple, inclusive_projection, strict_projection, BoundExpression, Expression,
-    InclusiveMetricsEvaluator, StrictMetricsEvaluator,
+    InclusiveMetricsEvaluator, ManifestEvaluator, StrictMetricsEvaluator,
 };
 use crate::manifest::DataFile;
 use crate::spec::table_metadata::TableMetadata;
@@ -18,6 +18,8 @@ use crate::spec::table_metadata::TableMetadata;
 struct SpecFilters {
     inclusive: BoundExpression,
     strict: BoundExpression,
+    /// `inclusive` on a manifest's (or v4 leaf's) partition field summaries.
+    manifests: ManifestEvaluator,
 }
 
 /// A row filter bound to a table, with its projections per partition spec.
@@ -62,8 +64,10 @@ impl RowFilter {
             let spec = manifest_spec(md, spec_id)?;
             let schema = current_schema(md)?;
             let ptype = spec.partition_type(schema)?;
+            let inclusive = inclusive_projection(&self.bound, spec)?.bind_struct(&ptype, true)?;
             let filters = SpecFilters {
-                inclusive: inclusive_projection(&self.bound, spec)?.bind_struct(&ptype, true)?,
+                manifests: ManifestEvaluator::new(inclusive.clone()),
+                inclusive,
                 strict: strict_projection(&self.bound, spec)?.bind_struct(&ptype, true)?,
             };
             self.specs.insert(spec_id, filters);
@@ -97,10 +101,16 @@ impl RowFilter {
         }
     }
 
-    /// Whether a v4 leaf may hold a file with a matching row, by the aggregate metrics on
-    /// its root entry (the planner's leaf test).
-    pub(super) fn leaf_may_match(&self, leaf: &crate::manifest::v4::TrackedFile) -> Result<bool> {
-        crate::manifest::v4::tree::leaf_may_match(&self.inclusive_metrics, leaf)
+    /// Whether a v4 leaf may hold a file with a matching row: the planner's leaf test
+    /// (its partition summaries, then the aggregate metrics on its root entry).
+    pub(super) fn leaf_may_match(
+        &mut self,
+        md: &TableMetadata,
+        leaf: &crate::manifest::v4::TrackedFile,
+    ) -> Result<bool> {
+        // a clone (a small expression tree), as `spec` borrows the whole filter
+        let manifests = self.spec(md, leaf.spec_id.unwrap_or(0))?.manifests.clone();
+        crate::manifest::v4::tree::leaf_may_match(&manifests, Some(&self.inclusive_metrics), leaf)
     }
 
     /// Java's `validateAddedFilesMatchOverwriteFilter` test for an added file: its rows

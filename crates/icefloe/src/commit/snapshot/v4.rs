@@ -288,11 +288,11 @@ impl SnapshotProducer {
                 && new_dvs
                     .keys()
                     .all(|k| placed_dvs.contains(k) || added_now.contains(k.as_str()));
-            if let (Some(rf), true) = (&row_filter, by_filter_alone) {
+            if let (Some(rf), true) = (&mut row_filter, by_filter_alone) {
                 let mut kept = Vec::with_capacity(order.len());
                 for i in order {
                     let e = &root[i].e;
-                    if e.content_type != ContentType::DataManifest || rf.leaf_may_match(e)? {
+                    if e.content_type != ContentType::DataManifest || rf.leaf_may_match(md, e)? {
                         kept.push(i);
                     }
                 }

@@ -118,18 +118,25 @@ pub fn leaf_manifest_dv(leaf: &TrackedFile) -> Result<Option<crate::puffin::dv::
         .map_err(|e| e.in_file(&leaf.location))
 }
 
-/// Whether v4 leaf `leaf` may hold a file that `metrics` (an inclusive metrics evaluator
-/// of a filter) keeps, by the aggregate column metrics on its root entry
-/// (`manifest::v4::stats`), which bound every file of the leaf: a leaf ruled out holds no
-/// such file. Leaves without aggregate metrics (written before they existed, or v3
-/// manifests of an upgraded table) may.
+/// Whether v4 leaf `leaf` may hold a file a filter keeps, tested as planning tests a
+/// leaf: by its partition field summaries with `partitions` (the filter's inclusive
+/// projection on the leaf's spec, as a v3 manifest is tested), then by the aggregate
+/// column metrics on its root entry (`manifest::v4::stats`, which bound every file of the
+/// leaf) with `metrics`, the inclusive metrics evaluator files are tested with (`None`:
+/// no metrics test, as planning without a filter). A leaf ruled out holds no such file.
+/// Leaves without aggregates (written before they existed, or v3 manifests of an
+/// upgraded table) are tested by their summaries alone.
 pub fn leaf_may_match(
-    metrics: &crate::expr::InclusiveMetricsEvaluator,
+    partitions: &crate::expr::ManifestEvaluator,
+    metrics: Option<&crate::expr::InclusiveMetricsEvaluator>,
     leaf: &TrackedFile,
 ) -> Result<bool> {
-    if leaf.metrics.is_empty() {
-        return Ok(true);
+    if !partitions.eval(&as_manifest_file(leaf))? {
+        return Ok(false);
     }
+    let Some(metrics) = metrics.filter(|_| !leaf.metrics.is_empty()) else {
+        return Ok(true);
+    };
     let mut f = to_data_file(leaf);
     // the entry's record_count counts the leaf's entries, not rows; any positive count
     // keeps the evaluator's empty-file shortcut out, so only the metrics decide
