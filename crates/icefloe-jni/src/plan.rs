@@ -19,6 +19,9 @@ use crate::errors::{Outcome, ThrowIcefloe};
 struct PlanHandle {
     payloads: Vec<(Vec<u8>, usize)>,
     info: Value,
+    /// A row-level write's scan: its planned files and their deletes, for the write's
+    /// executors (`icefloe::write::scanned_deletes`).
+    scanned: Option<Vec<u8>>,
 }
 
 /// The scan a request describes (`filter`: the expression's JSON form, literals read by
@@ -122,18 +125,31 @@ fn plan(table: &LoadedTable, request: &Value) -> Outcome<PlanHandle> {
     // (crate::rowlevel::tree_positions reads them back). They travel as JSON through the
     // driver, so a scan of more files than MAX_TREE_POSITIONS passes none and its commit
     // searches the leaves, as without positions: bounded driver memory over speed
+    let mut scanned = None;
     if request.get("positions").and_then(Value::as_bool) == Some(true) {
         let positions = packed.tree_positions()?;
         if positions.len() <= MAX_TREE_POSITIONS {
             info["positions"] = crate::rowlevel::tree_positions_json(&positions);
         }
+        // and each planned file's deletes, for the write's executors: they travel with the
+        // writer factory to every task, so a scan of more files than MAX_SCANNED_FILES
+        // passes none and the executors read the manifests, as without them
+        scanned = packed.scanned_deletes(MAX_SCANNED_FILES)?;
     }
-    Ok(PlanHandle { payloads, info })
+    Ok(PlanHandle {
+        payloads,
+        info,
+        scanned,
+    })
 }
 
 /// The most tree positions a scan hands its row-level commit (about 200 bytes of JSON
 /// each).
 const MAX_TREE_POSITIONS: usize = 100_000;
+
+/// The most planned files whose deletes a row-level scan hands its writers (an LZ4 frame
+/// of Arrow rows, tens of bytes per file once compressed).
+const MAX_SCANNED_FILES: usize = 100_000;
 
 /// Plans a scan of a loaded table (see [`scan_of`] for the request; `target-split-size`
 /// overrides the table's `read.split.target-size`); the handle is a packed plan.
@@ -190,6 +206,26 @@ pub extern "system" fn Java_io_icefloe_spark_jni_Native_planPayload<'local>(
                 ))
             })?;
         Ok(env.byte_array_from_slice(&payload.0)?)
+    })
+    .resolve::<ThrowIcefloe>()
+}
+
+/// A row-level write's scan: its planned files and their deletes for the write's
+/// executors (`icefloe::write::scanned_deletes`); null for other scans and for plans of
+/// more than `MAX_SCANNED_FILES` files.
+#[no_mangle]
+pub extern "system" fn Java_io_icefloe_spark_jni_Native_planScannedDeletes<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> JByteArray<'local> {
+    env.with_env(|env| -> Outcome<JByteArray<'local>> {
+        // SAFETY: a plan handle from NativePlan
+        let plan = unsafe { handle_ref::<PlanHandle>(handle)? };
+        match &plan.scanned {
+            Some(bytes) => Ok(env.byte_array_from_slice(bytes)?),
+            None => Ok(JByteArray::null()),
+        }
     })
     .resolve::<ThrowIcefloe>()
 }

@@ -235,14 +235,17 @@ pub extern "system" fn Java_io_icefloe_spark_jni_Native_deleteWhere<'local>(
 /// Executor side of a merge-on-read write: the delete files for the positions of one
 /// task. Request: `metadata` (the table metadata JSON text), `snapshot-id` (the scanned
 /// snapshot, whose live deletes new DVs merge), `io-properties`, `prefix` (the new files'
-/// name prefix), `files` (`[path, count]` in the order of `positions`). Returns the
-/// written-files records.
+/// name prefix), `files` (`[path, count]` in the order of `positions`). `scanned`: the
+/// scan's planned files and their deletes (`planScannedDeletes`), with which no manifest
+/// is read; null when the driver had none (a plan too large to hand on), and then the
+/// snapshot's manifests are read. Returns the written-files records.
 #[no_mangle]
 pub extern "system" fn Java_io_icefloe_spark_jni_Native_writeDeletes<'local>(
     mut env: EnvUnowned<'local>,
     _class: JClass<'local>,
     request: JString<'local>,
     positions: JLongArray<'local>,
+    scanned: JByteArray<'local>,
 ) -> JByteArray<'local> {
     env.with_env(|env| -> Outcome<JByteArray<'local>> {
         let request = parse_json(&string(env, &request)?, "the delete write request")?;
@@ -284,7 +287,13 @@ pub extern "system" fn Java_io_icefloe_spark_jni_Native_writeDeletes<'local>(
             at += count;
         }
         let io = executor_io(&md.location, request.get("io-properties"))?;
-        let written = write_position_deletes(&io, &md, snapshot_id, &per_file, prefix)?;
+        let scanned = if scanned.is_null() {
+            None
+        } else {
+            Some(env.convert_byte_array(&scanned)?)
+        };
+        let written =
+            write_position_deletes(&io, &md, snapshot_id, &per_file, prefix, scanned.as_deref())?;
         let mut out = Vec::new();
         encode(&md, ADDED_DELETE, written.added, &mut out)?;
         encode(&md, REMOVED_DELETE, written.removed, &mut out)?;

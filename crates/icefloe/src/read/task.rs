@@ -138,7 +138,7 @@ pub fn tasks_of(batch: &RecordBatch, ctx: &PlanContext) -> Result<Vec<ReadTask>>
         .collect()
 }
 
-fn delete_files(list: &dyn Array) -> Result<Vec<DeleteFile>> {
+pub(crate) fn delete_files(list: &dyn Array) -> Result<Vec<DeleteFile>> {
     let s: &StructArray = typed(list, "deletes")?;
     let get = |name: &str| -> Result<&ArrayRef> {
         s.column_by_name(name)

@@ -397,6 +397,21 @@ impl PackedPlan {
         Ok(out)
     }
 
+    /// The planned data files with the deletes the plan applies to each, for the writers
+    /// of a row-level write ([`crate::write::scanned_deletes`]), or `None` for a plan of
+    /// more than `max_files` files or without a snapshot (its writers then read the
+    /// manifests).
+    pub fn scanned_deletes(&self, max_files: usize) -> Result<Option<Vec<u8>>> {
+        let Some(snapshot_id) = self.plan.snapshot_id else {
+            return Ok(None);
+        };
+        let files: usize = self.parts.iter().map(RecordBatch::num_rows).sum();
+        if files > max_files {
+            return Ok(None);
+        }
+        crate::write::scanned_deletes::encode(&self.schema, &self.parts, snapshot_id).map(Some)
+    }
+
     /// Every group's rows in group order, as record batches of at most `batch_rows` rows.
     pub fn to_batches(&self, batch_rows: usize) -> Result<Vec<RecordBatch>> {
         let batches = (0..self.groups.len())
@@ -453,7 +468,7 @@ impl PackedPlan {
     }
 }
 
-fn lz4_frame(bytes: &[u8]) -> Result<Vec<u8>> {
+pub(crate) fn lz4_frame(bytes: &[u8]) -> Result<Vec<u8>> {
     use std::io::Write;
     // with a content checksum, so that a damaged payload is an error, not garbage rows
     let info = lz4_flex::frame::FrameInfo::new().content_checksum(true);

@@ -15,6 +15,7 @@ pub mod metrics;
 pub mod metrics_config;
 pub mod partition;
 pub mod position_deletes;
+pub mod scanned_deletes;
 pub mod truncate;
 
 #[cfg(test)]

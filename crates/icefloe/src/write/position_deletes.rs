@@ -7,9 +7,11 @@
 //! v2: a position delete file per data file (file-scoped, Java's default `file`
 //! granularity); its Parquet is written by the caller, this module makes its row.
 //!
-//! What applies to a data file is read from a snapshot's manifests: the live DV that
-//! references it, and position delete files of its spec and partition whose data sequence
-//! number is not older than the data file's (scoped to it, or to the whole partition).
+//! What applies to a data file is what a row-level scan planned for it, when the writer is
+//! handed that ([`super::scanned_deletes`]: the Spark connector's executors), else it is
+//! read from a snapshot's manifests ([`deletes_for`]: the live DV that references it, and
+//! position delete files of its spec and partition whose data sequence number is not
+//! older than the data file's, scoped to it or to the whole partition).
 
 use std::collections::{HashMap, HashSet};
 
@@ -117,23 +119,30 @@ pub fn deletes_for(
             if dseq < x.data.sequence_number.unwrap_or(0) {
                 continue;
             }
-            if is_dv(f) {
-                if let Some(other) = &x.dv {
-                    return Err(Error::invalid_metadata(
-                        "referenced_data_file",
-                        format!(
-                            "two deletion vectors for data file {t}: {} and {}",
-                            other.file_path, f.file_path
-                        ),
-                    ));
-                }
-                x.dv = Some(f.clone());
-            } else {
-                x.position_files.push(f.clone());
-            }
+            attach_delete(x, f.clone())?;
         }
     }
     Ok(out)
+}
+
+/// Adds position delete file `f`, which applies to `target`'s data file: as its DV, or as
+/// one of its position delete files. A second DV is an error.
+pub(crate) fn attach_delete(target: &mut DataFileDeletes, f: DataFile) -> Result<()> {
+    if !is_dv(&f) {
+        target.position_files.push(f);
+        return Ok(());
+    }
+    if let Some(other) = &target.dv {
+        return Err(Error::invalid_metadata(
+            "referenced_data_file",
+            format!(
+                "two deletion vectors for data file {}: {} and {}",
+                target.data.data_file.file_path, other.file_path, f.file_path
+            ),
+        ));
+    }
+    target.dv = Some(f);
+    Ok(())
 }
 
 /// What a position delete writes: delete files to add and to remove, with spec ids.

@@ -663,7 +663,13 @@ impl SnapshotProducer {
                 "Delete files to add must be empty because there's no delete file to be rewritten",
             ));
         }
-        let live = live_files(io, md, parent)?;
+        let live = live_files(
+            io,
+            md,
+            parent,
+            !self.deleted_paths.is_empty(),
+            !self.removed_deletes.is_empty(),
+        )?;
         let mut missing: Vec<String> = self
             .deleted_paths
             .iter()
@@ -762,11 +768,16 @@ impl SnapshotProducer {
     }
 }
 
-/// The live files of `parent`: data files by path, delete files by path and DV offset.
+/// The live files of `parent`: data files by path (when `data`), delete files by path and
+/// DV offset (when `deletes`). Before v4 only the manifests of the asked content are read
+/// (a row delta replacing a DV checks its delete manifests, not every data manifest, as
+/// Java's delete-file filter does); a v4 tree is walked whole.
 fn live_files(
     io: &dyn FileIO,
     md: &TableMetadata,
     parent: Option<&Snapshot>,
+    data: bool,
+    deletes: bool,
 ) -> Result<HashSet<(String, Option<i64>)>> {
     let mut out = HashSet::new();
     let Some(list) = parent.and_then(|p| p.manifest_list.as_ref()) else {
@@ -784,6 +795,13 @@ fn live_files(
         return Ok(out);
     }
     for mf in read_manifest_list(io, list)? {
+        let wanted = match mf.content {
+            ManifestContent::Data => data,
+            ManifestContent::Deletes => deletes,
+        };
+        if !wanted {
+            continue;
+        }
         let m = read_manifest(
             ManifestSource::file(io, &mf.manifest_path),
             &ReadManifestOptions::default().inherit_from(&mf),
@@ -904,7 +922,15 @@ impl PendingChange for SnapshotProducer {
                 .iter()
                 .map(|(s, f)| (s.unwrap_or(md.default_spec_id), f.clone()))
                 .collect();
-            let live = || live_files(io, &md, parent.as_ref());
+            let live = || {
+                live_files(
+                    io,
+                    &md,
+                    parent.as_ref(),
+                    !self.deleted_paths.is_empty(),
+                    !self.removed_deletes.is_empty(),
+                )
+            };
             validate::validate_row_delta(
                 io,
                 &md,

@@ -170,6 +170,7 @@ class IcefloeDeltaOperation implements SupportsDelta {
       NativeTable t = table.nativeTable();
       JsonNode io = t.info().get("io-properties");
       Long snapshot = scannedSnapshot();
+      IcefloeScan scan = scanBuilder == null ? null : scanBuilder.builtScan();
       // where an updated row's lineage is in the metadata Spark hands to reinsert (-1: none)
       int rowIdIndex = -1;
       int sequenceIndex = -1;
@@ -186,6 +187,7 @@ class IcefloeDeltaOperation implements SupportsDelta {
       return new IcefloeDeltaWriterFactory(
           t.metadataJson(),
           snapshot == null ? -1L : snapshot,
+          scan == null ? null : scan.scannedDeletes(),
           io == null || io.isNull() ? null : Json.write(io),
           writeInfo.queryId(),
           writeInfo.schema(),

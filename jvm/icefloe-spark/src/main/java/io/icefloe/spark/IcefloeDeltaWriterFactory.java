@@ -26,13 +26,17 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * Makes the executors' writers of a merge-on-read operation. It carries the table metadata
- * JSON, the scanned snapshot and the FileIO properties (credentials included: never printed), so
- * an executor writes delete files without a catalog.
+ * JSON, the scanned snapshot, what the scan planned (each data file's spec, partition and
+ * deletes: the executors read no manifest to find a data file's DV) and the FileIO properties
+ * (credentials included: never printed), so an executor writes delete files without a catalog.
  */
 class IcefloeDeltaWriterFactory implements DeltaWriterFactory {
   private static final long serialVersionUID = 1L;
   private final String metadataJson;
   private final long snapshotId;
+  // the scan's planned files and their deletes (crates/icefloe/src/write/scanned_deletes.rs);
+  // null for a plan too large to hand on, whose writers read the manifests
+  private final byte[] scannedDeletes;
   private final String ioPropertiesJson;
   private final String queryId;
   // the rows an UPDATE or MERGE inserts: the table's columns
@@ -48,6 +52,7 @@ class IcefloeDeltaWriterFactory implements DeltaWriterFactory {
   IcefloeDeltaWriterFactory(
       String metadataJson,
       long snapshotId,
+      byte[] scannedDeletes,
       String ioPropertiesJson,
       String queryId,
       StructType rowSchema,
@@ -57,6 +62,7 @@ class IcefloeDeltaWriterFactory implements DeltaWriterFactory {
       int sequenceIndex) {
     this.metadataJson = metadataJson;
     this.snapshotId = snapshotId;
+    this.scannedDeletes = scannedDeletes;
     this.ioPropertiesJson = ioPropertiesJson;
     this.queryId = queryId;
     this.rowSchema = rowSchema;
@@ -247,7 +253,7 @@ class IcefloeDeltaWriterFactory implements DeltaWriterFactory {
         at += p.size;
       }
       deletes.clear();
-      return NativeDeletes.write(Json.write(request), flat);
+      return NativeDeletes.write(Json.write(request), flat, scannedDeletes);
     }
 
     @Override

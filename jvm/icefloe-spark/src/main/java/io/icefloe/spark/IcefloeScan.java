@@ -45,6 +45,7 @@ class IcefloeScan implements Scan, Batch, SupportsRuntimeV2Filtering, SupportsRe
   private IcefloeInputPartition[] partitions;
   private long estimatedRows;
   private JsonNode treePositions;
+  private byte[] scannedDeletes;
 
   IcefloeScan(String name, NativeTable table, ObjectNode request, List<Predicate> pushed, int limit) {
     this(name, table, request, pushed, limit, List.of());
@@ -75,6 +76,16 @@ class IcefloeScan implements Scan, Batch, SupportsRuntimeV2Filtering, SupportsRe
     return treePositions;
   }
 
+  /**
+   * A row-level write's scan (one asked to keep tree positions): its planned data files with the
+   * deletes applied to each, which the write's executors are handed so that they read no
+   * manifest; null otherwise or for a plan too large to hand on.
+   */
+  byte[] scannedDeletes() {
+    plan();
+    return scannedDeletes;
+  }
+
   /** The snapshot the scan read (null for a table without snapshots). */
   Long snapshotId() {
     plan();
@@ -103,6 +114,7 @@ class IcefloeScan implements Scan, Batch, SupportsRuntimeV2Filtering, SupportsRe
       }
       estimatedRows = info.get("estimated-rows").asLong();
       treePositions = info.get("positions");
+      scannedDeletes = plan.scannedDeletes();
       int groups = info.get("groups").asInt();
       IcefloeInputPartition[] out = new IcefloeInputPartition[groups];
       for (int g = 0; g < groups; g++) {

@@ -33,6 +33,8 @@ final class Native {
 
   static native byte[] planPayload(long plan, int group);
 
+  static native byte[] planScannedDeletes(long plan);
+
   static native void planClose(long plan);
 
   static native long planCount(long table, String requestJson);
@@ -70,7 +72,7 @@ final class Native {
 
   static native String deleteWhere(long catalog, String requestJson);
 
-  static native byte[] writeDeletes(String requestJson, long[] positions);
+  static native byte[] writeDeletes(String requestJson, long[] positions, byte[] scanned);
 
   static native String rowDeltaCommit(long catalog, String requestJson, byte[] written);
 

@@ -8,8 +8,10 @@ public final class NativeDeletes {
    * Writes deletion vectors (v3) or position delete files (v2) for the positions of each data
    * file ({@code files} in the request: {@code [path, count]} in the order of {@code
    * positions}); returns the written files' records, which only the driver's commit reads.
+   * {@code scanned}: the scan's planned files and their deletes ({@link
+   * NativePlan#scannedDeletes}), or null, and then the snapshot's manifests are read.
    */
-  public static byte[] write(String requestJson, long[] positions) {
-    return Native.writeDeletes(requestJson, positions);
+  public static byte[] write(String requestJson, long[] positions, byte[] scanned) {
+    return Native.writeDeletes(requestJson, positions, scanned);
   }
 }

@@ -20,6 +20,15 @@ public final class NativePlan implements AutoCloseable {
     return Native.planPayload(handle, group);
   }
 
+  /**
+   * A row-level write's scan: its planned data files with the deletes applied to each, for the
+   * write's executors (so they read no manifest); null for other scans and for plans too large
+   * to hand on.
+   */
+  public byte[] scannedDeletes() {
+    return Native.planScannedDeletes(handle);
+  }
+
   @Override
   public void close() {
     if (handle != 0) {
