@@ -981,3 +981,166 @@ fn deletes_whole_files_when_every_file_is_kept_or_fully_matched() {
     let both = Expression::and(by_cat(2), by_id);
     assert!(!deletes_whole_files(io.clone(), md.clone(), snap.snapshot_id, &both).unwrap());
 }
+
+/// A row-level write handed what its scan planned (`write::scanned_deletes`) finds each
+/// data file's DV there, as the manifests say it, and merges it without reading a manifest;
+/// without it the writer reads them. Bad scanned bytes are typed errors naming the field.
+#[test]
+fn row_level_writers_take_the_deletes_their_scan_planned() {
+    use crate::puffin::read_deletion_vector;
+    use crate::scan::task_groups::plan_packed;
+    use crate::scan::{SplitOptions, TableScan};
+    use crate::write::delete_writer::write_position_deletes;
+    use crate::write::position_deletes::deletes_for;
+    use crate::write::scanned_deletes::scanned_deletes_for;
+
+    for version in [3, 4] {
+        let catalog = MemoryCatalog::new();
+        create(&catalog, version);
+        append(&catalog, vec![data("a", 1, 10), data("b", 2, 10)]);
+        let io = catalog.io();
+        let (a, b) = (
+            "mem://data/a.parquet".to_string(),
+            "mem://data/b.parquet".to_string(),
+        );
+        let md = catalog.load_table(&ident()).unwrap().metadata;
+        let sid = md.current_snapshot_id.unwrap();
+        let first =
+            write_position_deletes(&io, &md, sid, &[(a.clone(), vec![1, 2])], "t1", None).unwrap();
+        let mut p = SnapshotProducer::row_delta();
+        for (s, f) in first.added.clone() {
+            p.add_delete_file(Some(s), f);
+        }
+        let md = commit(&catalog, p).unwrap().metadata;
+        let sid = md.current_snapshot_id.unwrap();
+
+        let scan = TableScan::new(md.clone(), io.clone());
+        let packed = plan_packed(&scan, &SplitOptions::from_table(&md).unwrap()).unwrap();
+        assert!(
+            packed.scanned_deletes(1).unwrap().is_none(),
+            "over the limit"
+        );
+        let scanned = packed.scanned_deletes(100).unwrap().unwrap();
+        let paths = [a.clone(), b.clone()];
+        let ours = scanned_deletes_for(&md, sid, &scanned, &paths).unwrap();
+        let read = deletes_for(io.as_ref(), &md, None, &paths).unwrap();
+        for p in &paths {
+            let (x, y) = (&ours[p], &read[p]);
+            assert_eq!(x.spec_id, y.spec_id, "v{version} {p}");
+            assert_eq!(x.data.data_file.partition, y.data.data_file.partition);
+            assert_eq!(x.data.data_file.record_count, y.data.data_file.record_count);
+            assert_eq!(x.data.sequence_number, y.data.sequence_number);
+            assert!(x.position_files.is_empty() && y.position_files.is_empty());
+            let key = |f: &DataFile| {
+                (
+                    f.file_path.clone(),
+                    f.content_offset,
+                    f.content_size_in_bytes,
+                    f.record_count,
+                    f.referenced_data_file.clone(),
+                    f.partition.clone(),
+                )
+            };
+            assert_eq!(
+                x.dv.as_ref().map(key),
+                y.dv.as_ref().map(key),
+                "v{version} {p}"
+            );
+        }
+        assert!(ours[&a].dv.is_some() && ours[&b].dv.is_none());
+
+        // the table's manifests (lists, roots, leaves) gone: only the scanned deletes serve
+        for f in io.list(&md.location).unwrap() {
+            if f.ends_with(".avro") {
+                io.delete(&f).unwrap();
+            }
+        }
+        let positions = [(a.clone(), vec![7]), (b.clone(), vec![0])];
+        assert!(write_position_deletes(&io, &md, sid, &positions, "t2", None).is_err());
+        let second =
+            write_position_deletes(&io, &md, sid, &positions, "t2", Some(&scanned)).unwrap();
+        // a's old DV is replaced (a commit removes a DV by path and offset)
+        let at = |files: &[(i32, DataFile)]| -> Vec<(i32, String, Option<i64>)> {
+            files
+                .iter()
+                .map(|(s, f)| (*s, f.file_path.clone(), f.content_offset))
+                .collect()
+        };
+        assert_eq!(at(&second.removed), at(&first.added), "v{version}");
+        assert_eq!(
+            read[&a].dv.as_ref().map(|f| f.file_size_in_bytes),
+            ours[&a].dv.as_ref().map(|f| f.file_size_in_bytes),
+            "v{version}"
+        );
+        let new_a = &second
+            .added
+            .iter()
+            .find(|f| f.1.referenced_data_file.as_ref() == Some(&a))
+            .unwrap()
+            .1;
+        let dv = read_deletion_vector(
+            io.as_ref(),
+            &new_a.file_path,
+            new_a.content_offset.unwrap() as u64,
+            new_a.content_size_in_bytes.unwrap() as u64,
+        )
+        .unwrap();
+        assert_eq!(dv.iter().collect::<Vec<_>>(), vec![1, 2, 7], "merged");
+
+        // a path the scan did not plan, another snapshot, damaged bytes
+        let err =
+            |r: crate::error::Result<_>| r.map(|_: HashMap<_, _>| ()).unwrap_err().to_string();
+        let e = err(scanned_deletes_for(
+            &md,
+            sid,
+            &scanned,
+            &["mem://data/zz.parquet".into()],
+        ));
+        assert!(e.contains("did not plan") || e.contains("planned"), "{e}");
+        assert!(e.contains("zz.parquet"), "{e}");
+        let e = err(scanned_deletes_for(&md, sid + 1, &scanned, &paths));
+        assert!(e.contains("icefloe.snapshot_id"), "{e}");
+        let e = err(scanned_deletes_for(
+            &md,
+            sid,
+            &scanned[..scanned.len() / 2],
+            &paths,
+        ));
+        assert!(e.contains("scanned deletes"), "{e}");
+        let e = err(scanned_deletes_for(&md, sid, b"garbage", &paths));
+        assert!(e.contains("scanned deletes"), "{e}");
+    }
+}
+
+/// Scanned-delete rows without a column the writer needs are refused, naming it.
+#[test]
+fn scanned_deletes_without_a_column_name_it() {
+    use crate::write::scanned_deletes::scanned_deletes_for;
+    use arrow_array::{RecordBatch, StringArray};
+    use arrow_schema::{DataType, Field, Schema};
+
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 3);
+    let md = append(&catalog, vec![data("a", 1, 10)]).metadata;
+    let sid = md.current_snapshot_id.unwrap();
+    let schema = Arc::new(
+        Schema::new(vec![Field::new("file_path", DataType::Utf8, false)]).with_metadata(
+            HashMap::from([(
+                crate::scan::plan_batches::SNAPSHOT_ID_KEY.to_string(),
+                sid.to_string(),
+            )]),
+        ),
+    );
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![Arc::new(StringArray::from(vec!["mem://data/a.parquet"]))],
+    )
+    .unwrap();
+    let mut ipc = Vec::new();
+    let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut ipc, &schema).unwrap();
+    w.write(&batch).unwrap();
+    w.finish().unwrap();
+    drop(w);
+    let e = scanned_deletes_for(&md, sid, &ipc, &["mem://data/a.parquet".into()]).unwrap_err();
+    assert!(e.to_string().contains("file_format is missing"), "{e}");
+}
