@@ -410,7 +410,11 @@ def write_deletion_vectors(
     path: str, vectors: dict[str, DeletionVector], *, io: FileIO | None = None
 ) -> list[dict[str, Any]]: ...
 def position_delete_files_for(
-    io: FileIO, metadata: TableMetadata, paths: list[str], snapshot_id: int | None = None
+    io: FileIO,
+    metadata: TableMetadata,
+    paths: list[str],
+    snapshot_id: int | None = None,
+    scanned: bytes | None = None,
 ) -> dict[str, list[str]]: ...
 def write_dv_deletes(
     io: FileIO,
@@ -418,9 +422,13 @@ def write_dv_deletes(
     location: str,
     vectors: dict[str, DeletionVector],
     snapshot_id: int | None = None,
+    scanned: bytes | None = None,
 ) -> tuple[pa.RecordBatch, pa.RecordBatch]: ...
 def position_delete_file_rows(
-    io: FileIO, metadata: TableMetadata, files: list[tuple[str, str, int, int, int | None, int | None]]
+    io: FileIO,
+    metadata: TableMetadata,
+    files: list[tuple[str, str, int, int, int | None, int | None]],
+    scanned: bytes | None = None,
 ) -> pa.RecordBatch: ...
 def read_manifest_list_batch(path: str, *, io: FileIO | None = None) -> pa.RecordBatch: ...
 def read_manifest_batch(

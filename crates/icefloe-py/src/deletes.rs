@@ -12,7 +12,7 @@ use icefloe::puffin::DeletionVector;
 use icefloe::spec::snapshot::Snapshot;
 use icefloe::spec::table_metadata::TableMetadata;
 use icefloe::write::position_deletes::{
-    deletes_for, position_delete_file, write_dvs, DataFileDeletes,
+    deletes_of, position_delete_file, write_dvs, DataFileDeletes,
 };
 use icefloe::Error;
 use pyo3::prelude::*;
@@ -83,22 +83,26 @@ fn base_snapshot(
 
 /// For each data file path (read through `io`, the table's FileIO): the position delete files (not DVs) that apply to it in the
 /// current snapshot (or `snapshot_id`), whose positions a v3 writer must fold into the new DV.
+/// `scanned`: the plan rows of a scan of that snapshot holding the files (Arrow IPC stream
+/// bytes), from which their deletes are taken without reading a manifest.
 #[pyfunction]
-#[pyo3(signature = (io, metadata, paths, snapshot_id = None))]
+#[pyo3(signature = (io, metadata, paths, snapshot_id = None, scanned = None))]
 fn position_delete_files_for(
     py: Python<'_>,
     io: &PyFileIO,
     metadata: &PyTableMetadata,
     paths: Vec<String>,
     snapshot_id: Option<i64>,
+    scanned: Option<&[u8]>,
 ) -> PyResult<HashMap<String, Vec<String>>> {
     let md = Arc::clone(&metadata.inner);
     py.detach(|| {
-        let found = deletes_for(
+        let found = deletes_of(
             io.inner.as_ref(),
             &md,
             base_snapshot(&md, snapshot_id)?,
             &paths,
+            scanned,
         )?;
         Ok(found
             .into_iter()
@@ -115,9 +119,9 @@ fn position_delete_files_for(
 
 /// v3: writes the DVs (merged with each data file's live DV in the current snapshot, or in
 /// `snapshot_id`) into one Puffin file at `location`; returns (delete files to add, delete
-/// files to remove) as data-file rows.
+/// files to remove) as data-file rows. `scanned`: as for `position_delete_files_for`.
 #[pyfunction]
-#[pyo3(signature = (io, metadata, location, vectors, snapshot_id = None))]
+#[pyo3(signature = (io, metadata, location, vectors, snapshot_id = None, scanned = None))]
 fn write_dv_deletes(
     py: Python<'_>,
     io: &PyFileIO,
@@ -125,6 +129,7 @@ fn write_dv_deletes(
     location: &str,
     vectors: &Bound<'_, PyDict>,
     snapshot_id: Option<i64>,
+    scanned: Option<&[u8]>,
 ) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
     let mut items: Vec<(String, DeletionVector)> = Vec::with_capacity(vectors.len());
     for (k, v) in vectors.iter() {
@@ -135,11 +140,12 @@ fn write_dv_deletes(
     let (added, removed) = py
         .detach(|| {
             let paths: Vec<String> = items.iter().map(|(p, _)| p.clone()).collect();
-            let found = deletes_for(
+            let found = deletes_of(
                 io.inner.as_ref(),
                 &md,
                 base_snapshot(&md, snapshot_id)?,
                 &paths,
+                scanned,
             )?;
             let spec_id = one_spec(found.values())?.unwrap_or(md.default_spec_id);
             let mut targets = Vec::with_capacity(items.len());
@@ -175,19 +181,22 @@ type WrittenPositionDeletes = (String, String, i64, i64, Option<i64>, Option<i64
 
 /// v2: the rows of position delete files the caller wrote, one per data file:
 /// `(data_file_path, delete_file_path, record_count, file_size_in_bytes, min_pos, max_pos)`
-/// (the positions `None` for a file without rows).
+/// (the positions `None` for a file without rows). `scanned`: as for
+/// `position_delete_files_for` (a plan of the current snapshot).
 #[pyfunction]
+#[pyo3(signature = (io, metadata, files, scanned = None))]
 fn position_delete_file_rows(
     py: Python<'_>,
     io: &PyFileIO,
     metadata: &PyTableMetadata,
     files: Vec<WrittenPositionDeletes>,
+    scanned: Option<&[u8]>,
 ) -> PyResult<Py<PyAny>> {
     let md = Arc::clone(&metadata.inner);
     let batch = py
         .detach(|| {
             let paths: Vec<String> = files.iter().map(|f| f.0.clone()).collect();
-            let found = deletes_for(io.inner.as_ref(), &md, None, &paths)?;
+            let found = deletes_of(io.inner.as_ref(), &md, None, &paths, scanned)?;
             let spec_id = one_spec(found.values())?.unwrap_or(md.default_spec_id);
             let mut out = Vec::with_capacity(files.len());
             for (data, path, count, size, min_pos, max_pos) in &files {

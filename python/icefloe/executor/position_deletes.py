@@ -62,6 +62,32 @@ def _positions_in(
     return pa.concat_arrays(chunks) if chunks else pa.array([], pa.int64())
 
 
+# the plan columns the native writers take a data file's deletes from
+# (crates/icefloe/src/write/scanned_deletes.rs)
+_SCANNED_COLUMNS = (
+    "file_path",
+    "file_format",
+    "record_count",
+    "file_size_in_bytes",
+    "spec_id",
+    "partition",
+    "data_sequence_number",
+    "deletes",
+)
+
+
+def _scanned(plan: pa.Table | None) -> bytes | None:
+    """Plan rows as the Arrow IPC stream the native writers read (its schema metadata, which
+    names the planned snapshot, kept); ``None`` without a plan."""
+    if plan is None:
+        return None
+    sink = pa.BufferOutputStream()
+    rows = plan.select(list(_SCANNED_COLUMNS))
+    with pa.ipc.new_stream(sink, rows.schema) as w:
+        w.write_table(rows)
+    return sink.getvalue().to_pybytes()
+
+
 def write_position_deletes(
     table_metadata: Any,
     deletes: Mapping[str, Any],
@@ -70,6 +96,7 @@ def write_position_deletes(
     io: _native.FileIO | None = None,
     io_properties: Mapping[str, str] | None = None,
     snapshot_id: int | None = None,
+    plan: pa.Table | None = None,
 ) -> PositionDeletes:
     """Writes delete files for ``deletes`` (data file path -> row positions: a list, numpy
     or pyarrow array) of live data files of the table's current snapshot, all of one
@@ -81,9 +108,12 @@ def write_position_deletes(
     with ``io_properties`` (the table's FileIO properties, as ``read_tasks`` takes them;
     with ``io`` and without them, ``io.properties_for`` the table location). The data files
     are those of the current snapshot, or of ``snapshot_id`` (a branch's head): in v3 their
-    live deletes there are merged into the new DVs. Parquet
+    live deletes there are merged into the new DVs. ``plan``: plan rows (``Scan.plan()``'s
+    table, or a slice of it) of a scan of that snapshot holding the data files: their deletes
+    are taken from it, so no manifest is read (without it the snapshot's manifests are). Parquet
     position delete files are written with pyarrow. Returns the rows to add and to remove."""
     md = table_metadata
+    scanned = _scanned(plan)
     if io is None:
         io = file_io_for(md.location, io_properties)
     elif io_properties is None:
@@ -93,7 +123,7 @@ def write_position_deletes(
     if md.format_version >= 3:
         # placed first: a location property Java refuses fails before any work
         target = location or _native.LocationProvider(md).new_data_location(f"{uuid.uuid4()}-deletes.puffin")
-        extra = _native.position_delete_files_for(io, md, list(deletes), snapshot_id)
+        extra = _native.position_delete_files_for(io, md, list(deletes), snapshot_id, scanned)
         vectors = {}
         for path, positions in deletes.items():
             dv = _native.DeletionVector.from_positions(_positions(positions))
@@ -102,7 +132,7 @@ def write_position_deletes(
                     _native.DeletionVector.from_positions(_positions_in(extra[path], path, io_properties))
                 )
             vectors[path] = dv
-        added, removed = _native.write_dv_deletes(io, md, target, vectors, snapshot_id)
+        added, removed = _native.write_dv_deletes(io, md, target, vectors, snapshot_id, scanned)
         return PositionDeletes(pa.table(added), pa.table(removed))
 
     locations = _native.LocationProvider(md, data_location=location)
@@ -137,5 +167,5 @@ def write_position_deletes(
         # the smallest and largest position: the file's bounds (set in Rust)
         span = (pos[0].as_py(), pos[-1].as_py()) if len(pos) else (None, None)
         written.append((path, target, len(pos), size, *span))
-    added = _native.position_delete_file_rows(io, md, written)
+    added = _native.position_delete_file_rows(io, md, written, scanned if snapshot_id is None else None)
     return PositionDeletes(pa.table(added), pa.table(added).slice(0, 0))

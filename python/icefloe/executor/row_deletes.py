@@ -70,5 +70,7 @@ def delete_positions(
         location=puffin_location if md.format_version >= 3 else None,
         io_properties=io_properties,
         snapshot_id=snapshot_id,
+        # the deletes the plan applies to each file: no manifest is read to find them
+        plan=plan,
     )
     return deleted, len(partial), whole, _ipc(written.added), _ipc(written.removed)

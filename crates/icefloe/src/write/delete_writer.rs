@@ -6,7 +6,6 @@
 //! ([`super::scanned_deletes`]) or, without one, from the manifests
 //! ([`super::position_deletes::deletes_for`]).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
@@ -17,16 +16,14 @@ use parquet::file::properties::WriterProperties;
 
 use super::location::LocationProvider;
 use super::position_deletes::{
-    deletes_for, position_delete_file, write_dvs, DataFileDeletes, PositionDeleteFiles,
+    deletes_of, position_delete_file, write_dvs, DataFileDeletes, PositionDeleteFiles,
 };
-use super::scanned_deletes::scanned_deletes_for;
 use crate::error::{Error, Result};
 use crate::io::FileIO;
 use crate::manifest::DataFile;
 use crate::puffin::DeletionVector;
 use crate::read::deletes::positions_in_delete_file;
 use crate::spec::schema::reserved;
-use crate::spec::snapshot::Snapshot;
 use crate::spec::table_metadata::TableMetadata;
 
 /// Writes the deletes of `positions` (data file path, row positions) of data files live
@@ -37,9 +34,7 @@ use crate::spec::table_metadata::TableMetadata;
 ///
 /// `scanned`: what the scan of the row-level write planned
 /// ([`super::scanned_deletes`]), from which each data file's deletes are taken without
-/// reading a manifest; without it (or in v2, for a data file with a position delete file
-/// that names no referenced data file, which may be scoped to it by its `file_path`
-/// bounds, which the plan does not carry) they are read from the snapshot's manifests.
+/// reading a manifest (see [`deletes_of`]).
 pub fn write_position_deletes(
     io: &Arc<dyn FileIO>,
     md: &TableMetadata,
@@ -64,7 +59,7 @@ pub fn write_position_deletes(
         ))
     })?;
     let paths: Vec<String> = positions.iter().map(|(p, _)| p.clone()).collect();
-    let targets = targets_of(io, md, snapshot, &paths, scanned)?;
+    let targets = deletes_of(io.as_ref(), md, Some(snapshot), &paths, scanned)?;
     let target = |path: &str| -> Result<&DataFileDeletes> {
         targets.get(path).ok_or_else(|| {
             Error::invalid_argument(format!("{path} is not a live data file of the table"))
@@ -110,29 +105,6 @@ pub fn write_position_deletes(
         ));
     }
     Ok(out)
-}
-
-/// The data files at `paths` with their deletes: from the scan's plan when given and
-/// enough (see [`write_position_deletes`]), else from the snapshot's manifests.
-fn targets_of(
-    io: &Arc<dyn FileIO>,
-    md: &TableMetadata,
-    snapshot: &Snapshot,
-    paths: &[String],
-    scanned: Option<&[u8]>,
-) -> Result<HashMap<String, DataFileDeletes>> {
-    if let Some(scanned) = scanned {
-        let found = scanned_deletes_for(md, snapshot.snapshot_id, scanned, paths)?;
-        let bounds_needed = md.format_version < 3
-            && found
-                .values()
-                .flat_map(|t| &t.position_files)
-                .any(|f| f.referenced_data_file.is_none());
-        if !bounds_needed {
-            return Ok(found);
-        }
-    }
-    deletes_for(io.as_ref(), md, Some(snapshot), paths)
 }
 
 /// Whether a position delete file holds deletes of `data_file` only: its

@@ -125,6 +125,34 @@ pub fn deletes_for(
     Ok(out)
 }
 
+/// The data files at `paths` in `snapshot` (the table's current one when `None`) with the
+/// deletes that apply to each: from `scanned`, what the scan of the row-level write planned
+/// ([`super::scanned_deletes`]), so that no manifest is read; without it, or in v2 for a
+/// data file with a position delete file that names no referenced data file (it may be
+/// scoped to that file by its `file_path` bounds, which a plan does not carry), from the
+/// snapshot's manifests ([`deletes_for`]).
+pub fn deletes_of(
+    io: &dyn FileIO,
+    md: &TableMetadata,
+    snapshot: Option<&Snapshot>,
+    paths: &[String],
+    scanned: Option<&[u8]>,
+) -> Result<HashMap<String, DataFileDeletes>> {
+    let snapshot = snapshot.or_else(|| md.current_snapshot());
+    if let (Some(scanned), Some(s)) = (scanned, snapshot) {
+        let found = super::scanned_deletes::scanned_deletes_for(md, s.snapshot_id, scanned, paths)?;
+        let bounds_needed = md.format_version < 3
+            && found
+                .values()
+                .flat_map(|t| &t.position_files)
+                .any(|f| f.referenced_data_file.is_none());
+        if !bounds_needed {
+            return Ok(found);
+        }
+    }
+    deletes_for(io, md, snapshot, paths)
+}
+
 /// Adds position delete file `f`, which applies to `target`'s data file: as its DV, or as
 /// one of its position delete files. A second DV is an error.
 pub(crate) fn attach_delete(target: &mut DataFileDeletes, f: DataFile) -> Result<()> {
