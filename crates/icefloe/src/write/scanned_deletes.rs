@@ -12,7 +12,8 @@
 //! every spec's partition fields, each by its partition field id), `data_sequence_number`
 //! and `deletes` (the delete files the plan applies to the file: a data file with a DV
 //! has no position delete file applied, as Java's delete index); the scanned snapshot's
-//! id in the schema metadata.
+//! id in the schema metadata. A plan's own rows (any columns besides these, uncompressed)
+//! are read the same way: Python's row-level writes hand on their group's plan rows.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -96,7 +97,8 @@ fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T> {
 
 /// The data files at `paths`, with their deletes, from `scanned` (what
 /// [`crate::scan::task_groups::PackedPlan::scanned_deletes`] encoded for a scan of
-/// snapshot `snapshot_id` of the table `md`). A path the scan did not plan, bytes of
+/// snapshot `snapshot_id` of the table `md`, or a plan's rows as an uncompressed IPC
+/// stream, other columns ignored, as `table.delete` hands them on). A path the scan did not plan, bytes of
 /// another snapshot and malformed bytes are `InvalidArgument` errors naming the field.
 pub fn scanned_deletes_for(
     md: &TableMetadata,
