@@ -1144,3 +1144,46 @@ fn scanned_deletes_without_a_column_name_it() {
     let e = scanned_deletes_for(&md, sid, &ipc, &["mem://data/a.parquet".into()]).unwrap_err();
     assert!(e.to_string().contains("file_format is missing"), "{e}");
 }
+
+/// v2: a position delete file that names no referenced data file may be scoped to one by
+/// its `file_path` bounds, which a plan does not carry, so a data file with one has its
+/// deletes read from the manifests; with only file-scoped ones named, the plan serves.
+#[test]
+fn v2_writers_read_the_manifests_only_for_unreferenced_position_deletes() {
+    use crate::scan::task_groups::plan_packed;
+    use crate::scan::{SplitOptions, TableScan};
+    use crate::write::position_deletes::deletes_of;
+
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 2);
+    append(&catalog, vec![data("a", 1, 10), data("b", 2, 10)]);
+    let mut scoped = pos_deletes("a", 1, 2);
+    scoped.referenced_data_file = Some("mem://data/a.parquet".into());
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(Some(0), scoped.clone());
+    p.add_delete_file(Some(0), pos_deletes("b", 2, 3));
+    let md = commit(&catalog, p).unwrap().metadata;
+    let io = catalog.io();
+    let scan = TableScan::new(md.clone(), io.clone());
+    let packed = plan_packed(&scan, &SplitOptions::from_table(&md).unwrap()).unwrap();
+    let scanned = packed.scanned_deletes(100).unwrap().unwrap();
+    let (a, b) = (
+        vec!["mem://data/a.parquet".to_string()],
+        vec!["mem://data/b.parquet".to_string()],
+    );
+    let from_manifests = deletes_of(io.as_ref(), &md, None, &b, None).unwrap();
+    assert_eq!(from_manifests[&b[0]].position_files.len(), 1);
+
+    for f in io.list(&md.location).unwrap() {
+        if f.ends_with(".avro") {
+            io.delete(&f).unwrap();
+        }
+    }
+    let found = deletes_of(io.as_ref(), &md, None, &a, Some(&scanned)).unwrap();
+    let files = &found[&a[0]].position_files;
+    assert_eq!(files.len(), 1);
+    assert_eq!(files[0].file_path, scoped.file_path);
+    assert_eq!(files[0].referenced_data_file, scoped.referenced_data_file);
+    // b's partition-wide file names no data file: the manifests are read (here: gone)
+    assert!(deletes_of(io.as_ref(), &md, None, &b, Some(&scanned)).is_err());
+}
