@@ -1187,3 +1187,46 @@ fn v2_writers_read_the_manifests_only_for_unreferenced_position_deletes() {
     // b's partition-wide file names no data file: the manifests are read (here: gone)
     assert!(deletes_of(io.as_ref(), &md, None, &b, Some(&scanned)).is_err());
 }
+
+/// A row delta replacing a DV checks that the DV is live in the delete manifests only
+/// (Java's delete-file filter): the data manifests unreadable, it commits; removing a data
+/// file checks the data manifests, and fails on them.
+#[test]
+fn replacing_a_dv_validates_against_the_delete_manifests_only() {
+    use crate::manifest::{read_manifest_list, ManifestContent};
+
+    let catalog = MemoryCatalog::new();
+    create(&catalog, 3);
+    append(&catalog, vec![data("a", 1, 10)]);
+    append(&catalog, vec![data("b", 2, 10)]);
+    let old = dv("one", "a", 1, 4, 2);
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(Some(0), old.clone());
+    let state = commit(&catalog, p).unwrap();
+    let io = catalog.io();
+    let list = state
+        .metadata
+        .current_snapshot()
+        .unwrap()
+        .manifest_list
+        .clone()
+        .unwrap();
+    for m in read_manifest_list(io.as_ref(), &list).unwrap() {
+        if m.content == ManifestContent::Data {
+            io.delete(&m.manifest_path).unwrap();
+            io.write_new(&m.manifest_path, b"not a manifest").unwrap();
+        }
+    }
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(Some(0), dv("two", "a", 1, 4, 3));
+    p.remove_delete_file(old.file_path.clone(), old.content_offset);
+    // validated from the snapshot the writer read, as a row-level write does
+    p.validation_mut().from_snapshot = state.metadata.current_snapshot_id;
+    p.validation_mut().validate_deleted_files = true;
+    commit(&catalog, p).unwrap();
+
+    let mut p = SnapshotProducer::row_delta();
+    p.delete_path("mem://data/b.parquet");
+    p.validation_mut().validate_deleted_files = true;
+    assert!(commit(&catalog, p).is_err());
+}
