@@ -9,7 +9,6 @@ import pyarrow as pa
 import pytest
 
 import icefloe
-from icefloe.update.row_deletes import plan_positions
 
 
 def _catalog(tmp_path):
@@ -47,18 +46,15 @@ def test_a_v4_plan_gives_leaf_positions_and_delete_uses_them(tmp_path):
     leaves = set(plan.column("v4_leaf").to_pylist())
     assert len(leaves) == 4
     assert set(plan.column("v4_ordinal").to_pylist()) == {0}
-    paths = set(plan.column("file_path").to_pylist())
-    positions = plan_positions(plan, paths)
-    assert set(positions) == paths and {pos[0] for pos in positions.values()} == leaves
     # each file's entry is the first of its leaf: its Avro block starts right after the
     # leaf's header, and the plan gives the block with the position
     assert plan.column("v4_block_offset").null_count == 0
-    assert all(len(pos) == 4 and pos[2] > 0 and pos[3] > 16 for pos in positions.values())
+    assert all(o > 0 for o in plan.column("v4_block_offset").to_pylist())
+    assert all(n > 16 for n in plan.column("v4_block_length").to_pylist())
     # a v3 plan has the columns, null
     p3 = v3.scan().plan_arrow()
     assert p3.column("v4_leaf").null_count == p3.num_rows
     assert p3.column("v4_block_offset").null_count == p3.num_rows
-    assert plan_positions(p3, set(p3.column("file_path").to_pylist())) == {}
 
     for where in ("id >= 250 and id < 260", "id < 5 or id = 399", "id >= 100 and id < 200"):
         r4 = v4.delete(where)
@@ -69,6 +65,37 @@ def test_a_v4_plan_gives_leaf_positions_and_delete_uses_them(tmp_path):
         ids3 = sorted(v3.scan(selected_fields=["id"]).to_arrow().column("id").to_pylist())
         assert ids4 == ids3
     assert len(ids4) == 400 - 10 - 6 - 100
+
+
+def test_row_delta_takes_the_positions_of_the_plan_it_is_given(tmp_path):
+    """``row_delta(plan=...)``: the commit reads only the leaf the plan found the removed
+    file in (the other leaves are made unreadable; searching would meet them first), and
+    a v3 plan, whose position columns are null, gives none."""
+    cat = _catalog(tmp_path)
+    v4 = _table(cat, "db.v4", 4)
+    rows = v4.scan().plan_arrow().to_pylist()
+    # the writer's own scan: the last append's file, in the leaf a search reaches last
+    plan = v4.scan(row_filter="id >= 300").plan_arrow()
+    assert plan.num_rows == 1
+    target = plan.to_pylist()[0]
+    for r in rows:
+        if r["v4_leaf"] != target["v4_leaf"]:
+            path = r["v4_leaf"].removeprefix("file://")
+            with open(path, "wb") as f:
+                f.write(b"not a manifest")
+    with v4.transaction() as tx:
+        tx.row_delta(remove_data_files=[target["file_path"]], plan=plan)
+    # without the plan the same removal searches the leaves and meets a broken one
+    other = next(r for r in rows if r["v4_leaf"] != target["v4_leaf"])
+    with pytest.raises(icefloe.errors.IcefloeError, match="Avro"):
+        with cat.load_table("db.v4").transaction() as tx:
+            tx.row_delta(remove_data_files=[other["file_path"]])
+    v3 = _table(cat, "db.v3", 3)
+    p3 = v3.scan().plan_arrow()
+    first = p3.column("file_path")[0].as_py()
+    with v3.transaction() as tx:
+        tx.row_delta(remove_data_files=[first], plan=p3)
+    assert first not in cat.load_table("db.v3").scan().plan_arrow().column("file_path").to_pylist()
 
 
 def test_row_delta_with_a_stale_position_still_commits(tmp_path):

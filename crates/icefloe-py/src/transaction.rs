@@ -432,7 +432,10 @@ impl PyTransaction {
     /// `data_file_blocks`: (data file path, block offset, block length), the Avro block of
     /// the leaf holding a positioned file's entry (`v4_block_offset`, `v4_block_length`),
     /// so that the commit reads the leaf only up to that block's end.
-    #[pyo3(signature = (options = None, *, add_data_files = vec![], add_delete_files = vec![], remove_delete_files = vec![], remove_data_files = vec![], spec_id = None, data_file_positions = vec![], data_file_blocks = vec![]))]
+    /// `plan`: batches of the plan the change was made from; the positions it holds
+    /// (`scan::task_groups::tree_positions_of`) of the data files the change removes or
+    /// adds deletes for are given to the commit as `data_file_positions` would be.
+    #[pyo3(signature = (options = None, *, add_data_files = vec![], add_delete_files = vec![], remove_delete_files = vec![], remove_data_files = vec![], spec_id = None, data_file_positions = vec![], data_file_blocks = vec![], plan = vec![]))]
     // the files are keyword-only arguments, the commit settings one object
     #[allow(clippy::too_many_arguments)]
     fn row_delta(
@@ -446,10 +449,12 @@ impl PyTransaction {
         spec_id: Option<i32>,
         data_file_positions: Vec<(String, String, i64)>,
         data_file_blocks: Vec<(String, u64, u64)>,
+        plan: Vec<Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let data = batches(&add_data_files)?;
         let deletes = batches(&add_delete_files)?;
         let removed = batches(&remove_delete_files)?;
+        let plan = batches(&plan)?;
         let options = commit_options(options);
         py.detach(|| {
             let (spec_id, data) = self.files(&data, spec_id)?;
@@ -471,6 +476,28 @@ impl PyTransaction {
                         block,
                     },
                 );
+            }
+            // the plan's positions of the files this change touches (the others would be
+            // ignored by the commit, but held)
+            let touched: std::collections::HashSet<&str> = remove_data_files
+                .iter()
+                .map(String::as_str)
+                .chain(
+                    deletes
+                        .iter()
+                        .filter_map(|f| f.referenced_data_file.as_deref()),
+                )
+                .collect();
+            for b in &plan {
+                let positions = icefloe::scan::task_groups::tree_positions_of(
+                    &b.schema(),
+                    std::slice::from_ref(b),
+                )?;
+                for (path, pos) in positions {
+                    if touched.contains(path.as_str()) {
+                        p.data_file_position(path, pos);
+                    }
+                }
             }
             for f in data {
                 p.add_file_with_spec(spec_id, f);

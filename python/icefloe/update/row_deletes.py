@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .. import _native
 from ..errors import InvalidArgumentError
@@ -123,28 +122,8 @@ def commit_row_changes(
             # the level's validations (conflicting delete files; data files too when
             # serializable) are the Rust commit layer's rule
             isolation_level=isolation_level,
-            data_file_positions=plan_positions(plan, set(referenced) | set(removed_data)),
+            plan=plan,
         )
-
-
-def plan_positions(plan: pa.Table | None, paths: set[str]) -> dict[str, tuple[Any, ...]]:
-    """Where a v4 plan found the data files at ``paths`` (path -> leaf and ordinal, and the
-    offset and length of the entry's Avro block when the plan has them; files held in the
-    root and plans of older tables have none)."""
-    if plan is None or not paths or "v4_leaf" not in plan.column_names:
-        return {}
-    mask = pc.and_(
-        pc.is_in(plan.column("file_path"), value_set=pa.array(sorted(paths), pa.string())),
-        pc.is_valid(plan.column("v4_leaf")),
-    )
-    blocks = [c for c in ("v4_block_offset", "v4_block_length") if c in plan.column_names]
-    rows = plan.filter(mask).select(["file_path", "v4_leaf", "v4_ordinal", *blocks]).to_pylist()
-    if len(blocks) == 2:
-        return {
-            r["file_path"]: (r["v4_leaf"], r["v4_ordinal"], r["v4_block_offset"], r["v4_block_length"])
-            for r in rows
-        }
-    return {r["file_path"]: (r["v4_leaf"], r["v4_ordinal"]) for r in rows}
 
 
 def delete_rows(

@@ -704,6 +704,7 @@ class Transaction:
         isolation_level: str | None = None,
         snapshot_properties: Mapping[str, str] | None = None,
         data_file_positions: Mapping[str, tuple[Any, ...]] | None = None,
+        plan: Any = None,
     ) -> Transaction:
         """A row-level change in one snapshot, as Java's ``RowDelta``.
 
@@ -733,7 +734,10 @@ class Transaction:
         The commit then reads those entries instead of searching the table's leaves (with
         the block, it reads the leaf only up to that block's end); a stale position (the
         leaf compacted, the file removed meanwhile) is detected and the commit searches as
-        without it, and a block that does not check out makes it read the leaf whole."""
+        without it, and a block that does not check out makes it read the leaf whole.
+        ``plan`` (a pyarrow table or batches of a plan this change was made from, e.g.
+        ``scan.plan_arrow()``): the positions of the files it changes are taken from its
+        v4 columns, as ``data_file_positions`` would give them."""
         for path, pos in (data_file_positions or {}).items():
             if len(pos) not in (2, 4):
                 raise InvalidArgumentError(
@@ -766,6 +770,7 @@ class Transaction:
                 for p, pos in (data_file_positions or {}).items()
                 if len(pos) == 4 and pos[2] is not None and pos[3] is not None
             ],
+            plan=_batches(plan) if plan is not None else [],
         )
         return self
 

@@ -208,6 +208,61 @@ fn part_column<A: Array + Clone + 'static>(
         .ok_or_else(|| Error::unsupported(format!("plan column {name} has another type")))
 }
 
+/// The tree positions plan rows `batches` (of `schema`, as planning gives them: the
+/// `v4_leaf`, `v4_ordinal`, `v4_block_offset` and `v4_block_length` columns) hold for
+/// their data files: the leaf, ordinal and Avro block of each file a v4 plan found in a
+/// leaf. None for files held in the root, and none at all for a plan without `v4_leaf`
+/// (a table before v4). A v4 column of another type is an error.
+pub fn tree_positions_of(
+    schema: &ArrowSchema,
+    batches: &[RecordBatch],
+) -> Result<Vec<(String, TreePosition)>> {
+    let mut out = Vec::new();
+    if schema.index_of("v4_leaf").is_err() {
+        return Ok(out);
+    }
+    for b in batches {
+        let leaves = part_column::<StringArray>(schema, b, "v4_leaf")?;
+        if leaves.null_count() == leaves.len() {
+            continue;
+        }
+        let paths = part_column::<StringArray>(schema, b, "file_path")?;
+        let ordinals = part_column::<Int64Array>(schema, b, "v4_ordinal")?;
+        let offsets = part_column::<Int64Array>(schema, b, "v4_block_offset")?;
+        let lengths = part_column::<Int64Array>(schema, b, "v4_block_length")?;
+        let mut manifest: Option<Arc<str>> = None;
+        for i in 0..b.num_rows() {
+            if leaves.is_null(i) || ordinals.is_null(i) {
+                continue;
+            }
+            // one shared string per leaf, as the plan holds them
+            let name = leaves.value(i);
+            let m = match &manifest {
+                Some(m) if &**m == name => Arc::clone(m),
+                _ => Arc::from(name),
+            };
+            manifest = Some(Arc::clone(&m));
+            let block = (offsets.is_valid(i) && lengths.is_valid(i))
+                .then(|| {
+                    Some(LeafBlock {
+                        offset: u64::try_from(offsets.value(i)).ok()?,
+                        length: u64::try_from(lengths.value(i)).ok()?,
+                    })
+                })
+                .flatten();
+            out.push((
+                paths.value(i).to_string(),
+                TreePosition::Leaf {
+                    manifest: m,
+                    ordinal: ordinals.value(i),
+                    block,
+                },
+            ));
+        }
+    }
+    Ok(out)
+}
+
 /// The ranges of a bin with consecutive ranges of one file merged (Java's
 /// `TableScanUtil.mergeTasks`; see `crate::scan::split`): same file, both not empty, and
 /// the second starts where the first ends.
@@ -351,50 +406,9 @@ impl PackedPlan {
     /// Where a plan of a v4 snapshot found each data file held in a leaf (its leaf, ordinal
     /// and Avro block), for a row-level write to hand back to its commit
     /// ([`crate::commit::SnapshotProducer::data_file_position`]); none for files held in the
-    /// root and for tables before v4.
+    /// root and for tables before v4 ([`tree_positions_of`]).
     pub fn tree_positions(&self) -> Result<Vec<(String, TreePosition)>> {
-        let schema = &self.schema;
-        let mut out = Vec::new();
-        for b in &self.parts {
-            let leaves = part_column::<StringArray>(schema, b, "v4_leaf")?;
-            if leaves.null_count() == leaves.len() {
-                continue;
-            }
-            let paths = part_column::<StringArray>(schema, b, "file_path")?;
-            let ordinals = part_column::<Int64Array>(schema, b, "v4_ordinal")?;
-            let offsets = part_column::<Int64Array>(schema, b, "v4_block_offset")?;
-            let lengths = part_column::<Int64Array>(schema, b, "v4_block_length")?;
-            let mut manifest: Option<Arc<str>> = None;
-            for i in 0..b.num_rows() {
-                if leaves.is_null(i) || ordinals.is_null(i) {
-                    continue;
-                }
-                // one shared string per leaf, as the plan holds them
-                let name = leaves.value(i);
-                let m = match &manifest {
-                    Some(m) if &**m == name => Arc::clone(m),
-                    _ => Arc::from(name),
-                };
-                manifest = Some(Arc::clone(&m));
-                let block = (offsets.is_valid(i) && lengths.is_valid(i))
-                    .then(|| {
-                        Some(LeafBlock {
-                            offset: u64::try_from(offsets.value(i)).ok()?,
-                            length: u64::try_from(lengths.value(i)).ok()?,
-                        })
-                    })
-                    .flatten();
-                out.push((
-                    paths.value(i).to_string(),
-                    TreePosition::Leaf {
-                        manifest: m,
-                        ordinal: ordinals.value(i),
-                        block,
-                    },
-                ));
-            }
-        }
-        Ok(out)
+        tree_positions_of(&self.schema, &self.parts)
     }
 
     /// The planned data files with the deletes the plan applies to each, for the writers
