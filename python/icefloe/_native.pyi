@@ -907,6 +907,7 @@ def rewrite_position_delete_unit(
 RESERVED_FIELD_IDS: dict[str, int]
 RESERVED_FIELD_TYPES: dict[str, str]
 PARTITION_DATA_ID_START: int
+SCANNED_DELETES_COLUMNS: tuple[str, ...]
 PARQUET_FIELD_ID: bytes
 SNAPSHOT_ID_KEY: bytes
 SCHEMA_KEY: bytes

@@ -23,7 +23,7 @@ use icefloe::spec::{Literal, NestedField, PrimitiveType, Schema, Transform, Type
 use icefloe::write::location::LocationProvider;
 use icefloe::Error;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyTuple};
 
 use crate::error::IntoPyResult;
 use crate::metadata::PyTableMetadata;
@@ -289,6 +289,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     m.add("RESERVED_FIELD_TYPES", types)?;
     m.add("PARTITION_DATA_ID_START", PARTITION_DATA_ID_START)?;
+    // the plan columns a row-level writer takes a data file's deletes from
+    m.add(
+        "SCANNED_DELETES_COLUMNS",
+        PyTuple::new(m.py(), icefloe::write::scanned_deletes::COLUMNS)?,
+    )?;
 
     add_bytes(m, "PARQUET_FIELD_ID", PARQUET_FIELD_ID)?;
     add_bytes(m, "SNAPSHOT_ID_KEY", plan_batches::SNAPSHOT_ID_KEY)?;

@@ -62,27 +62,14 @@ def _positions_in(
     return pa.concat_arrays(chunks) if chunks else pa.array([], pa.int64())
 
 
-# the plan columns the native writers take a data file's deletes from
-# (crates/icefloe/src/write/scanned_deletes.rs)
-_SCANNED_COLUMNS = (
-    "file_path",
-    "file_format",
-    "record_count",
-    "file_size_in_bytes",
-    "spec_id",
-    "partition",
-    "data_sequence_number",
-    "deletes",
-)
-
-
 def _scanned(plan: pa.Table | None) -> bytes | None:
     """Plan rows as the Arrow IPC stream the native writers read (its schema metadata, which
     names the planned snapshot, kept); ``None`` without a plan."""
     if plan is None:
         return None
     sink = pa.BufferOutputStream()
-    rows = plan.select(list(_SCANNED_COLUMNS))
+    # the columns the native writers read (the plan's others stay behind)
+    rows = plan.select(list(_native.SCANNED_DELETES_COLUMNS))
     with pa.ipc.new_stream(sink, rows.schema) as w:
         w.write_table(rows)
     return sink.getvalue().to_pybytes()
