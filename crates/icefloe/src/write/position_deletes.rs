@@ -90,17 +90,10 @@ pub fn deletes_for(
             }
         }
     }
-    let mut missing: Vec<&str> = wanted
-        .iter()
-        .copied()
-        .filter(|p| !out.contains_key(*p))
-        .collect();
-    if !missing.is_empty() {
-        missing.sort_unstable();
+    if let Some(missing) = missing_paths(&wanted, &out) {
         return Err(Error::invalid_argument(format!(
-            "not live data files of snapshot {}: {}",
+            "not live data files of snapshot {}: {missing}",
             snapshot.snapshot_id,
-            missing.join(", ")
         )));
     }
     for (spec_id, d) in deletes {
@@ -151,6 +144,21 @@ pub fn deletes_of(
         }
     }
     deletes_for(io, md, snapshot, paths)
+}
+
+/// The paths of `wanted` that `found` has no entry for, sorted and joined by `, `; `None`
+/// when it has them all.
+pub(crate) fn missing_paths<V>(
+    wanted: &HashSet<&str>,
+    found: &HashMap<String, V>,
+) -> Option<String> {
+    let mut missing: Vec<&str> = wanted
+        .iter()
+        .copied()
+        .filter(|p| !found.contains_key(*p))
+        .collect();
+    missing.sort_unstable();
+    (!missing.is_empty()).then(|| missing.join(", "))
 }
 
 /// Adds position delete file `f`, which applies to `target`'s data file: as its DV, or as

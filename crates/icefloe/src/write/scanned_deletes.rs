@@ -23,7 +23,7 @@ use arrow_array::{
 };
 use arrow_schema::{Schema as ArrowSchema, SchemaRef};
 
-use super::position_deletes::{attach_delete, DataFileDeletes};
+use super::position_deletes::{attach_delete, missing_paths, DataFileDeletes};
 use crate::arrow::values::array_value;
 use crate::arrow::PARQUET_FIELD_ID;
 use crate::error::{Error, Result};
@@ -192,16 +192,9 @@ pub fn scanned_deletes_for(
             out.insert(path.to_string(), target);
         }
     }
-    let mut missing: Vec<&str> = wanted
-        .iter()
-        .copied()
-        .filter(|p| !out.contains_key(*p))
-        .collect();
-    if !missing.is_empty() {
-        missing.sort_unstable();
+    if let Some(missing) = missing_paths(&wanted, &out) {
         return Err(Error::invalid_argument(format!(
-            "not data files the scan of snapshot {snapshot_id} planned: {}",
-            missing.join(", ")
+            "not data files the scan of snapshot {snapshot_id} planned: {missing}"
         )));
     }
     Ok(out)
