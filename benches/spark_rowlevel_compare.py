@@ -29,30 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 import oracle  # noqa: E402  (the Spark session with Java Iceberg)
+from connector_env import configure_twin_catalogs  # noqa: E402
 
 JAVA, ICE = "rl_java", "rl_ice"
-
-
-def configure(spark, root: Path) -> None:
-    db, warehouse = str(root / "catalog.db"), (root / "wh").as_uri()
-    for k, v in {
-        "": "org.apache.iceberg.spark.SparkCatalog",
-        ".type": "jdbc",
-        ".uri": f"jdbc:sqlite:{db}",
-        ".warehouse": warehouse,
-        ".jdbc.schema-version": "V1",
-        ".cache-enabled": "false",
-    }.items():
-        spark.conf.set(f"spark.sql.catalog.{JAVA}{k}", v)
-    from icefloe.spark import connector
-
-    for k, v in {
-        "": connector.CATALOG_CLASS,
-        ".uri": f"sqlite:///{db}",
-        ".warehouse": warehouse,
-        ".catalog-name": JAVA,
-    }.items():
-        spark.conf.set(f"spark.sql.catalog.{ICE}{k}", v)
 
 
 def ensure_tables(root: Path, manifests: int, files: int) -> None:
@@ -121,7 +100,7 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp())
     spark = oracle.start_spark(tmp / "wh", tmp / "vwh", driver_memory="2g")
     try:
-        configure(spark, root)
+        configure_twin_catalogs(spark, root, JAVA, ICE)
         tables = {"java": f"{JAVA}.db.t_java", "connector": f"{ICE}.db.t_ice"}
         for engine in args.engines.split(","):
             table = tables[engine]

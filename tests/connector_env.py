@@ -11,9 +11,9 @@ import icefloe
 from icefloe.spark import connector
 
 
-def twin_catalogs(spark, root: Path, java: str, ice: str):
+def configure_twin_catalogs(spark, root: Path, java: str, ice: str) -> tuple[str, str]:
     """Configures Spark catalogs ``java`` and ``ice`` over ``root/catalog.db`` (warehouse
-    ``root/wh``) and returns icefloe's catalog of those rows, with namespace ``db`` made."""
+    ``root/wh``); returns the catalog file and the warehouse."""
     db = str(root / "catalog.db")
     warehouse = (root / "wh").as_uri()
     for k, v in {
@@ -32,6 +32,13 @@ def twin_catalogs(spark, root: Path, java: str, ice: str):
         ".catalog-name": java,
     }.items():
         spark.conf.set(f"spark.sql.catalog.{ice}{k}", v)
+    return db, warehouse
+
+
+def twin_catalogs(spark, root: Path, java: str, ice: str):
+    """Configures Spark catalogs ``java`` and ``ice`` over ``root/catalog.db`` (warehouse
+    ``root/wh``) and returns icefloe's catalog of those rows, with namespace ``db`` made."""
+    db, warehouse = configure_twin_catalogs(spark, root, java, ice)
     catalog = icefloe.load_catalog(java, uri=f"sqlite:///{db}", warehouse=warehouse)
     catalog.create_namespace("db")
     return catalog
