@@ -64,6 +64,21 @@ pub(super) fn normalized(entries: &[TrackedFile]) -> Vec<String> {
         .collect()
 }
 
+/// A one-DV row delta for file `name` (`dv1`) as a merge-on-read writer commits it: given
+/// the file's plan position, and validated as the Python and Spark writers validate a
+/// merge-on-read delete (nothing is removed, so the live files need not be read).
+fn positioned_dv_delta(name: &str, positions: &HashMap<String, TreePosition>) -> SnapshotProducer {
+    let target = path(name);
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, dv("dv1", name, 0, 4, 2));
+    p.data_file_position(target.clone(), positions[&target].clone());
+    let v = p.validation_mut();
+    v.referenced_data_files = vec![target];
+    v.validate_deleted_files = true;
+    v.no_conflicting_delete_files = true;
+    p
+}
+
 fn leaf_reads(reads: &[String], leaves: &[String]) -> Vec<String> {
     reads
         .iter()
@@ -198,13 +213,7 @@ fn a_row_delta_given_its_plans_position_reads_only_that_leaf_and_ends_as_the_sea
         p.add_delete_file(None, dv("dv1", "l3f123", 0, 4, 2));
         p
     };
-    let mut p = make();
-    p.data_file_position(target.clone(), positions[&target].clone());
-    // validated as the Python and Spark writers validate a merge-on-read delete: nothing
-    // is removed, so the live files need not be read
-    p.validation_mut().referenced_data_files = vec![target.clone()];
-    p.validation_mut().validate_deleted_files = true;
-    p.validation_mut().no_conflicting_delete_files = true;
+    let p = positioned_dv_delta("l3f123", &positions);
     a.io.take_reads();
     let ta = commit(&a, p).unwrap();
     let read = leaf_reads(&a.io.take_reads(), &leaves);
@@ -594,12 +603,7 @@ fn the_positions_leaf_prefix_is_read_while_the_root_is() {
         p.add_delete_file(None, dv("dv1", "l2f150", 0, 4, 2));
         p
     };
-    let mut p = make();
-    p.data_file_position(target.clone(), positions[&target].clone());
-    // validated as the writers validate a merge-on-read delete (reads no live files)
-    p.validation_mut().referenced_data_files = vec![target.clone()];
-    p.validation_mut().validate_deleted_files = true;
-    p.validation_mut().no_conflicting_delete_files = true;
+    let p = positioned_dv_delta("l2f150", &positions);
     a.set_faults(Faults {
         read_delay: Some(std::time::Duration::from_millis(150)),
         ..Faults::default()
