@@ -393,7 +393,7 @@ fn removing_a_missing_delete_file_fails_only_when_validated() {
 
 #[test]
 fn position_deletes_merge_into_the_live_dv_and_replace_it() {
-    use crate::puffin::{read_deletion_vector, DeletionVector};
+    use crate::puffin::DeletionVector;
     use crate::spec::schema::reserved;
     use crate::write::position_deletes::{deletes_for, position_delete_file, write_dvs};
 
@@ -430,14 +430,7 @@ fn position_deletes_merge_into_the_live_dv_and_replace_it() {
     let new = &second.added[0].1;
     assert_eq!(new.record_count, 3);
     assert_eq!(new.referenced_data_file.as_deref(), Some(a.as_str()));
-    let dv = read_deletion_vector(
-        io.as_ref(),
-        &new.file_path,
-        new.content_offset.unwrap() as u64,
-        new.content_size_in_bytes.unwrap() as u64,
-    )
-    .unwrap();
-    assert_eq!(dv.iter().collect::<Vec<_>>(), vec![1, 2, 7]);
+    assert_eq!(dv_positions(io.as_ref(), new), vec![1, 2, 7]);
     // unknown data files are refused
     assert!(deletes_for(io.as_ref(), &md, None, &["mem://data/zz.parquet".into()]).is_err());
     // v2 rows are file-scoped, with Java's full bounds of file_path and pos
@@ -740,14 +733,7 @@ fn two_new_dvs_for_one_data_file_are_merged_into_one() {
         merged.file_size_in_bytes as u64,
         io.file_size(&merged.file_path).unwrap()
     );
-    let read = crate::puffin::read_deletion_vector(
-        io,
-        &merged.file_path,
-        merged.content_offset.unwrap() as u64,
-        merged.content_size_in_bytes.unwrap() as u64,
-    )
-    .unwrap();
-    assert_eq!(read.iter().collect::<Vec<_>>(), vec![0, 3, 7]);
+    assert_eq!(dv_positions(io, merged), vec![0, 3, 7]);
 
     // DVs of one data file in two partitions cannot be merged, as in Java
     let mut p = SnapshotProducer::row_delta();
@@ -987,7 +973,6 @@ fn deletes_whole_files_when_every_file_is_kept_or_fully_matched() {
 /// without it the writer reads them. Bad scanned bytes are typed errors naming the field.
 #[test]
 fn row_level_writers_take_the_deletes_their_scan_planned() {
-    use crate::puffin::read_deletion_vector;
     use crate::scan::task_groups::plan_packed;
     use crate::scan::{SplitOptions, TableScan};
     use crate::write::delete_writer::write_position_deletes;
@@ -1078,14 +1063,7 @@ fn row_level_writers_take_the_deletes_their_scan_planned() {
             .find(|f| f.1.referenced_data_file.as_ref() == Some(&a))
             .unwrap()
             .1;
-        let dv = read_deletion_vector(
-            io.as_ref(),
-            &new_a.file_path,
-            new_a.content_offset.unwrap() as u64,
-            new_a.content_size_in_bytes.unwrap() as u64,
-        )
-        .unwrap();
-        assert_eq!(dv.iter().collect::<Vec<_>>(), vec![1, 2, 7], "merged");
+        assert_eq!(dv_positions(io.as_ref(), new_a), vec![1, 2, 7], "merged");
 
         // a path the scan did not plan, another snapshot, damaged bytes
         let err =
@@ -1229,4 +1207,17 @@ fn replacing_a_dv_validates_against_the_delete_manifests_only() {
     p.delete_path("mem://data/b.parquet");
     p.validation_mut().validate_deleted_files = true;
     assert!(commit(&catalog, p).is_err());
+}
+
+/// The positions DV file `f` (a row of a Puffin file) deletes.
+fn dv_positions(io: &dyn FileIO, f: &DataFile) -> Vec<i64> {
+    crate::puffin::read_deletion_vector(
+        io,
+        &f.file_path,
+        f.content_offset.unwrap() as u64,
+        f.content_size_in_bytes.unwrap() as u64,
+    )
+    .unwrap()
+    .iter()
+    .collect()
 }
