@@ -62,7 +62,7 @@ use icefloe::commit::{SnapshotProducer, Transaction};
 use icefloe::expr::{Datum, Expression, Operation as Op};
 use icefloe::io::{FileIO, LocalFileIO};
 use icefloe::manifest::v4::tree::{read_snapshot_top, SnapshotTop, TreePosition};
-use icefloe::manifest::v4::V4Partitioning;
+use icefloe::manifest::v4::V4Layout;
 use icefloe::manifest::{
     read_manifest, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestSource,
     ReadManifestOptions,
@@ -342,7 +342,7 @@ fn set_property(c: &Arc<PointerCatalog>, key: &str, value: &str) -> Duration {
 fn metadata_files(io: &dyn FileIO, md: &TableMetadata) -> HashSet<String> {
     let s = md.current_snapshot().unwrap();
     let mut out = HashSet::from([s.manifest_list.clone().unwrap()]);
-    let p = V4Partitioning::for_table(md).unwrap();
+    let p = V4Layout::for_table(md).unwrap();
     match read_snapshot_top(io, &p, s).unwrap() {
         SnapshotTop::List(list) => out.extend(list.into_iter().map(|m| m.manifest_path)),
         SnapshotTop::Root(root) => out.extend(
@@ -655,7 +655,7 @@ fn main() {
     // what v4 planning reads: the root's own files, and leaves by their format (v3
     // manifests of the upgrade, decoded as v3 planning does, or leaves v4 wrote)
     let t = v4.load_table(&ident()).unwrap();
-    let p = V4Partitioning::for_table(&t.metadata).unwrap();
+    let p = V4Layout::for_table(&t.metadata).unwrap();
     if let SnapshotTop::Root(root) =
         read_snapshot_top(v4.io.as_ref(), &p, t.metadata.current_snapshot().unwrap()).unwrap()
     {

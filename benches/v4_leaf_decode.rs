@@ -23,7 +23,7 @@ use std::time::Instant;
 use icefloe::manifest::v4::tree::{from_data_file, take_v3_entry, v3_entry};
 use icefloe::manifest::v4::{
     visit_v4_manifest_projected, visit_v4_manifest_slots, visit_v4_manifest_slots_stepwise,
-    write_v4_manifest_with, Tracking, TrackingStatus, V4ManifestKind, V4Partitioning,
+    write_v4_manifest_with, Tracking, TrackingStatus, V4Layout, V4ManifestKind,
 };
 use icefloe::manifest::{
     read_manifest, visit_manifest, Codec, DataContentType, DataFile, FileFormat,
@@ -64,7 +64,7 @@ enum Case {
     V4Slot,
 }
 
-fn decode(case: Case, bytes: &[u8], p: &V4Partitioning, options: &ManifestProjection) -> usize {
+fn decode(case: Case, bytes: &[u8], p: &V4Layout, options: &ManifestProjection) -> usize {
     let mut n = 0usize;
     match case {
         Case::V3 => {
@@ -112,9 +112,11 @@ fn main() {
     let iters = arg("--iters", 20);
     let v3 = manifest(Codec::Deflate);
     let m = read_manifest(ManifestSource::Bytes(&v3), &ReadManifestOptions::default()).unwrap();
-    let mut p = V4Partitioning {
+    let mut p = V4Layout {
         fields: vec![(1000, "ts_day".into(), PrimitiveType::Date)],
         specs: Default::default(),
+        // the fixture's files are under this location: stored relative, resolved on read
+        location: Some("s3://bucket/warehouse/db/table".to_string()),
     };
     p.specs.insert(0, vec![1000]);
     let entries: Vec<_> = m

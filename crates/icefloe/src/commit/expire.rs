@@ -422,7 +422,7 @@ fn remove_unused_specs_and_schemas(io: &dyn FileIO, builder: &mut MetadataBuilde
             // files and leaves; a leaf holds files of one spec)
             Some(_) if md.format_version >= 4 => {
                 use crate::manifest::v4::tree::{is_live, read_snapshot_top, SnapshotTop};
-                let partitioning = crate::manifest::v4::V4Partitioning::for_table(md)?;
+                let partitioning = crate::manifest::v4::V4Layout::for_table(md)?;
                 match read_snapshot_top(io, &partitioning, snapshot)? {
                     SnapshotTop::List(list) => {
                         specs.extend(list.iter().map(|m| m.partition_spec_id));
@@ -657,7 +657,7 @@ fn leaf_key(leaf: &crate::manifest::v4::TrackedFile) -> LeafKey {
 /// The live files of a leaf, manifest DV applied, with the Puffin files of their DVs.
 fn read_leaf_files(
     io: &dyn FileIO,
-    partitioning: &crate::manifest::v4::V4Partitioning,
+    partitioning: &crate::manifest::v4::V4Layout,
     leaf: &crate::manifest::v4::TrackedFile,
 ) -> Result<Vec<(String, bool)>> {
     let mut files = Vec::new();
@@ -689,7 +689,7 @@ impl ReachCache {
     fn prefetch(
         &mut self,
         io: &dyn FileIO,
-        partitioning: &crate::manifest::v4::V4Partitioning,
+        partitioning: &crate::manifest::v4::V4Layout,
         tops: &[crate::manifest::v4::tree::SnapshotTop],
         threads: usize,
     ) -> Result<()> {
@@ -746,7 +746,7 @@ impl ReachCache {
     fn leaf(
         &mut self,
         io: &dyn FileIO,
-        partitioning: &crate::manifest::v4::V4Partitioning,
+        partitioning: &crate::manifest::v4::V4Layout,
         leaf: &crate::manifest::v4::TrackedFile,
     ) -> Result<Files> {
         let key = leaf_key(leaf);
@@ -778,7 +778,7 @@ impl ReachCache {
     fn add(
         &mut self,
         io: &dyn FileIO,
-        partitioning: &crate::manifest::v4::V4Partitioning,
+        partitioning: &crate::manifest::v4::V4Layout,
         snapshot: &crate::spec::snapshot::Snapshot,
         read_top: crate::manifest::v4::tree::SnapshotTop,
         reach: &mut Reach,
@@ -844,7 +844,7 @@ fn v4_files_to_delete(
 ) -> Result<FilesToDelete> {
     // `before`'s specs are a superset of `after`'s (an expiry may remove specs), so its
     // partitioning reads every root of both
-    let partitioning = crate::manifest::v4::V4Partitioning::for_table(before)?;
+    let partitioning = crate::manifest::v4::V4Layout::for_table(before)?;
     let kept: HashSet<i64> = after.snapshots.iter().map(|s| s.snapshot_id).collect();
     // retained snapshots first, then the expired ones
     let snapshots: Vec<&crate::spec::snapshot::Snapshot> = after

@@ -406,8 +406,8 @@ fn added_data_files(
     })?;
     if md.format_version >= 4 {
         // a v4 snapshot points to a root (an upgraded table's older ones to a list)
-        use crate::manifest::v4::{tree, V4Partitioning};
-        let partitioning = V4Partitioning::for_table(md)?;
+        use crate::manifest::v4::{tree, V4Layout};
+        let partitioning = V4Layout::for_table(md)?;
         let bytes = io.read(list)?;
         if tree::is_v4_manifest(&bytes).map_err(|e| e.in_file(list))? {
             return Ok(tree::snapshot_changes(io, &partitioning, snapshot)?

@@ -137,7 +137,7 @@ fn a_leaf_entry_read_by_its_ordinal_is_the_entry_read_whole() {
     // v4 leaves of 2000 entries with stats span several 64 KB Avro blocks
     let [c, _] = twins(2000, 2);
     let t = c.load_table(&ident()).unwrap();
-    let p = V4Partitioning::for_table(&t.metadata).unwrap();
+    let p = V4Layout::for_table(&t.metadata).unwrap();
     let io = c.io();
     for leaf in root(&c, &t) {
         let n = blocks(&c, &leaf.location);
@@ -165,7 +165,7 @@ fn an_upgraded_tables_v3_leaf_entry_by_ordinal_keeps_its_inherited_row_id() {
     append(&c, files);
     set_property(&c, "format-version", "4");
     let t = append(&c, vec![data("new", 1, 1)]);
-    let p = V4Partitioning::for_table(&t.metadata).unwrap();
+    let p = V4Layout::for_table(&t.metadata).unwrap();
     let io = c.io();
     let leaf = root(&c, &t)
         .into_iter()
@@ -417,7 +417,7 @@ fn a_leaf_entry_read_by_its_block_is_the_entry_read_whole_from_a_prefix() {
     append(&v3, vec![data("new", 1, 1)]);
     for cat in [&c, &v3] {
         let t = cat.load_table(&ident()).unwrap();
-        let p = V4Partitioning::for_table(&t.metadata).unwrap();
+        let p = V4Layout::for_table(&t.metadata).unwrap();
         let io = cat.io();
         for leaf in root(cat, &t)
             .into_iter()
@@ -461,7 +461,7 @@ fn a_leaf_entry_read_by_its_block_is_the_entry_read_whole_from_a_prefix() {
 fn a_wrong_or_corrupt_block_is_not_taken_and_the_whole_read_names_the_leaf() {
     let [c, _] = twins(2000, 1);
     let t = c.load_table(&ident()).unwrap();
-    let p = V4Partitioning::for_table(&t.metadata).unwrap();
+    let p = V4Layout::for_table(&t.metadata).unwrap();
     let io = c.io();
     let leaf = root(&c, &t)
         .into_iter()
@@ -757,7 +757,7 @@ fn a_delete_by_row_filter_skips_v3_leaves_by_their_partition_summaries() {
     for leaf in &leaves {
         let holds_cat_1 = read_leaf(
             io.as_ref(),
-            &V4Partitioning::for_table(&t.metadata).unwrap(),
+            &V4Layout::for_table(&t.metadata).unwrap(),
             leaf,
         )
         .unwrap()

@@ -12,7 +12,7 @@ use crate::catalog::{Catalog, TableIdent, TableState};
 use crate::error::Error;
 use crate::expr::{Datum, Expression, Operation as ExprOp};
 use crate::manifest::v4::tree::{read_snapshot_top, SnapshotTop};
-use crate::manifest::v4::{ContentType, TrackedFile, TrackingStatus, V4Partitioning};
+use crate::manifest::v4::{ContentType, TrackedFile, TrackingStatus, V4Layout};
 use crate::manifest::{DataContentType, DataFile, FileFormat};
 use crate::scan::TableScan;
 use crate::spec::Literal;
@@ -114,7 +114,7 @@ fn set_property(catalog: &Arc<MemoryCatalog>, key: &str, value: &str) {
 fn root(catalog: &Arc<MemoryCatalog>, t: &TableState) -> Vec<TrackedFile> {
     let md = &t.metadata;
     let snap = md.current_snapshot().unwrap();
-    let p = V4Partitioning::for_table(md).unwrap();
+    let p = V4Layout::for_table(md).unwrap();
     match read_snapshot_top(catalog.io().as_ref(), &p, snap).unwrap() {
         SnapshotTop::Root(e) => e,
         SnapshotTop::List(_) => panic!("a manifest list, not a root"),
@@ -580,7 +580,7 @@ fn bad_trees_are_typed_errors_naming_the_file() {
         crate::manifest::v4::V4ManifestKind::Root,
         &r,
         crate::manifest::Codec::Null,
-        &V4Partitioning::for_table(&t2.metadata).unwrap(),
+        &V4Layout::for_table(&t2.metadata).unwrap(),
     )
     .unwrap();
     io.delete(&root_path).unwrap();
@@ -614,7 +614,7 @@ fn bad_trees_are_typed_errors_naming_the_file() {
         let body = crate::manifest::v4::write_unchecked(
             "data",
             &[e],
-            &V4Partitioning::for_table(&t.metadata).unwrap(),
+            &V4Layout::for_table(&t.metadata).unwrap(),
         );
         io.delete(&leaf.location).unwrap();
         io.write_new(&leaf.location, &body).unwrap();

@@ -46,7 +46,7 @@ fn row_delta(remove: Option<(&str, i64)>, add: DataFile) -> SnapshotProducer {
 
 /// The entry of data file `name` in the current tree (root or leaf), as v4 holds it.
 fn tracked(c: &Arc<MemoryCatalog>, t: &TableState, name: &str) -> TrackedFile {
-    let p = V4Partitioning::for_table(&t.metadata).unwrap();
+    let p = V4Layout::for_table(&t.metadata).unwrap();
     for e in root(c, t) {
         if e.location == path(name) {
             return e;
@@ -321,7 +321,7 @@ fn v4_leaves(r: &[TrackedFile]) -> Vec<&TrackedFile> {
 /// Every live data file of the tree with its first row id (a v3 manifest's inherited, a
 /// v4 entry's own).
 fn first_row_ids(c: &Arc<MemoryCatalog>, t: &TableState) -> BTreeSet<(String, Option<i64>)> {
-    let p = V4Partitioning::for_table(&t.metadata).unwrap();
+    let p = V4Layout::for_table(&t.metadata).unwrap();
     let mut out = BTreeSet::new();
     for e in root(c, t) {
         if e.content_type == ContentType::DataManifest {
@@ -418,7 +418,7 @@ fn a_compaction_converts_an_upgraded_tables_v3_manifests_up_to_the_bound() {
     );
     assert_eq!((info.added_rows_count, info.existing_rows_count), (0, 50));
     assert_eq!(leaf.record_count, 5);
-    let p = V4Partitioning::for_table(&t.metadata).unwrap();
+    let p = V4Layout::for_table(&t.metadata).unwrap();
     let items = read_leaf(io.as_ref(), &p, leaf).unwrap();
     assert_eq!(items.len(), 5);
     let entries: Vec<&TrackedFile> = items.iter().map(|i| i.tracked.as_ref().unwrap()).collect();

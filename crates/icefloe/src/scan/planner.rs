@@ -21,7 +21,7 @@ use crate::expr::{
 use crate::io::FileIO;
 use crate::manifest::v4::leaf_block;
 use crate::manifest::v4::tree::{self as v4_tree, read_snapshot_top, SnapshotTop, TreePosition};
-use crate::manifest::v4::{ContentType as V4Content, TrackedFile, V4Partitioning};
+use crate::manifest::v4::{ContentType as V4Content, TrackedFile, V4Layout};
 use crate::manifest::{
     read_manifest, read_manifest_list, visit_manifest, DataContentType, DataFile, FileFormat,
     ManifestContent, ManifestEntry, ManifestFile, ManifestProjection, ManifestSource,
@@ -424,7 +424,7 @@ impl TableScan {
         // still to manifest lists; the file's own metadata tells)
         let mut listed = None;
         if md.format_version >= 4 && !self.incremental {
-            let partitioning = V4Partitioning::for_table(md)?;
+            let partitioning = V4Layout::for_table(md)?;
             match read_snapshot_top(self.io.as_ref(), &partitioning, snapshot)? {
                 SnapshotTop::Root(root) => {
                     return self.plan_v4(
@@ -451,7 +451,7 @@ impl TableScan {
             let mut seen = HashSet::new();
             let mut manifests = Vec::new();
             let partitioning = match md.format_version >= 4 {
-                true => Some(V4Partitioning::for_table(md)?),
+                true => Some(V4Layout::for_table(md)?),
                 false => None,
             };
             for s in appends {
@@ -633,7 +633,7 @@ impl TableScan {
         &self,
         mut plan: ScanPlan,
         root: Vec<TrackedFile>,
-        partitioning: &V4Partitioning,
+        partitioning: &V4Layout,
         spec_schema: &Schema,
         plan_filter: &BoundExpression,
         specs: &HashMap<i32, Arc<PartitionSpec>>,

@@ -3,6 +3,7 @@
 pub mod encryption;
 pub mod json;
 pub mod literal;
+pub mod location;
 pub mod name_mapping;
 pub mod partition;
 pub mod partition_update;

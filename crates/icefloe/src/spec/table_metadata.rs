@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use super::encryption::EncryptedKey;
 use super::json::{join, kind, metadata_file_bytes, metadata_file_text, parse_text, Obj};
+use super::location::{resolve_location_in_place, stored_location};
 use super::partition::{PartitionSpec, PARTITION_DATA_ID_START};
 use super::schema::Schema;
 use super::snapshot::{MetadataLogEntry, Snapshot, SnapshotLogEntry, SnapshotRef, MAIN_BRANCH};
@@ -25,8 +26,8 @@ pub struct TableMetadata {
     pub format_version: i32,
     /// Optional in v1, required from v2.
     pub table_uuid: Option<String>,
-    /// Required before v4. A v4 file may omit it: then this is empty (see
-    /// [`TableMetadata::resolve_path`]).
+    /// Required before v4. A v4 file may omit it: then this is empty, and a relative
+    /// path in the table's metadata is an error ([`crate::spec::location`]).
     pub location: String,
     /// 0 for v1 tables.
     pub last_sequence_number: i64,
@@ -399,7 +400,7 @@ impl TableMetadata {
             .opt_list("encryption-keys", EncryptedKey::from_json)?
             .unwrap_or_default();
 
-        Ok(TableMetadata {
+        let mut md = TableMetadata {
             format_version,
             table_uuid,
             location,
@@ -423,7 +424,40 @@ impl TableMetadata {
             partition_statistics,
             next_row_id,
             encryption_keys,
-        })
+        };
+        if v >= V4 {
+            md.resolve_locations()?;
+        }
+        Ok(md)
+    }
+
+    /// Makes the paths of a v4 file absolute (snapshot roots, statistics files, earlier
+    /// metadata files): a value holds absolute paths whatever its version, and
+    /// [`TableMetadata::to_json_value`] stores them relative again.
+    fn resolve_locations(&mut self) -> Result<()> {
+        let loc = self.location.as_str();
+        for (i, s) in self.snapshots.iter_mut().enumerate() {
+            let at = |e: Error| e.under(&format!("snapshots[{i}]"));
+            if let Some(l) = &mut s.manifest_list {
+                resolve_location_in_place(loc, l).map_err(at)?;
+            }
+            for l in s.manifests.iter_mut().flatten() {
+                resolve_location_in_place(loc, l).map_err(at)?;
+            }
+        }
+        for (i, f) in self.statistics.iter_mut().enumerate() {
+            resolve_location_in_place(loc, &mut f.statistics_path)
+                .map_err(|e| e.under(&format!("statistics[{i}]")))?;
+        }
+        for (i, f) in self.partition_statistics.iter_mut().enumerate() {
+            resolve_location_in_place(loc, &mut f.statistics_path)
+                .map_err(|e| e.under(&format!("partition-statistics[{i}]")))?;
+        }
+        for (i, f) in self.metadata_log.iter_mut().enumerate() {
+            resolve_location_in_place(loc, &mut f.metadata_file)
+                .map_err(|e| e.under(&format!("metadata-log[{i}]")))?;
+        }
+        Ok(())
     }
 
     /// Writes the metadata as the reference implementation does for its version, in its
@@ -451,29 +485,6 @@ impl TableMetadata {
             self.format_version,
             crate::MAX_FORMAT_VERSION
         )))
-    }
-
-    /// A path as stored in this table's metadata, made absolute, by the v4 spec's path
-    /// resolution (upstream's `format/spec.md`, "Paths in Metadata", PR #15630): a path
-    /// that starts with a URI scheme is absolute and used as it is; any other (even one
-    /// starting with `/`) is relative, and is the table location, `/` and the path,
-    /// joined without looking at separators (`s3://b/t/` and `/d/x` give `s3://b/t///d/x`,
-    /// as the spec's examples say). Before v4 every path is returned as it is.
-    ///
-    /// Not yet applied when reading v4 tables: icefloe's own v4 tables on a local disk
-    /// store scheme-less absolute paths (`/tmp/wh/...`), which this rule reads as relative
-    /// (`docs/v4.md`, "Not yet built").
-    pub fn resolve_path(&self, path: &str) -> Result<String> {
-        if self.format_version < V4 || has_uri_scheme(path) {
-            return Ok(path.to_string());
-        }
-        if self.location.is_empty() {
-            return Err(Error::invalid_metadata(
-                "location",
-                format!("the path '{path}' is relative, but the table has no location"),
-            ));
-        }
-        Ok(format!("{}/{path}", self.location))
     }
 
     pub fn to_json_value(&self) -> Value {
@@ -598,6 +609,9 @@ impl TableMetadata {
                     .collect(),
             ),
         );
+        if v >= V4 {
+            store_locations(&mut m, &self.location);
+        }
         Value::Object(m)
     }
 
@@ -756,15 +770,38 @@ fn read_format_version(o: &Obj<'_>) -> Result<i32> {
     i32::try_from(n).map_err(|_| Error::invalid_metadata("format-version", "out of range"))
 }
 
-/// Whether `path` starts with a URI scheme (RFC 3986 3.1: a letter, then letters, digits,
-/// `+`, `-` or `.`, then `:`), which makes it an absolute path in the v4 spec's sense.
-pub fn has_uri_scheme(path: &str) -> bool {
-    let Some((scheme, _)) = path.split_once(':') else {
-        return false;
+/// The paths of a v4 metadata JSON `m` as the file stores them
+/// ([`stored_location`]: relative under `location`). A path with no v4 form (scheme-less,
+/// relative, not under the location: only a caller-given statistics path can be one) is
+/// written as it is, and so reads back relative to the location, as a v4 reader takes it.
+fn store_locations(m: &mut Map<String, Value>, location: &str) {
+    let store = |v: &mut Value| {
+        if let Value::String(path) = v {
+            if let Ok(stored) = stored_location(location, path) {
+                *path = stored.into_owned();
+            }
+        }
     };
-    let mut chars = scheme.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    let fields = [
+        ("snapshots", "manifest-list"),
+        ("statistics", "statistics-path"),
+        ("partition-statistics", "statistics-path"),
+        ("metadata-log", "metadata-file"),
+    ];
+    for (list, field) in fields {
+        let Some(Value::Array(items)) = m.get_mut(list) else {
+            continue;
+        };
+        for item in items {
+            if let Some(v) = item.get_mut(field) {
+                store(v);
+            }
+            // v1's embedded manifest locations (no v4 writer makes them; kept consistent)
+            if let Some(Value::Array(paths)) = item.get_mut("manifests") {
+                paths.iter_mut().for_each(store);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -850,55 +887,76 @@ mod tests {
         assert_eq!(e.location().unwrap().field, "location");
     }
 
-    /// The examples of upstream's spec ("Paths in Metadata", "Examples of path
-    /// resolution"), and the scheme test on its edges.
+    /// v4 metadata paths are relative to the location when read (and absolute in the
+    /// value), and stored relative again when written; before v4 they are kept as they are.
     #[test]
-    fn v4_paths_resolve_as_the_specs_examples() {
-        let at = |location: &str| {
+    fn v4_metadata_paths_resolve_against_the_location_and_are_stored_relative() {
+        let with_paths = |version: i32, location: Option<&str>| {
             let mut v = minimal_v4();
-            v["location"] = json!(location);
-            TableMetadata::from_json_value(&v).unwrap()
+            v["format-version"] = json!(version);
+            if let Some(l) = location {
+                v["location"] = json!(l);
+            }
+            v["current-snapshot-id"] = json!(1);
+            v["last-sequence-number"] = json!(1);
+            v["snapshots"] = json!([{"snapshot-id": 1, "sequence-number": 1,
+                "timestamp-ms": 2, "manifest-list": "metadata/snap-1.avro",
+                "summary": {"operation": "append"}, "first-row-id": 0, "added-rows": 0}]);
+            v["statistics"] = json!([{"snapshot-id": 1, "statistics-path": "gs://o/s.puffin",
+                "file-size-in-bytes": 1, "file-footer-size-in-bytes": 1, "blob-metadata": []}]);
+            v["partition-statistics"] = json!([{"snapshot-id": 1,
+                "statistics-path": "metadata/p.parquet", "file-size-in-bytes": 1}]);
+            v["metadata-log"] = json!([{"timestamp-ms": 1,
+                "metadata-file": "metadata/v1.metadata.json"}]);
+            v
         };
-        let examples = [
-            // (table location, file path, resolved path)
-            (
-                "s3://bucket/db/table",
-                "data/00000-0.parquet",
-                "s3://bucket/db/table/data/00000-0.parquet",
-            ),
-            (
-                "s3://bucket/db/table",
-                "hdfs://wh/db/table/data/00000-0.parquet",
-                "hdfs://wh/db/table/data/00000-0.parquet",
-            ),
-            (
-                "s3://bucket/db/table/",
-                "data/00000-0.parquet",
-                "s3://bucket/db/table//data/00000-0.parquet",
-            ),
-            (
-                "s3://bucket/db/table",
-                "/data/00000-0.parquet",
-                "s3://bucket/db/table//data/00000-0.parquet",
-            ),
-        ];
-        for (location, path, resolved) in examples {
-            assert_eq!(at(location).resolve_path(path).unwrap(), resolved, "{path}");
-        }
-        // a scheme is absolute whatever follows its colon
-        for absolute in ["file:/tmp/y", "file:///tmp/y", "s3a://b/k", "x-1.y+z:k"] {
-            assert!(has_uri_scheme(absolute), "{absolute}");
-            assert_eq!(at("s3://b/t").resolve_path(absolute).unwrap(), absolute);
-        }
-        for relative in ["data/x", "/tmp/y", "1s3://b/k", ":x", "da_ta:x", ""] {
-            assert!(!has_uri_scheme(relative), "{relative}");
-        }
-        let no_location = TableMetadata::from_json_value(&minimal_v4()).unwrap();
-        let e = no_location.resolve_path("data/x.parquet").unwrap_err();
-        assert_eq!(e.location().unwrap().field, "location");
-        // before v4 a path is fully qualified, and returned as it is
-        let v2 = TableMetadata::from_json_value(&minimal_v2()).unwrap();
-        assert_eq!(v2.resolve_path("data/x").unwrap(), "data/x");
+        let m = TableMetadata::from_json_value(&with_paths(4, Some("s3://b/t"))).unwrap();
+        assert_eq!(
+            m.snapshots[0].manifest_list.as_deref(),
+            Some("s3://b/t/metadata/snap-1.avro")
+        );
+        assert_eq!(m.statistics[0].statistics_path, "gs://o/s.puffin");
+        assert_eq!(
+            m.partition_statistics[0].statistics_path,
+            "s3://b/t/metadata/p.parquet"
+        );
+        assert_eq!(
+            m.metadata_log[0].metadata_file,
+            "s3://b/t/metadata/v1.metadata.json"
+        );
+        let out = m.to_json_value();
+        assert_eq!(out["snapshots"][0]["manifest-list"], "metadata/snap-1.avro");
+        assert_eq!(out["statistics"][0]["statistics-path"], "gs://o/s.puffin");
+        assert_eq!(
+            out["metadata-log"][0]["metadata-file"],
+            "metadata/v1.metadata.json"
+        );
+        // moved: the same file at another location names the files there
+        let mut moved = out.clone();
+        moved["location"] = json!("file:/copy/t");
+        let m2 = TableMetadata::from_json_value(&moved).unwrap();
+        assert_eq!(
+            m2.snapshots[0].manifest_list.as_deref(),
+            Some("file:/copy/t/metadata/snap-1.avro")
+        );
+        assert_eq!(m2.to_json_value(), moved);
+
+        // a relative path without a location: the error names the entry and `location`
+        let e = TableMetadata::from_json_value(&with_paths(4, None)).unwrap_err();
+        let at = e.location().unwrap();
+        assert_eq!(at.field, "snapshots[0].location", "{e}");
+        assert!(e.to_string().contains("metadata/snap-1.avro"), "{e}");
+
+        // before v4 a path is fully qualified, and kept as it is both ways
+        let v3 = TableMetadata::from_json_value(&with_paths(3, Some("s3://b/t"))).unwrap();
+        assert_eq!(
+            v3.snapshots[0].manifest_list.as_deref(),
+            Some("metadata/snap-1.avro")
+        );
+        assert_eq!(
+            v3.to_json_value()["snapshots"][0]["manifest-list"],
+            "metadata/snap-1.avro"
+        );
     }
 
     #[test]

@@ -18,7 +18,7 @@ use std::collections::{HashMap, HashSet};
 use crate::error::{Error, Result};
 use crate::io::FileIO;
 use crate::manifest::v4::tree::live_entries;
-use crate::manifest::v4::V4Partitioning;
+use crate::manifest::v4::V4Layout;
 use crate::manifest::{DataContentType, DataFile, FileFormat, ManifestContent, ManifestEntry};
 use crate::puffin::dv::deletion_vector_blob;
 use crate::puffin::{read_entry_deletion_vector, DeletionVector, DvEntry, PuffinWriter};
@@ -64,9 +64,9 @@ pub fn deletes_for(
     // a manifest list, or a v4 root and its leaves, in v3's shape (the partition type
     // only serves to decode v4 manifests)
     let partitioning = if md.format_version >= 4 {
-        V4Partitioning::for_table(md)?
+        V4Layout::for_table(md)?
     } else {
-        V4Partitioning::none()
+        V4Layout::none()
     };
     for (content, spec_id, e) in live_entries(io, &partitioning, snapshot)? {
         match content {

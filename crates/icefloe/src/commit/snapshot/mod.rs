@@ -784,7 +784,7 @@ fn live_files(
         return Ok(out);
     };
     if let (true, Some(p)) = (md.format_version >= 4, parent) {
-        let partitioning = crate::manifest::v4::V4Partitioning::for_table(md)?;
+        let partitioning = crate::manifest::v4::V4Layout::for_table(md)?;
         for (content, _, e) in crate::manifest::v4::tree::live_entries(io, &partitioning, p)? {
             let offset = match content {
                 ManifestContent::Data => None,

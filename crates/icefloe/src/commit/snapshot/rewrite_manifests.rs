@@ -187,7 +187,7 @@ fn v4_entries_to_compact(io: &dyn FileIO, md: &TableMetadata) -> Result<Option<u
     let Some(snapshot) = md.current_snapshot() else {
         return Ok(Some(0));
     };
-    let partitioning = crate::manifest::v4::V4Partitioning::for_table(md)?;
+    let partitioning = crate::manifest::v4::V4Layout::for_table(md)?;
     let SnapshotTop::Root(root) = read_snapshot_top(io, &partitioning, snapshot)? else {
         return Ok(None);
     };

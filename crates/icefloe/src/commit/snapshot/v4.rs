@@ -37,7 +37,7 @@ use crate::manifest::v4::tree::{
 };
 use crate::manifest::v4::{
     write_v4_manifest_with, ContentType, ManifestInfo, TrackedFile, Tracking, TrackingStatus,
-    V4ManifestKind, V4Partitioning,
+    V4Layout, V4ManifestKind,
 };
 use crate::manifest::{Codec, DataContentType, DataFile, FieldSummary};
 use crate::spec::snapshot::Snapshot;
@@ -112,7 +112,7 @@ impl SnapshotProducer {
         dir: &str,
         codec: Codec,
     ) -> Result<()> {
-        let partitioning = V4Partitioning::for_table(md)?;
+        let partitioning = V4Layout::for_table(md)?;
         self.positions_taken = 0;
         for (_, f) in &self.added {
             if f.content != DataContentType::Data {
@@ -709,7 +709,7 @@ impl SnapshotProducer {
         &mut self,
         io: &dyn FileIO,
         md: &TableMetadata,
-        partitioning: &V4Partitioning,
+        partitioning: &V4Layout,
         files: Vec<TrackedFile>,
         status: TrackingStatus,
         snapshot_id: i64,
@@ -852,7 +852,7 @@ impl SnapshotProducer {
         &mut self,
         io: &dyn FileIO,
         md: &TableMetadata,
-        partitioning: &V4Partitioning,
+        partitioning: &V4Layout,
         entries: Vec<TrackedFile>,
         how: Compaction,
         snapshot_id: i64,
@@ -953,7 +953,7 @@ impl SnapshotProducer {
     fn attach_v3_dvs(
         &self,
         io: &dyn FileIO,
-        partitioning: &V4Partitioning,
+        partitioning: &V4Layout,
         keep: &mut Vec<TrackedFile>,
         moved: &mut Vec<TrackedFile>,
         delete_leaves: Vec<V3DeleteLeaf>,
@@ -1049,7 +1049,7 @@ struct V3DeleteLeaf {
 /// found or `limit` leaves were read.
 fn pull_leaves_holding(
     io: &dyn FileIO,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     keep: &mut Vec<TrackedFile>,
     moved: &mut Vec<TrackedFile>,
     mut wanted: HashSet<String>,
@@ -1091,7 +1091,7 @@ type Named<'a> = (usize, &'a str, Option<LeafBlock>);
 /// check out, from the leaf read whole.
 fn read_named_entries(
     io: &dyn FileIO,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     leaf: &TrackedFile,
     named: &[Named<'_>],
     ahead: Option<&(LeafBlock, Option<Vec<u8>>)>,
@@ -1154,7 +1154,7 @@ fn read_named_entries(
 /// must go through [`read_v3_delete_leaf`].
 fn leaf_entries(
     io: &dyn FileIO,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     e: &TrackedFile,
 ) -> Result<Vec<TrackedFile>> {
     let leaf_spec = e.spec_id.unwrap_or(0);
@@ -1185,7 +1185,7 @@ fn leaf_entries(
 /// v2), which v4 cannot hold, or two DVs for one data file.
 fn read_v3_delete_leaf(
     io: &dyn FileIO,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     e: &TrackedFile,
 ) -> Result<Option<(Vec<TrackedFile>, V3Dvs)>> {
     let leaf_spec = e.spec_id.unwrap_or(0);

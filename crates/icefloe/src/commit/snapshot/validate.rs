@@ -16,7 +16,7 @@ use crate::expr::{
 };
 use crate::io::FileIO;
 use crate::manifest::v4::tree::{self as v4_tree, read_snapshot_top, SnapshotTop};
-use crate::manifest::v4::V4Partitioning;
+use crate::manifest::v4::V4Layout;
 use crate::manifest::{
     read_manifest, read_manifest_list, DataContentType, DataFile, FileFormat, ManifestContent,
     ManifestEntry, ManifestSource, ManifestStatus, ReadManifestOptions,
@@ -181,7 +181,7 @@ pub(super) fn history_entries(
         };
         if md.format_version >= 4 {
             // a v4 root (or, before the upgrade's first commit, a manifest list)
-            let partitioning = V4Partitioning::for_table(md)?;
+            let partitioning = V4Layout::for_table(md)?;
             if let SnapshotTop::Root(_) = read_snapshot_top(io, &partitioning, s)? {
                 // added files need no leaf read for the entries manifest DVs removed
                 let changes = if status == ManifestStatus::Added {
@@ -446,7 +446,7 @@ fn removed_data_entries(
         return Ok(out);
     };
     if md.format_version >= 4 {
-        let partitioning = V4Partitioning::for_table(md)?;
+        let partitioning = V4Layout::for_table(md)?;
         for (c, spec_id, e) in v4_tree::live_entries(io, &partitioning, parent)? {
             if c == ManifestContent::Data && paths.contains(e.data_file.file_path.as_str()) {
                 out.push((spec_id, e));

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use super::{
     validate_entry, ContentType, DeletionVector, ManifestInfo, Metrics, TrackedFile, Tracking,
-    TrackingStatus, V4ManifestKind, V4Partitioning, V4_MANIFEST_FORMAT_VERSION,
+    TrackingStatus, V4Layout, V4ManifestKind, V4_MANIFEST_FORMAT_VERSION,
 };
 use crate::error::{Error, Result};
 use crate::manifest::avro::{
@@ -91,7 +91,7 @@ pub(super) const SCHEMA: &str = r#"{"type":"record","name":"tracked_file","field
 /// The writer schema for a table's partitioning: [`SCHEMA`], then `partition` (102, the
 /// union of the table's partition fields, each optional; left out when there are none)
 /// and the metrics maps with v3's ids (108, 109, 110, 137, 125, 128).
-pub(crate) fn schema_for(partitioning: &V4Partitioning) -> Result<String> {
+pub(crate) fn schema_for(partitioning: &V4Layout) -> Result<String> {
     let mut extra: Vec<Value> = Vec::new();
     if !partitioning.fields.is_empty() {
         let mut named = HashSet::new();
@@ -138,7 +138,7 @@ pub fn write_v4_manifest(
     entries: &[TrackedFile],
     codec: Codec,
 ) -> Result<Vec<u8>> {
-    write_v4_manifest_with(kind, entries, codec, &V4Partitioning::none())
+    write_v4_manifest_with(kind, entries, codec, &V4Layout::none())
 }
 
 /// Writes a v4 manifest of `kind` for a table with `partitioning`. Every entry is checked
@@ -148,7 +148,7 @@ pub fn write_v4_manifest_with(
     kind: V4ManifestKind,
     entries: &[TrackedFile],
     codec: Codec,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
 ) -> Result<Vec<u8>> {
     for (i, e) in entries.iter().enumerate() {
         validate_entry(kind, e).map_err(|err| err.under(&format!("entries[{i}]")))?;
@@ -169,7 +169,7 @@ pub fn write_v4_manifest_with(
 /// The partition values of `e` by field id, checked against its spec.
 fn partition_by_id<'e>(
     e: &'e TrackedFile,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
 ) -> Result<Vec<(i32, &'e Option<Literal>)>> {
     if e.partition.is_empty() {
         return Ok(Vec::new());
@@ -240,11 +240,7 @@ fn opt_array<T: Copy>(out: &mut Vec<u8>, v: Option<&[T]>, put: impl Fn(&mut Vec<
     }
 }
 
-pub(super) fn encode(
-    out: &mut Vec<u8>,
-    e: &TrackedFile,
-    partitioning: &V4Partitioning,
-) -> Result<()> {
+pub(super) fn encode(out: &mut Vec<u8>, e: &TrackedFile, partitioning: &V4Layout) -> Result<()> {
     let t = &e.tracking;
     put_int(out, t.status.id());
     opt_long(out, t.snapshot_id);
@@ -256,7 +252,7 @@ pub(super) fn encode(
     opt_bytes(out, t.replaced_positions.as_deref());
     put_int(out, e.content_type.id());
     put_int(out, e.format_version);
-    put_bytes(out, e.location.as_bytes());
+    put_bytes(out, partitioning.stored_path(&e.location)?.as_bytes());
     put_bytes(out, e.file_format.as_bytes());
     put_long(out, e.record_count);
     put_long(out, e.file_size_in_bytes);
@@ -266,7 +262,13 @@ pub(super) fn encode(
         None => put_long(out, 0),
         Some(dv) => {
             put_long(out, 1);
-            put_bytes(out, dv.location.as_bytes());
+            let stored = partitioning.stored_path(&dv.location);
+            put_bytes(
+                out,
+                stored
+                    .map_err(|err| err.under("deletion_vector"))?
+                    .as_bytes(),
+            );
             put_long(out, dv.offset);
             put_long(out, dv.size_in_bytes);
             put_long(out, dv.cardinality);
@@ -361,7 +363,7 @@ fn put_summaries(out: &mut Vec<u8>, p: Option<&[FieldSummary]>) {
 /// an unknown content type or a missing required field is an error naming the file, the
 /// entry (`entries[i]`) and the field.
 pub fn read_v4_manifest(bytes: &[u8], file: &str) -> Result<V4Manifest> {
-    read_v4_manifest_with(bytes, file, &V4Partitioning::none())
+    read_v4_manifest_with(bytes, file, &V4Layout::none())
 }
 
 /// As [`read_v4_manifest`], decoding partition values with the table's `partitioning`
@@ -369,7 +371,7 @@ pub fn read_v4_manifest(bytes: &[u8], file: &str) -> Result<V4Manifest> {
 pub fn read_v4_manifest_with(
     bytes: &[u8],
     file: &str,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
 ) -> Result<V4Manifest> {
     let mut entries = Vec::new();
     let kind = visit_v4_manifest_with(bytes, file, partitioning, |_, e| {
@@ -387,14 +389,14 @@ pub fn visit_v4_manifest(
     file: &str,
     visit: impl FnMut(usize, TrackedFile) -> Result<()>,
 ) -> Result<V4ManifestKind> {
-    visit_v4_manifest_with(bytes, file, &V4Partitioning::none(), visit)
+    visit_v4_manifest_with(bytes, file, &V4Layout::none(), visit)
 }
 
 /// As [`visit_v4_manifest`], decoding partition values with `partitioning`.
 pub fn visit_v4_manifest_with(
     bytes: &[u8],
     file: &str,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     visit: impl FnMut(usize, TrackedFile) -> Result<()>,
 ) -> Result<V4ManifestKind> {
     visit_entries(bytes, partitioning, None, visit).map_err(|e| e.in_file(file))
@@ -406,7 +408,7 @@ pub fn visit_v4_manifest_with(
 pub fn visit_v4_manifest_projected(
     bytes: &[u8],
     file: &str,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     projection: &ManifestProjection,
     visit: impl FnMut(usize, TrackedFile) -> Result<()>,
 ) -> Result<V4ManifestKind> {
@@ -420,7 +422,7 @@ pub fn visit_v4_manifest_projected(
 pub fn v4_entries_at(
     bytes: &[u8],
     file: &str,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     ordinals: &[usize],
 ) -> Result<(V4ManifestKind, Vec<(usize, TrackedFile)>)> {
     entries_at(bytes, partitioning, ordinals).map_err(|e| e.in_file(file))
@@ -428,7 +430,7 @@ pub fn v4_entries_at(
 
 fn entries_at(
     bytes: &[u8],
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     ordinals: &[usize],
 ) -> Result<(V4ManifestKind, Vec<(usize, TrackedFile)>)> {
     let (c, kind) = open_v4(bytes)?;
@@ -458,6 +460,8 @@ fn entries_at(
             let projection = if want { None } else { Some(&minimal) };
             let entry = decode_entry(&mut cur, &record, partitioning, projection).map_err(at)?;
             if want {
+                let mut entry = entry;
+                partitioning.resolve_paths(&mut entry).map_err(at)?;
                 validate_entry(kind, &entry).map_err(at)?;
                 out.push((i, entry));
             }
@@ -513,7 +517,7 @@ fn writer_record(c: &Container<'_>) -> Result<Record> {
 
 fn visit_entries(
     bytes: &[u8],
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     projection: Option<&ManifestProjection>,
     mut visit: impl FnMut(usize, TrackedFile) -> Result<()>,
 ) -> Result<V4ManifestKind> {
@@ -524,7 +528,9 @@ fn visit_entries(
         let mut cur = Cursor::new(data);
         for _ in 0..count {
             let at = |e: Error| e.under(&format!("entries[{i}]"));
-            let entry = decode_entry(&mut cur, &record, partitioning, projection).map_err(at)?;
+            let mut entry =
+                decode_entry(&mut cur, &record, partitioning, projection).map_err(at)?;
+            partitioning.resolve_paths(&mut entry).map_err(at)?;
             validate_entry(kind, &entry).map_err(at)?;
             visit(i, entry)?;
             i += 1;
@@ -629,7 +635,7 @@ fn decode(cur: &mut Cursor<'_>, schema: &AvroSchema) -> Result<Val> {
 fn decode_fields(
     cur: &mut Cursor<'_>,
     r: &Record,
-    partitioning: Option<&V4Partitioning>,
+    partitioning: Option<&V4Layout>,
     projection: Option<&ManifestProjection>,
 ) -> Result<FieldValues> {
     // v3's projection: without `stats`, no column sizes, and counts of `counts_for` only
@@ -681,11 +687,7 @@ fn decode_fields(
 
 /// The partition tuple (a record of optional fields keyed by partition field id); fields
 /// the table does not know are skipped.
-fn decode_partition(
-    cur: &mut Cursor<'_>,
-    s: &AvroSchema,
-    partitioning: &V4Partitioning,
-) -> Result<Val> {
+fn decode_partition(cur: &mut Cursor<'_>, s: &AvroSchema, partitioning: &V4Layout) -> Result<Val> {
     match s {
         AvroSchema::Null => Ok(Val::Null),
         AvroSchema::Union(b) => {
@@ -809,7 +811,7 @@ impl<'a> Fields<'a> {
 fn decode_entry(
     cur: &mut Cursor<'_>,
     record: &Record,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     projection: Option<&ManifestProjection>,
 ) -> Result<TrackedFile> {
     let fields = decode_fields(cur, record, Some(partitioning), projection)?;

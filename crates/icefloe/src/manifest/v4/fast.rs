@@ -21,7 +21,7 @@
 use std::sync::OnceLock;
 
 use super::avro::schema_for;
-use super::V4Partitioning;
+use super::V4Layout;
 use super::{ContentType, DeletionVector, ManifestInfo, TrackedFile, TrackingStatus};
 use crate::manifest::avro::{AvroSchema, Cursor, Record, Rest, SkipPlan};
 use crate::manifest::list::summaries;
@@ -34,7 +34,7 @@ use crate::spec::{Literal, PrimitiveType};
 fn own_schema() -> Option<&'static Record> {
     static OWN: OnceLock<Option<Record>> = OnceLock::new();
     OWN.get_or_init(|| {
-        let text = schema_for(&V4Partitioning::none()).ok()?;
+        let text = schema_for(&V4Layout::none()).ok()?;
         AvroSchema::parse(&text).ok()?.as_record().cloned()
     })
     .as_ref()
@@ -99,7 +99,7 @@ impl<'s> FastPlan<'s> {
     /// exactly this crate's layout.
     pub(super) fn new(
         record: &'s Record,
-        partitioning: &'s V4Partitioning,
+        partitioning: &'s V4Layout,
         projection: Option<&'s ManifestProjection>,
     ) -> Option<FastPlan<'s>> {
         let own = own_schema()?;
@@ -319,10 +319,7 @@ fn partition(
 
 /// The fast plan of the tuple `s` (`["null", record]` of `["null", value]` fields);
 /// `None` for any other layout.
-fn partition_plan<'s>(
-    s: &'s AvroSchema,
-    partitioning: &'s V4Partitioning,
-) -> Option<Partition<'s>> {
+fn partition_plan<'s>(s: &'s AvroSchema, partitioning: &'s V4Layout) -> Option<Partition<'s>> {
     let AvroSchema::Union(b) = s else {
         return None;
     };

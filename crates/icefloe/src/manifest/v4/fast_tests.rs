@@ -19,7 +19,7 @@ use crate::spec::{Literal, PrimitiveType};
 fn by(
     fast: bool,
     bytes: &[u8],
-    p: &V4Partitioning,
+    p: &V4Layout,
     projection: Option<&ManifestProjection>,
 ) -> Result<(Vec<TrackedFile>, usize)> {
     let mut out = Vec::new();
@@ -33,7 +33,7 @@ fn by(
 
 fn by_tree(
     bytes: &[u8],
-    p: &V4Partitioning,
+    p: &V4Layout,
     projection: Option<&ManifestProjection>,
 ) -> Result<Vec<TrackedFile>> {
     let mut out = Vec::new();
@@ -50,7 +50,7 @@ fn by_tree(
 
 /// The three decoders agree on `bytes` read with `p` under every projection; returns
 /// the entries the fast path decoded under each (the same number every time).
-fn agree(bytes: &[u8], p: &V4Partitioning) -> usize {
+fn agree(bytes: &[u8], p: &V4Layout) -> usize {
     let mut fast_entries = None;
     for pr in projections() {
         let (fast, n) = by(true, bytes, p, pr.as_ref()).unwrap();
@@ -66,7 +66,7 @@ fn agree(bytes: &[u8], p: &V4Partitioning) -> usize {
 
 /// A table whose partition fields have every type a tuple holds, in one spec, and a
 /// file of entries with values, nulls and no tuple.
-fn every_partition_type() -> (V4Partitioning, Vec<TrackedFile>) {
+fn every_partition_type() -> (V4Layout, Vec<TrackedFile>) {
     use PrimitiveType as P;
     let types = [
         P::Boolean,
@@ -89,13 +89,14 @@ fn every_partition_type() -> (V4Partitioning, Vec<TrackedFile>) {
         P::Fixed(3),
         P::Binary,
     ];
-    let mut p = V4Partitioning {
+    let mut p = V4Layout {
         fields: types
             .iter()
             .enumerate()
             .map(|(i, ty)| (2000 + i as i32, format!("f{i}"), ty.clone()))
             .collect(),
         specs: Default::default(),
+        location: None,
     };
     p.specs
         .insert(7, (0..types.len() as i32).map(|i| 2000 + i).collect());
@@ -170,7 +171,7 @@ fn the_fast_path_decodes_every_entry_this_crate_writes_as_the_step_decoder_does(
             assert_eq!(&by(true, &bytes, &p, None).unwrap().0, entries);
             // read without the table's partitioning (the tuple skipped) and with an
             // evolved one
-            let none = V4Partitioning::none();
+            let none = V4Layout::none();
             assert_eq!(agree(&bytes, &none), entries.len());
             assert_eq!(agree(&bytes, &evolved), entries.len());
             // written without a tuple

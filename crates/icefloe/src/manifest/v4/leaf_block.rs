@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use super::tree::{leaf_entries_at, live_items, not_removed, LeafBlock, LeafItem, TreePosition};
-use super::{TrackedFile, V4Partitioning};
+use super::{TrackedFile, V4Layout};
 use crate::error::Result;
 use crate::io::FileIO;
 use crate::manifest::avro::Container;
@@ -61,7 +61,7 @@ pub fn fetch_prefix(io: &dyn FileIO, location: &str, block: LeafBlock) -> Result
 /// whole. A manifest DV that does not decode is an error, as with the whole read.
 pub fn entries_in_prefix(
     prefix: &[u8],
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     leaf: &TrackedFile,
     ordinals: &[usize],
     block: LeafBlock,
@@ -88,7 +88,7 @@ pub fn entries_in_prefix(
 /// [`fetch_prefix`] then [`entries_in_prefix`]; a failed read is `None` too.
 pub fn read_leaf_entries_in_block(
     io: &dyn FileIO,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     leaf: &TrackedFile,
     ordinals: &[usize],
     block: LeafBlock,

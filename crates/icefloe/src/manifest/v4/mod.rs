@@ -27,35 +27,48 @@ pub use avro::{
 };
 pub use slot::{visit_v4_manifest_slots, visit_v4_manifest_slots_stepwise};
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 use crate::manifest::FieldSummary;
+use crate::spec::location::{resolve_location_in_place, stored_location};
 use crate::spec::table_metadata::TableMetadata;
 use crate::spec::{Literal, PrimitiveType, Type};
 
-/// The partition fields of every spec of a table, by partition field id: the Avro type of
-/// a v4 manifest's `partition` (102) is their union (Java's `Partitioning.partitionType`),
-/// each field optional, since one root holds files of several specs. An entry's values
-/// are those of its own spec's fields, in the spec's order.
+/// What a table's v4 manifests are encoded against.
+/// - Its partition fields of every spec, by partition field id: the Avro type of a v4
+///   manifest's `partition` (102) is their union (Java's `Partitioning.partitionType`),
+///   each field optional, since one root holds files of several specs. An entry's values
+///   are those of its own spec's fields, in the spec's order.
+/// - Its location: entries store the paths of files under it relative to it, and are
+///   read back absolute ([`crate::spec::location`]).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct V4Partitioning {
+pub struct V4Layout {
     /// (partition field id, name, type), in the order specs first name them.
     pub fields: Vec<(i32, String, PrimitiveType)>,
     /// The field ids of each spec, in the spec's order.
     pub specs: HashMap<i32, Vec<i32>>,
+    /// The table location relative paths are under; `None` stores and reads every path
+    /// as it is (what tests of the bare format use).
+    pub location: Option<String>,
 }
 
-impl V4Partitioning {
-    /// No partition fields: entries are unpartitioned (what tests of the bare format use).
-    pub fn none() -> V4Partitioning {
-        V4Partitioning::default()
+impl V4Layout {
+    /// No partition fields, no location: entries are unpartitioned and paths kept as they
+    /// are (what tests of the bare format use).
+    pub fn none() -> V4Layout {
+        V4Layout::default()
     }
 
     /// The partitioning of `md`'s specs, typed with the current schema (or, for a spec
-    /// whose source column was dropped since, the newest schema that still has it).
-    pub fn for_table(md: &TableMetadata) -> Result<V4Partitioning> {
-        let mut out = V4Partitioning::default();
+    /// whose source column was dropped since, the newest schema that still has it), and
+    /// `md`'s location.
+    pub fn for_table(md: &TableMetadata) -> Result<V4Layout> {
+        let mut out = V4Layout {
+            location: Some(md.location.clone()),
+            ..V4Layout::default()
+        };
         for spec in &md.partition_specs {
             let ty = md
                 .current_schema()
@@ -92,6 +105,27 @@ impl V4Partitioning {
             out.specs.insert(spec.spec_id, ids);
         }
         Ok(out)
+    }
+
+    /// Makes the stored paths of a decoded entry absolute (its location and its DV's).
+    pub(crate) fn resolve_paths(&self, e: &mut TrackedFile) -> Result<()> {
+        let Some(table) = &self.location else {
+            return Ok(());
+        };
+        resolve_location_in_place(table, &mut e.location)?;
+        if let Some(dv) = &mut e.deletion_vector {
+            resolve_location_in_place(table, &mut dv.location)
+                .map_err(|err| err.under("deletion_vector"))?;
+        }
+        Ok(())
+    }
+
+    /// How an entry stores the absolute `path` ([`stored_location`]).
+    pub(crate) fn stored_path<'p>(&self, path: &'p str) -> Result<Cow<'p, str>> {
+        match &self.location {
+            Some(table) => stored_location(table, path),
+            None => Ok(Cow::Borrowed(path)),
+        }
     }
 
     pub(crate) fn field_type(&self, id: i32) -> Option<&PrimitiveType> {
@@ -329,7 +363,7 @@ pub struct ManifestInfo {
 /// One entry of a v4 manifest: a data file, an equality delete file, or (in the root)
 /// a data or delete manifest. Upstream's `TrackedFile` field ids and names.
 ///
-/// `partition` (102) is typed per table ([`V4Partitioning`]); column metrics are kept in
+/// `partition` (102) is typed per table ([`V4Layout`]); column metrics are kept in
 /// v3's maps ([`Metrics`]) rather than upstream's `content_stats` (146), which the reader
 /// skips (see `docs/v4.md`).
 #[derive(Debug, Clone, PartialEq)]
@@ -568,7 +602,7 @@ impl ManifestInfo {
 pub(crate) fn write_unchecked(
     kind: &str,
     entries: &[TrackedFile],
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
 ) -> Vec<u8> {
     let meta = [
         ("format-version", "4".to_string()),

@@ -16,7 +16,7 @@ use super::avro::{block_consumed, open_v4};
 use super::fast::FastPlan;
 use super::{
     validate_entry, ContentType, DeletionVector, ManifestInfo, TrackedFile, TrackingStatus,
-    V4ManifestKind, V4Partitioning,
+    V4Layout, V4ManifestKind,
 };
 use crate::error::{Error, Result};
 use crate::manifest::avro::{AvroSchema, Cursor, Record, SkipPlan};
@@ -336,7 +336,7 @@ fn record_of(s: &AvroSchema) -> Option<&Record> {
 }
 
 /// The partition tuple's fields, each resolved to its place among the table's partition
-/// fields (`V4Partitioning::fields`).
+/// fields (`V4Layout::fields`).
 struct PartitionPlan<'s> {
     record: &'s Record,
     fields: Vec<PartitionField<'s>>,
@@ -356,7 +356,7 @@ struct PartitionField<'s> {
 /// A v4 manifest's entry decoder, compiled from the file's writer schema.
 pub(crate) struct SlotPlan<'s> {
     entry: RecordPlan<'s>,
-    partitioning: &'s V4Partitioning,
+    partitioning: &'s V4Layout,
     partition: Option<PartitionPlan<'s>>,
     counts_for: Option<&'s [i32]>,
     bounds_for: Option<&'s [i32]>,
@@ -374,7 +374,7 @@ pub(crate) struct Scratch {
 impl<'s> SlotPlan<'s> {
     pub(crate) fn compile(
         record: &'s Record,
-        partitioning: &'s V4Partitioning,
+        partitioning: &'s V4Layout,
         projection: Option<&'s ManifestProjection>,
     ) -> Result<SlotPlan<'s>> {
         let entry = RecordPlan::compile(record, Level::Entry, projection)?;
@@ -827,7 +827,7 @@ pub(crate) fn blank_entry() -> TrackedFile {
 /// entry (`entries[i]`) and the field; the caller names the file. Returns the kind.
 pub fn visit_v4_manifest_slots(
     bytes: &[u8],
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     projection: Option<&ManifestProjection>,
     visit: impl FnMut(usize, &mut TrackedFile) -> Result<()>,
 ) -> Result<V4ManifestKind> {
@@ -839,7 +839,7 @@ pub fn visit_v4_manifest_slots(
 #[doc(hidden)]
 pub fn visit_v4_manifest_slots_stepwise(
     bytes: &[u8],
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     projection: Option<&ManifestProjection>,
     visit: impl FnMut(usize, &mut TrackedFile) -> Result<()>,
 ) -> Result<V4ManifestKind> {
@@ -851,7 +851,7 @@ pub fn visit_v4_manifest_slots_stepwise(
 /// them). Also returns the number of entries the fast path decoded.
 pub(super) fn visit_slots(
     bytes: &[u8],
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     projection: Option<&ManifestProjection>,
     fast: bool,
     mut visit: impl FnMut(usize, &mut TrackedFile) -> Result<()>,
@@ -879,6 +879,7 @@ pub(super) fn visit_slots(
             } else {
                 plan.decode(&mut cur, &mut e, &mut scratch).map_err(at)?;
             }
+            partitioning.resolve_paths(&mut e).map_err(at)?;
             validate_entry(kind, &e).map_err(at)?;
             visit(i, &mut e)?;
             i += 1;

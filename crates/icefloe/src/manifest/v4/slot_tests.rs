@@ -10,8 +10,8 @@ use crate::spec::{Literal, PrimitiveType};
 use ContentType::*;
 use TrackingStatus::*;
 
-pub(super) fn partitioning() -> V4Partitioning {
-    let mut p = V4Partitioning {
+pub(super) fn partitioning() -> V4Layout {
+    let mut p = V4Layout {
         fields: vec![
             (1000, "day".into(), PrimitiveType::Date),
             (1001, "region".into(), PrimitiveType::String),
@@ -19,6 +19,7 @@ pub(super) fn partitioning() -> V4Partitioning {
             (1003, "hour".into(), PrimitiveType::Long),
         ],
         specs: Default::default(),
+        location: None,
     };
     p.specs.insert(0, vec![1000]);
     p.specs.insert(1, vec![1001, 1000, 1002]);
@@ -187,7 +188,7 @@ pub(super) fn projections() -> Vec<Option<ManifestProjection>> {
 /// Every entry of `bytes` as the value-tree decoder reads it, or its error.
 fn by_tree(
     bytes: &[u8],
-    p: &V4Partitioning,
+    p: &V4Layout,
     projection: Option<&ManifestProjection>,
 ) -> crate::error::Result<Vec<TrackedFile>> {
     let mut out = Vec::new();
@@ -206,7 +207,7 @@ fn by_tree(
 /// with its ordinal checked), or its error.
 fn by_slot(
     bytes: &[u8],
-    p: &V4Partitioning,
+    p: &V4Layout,
     projection: Option<&ManifestProjection>,
 ) -> crate::error::Result<Vec<TrackedFile>> {
     let mut out = Vec::new();
@@ -219,7 +220,7 @@ fn by_slot(
     Ok(out)
 }
 
-fn same(bytes: &[u8], p: &V4Partitioning) -> usize {
+fn same(bytes: &[u8], p: &V4Layout) -> usize {
     let mut n = 0;
     for pr in projections() {
         let tree = by_tree(bytes, p, pr.as_ref()).unwrap();
@@ -258,7 +259,7 @@ fn slots_decode_what_the_value_tree_decodes() {
             assert_eq!(&by_slot(&bytes, &p, None).unwrap(), entries);
             // without the table's partitioning the tuple is skipped, as the tree's
             // decoder skips it
-            let none = V4Partitioning::none();
+            let none = V4Layout::none();
             let tree = by_tree(&bytes, &none, None).unwrap();
             assert_eq!(by_slot(&bytes, &none, None).unwrap(), tree);
             assert!(tree.iter().all(|e| e.partition.is_empty()));

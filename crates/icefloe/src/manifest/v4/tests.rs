@@ -407,7 +407,7 @@ fn write_unchecked(kind: &str, entries: &[TrackedFile]) -> Vec<u8> {
     ];
     let mut w = crate::manifest::avro::ContainerWriter::new(&full_schema(), &meta, Codec::Null);
     for e in entries {
-        super::avro::encode(&mut w.block, e, &V4Partitioning::none()).unwrap();
+        super::avro::encode(&mut w.block, e, &V4Layout::none()).unwrap();
         w.end_object().unwrap();
     }
     w.finish().unwrap()
@@ -415,7 +415,7 @@ fn write_unchecked(kind: &str, entries: &[TrackedFile]) -> Vec<u8> {
 
 /// The writer schema of an unpartitioned table.
 fn full_schema() -> String {
-    super::avro::schema_for(&V4Partitioning::none()).unwrap()
+    super::avro::schema_for(&V4Layout::none()).unwrap()
 }
 
 fn read_err(bytes: &[u8]) -> crate::error::Error {
@@ -464,7 +464,7 @@ fn reader_refuses_unknown_content_and_status() {
 /// The encoded length of one entry.
 fn write_unchecked_body_len(e: &TrackedFile) -> usize {
     let mut out = Vec::new();
-    super::avro::encode(&mut out, e, &V4Partitioning::none()).unwrap();
+    super::avro::encode(&mut out, e, &V4Layout::none()).unwrap();
     out.len()
 }
 
@@ -500,7 +500,7 @@ fn reader_refuses_bad_metadata_and_missing_fields() {
     ];
     let mut w = crate::manifest::avro::ContainerWriter::new(&schema, &meta, Codec::Null);
     let mut full = Vec::new();
-    super::avro::encode(&mut full, &file(Added, "d", 1), &V4Partitioning::none()).unwrap();
+    super::avro::encode(&mut full, &file(Added, "d", 1), &V4Layout::none()).unwrap();
     // drop the location's bytes (a length byte and "d"), after tracking (8 bytes),
     // content type (1) and format version (1)
     full.drain(10..12);
@@ -619,7 +619,7 @@ fn reader_skips_fields_it_does_not_model() {
     ];
     let entry = file(Added, "d", 1);
     let mut body = Vec::new();
-    super::avro::encode(&mut body, &entry, &V4Partitioning::none()).unwrap();
+    super::avro::encode(&mut body, &entry, &V4Layout::none()).unwrap();
     // after tracking (8), content type (1), format version (1), "d" (2), "parquet" (8),
     // record count (1) and file size 100 (2): the partition tuple (x = 7)
     body.splice(23..23, [0x02, 0x0e]);
@@ -628,4 +628,82 @@ fn reader_skips_fields_it_does_not_model() {
     w.end_object().unwrap();
     let m = read_v4_manifest(&w.finish().unwrap(), "p.avro").unwrap();
     assert_eq!(m.entries, [entry]);
+}
+
+/// A table's layout stores the paths under its location relative to it (entries and
+/// DVs), qualifies a scheme-less local path elsewhere with `file://`, and every reader
+/// (whole entries, reused slots, entries by ordinal) gives them back absolute.
+#[test]
+fn paths_are_stored_relative_to_the_table_location_and_read_back_absolute() {
+    let table = V4Layout {
+        location: Some("s3://b/wh/t".to_string()),
+        ..V4Layout::none()
+    };
+    let mut with_dv = file(Added, "s3://b/wh/t/data/a.parquet", 10);
+    with_dv.deletion_vector = Some(dv("s3://b/wh/t/data/a-dv.puffin", 2));
+    let entries = vec![
+        with_dv,
+        file(Added, "gs://other/b.parquet", 10),
+        file(Added, "/local/c.parquet", 10),
+        manifest(Added, "s3://b/wh/t/metadata/leaf.avro", 4),
+    ];
+    let bytes =
+        write_v4_manifest_with(V4ManifestKind::Root, &entries, Codec::Deflate, &table).unwrap();
+
+    // as stored: read without a location
+    let stored = read_v4_manifest(&bytes, "mem://root.avro").unwrap();
+    let locations: Vec<&str> = stored.entries.iter().map(|e| e.location.as_str()).collect();
+    assert_eq!(
+        locations,
+        [
+            "data/a.parquet",
+            "gs://other/b.parquet",
+            "file:///local/c.parquet",
+            "metadata/leaf.avro"
+        ]
+    );
+    let stored_dv = stored.entries[0].deletion_vector.as_ref().unwrap();
+    assert_eq!(stored_dv.location, "data/a-dv.puffin");
+
+    // read back with the table's layout: absolute again, by every reader
+    let mut expected = entries.clone();
+    expected[2].location = "file:///local/c.parquet".to_string();
+    let read = read_v4_manifest_with(&bytes, "mem://root.avro", &table).unwrap();
+    assert_eq!(read.entries, expected);
+    let mut slots = Vec::new();
+    visit_v4_manifest_slots(&bytes, &table, None, |_, e| {
+        slots.push(e.clone());
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(slots, expected);
+    let (_, at) = v4_entries_at(&bytes, "mem://root.avro", &table, &[0, 3]).unwrap();
+    assert_eq!(at, vec![(0, expected[0].clone()), (3, expected[3].clone())]);
+
+    // the same file under another location names the files there
+    let moved = V4Layout {
+        location: Some("file:/copy/t".to_string()),
+        ..V4Layout::none()
+    };
+    let read = read_v4_manifest_with(&bytes, "mem://root.avro", &moved).unwrap();
+    assert_eq!(read.entries[0].location, "file:/copy/t/data/a.parquet");
+    let moved_dv = read.entries[0].deletion_vector.as_ref().unwrap();
+    assert_eq!(moved_dv.location, "file:/copy/t/data/a-dv.puffin");
+    assert_eq!(read.entries[1].location, "gs://other/b.parquet");
+
+    // a relative path in a table without a location: an error naming the entry
+    let no_location = V4Layout {
+        location: Some(String::new()),
+        ..V4Layout::none()
+    };
+    let e = read_v4_manifest_with(&bytes, "mem://root.avro", &no_location).unwrap_err();
+    assert_eq!(field_of(&e), "entries[0].location", "{e}");
+    assert!(e.to_string().contains("data/a.parquet"), "{e}");
+
+    // a scheme-less relative path outside the location has no v4 form
+    let stray = file(Added, "elsewhere/d.parquet", 1);
+    let e =
+        write_v4_manifest_with(V4ManifestKind::Root, &[stray], Codec::Deflate, &table).unwrap_err();
+    assert_eq!(field_of(&e), "entries[0].location", "{e}");
+    assert!(e.to_string().contains("'elsewhere/d.parquet'"), "{e}");
 }

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use super::{
     visit_v4_manifest_slots, ContentType, DeletionVector, ManifestInfo, Metrics, TrackedFile,
-    Tracking, TrackingStatus, V4ManifestKind, V4Partitioning, V4_MANIFEST_FORMAT_VERSION,
+    Tracking, TrackingStatus, V4Layout, V4ManifestKind, V4_MANIFEST_FORMAT_VERSION,
 };
 use crate::error::{Error, Result};
 use crate::io::FileIO;
@@ -39,7 +39,7 @@ pub fn is_v4_manifest(bytes: &[u8]) -> Result<bool> {
 /// snapshot of an upgraded table may point to either; the file's own metadata tells.
 pub fn read_snapshot_top(
     io: &dyn FileIO,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     snapshot: &Snapshot,
 ) -> Result<SnapshotTop> {
     let Some(path) = &snapshot.manifest_list else {
@@ -364,7 +364,7 @@ pub struct LeafItem {
 /// manifests. Errors name the leaf.
 pub fn read_leaf(
     io: &dyn FileIO,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     leaf: &TrackedFile,
 ) -> Result<Vec<LeafItem>> {
     read_leaf_projected(io, partitioning, leaf, None)
@@ -374,7 +374,7 @@ pub fn read_leaf(
 /// manifest projection; all of them without one), as a planner reads a leaf.
 pub fn read_leaf_projected(
     io: &dyn FileIO,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     leaf: &TrackedFile,
     projection: Option<&ManifestProjection>,
 ) -> Result<Vec<LeafItem>> {
@@ -421,7 +421,7 @@ pub fn read_leaf_projected(
 /// are decoded (all without one). Errors name the leaf.
 pub fn visit_leaf(
     io: &dyn FileIO,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     leaf: &TrackedFile,
     projection: Option<&ManifestProjection>,
     visit: impl FnMut(usize, &mut TrackedFile) -> Result<()>,
@@ -440,7 +440,7 @@ pub fn visit_leaf(
 /// leaf's block spans from them).
 pub fn visit_leaf_bytes(
     bytes: &[u8],
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     leaf: &TrackedFile,
     projection: Option<&ManifestProjection>,
     mut visit: impl FnMut(usize, &mut TrackedFile) -> Result<()>,
@@ -582,7 +582,7 @@ pub struct LeafBlock {
 /// minimal projection). Errors name the leaf.
 pub fn read_leaf_entries(
     io: &dyn FileIO,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     leaf: &TrackedFile,
     ordinals: &[usize],
 ) -> Result<Vec<LeafItem>> {
@@ -623,7 +623,7 @@ impl LeafEntries {
 /// first bytes up to the end of a block. Errors name the leaf.
 pub(super) fn leaf_entries_at(
     bytes: &[u8],
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     leaf: &TrackedFile,
     ordinals: &[usize],
 ) -> Result<LeafEntries> {
@@ -704,7 +704,7 @@ pub fn v3_dv_entry(e: &TrackedFile, dv: &DeletionVector) -> ManifestEntry {
 /// snapshots.
 pub fn live_entries(
     io: &dyn FileIO,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     snapshot: &Snapshot,
 ) -> Result<Vec<(ManifestContent, i32, ManifestEntry)>> {
     let mut out = Vec::new();
@@ -776,7 +776,7 @@ fn push_file(
 /// change removed), in v3's shape: what commit validation looks for in the history.
 pub fn snapshot_changes(
     io: &dyn FileIO,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     s: &Snapshot,
 ) -> Result<Vec<(ManifestContent, i32, ManifestEntry)>> {
     let SnapshotTop::Root(root) = read_snapshot_top(io, partitioning, s)? else {
@@ -790,7 +790,7 @@ pub fn snapshot_changes(
 /// added files (commit validation's new data files and new deletes) does not need.
 pub fn snapshot_additions(
     io: &dyn FileIO,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     s: &Snapshot,
 ) -> Result<Vec<(ManifestContent, i32, ManifestEntry)>> {
     let SnapshotTop::Root(root) = read_snapshot_top(io, partitioning, s)? else {
@@ -802,7 +802,7 @@ pub fn snapshot_additions(
 /// [`snapshot_changes`] of a root already read (`root`: snapshot `s`'s entries).
 pub fn root_changes(
     io: &dyn FileIO,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     s: &Snapshot,
     root: &[TrackedFile],
 ) -> Result<Vec<(ManifestContent, i32, ManifestEntry)>> {
@@ -811,7 +811,7 @@ pub fn root_changes(
 
 fn changes(
     io: &dyn FileIO,
-    partitioning: &V4Partitioning,
+    partitioning: &V4Layout,
     s: &Snapshot,
     root: &[TrackedFile],
     with_leaf_removals: bool,
