@@ -7,8 +7,11 @@ adds one root manifest and the metadata file, and nothing else to ``metadata/``.
 
 from __future__ import annotations
 
+import json
 import random
+import shutil
 import time
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -222,3 +225,54 @@ def test_v4_snapshot_operations_match_v3(tmp_path):
 def _read_scan(scan) -> list[tuple]:
     t = scan.to_arrow().sort_by("id")
     return list(zip(*(t.column(c).to_pylist() for c in ("id", "cat", "v")), strict=True))
+
+
+def test_v4_table_reads_where_it_is_moved(tmp_path):
+    """A v4 table stores the paths under its location relative to it (upstream's spec, "Paths
+    in Metadata"): its directory copied elsewhere, the original deleted, and the copy's
+    metadata given the new location, the copy reads the same rows from its own data files and
+    DVs, through roots, leaves and the metadata file, and takes new commits."""
+    cat = _catalog(tmp_path)
+    t = cat.create_table(
+        "db.orig",
+        SCHEMA,
+        partition_spec=[("cat", "identity")],
+        properties={"commit.v4.root.max-file-entries": "2"},
+        format_version=4,
+    )
+    rng = random.Random(5)
+    for i in range(4):
+        t.refresh().append(_rows(rng, 20 * i, 10))
+    t.refresh().delete("id >= 3 and id < 25")
+    before = _read(t)
+    deletes = t.scan().plan_arrow().column("deletes").to_pylist()
+    assert any(deletes), "the delete should have left DVs to move"
+
+    src = Path(t.metadata.location)
+    dst = tmp_path / "moved" / "t"
+    metadata_file = dst / Path(t.metadata_location).relative_to(src)
+    shutil.copytree(src, dst)
+    shutil.rmtree(src)
+    doc = json.loads(metadata_file.read_text())
+    # the file names its snapshots' roots and earlier metadata files relative to the location
+    assert all(not s["manifest-list"].startswith("/") for s in doc["snapshots"]), doc["snapshots"]
+    assert doc["metadata-log"] and all(
+        e["metadata-file"].startswith("metadata/") for e in doc["metadata-log"]
+    )
+    doc["location"] = str(dst)
+    metadata_file.write_text(json.dumps(doc))
+
+    moved = cat.register_table("db.moved", str(metadata_file))
+    assert _read(moved) == before
+    plan = moved.scan().plan_arrow()
+    paths = plan.column("file_path").to_pylist()
+    dv_paths = [d["file_path"] for ds in plan.column("deletes").to_pylist() for d in ds]
+    assert paths and dv_paths
+    assert all(p.startswith(f"{dst}/data/") for p in paths + dv_paths), paths + dv_paths
+
+    # and it takes commits where it is now
+    moved.refresh().append(_rows(rng, 200, 5))
+    moved.refresh().delete("id = 30")
+    after = _read(moved)
+    assert [r for r in after if r[0] < 200] == [r for r in before if r[0] != 30]
+    assert [r[0] for r in after if r[0] >= 200] == list(range(200, 205))

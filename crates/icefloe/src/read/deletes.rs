@@ -74,7 +74,10 @@ fn deletion_vector(d: &DeleteFile, data_file: &str, io: &dyn FileIO) -> Result<D
         length,
         record_count: d.record_count,
         referenced_data_file: d.referenced_data_file.as_deref(),
-        file_size: u64::try_from(d.file_size_in_bytes).ok().filter(|&s| s > 0),
+        // a v4 DV's size is UNKNOWN_DV_FILE_SIZE, and its blob is checked on its own, as
+        // commits read it: no look-up of its Puffin footer per task (whose
+        // `referenced-data-file` names the data file where the table was written)
+        file_size: u64::try_from(d.file_size_in_bytes).ok(),
     };
     read_entry_deletion_vector(io, &entry)
 }
