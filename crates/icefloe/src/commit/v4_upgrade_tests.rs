@@ -298,6 +298,80 @@ fn a_v3_delete_manifest_holding_v2_position_deletes_stays_a_v3_leaf() {
     both(&v3, &up, p, "v4 delete");
 }
 
+#[test]
+fn a_v3_manifest_naming_local_files_outside_the_location_stays_a_v3_leaf() {
+    // a table upgraded v2 -> v3 -> v4 whose data files are scheme-less local paths
+    // outside its location, with a v2 position delete file: a v4 leaf would store those
+    // paths `file://`-qualified (they read back so), while the delete file's rows name
+    // them without the scheme; so their v3 manifest stays a v3 leaf and they keep their
+    // names, in plans and for the rows that delete from them
+    let v3 = MemoryCatalog::new();
+    let up = MemoryCatalog::new();
+    for c in [&v3, &up] {
+        create(c, 2);
+    }
+    let local = |name: &str, cat: i32| {
+        let mut f = data(name, cat, 10);
+        f.file_path = format!("/elsewhere/{name}.parquet");
+        f
+    };
+    let mut p = SnapshotProducer::fast_append();
+    p.add_file(local("d1", 1));
+    p.add_file(local("d2", 2));
+    both(&v3, &up, p, "v2 append");
+    let pos = DataFile::new(
+        DataContentType::PositionDeletes,
+        "mem://data/pos1.parquet".to_string(),
+        FileFormat::Parquet,
+        vec![Some(Literal::Int(1))],
+        3,
+        100,
+    );
+    let mut p = SnapshotProducer::row_delta();
+    p.add_delete_file(None, pos);
+    both(&v3, &up, p, "v2 position deletes");
+    for c in [&v3, &up] {
+        set_property(c, "format-version", "3");
+    }
+    set_property(&up, "format-version", "4");
+    // a rewrite of manifests takes every leaf: the data manifest stays v3 all the same
+    both(
+        &v3,
+        &up,
+        SnapshotProducer::rewrite_manifests(),
+        "rewrite manifests",
+    );
+    let t = up.load_table(&ident()).unwrap();
+    let r = root(&up, &t);
+    let data_manifests: Vec<_> = r
+        .iter()
+        .filter(|e| e.content_type == ContentType::DataManifest)
+        .map(|e| e.format_version)
+        .collect();
+    // the v2 manifest, a v3 leaf (as the v2 delete manifest in the test above)
+    assert_eq!(data_manifests, [3], "{:?}", shape(&r));
+    let want: Planned = [
+        (
+            "/elsewhere/d1.parquet".to_string(),
+            [("mem://data/pos1.parquet".to_string(), None)].into(),
+        ),
+        ("/elsewhere/d2.parquet".to_string(), BTreeSet::new()),
+    ]
+    .into();
+    assert_eq!(planned(&up, &t), want);
+
+    // a file added in v4 at such a path is stored qualified, and named so from then on
+    let mut p = SnapshotProducer::fast_append();
+    p.add_file(local("d3", 1));
+    commit(&up, p).unwrap();
+    let t = up.load_table(&ident()).unwrap();
+    let names: Vec<String> = planned(&up, &t).into_iter().map(|(f, _)| f).collect();
+    assert!(
+        names.contains(&"file:///elsewhere/d3.parquet".to_string()),
+        "{names:?}"
+    );
+}
+
 // ---- the bound on v3 manifests a compaction converts (`commit.v4.compact.max-v3-manifests`)
 
 use super::super::snapshot::{

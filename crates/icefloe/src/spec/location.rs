@@ -66,16 +66,8 @@ pub fn resolve_location_in_place(table_location: &str, path: &mut String) -> Res
 /// A scheme-less path that does not start with `/` and is not under the location has no
 /// v4 form: an `InvalidMetadata` error on the field `location`, naming the path.
 pub fn stored_location<'p>(table_location: &str, path: &'p str) -> Result<Cow<'p, str>> {
-    if !table_location.is_empty() {
-        if let Some(rest) = path
-            .strip_prefix(table_location)
-            .and_then(|r| r.strip_prefix('/'))
-        {
-            // a rest that itself reads as absolute (`x:y` under the location) stays whole
-            if !rest.is_empty() && !has_uri_scheme(rest) {
-                return Ok(Cow::Borrowed(rest));
-            }
-        }
+    if let Some(rest) = under_location(table_location, path) {
+        return Ok(Cow::Borrowed(rest));
     }
     if has_uri_scheme(path) {
         return Ok(Cow::Borrowed(path));
@@ -91,6 +83,22 @@ pub fn stored_location<'p>(table_location: &str, path: &'p str) -> Result<Cow<'p
              either relative to its location or absolute with a scheme (e.g. 'file:///...')"
         ),
     ))
+}
+
+/// The part of `path` after the table location and `/`, when that part does not itself
+/// read as absolute (`x:y` under the location stays whole).
+fn under_location<'p>(table_location: &str, path: &'p str) -> Option<&'p str> {
+    if table_location.is_empty() {
+        return None;
+    }
+    let rest = path.strip_prefix(table_location)?.strip_prefix('/')?;
+    (!rest.is_empty() && !has_uri_scheme(rest)).then_some(rest)
+}
+
+/// Whether [`stored_location`] stores `path` qualified (`file://`), so that it reads back
+/// under another name than it had: a scheme-less absolute path outside the location.
+pub fn gets_qualified(table_location: &str, path: &str) -> bool {
+    path.starts_with('/') && under_location(table_location, path).is_none()
 }
 
 #[cfg(test)]
@@ -175,6 +183,11 @@ mod tests {
         for (location, path, stored) in cases {
             let s = stored_location(location, path).unwrap();
             assert_eq!(s, stored, "{location} {path}");
+            assert_eq!(
+                gets_qualified(location, path),
+                s.starts_with("file://") && !path.starts_with("file:"),
+                "{location} {path}"
+            );
             let back = resolve_location(location, &s).unwrap();
             // only a qualified local path comes back other than it went in
             let expect = if s.starts_with("file://") && !path.starts_with("file:") {

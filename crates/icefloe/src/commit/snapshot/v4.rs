@@ -909,7 +909,12 @@ impl SnapshotProducer {
                 }
                 continue;
             }
-            moved.extend(leaf_entries(io, partitioning, &e)?);
+            let items = leaf_entries(io, partitioning, &e)?;
+            if keeps_v3_names(partitioning, &e, &items) {
+                keep.push(e);
+                continue;
+            }
+            moved.extend(items);
         }
         if !v3_delete_leaves.is_empty() {
             // what is left of the bound: how many more leaves the delete manifests the
@@ -1067,6 +1072,10 @@ fn pull_leaves_holding(
         }
         read += 1;
         let items = leaf_entries(io, partitioning, k)?;
+        if keeps_v3_names(partitioning, k, &items) {
+            i += 1;
+            continue;
+        }
         if items.iter().any(|t| wanted.contains(&t.location)) {
             for t in &items {
                 wanted.remove(&t.location);
@@ -1078,6 +1087,17 @@ fn pull_leaves_holding(
         }
     }
     Ok(())
+}
+
+/// Whether the v3 manifest `leaf` stays a v3 leaf because a v4 leaf would rename one of
+/// its data files: a scheme-less local path outside the table location is stored
+/// `file://`-qualified in v4, while the rows of a v2 position delete file keep naming it
+/// without the scheme and would no longer match it (`docs/v4.md`, relative paths).
+fn keeps_v3_names(partitioning: &V4Layout, leaf: &TrackedFile, items: &[TrackedFile]) -> bool {
+    leaf.format_version < 4
+        && items
+            .iter()
+            .any(|t| t.content_type == ContentType::Data && partitioning.renames(&t.location))
 }
 
 /// A leaf entry a writer's plan named: its ordinal, the data file's path, and the span of

@@ -32,7 +32,7 @@ use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 use crate::manifest::FieldSummary;
-use crate::spec::location::{resolve_location_in_place, stored_location};
+use crate::spec::location::{gets_qualified, resolve_location_in_place, stored_location};
 use crate::spec::table_metadata::TableMetadata;
 use crate::spec::{Literal, PrimitiveType, Type};
 
@@ -126,6 +126,14 @@ impl V4Layout {
             Some(table) => stored_location(table, path),
             None => Ok(Cow::Borrowed(path)),
         }
+    }
+
+    /// Whether an entry of `path` reads back under another name than it is written with
+    /// (a scheme-less local path outside the location, stored `file://`-qualified).
+    pub(crate) fn renames(&self, path: &str) -> bool {
+        self.location
+            .as_deref()
+            .is_some_and(|table| gets_qualified(table, path))
     }
 
     pub(crate) fn field_type(&self, id: i32) -> Option<&PrimitiveType> {
