@@ -16,7 +16,8 @@
 //!   delta; the v4 delete and row delta are given the file's tree position from a point
 //!   lookup planned just before (not measured), as a row-level write that scanned first;
 //!   and, as the floor under every commit of both formats, a commit writing the metadata
-//!   JSON alone (a table property set);
+//!   JSON alone (a table property set); and a row delta replacing the DV the one-DV row
+//!   delta added (as `table.delete` does: the old DV removed, validated still live);
 //!   each row delta (both twins) validates from the snapshot it was planned on, as a real
 //!   writer does (Spark's row-level writes call `RowDelta.validateFromSnapshot` with their
 //!   scan's snapshot, icefloe's `table.delete`/`upsert` pass theirs), not over the whole
@@ -40,7 +41,8 @@
 //!
 //! Profiling one kind of commit: `mkfifo ctl ack; BENCH_PERF=2:1:ctl:ack perf record -g
 //! -D -1 --control fifo:ctl,ack -- <binary>` samples only the v4 row deltas (op 0 append,
-//! 1 delete, 2 row delta, 3 the property set; 4, 5, 6 the plans without a filter, of the
+//! 1 delete, 2 row delta, 3 the property set, 4 the row delta replacing a DV; 5, 6, 7 the
+//! plans without a filter, of the
 //! `id` point lookup, of the `ts` range; twin 0 v3, 1 v4, 2 both). `BENCH_PLAN_ROUNDS` (default 3) sets how
 //! many plans of each kind each twin makes (the best is reported). `BENCH_NOCOMPACT=1`
 //! sets `commit.v4.compact.min-dv-leaves` to 0 on the v4 twin, so that a profile of its
@@ -520,12 +522,14 @@ fn main() {
         "delete 1 file",
         "row delta, 1 DV",
         "metadata JSON only (property set)",
+        "row delta replacing that DV",
     ];
     let mut perf = PerfControl::from_env();
     let mut stats: Vec<[Stats; 2]> = ops.iter().map(|_| Default::default()).collect();
     for i in 0..n {
         for (k, _) in ops.iter().enumerate() {
-            let p = match k {
+            // the op's producer, given its target's path as the twin's plan names it
+            let producer = |target: &str| match k {
                 0 => {
                     let mut p = SnapshotProducer::fast_append();
                     p.add_file(new_file(i));
@@ -533,23 +537,32 @@ fn main() {
                 }
                 1 => {
                     let mut p = SnapshotProducer::delete_files();
-                    p.delete_path(targets[i].file_path.clone());
+                    p.delete_path(target.to_string());
                     p
                 }
-                2 => {
-                    let t = &targets[n + i];
+                2 | 4 => {
+                    // op 4: the file op 2 gave a DV deletes one more row; a row-level
+                    // writer (icefloe's `table.delete`, Spark's merge-on-read) removes
+                    // that DV and adds the merged one, validating that the DV it replaces
+                    // is still live
+                    let replacing = k == 4;
                     let mut d = DataFile::new(
                         DataContentType::PositionDeletes,
-                        format!("file:///bench/data/dv-{i}.puffin"),
+                        format!("file:///bench/data/dv-{i}-{k}.puffin"),
                         FileFormat::Puffin,
-                        t.partition.clone(),
-                        1,
+                        targets[n + i].partition.clone(),
+                        if replacing { 2 } else { 1 },
                         1000,
                     );
-                    d.referenced_data_file = Some(t.file_path.clone());
+                    d.referenced_data_file = Some(target.to_string());
                     d.content_offset = Some(4);
                     d.content_size_in_bytes = Some(40);
                     let mut p = SnapshotProducer::row_delta();
+                    if replacing {
+                        p.remove_delete_file(format!("file:///bench/data/dv-{i}-2.puffin"), Some(4));
+                        p.validation_mut().validate_deleted_files = true;
+                        p.validation_mut().referenced_data_files = vec![target.to_string()];
+                    }
                     p.add_delete_file(None, d);
                     p
                 }
@@ -557,18 +570,21 @@ fn main() {
             };
             for (j, c) in [&v3, &v4].into_iter().enumerate() {
                 let before = c.load_table(&ident()).unwrap();
-                let mut p = clone(&p);
-                if k == 2 {
+                let target = if k == 1 { &targets[i] } else { &targets[n + i] };
+                // a v4 writer passes where its scan found the file (outside the measured
+                // commit: the writer planned before writing), and names it as the plan
+                // does
+                let position = (j == 1 && matches!(k, 1 | 2 | 4))
+                    .then(|| plan_position(c, &before, target, id_field));
+                let path = position.as_ref().map_or(target.file_path.as_str(), |(p, _)| p);
+                let mut p = producer(path);
+                if k == 2 || k == 4 {
                     // a row-level writer validates from the snapshot it planned from (Java's
                     // `RowDelta.validateFromSnapshot(scan snapshot)` in Spark's writes,
                     // icefloe's `table.delete`/`upsert`), not over the whole history
                     p.validation_mut().from_snapshot = before.metadata.current_snapshot_id;
                 }
-                if j == 1 && (k == 1 || k == 2) {
-                    // a v4 writer passes where its scan found the file (outside the
-                    // measured commit: the writer planned before writing)
-                    let target = if k == 1 { &targets[i] } else { &targets[n + i] };
-                    let (path, pos) = plan_position(c, &before, target, id_field);
+                if let Some((path, pos)) = position {
                     p.data_file_position(path, pos);
                 }
                 c.io.take();
@@ -693,7 +709,7 @@ fn main() {
                 let t = c.load_table(&ident()).unwrap();
                 let profiled = perf
                     .as_mut()
-                    .filter(|(_, op, twin)| *op == 4 + k && (*twin == j || *twin == 2));
+                    .filter(|(_, op, twin)| *op == ops.len() + k && (*twin == j || *twin == 2));
                 let start = Instant::now();
                 let plan = match profiled {
                     Some((ctl, _, _)) => {
@@ -751,19 +767,24 @@ fn plan_position(
     let task = plan
         .tasks
         .iter()
-        .find(|t| t.file.file.file_path == target.file_path)
+        // the cached table's files have scheme-less local paths outside its location:
+        // one a v4 commit restated (a DV added) is named `file://`-qualified from then on
+        .find(|t| {
+            let p = &t.file.file.file_path;
+            *p == target.file_path || p.strip_prefix("file://") == Some(&target.file_path)
+        })
         .expect("the plan has the target");
     let pos = task
         .file
         .tree_position
         .clone()
         .expect("a v4 plan gives positions");
-    (target.file_path.clone(), pos)
+    (task.file.file.file_path.clone(), pos)
 }
 
 /// `perf record -D -1 --control fifo:CTL,ACK` enabled around one kind of commit only:
 /// `BENCH_PERF=<op>:<twin>:CTL:ACK` (op 0 append, 1 delete, 2 row delta, 3 property
-/// set, 4-6 the plans
+/// set, 4 row delta replacing a DV, 5-7 the plans
 /// after the small commits: no filter, `id` point lookup, `ts` range; twin 0 v3, 1 v4, 2
 /// both), so that a profile holds the measured commits or plans and not the set-up.
 struct PerfControl {
