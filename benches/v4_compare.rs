@@ -559,7 +559,10 @@ fn main() {
                     d.content_size_in_bytes = Some(40);
                     let mut p = SnapshotProducer::row_delta();
                     if replacing {
-                        p.remove_delete_file(format!("file:///bench/data/dv-{i}-2.puffin"), Some(4));
+                        p.remove_delete_file(
+                            format!("file:///bench/data/dv-{i}-2.puffin"),
+                            Some(4),
+                        );
                         p.validation_mut().validate_deleted_files = true;
                         p.validation_mut().referenced_data_files = vec![target.to_string()];
                     }
@@ -576,7 +579,9 @@ fn main() {
                 // does
                 let position = (j == 1 && matches!(k, 1 | 2 | 4))
                     .then(|| plan_position(c, &before, target, id_field));
-                let path = position.as_ref().map_or(target.file_path.as_str(), |(p, _)| p);
+                let path = position
+                    .as_ref()
+                    .map_or(target.file_path.as_str(), |(p, _)| p);
                 let mut p = producer(path);
                 if k == 2 || k == 4 {
                     // a row-level writer validates from the snapshot it planned from (Java's

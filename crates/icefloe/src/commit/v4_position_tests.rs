@@ -297,6 +297,83 @@ fn a_row_delta_on_an_upgraded_table_given_positions_ends_as_the_search() {
     assert_eq!(planned(&a, &ta), planned(&b, &tb));
 }
 
+/// A row delta replacing a DV (`table.delete` on a file that already has one: the old
+/// DV removed, validated live, the merged one added).
+fn replacing_dv(name: &str, old: &str, new: &str) -> SnapshotProducer {
+    let mut p = SnapshotProducer::row_delta();
+    p.remove_delete_file(format!("mem://data/{old}.puffin"), Some(4));
+    p.add_delete_file(None, dv(new, name, 0, 4, 3));
+    let v = p.validation_mut();
+    v.referenced_data_files = vec![path(name)];
+    v.validate_deleted_files = true;
+    p
+}
+
+#[test]
+fn a_row_delta_replacing_a_dv_stops_reading_leaves_once_the_dv_is_found() {
+    let [a, b] = twins(200, 4);
+    let t = a.load_table(&ident()).unwrap();
+    let positions = plan_positions(&a, &t);
+    for c in [&a, &b] {
+        commit(c, positioned_dv_delta("l3f123", &positions)).unwrap();
+    }
+    let leaves = leaf_locations(&a);
+
+    // the DV'd file is restated in the root: found there, no leaf is read, on either twin
+    // (the DV to remove is found on the entry, so nothing is left to search for)
+    for c in [&a, &b] {
+        c.io.take_reads();
+        commit(c, replacing_dv("l3f123", "dv1", "dv2")).unwrap();
+        let read = leaf_reads(&c.io.take_reads(), &leaf_locations(c));
+        assert_eq!(read, Vec::<String>::new(), "leaves read");
+    }
+
+    // flushed into a leaf of its own (a root of no files): given its position, only that
+    // leaf is read; searched, every leaf up to it (it is the last)
+    for c in [&a, &b] {
+        set_property(c, super::super::snapshot::ROOT_MAX_FILE_ENTRIES, "0");
+        append(c, vec![data("flush", 1, 10)]);
+        set_property(c, super::super::snapshot::ROOT_MAX_FILE_ENTRIES, "100");
+    }
+    let t = a.load_table(&ident()).unwrap();
+    let positions = plan_positions(&a, &t);
+    let Some(TreePosition::Leaf { manifest, .. }) = positions.get(&path("l3f123")).cloned() else {
+        panic!("l3f123 is not in a leaf: {positions:?}");
+    };
+    assert!(!leaves.contains(&manifest.to_string()), "a new leaf");
+    let mut p = replacing_dv("l3f123", "dv2", "dv3");
+    p.data_file_position(path("l3f123"), positions[&path("l3f123")].clone());
+    a.io.take_reads();
+    let ta = commit(&a, p).unwrap();
+    assert_eq!(
+        leaf_reads(&a.io.take_reads(), &leaf_locations(&a)),
+        [manifest.to_string()]
+    );
+    let tb = commit(&b, replacing_dv("l3f123", "dv2", "dv3")).unwrap();
+    assert_eq!(normalized(&root(&a, &ta)), normalized(&root(&b, &tb)));
+    assert_eq!(planned(&a, &ta), planned(&b, &tb));
+    let want: BTreeSet<(String, Option<i64>)> =
+        [("mem://data/dv3.puffin".to_string(), Some(4))].into();
+    let dvs_of = |p: &Planned| {
+        p.iter()
+            .find(|(f, _)| *f == path("l3f123"))
+            .map(|(_, d)| d.clone())
+    };
+    assert_eq!(dvs_of(&planned(&a, &ta)), Some(want));
+
+    // a DV that is no longer live (replaced above): Java's "Missing required files to
+    // delete", after a search of the whole tree, positioned or not
+    for c in [&a, &b] {
+        let e = commit(c, replacing_dv("l3f123", "dv2", "dv4")).unwrap_err();
+        assert!(matches!(e, Error::ValidationFailed { .. }), "{e:?}");
+        assert!(
+            e.to_string()
+                .contains("Missing required files to delete: mem://data/dv2.puffin"),
+            "{e}"
+        );
+    }
+}
+
 #[test]
 fn a_stale_position_falls_back_to_the_search_or_fails_as_it_would() {
     let [a, b] = twins(5, 3);

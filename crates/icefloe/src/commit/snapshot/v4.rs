@@ -23,9 +23,9 @@
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use super::properties::property_or;
-use super::row_filter;
 use super::summary::SummaryBuilder;
 use super::{check_new_deletes, current_schema, dv_merge, SnapshotKind, SnapshotProducer};
+use super::{row_filter, validate};
 use crate::commit::builder::MetadataBuilder;
 use crate::commit::update::TableUpdate;
 use crate::error::{Error, Result};
@@ -192,6 +192,15 @@ impl SnapshotProducer {
                 .iter()
                 .any(|(p, off)| p == path && (off.is_none() || *off == offset))
         };
+        // the live delete files (by path and DV offset) this commit removes, as found
+        let mut removed_found: HashSet<(String, Option<i64>)> = HashSet::new();
+        // whether every delete file to remove is found: then no leaf is read for them (one
+        // named by path alone may have more entries, so its search reads every leaf)
+        let all_removed_found = |found: &HashSet<(String, Option<i64>)>| {
+            removed_deletes
+                .iter()
+                .all(|(p, off)| off.is_some() && found.contains(&(p.clone(), *off)))
+        };
         // new DVs by the data file they target
         let mut new_dvs: HashMap<String, (i32, DataFile)> = HashMap::new();
         let mut new_eq_deletes = Vec::new();
@@ -219,7 +228,11 @@ impl SnapshotProducer {
                     wanted.contains(&e.location) || decide(&mut row_filter, md, spec_id, &file)?
                 }
                 _ => {
-                    is_removed_delete(&e.location, None)
+                    let named = is_removed_delete(&e.location, None);
+                    if named {
+                        mark_found(&mut removed_found, &e.location, None);
+                    }
+                    named
                         || (self.kind != SnapshotKind::FastAppend
                             && decide_deletes(&mut row_filter, md, spec_id, &file)?)
                 }
@@ -238,6 +251,9 @@ impl SnapshotProducer {
                 .deletion_vector
                 .as_ref()
                 .is_some_and(|dv| is_removed_delete(&dv.location, Some(dv.offset)));
+            if let (true, Some(dv)) = (old_dv_removed, &e.deletion_vector) {
+                mark_found(&mut removed_found, &dv.location, Some(dv.offset));
+            }
             let new_dv = new_dvs.get(&e.location).cloned();
             if old_dv_removed || new_dv.is_some() {
                 if let Some(dv) = e.deletion_vector.take() {
@@ -268,11 +284,12 @@ impl SnapshotProducer {
         if leaf_work {
             // a v4 delete leaf holds only equality deletes, which only a row filter or a
             // removal by path takes: without those it is not read
+            // (a DV, removed by its offset, is never in one: DVs sit on data entries)
             let equality_only = |e: &TrackedFile| {
                 e.content_type == ContentType::DeleteManifest
                     && e.format_version >= 4
                     && row_filter.is_none()
-                    && removed_deletes.is_empty()
+                    && removed_deletes.iter().all(|(_, off)| off.is_some())
             };
             let mut order: Vec<usize> = (0..root.len())
                 .filter(|i| root[*i].e.content_type.is_manifest() && !equality_only(&root[*i].e))
@@ -378,7 +395,7 @@ impl SnapshotProducer {
                     // leaf holds them (a file is live once), so the rest are not read
                     if is_data_leaf
                         && row_filter.is_none()
-                        && removed_deletes.is_empty()
+                        && all_removed_found(&removed_found)
                         && wanted.iter().all(|p| found.contains(p))
                         && new_dvs
                             .keys()
@@ -438,7 +455,11 @@ impl SnapshotProducer {
                         }
                         DataContentType::Data => false,
                         _ => {
-                            is_removed_delete(&f.file_path, f.content_offset)
+                            let named = is_removed_delete(&f.file_path, f.content_offset);
+                            if named {
+                                mark_found(&mut removed_found, &f.file_path, f.content_offset);
+                            }
+                            named
                                 || f.referenced_data_file.as_ref().is_some_and(|t| {
                                     dangling.contains(t) || new_dvs.contains_key(t)
                                 })
@@ -446,15 +467,16 @@ impl SnapshotProducer {
                                     && decide_deletes(&mut row_filter, md, spec_id, f)?)
                         }
                     };
+                    let old_dv_removed = tracked
+                        .as_ref()
+                        .and_then(|t| t.deletion_vector.as_ref())
+                        .filter(|dv| is_removed_delete(&dv.location, Some(dv.offset)));
+                    if let (true, Some(dv)) = (f.content == DataContentType::Data, old_dv_removed) {
+                        mark_found(&mut removed_found, &dv.location, Some(dv.offset));
+                    }
                     let dv_change = f.content == DataContentType::Data
                         && !remove
-                        && (new_dvs.contains_key(&f.file_path)
-                            || tracked
-                                .as_ref()
-                                .and_then(|t| t.deletion_vector.as_ref())
-                                .is_some_and(|dv| {
-                                    is_removed_delete(&dv.location, Some(dv.offset))
-                                }));
+                        && (new_dvs.contains_key(&f.file_path) || old_dv_removed.is_some());
                     if remove {
                         summary.removed_file(spec_id, f);
                         if let Some(t) = &tracked {
@@ -495,6 +517,23 @@ impl SnapshotProducer {
                     }
                 }
             }
+        }
+        // a row delta asked to validate that what it removes is live (Java's
+        // `validateDeletedFiles`) is checked here, where the tree was searched for it,
+        // rather than by a walk of the whole tree before (`validate::validate_row_delta`);
+        // a search stops early only once everything is found, so a miss is a miss
+        if self.kind == SnapshotKind::RowDelta && self.validation.validate_deleted_files {
+            let missing = wanted
+                .iter()
+                .filter(|p| !found.contains(*p))
+                .chain(
+                    removed_deletes
+                        .iter()
+                        .filter(|(p, off)| !removed_found.contains(&(p.clone(), *off)))
+                        .map(|(p, _)| p),
+                )
+                .cloned();
+            validate::no_missing_files_to_delete(missing)?;
         }
         let mut missing: Vec<&String> = wanted.iter().filter(|p| !found.contains(*p)).collect();
         if !missing.is_empty() && self.kind != SnapshotKind::RowDelta {
@@ -1087,6 +1126,13 @@ fn pull_leaves_holding(
         }
     }
     Ok(())
+}
+
+/// Notes a delete file this commit removes as found, by its DV offset and by its path
+/// alone (a removal naming the path alone takes every entry of it).
+fn mark_found(found: &mut HashSet<(String, Option<i64>)>, path: &str, offset: Option<i64>) {
+    found.insert((path.to_string(), offset));
+    found.insert((path.to_string(), None));
 }
 
 /// Whether the v3 manifest `leaf` stays a v3 leaf because a v4 leaf would rename one of

@@ -265,6 +265,18 @@ fn short_list(paths: impl IntoIterator<Item = String>) -> String {
     v.join(", ")
 }
 
+/// Java's "Missing required files to delete" when `missing` names any file.
+pub(super) fn no_missing_files_to_delete(missing: impl IntoIterator<Item = String>) -> Result<()> {
+    let missing: Vec<String> = missing.into_iter().collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(Error::validation_failed(format!(
+        "Missing required files to delete: {}",
+        short_list(missing)
+    )))
+}
+
 /// Java's `BaseRowDelta.validate` on an attempt whose parent is `parent`.
 pub(super) fn validate_row_delta(
     io: &dyn FileIO,
@@ -311,8 +323,10 @@ pub(super) fn validate_row_delta(
 
     // (the live files are read only when something is removed: reading them is reading
     // every manifest, or on v4 every leaf)
+    // (on v4 the commit checks this where it searches the tree for those files anyway:
+    // `SnapshotProducer::apply_v4`)
     let removes = !change.removed_data_files.is_empty() || !change.removed_delete_files.is_empty();
-    if v.validate_deleted_files && removes {
+    if v.validate_deleted_files && removes && md.format_version < crate::V4 {
         let live = (change.live_paths)()?;
         let mut missing = Vec::new();
         for p in change.removed_data_files {
@@ -329,12 +343,7 @@ pub(super) fn validate_row_delta(
                 missing.push(p.clone());
             }
         }
-        if !missing.is_empty() {
-            return Err(Error::validation_failed(format!(
-                "Missing required files to delete: {}",
-                short_list(missing)
-            )));
-        }
+        no_missing_files_to_delete(missing)?;
     }
 
     if v.no_conflicting_data_files {
