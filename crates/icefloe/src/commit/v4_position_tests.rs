@@ -375,6 +375,80 @@ fn a_row_delta_replacing_a_dv_stops_reading_leaves_once_the_dv_is_found() {
 }
 
 #[test]
+fn a_rewrite_or_row_delta_naming_a_removed_files_dv_finds_it_and_misses_a_missing_one() {
+    let [a, b] = twins(20, 2);
+    let positions = plan_positions(&a, &a.load_table(&ident()).unwrap());
+    for c in [&a, &b] {
+        // l0f4 gets a DV and is flushed into a new leaf with it (a root of no files);
+        // then l1f3 gets one, restated in the root
+        let mut p = SnapshotProducer::row_delta();
+        p.add_delete_file(None, dv("dv5", "l0f4", 0, 4, 1));
+        commit(c, p).unwrap();
+        set_property(c, super::super::snapshot::ROOT_MAX_FILE_ENTRIES, "0");
+        append(c, vec![data("flush", 1, 10)]);
+        set_property(c, super::super::snapshot::ROOT_MAX_FILE_ENTRIES, "100");
+        commit(c, positioned_dv_delta("l1f3", &positions)).unwrap();
+    }
+    let r = root(&a, &a.load_table(&ident()).unwrap());
+    assert_eq!(shape(&r).last(), Some(&s(Modified, Data, "l1f3")));
+    assert!(
+        !r.iter().any(|e| e.location == path("l0f4")),
+        "l0f4 is in a leaf"
+    );
+    let (root_held, leaf_held) = (path("l1f3"), path("l0f4"));
+
+    // a rewrite of l1f3 (root) that names its DV: both found, nothing missing
+    let mut p = SnapshotProducer::rewrite_files();
+    p.delete_path(root_held.clone());
+    p.remove_delete_file("mem://data/dv1.puffin", Some(4));
+    p.add_file(data("l1f3-new", 0, 8));
+    let t = commit(&a, p).unwrap();
+    let planned_a = planned(&a, &t);
+    assert!(
+        !planned_a.iter().any(|(f, _)| *f == root_held),
+        "{planned_a:?}"
+    );
+    // a validated row delta removing l0f4 and its DV: the same
+    let mut p = SnapshotProducer::row_delta();
+    p.delete_path(leaf_held.clone());
+    p.remove_delete_file("mem://data/dv5.puffin", Some(4));
+    p.validation_mut().validate_deleted_files = true;
+    let t = commit(&a, p).unwrap();
+    assert!(!planned(&a, &t).iter().any(|(f, _)| *f == leaf_held));
+
+    // a DV that is not there (an offset no DV has): Java's message, on both kinds
+    let mut p = SnapshotProducer::rewrite_files();
+    p.delete_path(path("l1f5"));
+    p.remove_delete_file("mem://data/dv1.puffin", Some(99));
+    p.add_file(data("l1f5-new", 0, 8));
+    let e = commit(&b, p).unwrap_err();
+    assert!(matches!(e, Error::ValidationFailed { .. }), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "validation failed: Missing required files to delete: mem://data/dv1.puffin"
+    );
+    let mut p = SnapshotProducer::row_delta();
+    p.delete_path(path("nowhere"));
+    p.validation_mut().validate_deleted_files = true;
+    let e = commit(&b, p).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("Missing required files to delete: mem://data/nowhere.parquet"),
+        "{e}"
+    );
+    // a rewrite naming a data file that is not there: the same message (it was lower-case)
+    let mut p = SnapshotProducer::rewrite_files();
+    p.delete_path(path("nowhere"));
+    p.add_file(data("x", 0, 1));
+    let e = commit(&b, p).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("Missing required files to delete: mem://data/nowhere.parquet"),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_stale_position_falls_back_to_the_search_or_fails_as_it_would() {
     let [a, b] = twins(5, 3);
     let t = a.load_table(&ident()).unwrap();

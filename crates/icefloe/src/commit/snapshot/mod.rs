@@ -560,18 +560,14 @@ impl SnapshotProducer {
             data_out.push(rewritten.0);
             replaced += 1;
         }
-        let mut missing: Vec<&str> = wanted
+        let missing: Vec<&str> = wanted
             .iter()
             .copied()
             .filter(|p| !found.contains(*p))
             .collect();
         // a row delta fails on missing files only when asked to (validate_deleted_files)
-        if !missing.is_empty() && self.kind != SnapshotKind::RowDelta {
-            missing.sort_unstable();
-            return Err(Error::validation_failed(format!(
-                "missing required files to delete: {}",
-                missing.join(", ")
-            )));
+        if self.kind != SnapshotKind::RowDelta {
+            validate::no_missing_files_to_delete(missing.iter().map(|p| p.to_string()))?;
         }
 
         if self.kind == SnapshotKind::FastAppend || md.format_version < 2 {
@@ -663,34 +659,32 @@ impl SnapshotProducer {
                 "Delete files to add must be empty because there's no delete file to be rewritten",
             ));
         }
-        let live = live_files(
-            io,
-            md,
-            parent,
-            !self.deleted_paths.is_empty(),
-            !self.removed_deletes.is_empty(),
-        )?;
-        let mut missing: Vec<String> = self
-            .deleted_paths
-            .iter()
-            .filter(|p| !live.contains(&((*p).clone(), None)))
-            .cloned()
-            .collect();
-        for (p, offset) in &self.removed_deletes {
-            let found = match offset {
-                Some(_) => live.contains(&(p.clone(), *offset)),
-                None => live.iter().any(|(lp, _)| lp == p),
-            };
-            if !found {
-                missing.push(p.clone());
+        // on v4 the commit checks this where it searches the tree for the files anyway
+        // (`SnapshotProducer::apply_v4`), rather than after a walk of the whole tree
+        if md.format_version < crate::V4 {
+            let live = live_files(
+                io,
+                md,
+                parent,
+                !self.deleted_paths.is_empty(),
+                !self.removed_deletes.is_empty(),
+            )?;
+            let mut missing: Vec<String> = self
+                .deleted_paths
+                .iter()
+                .filter(|p| !live.contains(&((*p).clone(), None)))
+                .cloned()
+                .collect();
+            for (p, offset) in &self.removed_deletes {
+                let found = match offset {
+                    Some(_) => live.contains(&(p.clone(), *offset)),
+                    None => live.iter().any(|(lp, _)| lp == p),
+                };
+                if !found {
+                    missing.push(p.clone());
+                }
             }
-        }
-        if !missing.is_empty() {
-            missing.sort_unstable();
-            return Err(Error::validation_failed(format!(
-                "Missing required files to delete: {}",
-                missing.join(", ")
-            )));
+            validate::no_missing_files_to_delete(missing)?;
         }
         if self.deleted_paths.is_empty() {
             return Ok(());
@@ -768,10 +762,11 @@ impl SnapshotProducer {
     }
 }
 
-/// The live files of `parent`: data files by path (when `data`), delete files by path and
-/// DV offset (when `deletes`). Before v4 only the manifests of the asked content are read
-/// (a row delta replacing a DV checks its delete manifests, not every data manifest, as
-/// Java's delete-file filter does); a v4 tree is walked whole.
+/// The live files of `parent`, a v3 (or older) snapshot: data files by path (when
+/// `data`), delete files by path and DV offset (when `deletes`). Only the manifests of
+/// the asked content are read (a row delta replacing a DV checks its delete manifests,
+/// not every data manifest, as Java's delete-file filter does). A v4 commit checks what
+/// it removes while it searches its tree for it (`SnapshotProducer::apply_v4`).
 fn live_files(
     io: &dyn FileIO,
     md: &TableMetadata,

@@ -241,6 +241,10 @@ impl SnapshotProducer {
                 summary.removed_file(spec_id, &file);
                 if let Some(dv) = &e.deletion_vector {
                     summary.removed_file(spec_id, &dv_data_file(e, dv));
+                    // a removal may name the DV of a file it removes too
+                    if is_removed_delete(&dv.location, Some(dv.offset)) {
+                        mark_found(&mut removed_found, &dv.location, Some(dv.offset));
+                    }
                 }
                 found.insert(e.location.clone());
                 e.tracking.status = TrackingStatus::Deleted;
@@ -522,30 +526,22 @@ impl SnapshotProducer {
         // `validateDeletedFiles`) is checked here, where the tree was searched for it,
         // rather than by a walk of the whole tree before (`validate::validate_row_delta`);
         // a search stops early only once everything is found, so a miss is a miss
-        if self.kind == SnapshotKind::RowDelta && self.validation.validate_deleted_files {
-            let missing = wanted
-                .iter()
-                .filter(|p| !found.contains(*p))
-                .chain(
-                    removed_deletes
-                        .iter()
-                        .filter(|(p, off)| !removed_found.contains(&(p.clone(), *off)))
-                        .map(|(p, _)| p),
-                )
-                .cloned();
-            validate::no_missing_files_to_delete(missing)?;
-        }
-        let mut missing: Vec<&String> = wanted.iter().filter(|p| !found.contains(*p)).collect();
-        if !missing.is_empty() && self.kind != SnapshotKind::RowDelta {
-            missing.sort_unstable();
-            return Err(Error::validation_failed(format!(
-                "missing required files to delete: {}",
-                missing
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
+        // (so does a rewrite of files, Java's `BaseRewriteFiles.validate`; other
+        // operations fail on a data file they name and do not find)
+        let missing_data = wanted.iter().filter(|p| !found.contains(*p)).cloned();
+        let missing_deletes = removed_deletes
+            .iter()
+            .filter(|(p, off)| !removed_found.contains(&(p.clone(), *off)))
+            .map(|(p, _)| p.clone());
+        match self.kind {
+            SnapshotKind::RowDelta if self.validation.validate_deleted_files => {
+                validate::no_missing_files_to_delete(missing_data.chain(missing_deletes))?
+            }
+            SnapshotKind::RowDelta => {}
+            SnapshotKind::Rewrite => {
+                validate::no_missing_files_to_delete(missing_data.chain(missing_deletes))?
+            }
+            _ => validate::no_missing_files_to_delete(missing_data)?,
         }
 
         // manifest DVs of the leaves this commit removed entries from
