@@ -664,7 +664,6 @@ impl SnapshotProducer {
         if md.format_version < crate::V4 {
             let live = live_files(
                 io,
-                md,
                 parent,
                 !self.deleted_paths.is_empty(),
                 !self.removed_deletes.is_empty(),
@@ -769,7 +768,6 @@ impl SnapshotProducer {
 /// it removes while it searches its tree for it (`SnapshotProducer::apply_v4`).
 fn live_files(
     io: &dyn FileIO,
-    md: &TableMetadata,
     parent: Option<&Snapshot>,
     data: bool,
     deletes: bool,
@@ -778,17 +776,6 @@ fn live_files(
     let Some(list) = parent.and_then(|p| p.manifest_list.as_ref()) else {
         return Ok(out);
     };
-    if let (true, Some(p)) = (md.format_version >= 4, parent) {
-        let partitioning = crate::manifest::v4::V4Layout::for_table(md)?;
-        for (content, _, e) in crate::manifest::v4::tree::live_entries(io, &partitioning, p)? {
-            let offset = match content {
-                ManifestContent::Data => None,
-                ManifestContent::Deletes => e.data_file.content_offset,
-            };
-            out.insert((e.data_file.file_path, offset));
-        }
-        return Ok(out);
-    }
     for mf in read_manifest_list(io, list)? {
         let wanted = match mf.content {
             ManifestContent::Data => data,
@@ -920,7 +907,6 @@ impl PendingChange for SnapshotProducer {
             let live = || {
                 live_files(
                     io,
-                    &md,
                     parent.as_ref(),
                     !self.deleted_paths.is_empty(),
                     !self.removed_deletes.is_empty(),
