@@ -10,7 +10,10 @@
 //! - `v4_step`: `visit_v4_manifest_slots_stepwise` (the slot decoder's steps alone) and
 //!   `tree::take_v3_entry`, what planning used before the fast path;
 //! - `v4_slot`: `visit_v4_manifest_slots` (the fast path for the layout icefloe writes)
-//!   and `tree::take_v3_entry`, what planning uses.
+//!   and `tree::take_v3_entry`, what planning uses; the leaf stores its paths relative to
+//!   the table location, as icefloe writes them, and each is resolved when decoded;
+//! - `v4_slot_abs`: the same on a leaf of absolute paths read without a location (what
+//!   v4 leaves were before relative paths): the cost of resolving them.
 //!
 //! Best of N decodes per case, cases alternating within each round, in ns an entry:
 //! `cargo build --profile quick -p icefloe --bench v4_leaf_decode` and run
@@ -119,6 +122,10 @@ fn main() {
         location: Some("s3://bucket/warehouse/db/table".to_string()),
     };
     p.specs.insert(0, vec![1000]);
+    let absolute = V4Layout {
+        location: None,
+        ..p.clone()
+    };
     let entries: Vec<_> = m
         .entries
         .iter()
@@ -139,6 +146,13 @@ fn main() {
         .collect();
     let v4 =
         write_v4_manifest_with(V4ManifestKind::DataLeaf, &entries, Codec::Deflate, &p).unwrap();
+    let v4_abs = write_v4_manifest_with(
+        V4ManifestKind::DataLeaf,
+        &entries,
+        Codec::Deflate,
+        &absolute,
+    )
+    .unwrap();
     println!(
         "{ENTRIES} entries: v3 manifest {} bytes, v4 leaf {} bytes; best of {iters}, {rounds} rounds",
         v3.len(),
@@ -148,11 +162,12 @@ fn main() {
     let point = ManifestProjection::scan(vec![2]);
     let mut cases = Vec::new();
     for (pname, proj) in [("unfiltered", &unfiltered), ("id", &point)] {
-        for (cname, case, bytes) in [
-            ("v3", Case::V3, &v3),
-            ("v4_tree", Case::V4Tree, &v4),
-            ("v4_step", Case::V4Step, &v4),
-            ("v4_slot", Case::V4Slot, &v4),
+        for (cname, case, bytes, layout) in [
+            ("v3", Case::V3, &v3, &p),
+            ("v4_tree", Case::V4Tree, &v4, &p),
+            ("v4_step", Case::V4Step, &v4, &p),
+            ("v4_slot", Case::V4Slot, &v4, &p),
+            ("v4_slot_abs", Case::V4Slot, &v4_abs, &absolute),
         ] {
             let name = format!("{pname:<10} {cname}");
             // `--only TEXT` keeps the cases whose name contains TEXT (for a profile)
@@ -162,22 +177,22 @@ fn main() {
                 .position(|a| a == "--only")
                 .and_then(|i| args.get(i + 1));
             if only.is_none_or(|o| name.contains(o.as_str())) {
-                cases.push((name, case, bytes, proj));
+                cases.push((name, case, bytes, proj, layout));
             }
         }
     }
     let mut best = vec![f64::MAX; cases.len()];
     for _ in 0..rounds {
-        for (i, (_, case, bytes, proj)) in cases.iter().enumerate() {
+        for (i, (_, case, bytes, proj, layout)) in cases.iter().enumerate() {
             for _ in 0..iters {
                 let t = Instant::now();
-                let n = decode(*case, bytes, &p, proj);
+                let n = decode(*case, bytes, layout, proj);
                 assert_eq!(n, ENTRIES as usize);
                 best[i] = best[i].min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
             }
         }
     }
-    for ((name, _, _, _), b) in cases.iter().zip(&best) {
+    for ((name, _, _, _, _), b) in cases.iter().zip(&best) {
         println!("{name:<20} {b:7.1} ns an entry");
     }
 }
