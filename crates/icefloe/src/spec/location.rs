@@ -40,6 +40,26 @@ pub fn resolve_location<'p>(table_location: &str, path: &'p str) -> Result<Cow<'
     Ok(Cow::Owned(format!("{table_location}/{path}")))
 }
 
+/// Sets `out` to the stored path `stored` as [`resolve_location`] resolves it against
+/// `table_location` (`None`: kept as it is), in one allocation at most: a decoder's slot,
+/// reused from entry to entry, allocates only while it grows.
+pub fn set_resolved(out: &mut String, table_location: Option<&str>, stored: &str) -> Result<()> {
+    out.clear();
+    match table_location {
+        Some(table) if !has_uri_scheme(stored) => {
+            if table.is_empty() {
+                return resolve_location(table, stored).map(|_| ());
+            }
+            out.reserve(table.len() + 1 + stored.len());
+            out.push_str(table);
+            out.push('/');
+        }
+        _ => {}
+    }
+    out.push_str(stored);
+    Ok(())
+}
+
 /// [`resolve_location`] on a `String` in place: the location is inserted before a
 /// relative path, so a buffer reused from entry to entry (a planner's decoding slot)
 /// allocates only while it grows.
@@ -140,6 +160,11 @@ mod tests {
             let mut s = path.to_string();
             resolve_location_in_place(location, &mut s).unwrap();
             assert_eq!(s, resolved);
+            let mut slot = "what the slot held before".to_string();
+            set_resolved(&mut slot, Some(location), path).unwrap();
+            assert_eq!(slot, resolved);
+            set_resolved(&mut slot, None, path).unwrap();
+            assert_eq!(slot, path);
         }
         // a scheme is absolute whatever follows its colon
         for absolute in ["file:/tmp/y", "file:///tmp/y", "s3a://b/k", "x-1.y+z:k"] {
@@ -150,6 +175,8 @@ mod tests {
             assert!(!has_uri_scheme(relative), "{relative}");
         }
         let e = resolve_location("", "data/x.parquet").unwrap_err();
+        assert_eq!(e.location().unwrap().field, "location");
+        let e = set_resolved(&mut String::new(), Some(""), "data/x.parquet").unwrap_err();
         assert_eq!(e.location().unwrap().field, "location");
     }
 

@@ -460,8 +460,6 @@ fn entries_at(
             let projection = if want { None } else { Some(&minimal) };
             let entry = decode_entry(&mut cur, &record, partitioning, projection).map_err(at)?;
             if want {
-                let mut entry = entry;
-                partitioning.resolve_paths(&mut entry).map_err(at)?;
                 validate_entry(kind, &entry).map_err(at)?;
                 out.push((i, entry));
             }
@@ -528,9 +526,7 @@ fn visit_entries(
         let mut cur = Cursor::new(data);
         for _ in 0..count {
             let at = |e: Error| e.under(&format!("entries[{i}]"));
-            let mut entry =
-                decode_entry(&mut cur, &record, partitioning, projection).map_err(at)?;
-            partitioning.resolve_paths(&mut entry).map_err(at)?;
+            let entry = decode_entry(&mut cur, &record, partitioning, projection).map_err(at)?;
             validate_entry(kind, &entry).map_err(at)?;
             visit(i, entry)?;
             i += 1;
@@ -850,6 +846,9 @@ fn decode_entry(
             format!("unknown content type {content_id} (expected 0, 2, 3 or 4)"),
         )
     })?;
+    // (the entry's path before its DV's, as the file orders them)
+    let mut location = String::new();
+    partitioning.set_path(&mut location, &top.string(100, "location")?)?;
     let deletion_vector = match top.record(148, "deletion_vector")? {
         None => None,
         Some(f) => {
@@ -857,8 +856,12 @@ fn decode_entry(
                 path: "deletion_vector",
                 fields: f,
             };
+            let mut location = String::new();
+            partitioning
+                .set_path(&mut location, &d.string(155, "location")?)
+                .map_err(|err| err.under("deletion_vector"))?;
             Some(DeletionVector {
-                location: d.string(155, "location")?,
+                location,
                 offset: d.long(144, "offset")?,
                 size_in_bytes: d.long(145, "size_in_bytes")?,
                 cardinality: d.long(156, "cardinality")?,
@@ -946,7 +949,7 @@ fn decode_entry(
         tracking,
         content_type,
         format_version: top.int(157, "format_version")?,
-        location: top.string(100, "location")?,
+        location,
         file_format: top.string(101, "file_format")?,
         record_count: top.long(103, "record_count")?,
         file_size_in_bytes: top.long(104, "file_size_in_bytes")?,

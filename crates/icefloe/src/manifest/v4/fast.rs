@@ -28,6 +28,7 @@ use crate::manifest::list::summaries;
 use crate::manifest::reader::fast::{bounds, counts, Stored, Wanted};
 use crate::manifest::reader::plan::{long_literal, partition_value};
 use crate::manifest::ManifestProjection;
+use crate::spec::location::set_resolved;
 use crate::spec::{Literal, PrimitiveType};
 
 /// This crate's entry schema without a partition tuple, parsed once.
@@ -92,6 +93,8 @@ pub(super) struct FastPlan<'s> {
     bounds_for: Option<&'s [i32]>,
     /// The schema of `manifest_info.partitions`, for the summaries' reader.
     summaries: &'s AvroSchema,
+    /// The table location relative paths resolve against (`V4Layout::location`).
+    location: Option<&'s str>,
 }
 
 impl<'s> FastPlan<'s> {
@@ -141,6 +144,7 @@ impl<'s> FastPlan<'s> {
             counts_for,
             bounds_for: projection.and_then(|p| p.bounds_for.as_deref()),
             summaries,
+            location: partitioning.location.as_deref(),
         })
     }
 
@@ -170,7 +174,7 @@ impl<'s> FastPlan<'s> {
         opt_bytes(c, &mut t.replaced_positions)?;
         e.content_type = ContentType::from_id(c.try_int()?)?;
         e.format_version = c.try_int()?;
-        string(c, &mut e.location)?;
+        path(c, &mut e.location, self.location)?;
         // the slot holds the entry before's format, most often the same bytes (then
         // valid UTF-8 already)
         let format = c.try_bytes()?;
@@ -191,7 +195,7 @@ impl<'s> FastPlan<'s> {
                 cardinality: 0,
                 key_metadata: None,
             });
-            string(c, &mut dv.location)?;
+            path(c, &mut dv.location, self.location)?;
             dv.offset = c.try_long()?;
             dv.size_in_bytes = c.try_long()?;
             dv.cardinality = c.try_long()?;
@@ -417,9 +421,9 @@ fn opt_bytes(c: &mut Rest<'_>, slot: &mut Option<Vec<u8>>) -> Option<()> {
 }
 
 #[inline(always)]
-fn string(c: &mut Rest<'_>, slot: &mut String) -> Option<()> {
-    let s = std::str::from_utf8(c.try_bytes()?).ok()?;
-    slot.clear();
-    slot.push_str(s);
-    Some(())
+fn path(c: &mut Rest<'_>, slot: &mut String, table_location: Option<&str>) -> Option<()> {
+    let stored = std::str::from_utf8(c.try_bytes()?).ok()?;
+    // a relative path in a table without a location gives up here: the step decoder
+    // gives the typed error
+    set_resolved(slot, table_location, stored).ok()
 }

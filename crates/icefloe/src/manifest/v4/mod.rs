@@ -32,7 +32,7 @@ use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 use crate::manifest::FieldSummary;
-use crate::spec::location::{gets_qualified, resolve_location_in_place, stored_location};
+use crate::spec::location::{gets_qualified, set_resolved, stored_location};
 use crate::spec::table_metadata::TableMetadata;
 use crate::spec::{Literal, PrimitiveType, Type};
 
@@ -107,17 +107,9 @@ impl V4Layout {
         Ok(out)
     }
 
-    /// Makes the stored paths of a decoded entry absolute (its location and its DV's).
-    pub(crate) fn resolve_paths(&self, e: &mut TrackedFile) -> Result<()> {
-        let Some(table) = &self.location else {
-            return Ok(());
-        };
-        resolve_location_in_place(table, &mut e.location)?;
-        if let Some(dv) = &mut e.deletion_vector {
-            resolve_location_in_place(table, &mut dv.location)
-                .map_err(|err| err.under("deletion_vector"))?;
-        }
-        Ok(())
+    /// Sets a decoder's `slot` to the path an entry stores, made absolute.
+    pub(crate) fn set_path(&self, slot: &mut String, stored: &str) -> Result<()> {
+        set_resolved(slot, self.location.as_deref(), stored)
     }
 
     /// How an entry stores the absolute `path` ([`stored_location`]).

@@ -542,8 +542,7 @@ impl<'s> SlotPlan<'s> {
             T::FormatVersion => e.format_version = req_int(cur)?,
             T::Location => {
                 let v = f.str(cur)?.ok_or_else(|| missing(100, ""))?;
-                e.location.clear();
-                e.location.push_str(v);
+                self.partitioning.set_path(&mut e.location, v)?;
             }
             T::FileFormat => {
                 let v = f.str(cur)?.ok_or_else(|| missing(101, ""))?;
@@ -629,8 +628,9 @@ impl<'s> SlotPlan<'s> {
                 match f.target {
                     T::DvLocation => {
                         let v = f.str(cur)?.ok_or_else(|| missing(155, ""))?;
-                        dv.location.clear();
-                        dv.location.push_str(v);
+                        self.partitioning
+                            .set_path(&mut dv.location, v)
+                            .map_err(|err| err.under("deletion_vector"))?;
                     }
                     T::DvOffset => dv.offset = req_long(cur)?,
                     T::DvSize => dv.size_in_bytes = req_long(cur)?,
@@ -879,7 +879,6 @@ pub(super) fn visit_slots(
             } else {
                 plan.decode(&mut cur, &mut e, &mut scratch).map_err(at)?;
             }
-            partitioning.resolve_paths(&mut e).map_err(at)?;
             validate_entry(kind, &e).map_err(at)?;
             visit(i, &mut e)?;
             i += 1;

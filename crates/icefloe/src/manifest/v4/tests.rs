@@ -670,13 +670,20 @@ fn paths_are_stored_relative_to_the_table_location_and_read_back_absolute() {
     expected[2].location = "file:///local/c.parquet".to_string();
     let read = read_v4_manifest_with(&bytes, "mem://root.avro", &table).unwrap();
     assert_eq!(read.entries, expected);
-    let mut slots = Vec::new();
-    visit_v4_manifest_slots(&bytes, &table, None, |_, e| {
-        slots.push(e.clone());
-        Ok(())
-    })
-    .unwrap();
-    assert_eq!(slots, expected);
+    // the fast path and the step decoder alone
+    for fast in [true, false] {
+        let mut slots = Vec::new();
+        let keep = |_, e: &mut TrackedFile| {
+            slots.push(e.clone());
+            Ok(())
+        };
+        if fast {
+            visit_v4_manifest_slots(&bytes, &table, None, keep).unwrap();
+        } else {
+            visit_v4_manifest_slots_stepwise(&bytes, &table, None, keep).unwrap();
+        }
+        assert_eq!(slots, expected, "fast path: {fast}");
+    }
     let (_, at) = v4_entries_at(&bytes, "mem://root.avro", &table, &[0, 3]).unwrap();
     assert_eq!(at, vec![(0, expected[0].clone()), (3, expected[3].clone())]);
 
