@@ -372,6 +372,37 @@ fn a_v3_manifest_naming_local_files_outside_the_location_stays_a_v3_leaf() {
     );
 }
 
+#[test]
+fn without_v2_position_deletes_such_a_manifest_is_converted() {
+    // the same table without the position delete file: nothing reads the files' names
+    // but planning, so the manifest becomes a v4 leaf and its files are named as v4
+    // stores them (`file://`-qualified), once and for all
+    let up = MemoryCatalog::new();
+    create(&up, 2);
+    let mut p = SnapshotProducer::fast_append();
+    for (name, cat) in [("d1", 1), ("d2", 2)] {
+        let mut f = data(name, cat, 10);
+        f.file_path = format!("/elsewhere/{name}.parquet");
+        p.add_file(f);
+    }
+    commit(&up, p).unwrap();
+    set_property(&up, "format-version", "3");
+    set_property(&up, "format-version", "4");
+    let t = commit(&up, SnapshotProducer::rewrite_manifests()).unwrap();
+    let r = root(&up, &t);
+    let data_manifests: Vec<_> = r
+        .iter()
+        .filter(|e| e.content_type == ContentType::DataManifest)
+        .map(|e| e.format_version)
+        .collect();
+    assert_eq!(data_manifests, [4], "{:?}", shape(&r));
+    let names: Vec<String> = planned(&up, &t).into_iter().map(|(f, _)| f).collect();
+    assert_eq!(
+        names,
+        ["file:///elsewhere/d1.parquet", "file:///elsewhere/d2.parquet"]
+    );
+}
+
 // ---- the bound on v3 manifests a compaction converts (`commit.v4.compact.max-v3-manifests`)
 
 use super::super::snapshot::{

@@ -39,7 +39,7 @@ use crate::manifest::v4::{
     write_v4_manifest_with, ContentType, ManifestInfo, TrackedFile, Tracking, TrackingStatus,
     V4Layout, V4ManifestKind,
 };
-use crate::manifest::{Codec, DataContentType, DataFile, FieldSummary};
+use crate::manifest::{Codec, DataContentType, DataFile, FieldSummary, FileFormat};
 use crate::spec::snapshot::Snapshot;
 use crate::spec::table_metadata::TableMetadata;
 use crate::spec::Literal;
@@ -913,6 +913,7 @@ impl SnapshotProducer {
         by_bound.sort_by_key(|&i| entries[i].content_type == ContentType::DeleteManifest);
         by_bound.truncate(max_v3);
         let by_bound: HashSet<usize> = by_bound.into_iter().collect();
+        let mut names = V3Names::of(&entries);
         let mut keep = Vec::new();
         let mut moved = Vec::new();
         let mut v3_delete_leaves: Vec<V3DeleteLeaf> = Vec::new();
@@ -945,7 +946,7 @@ impl SnapshotProducer {
                 continue;
             }
             let items = leaf_entries(io, partitioning, &e)?;
-            if keeps_v3_names(partitioning, &e, &items) {
+            if names.keeps(io, partitioning, &e, &items)? {
                 keep.push(e);
                 continue;
             }
@@ -962,6 +963,7 @@ impl SnapshotProducer {
                 &mut moved,
                 v3_delete_leaves,
                 search,
+                &mut names,
             )?;
         }
         if moved.is_empty() {
@@ -990,6 +992,7 @@ impl SnapshotProducer {
     /// EXISTING data leaves, which then join the compaction: for a leaf taken for its
     /// manifest DV (or by a rewrite of manifests) in all of them, for one taken by the
     /// bound on v3 manifests in at most `search` more leaves.
+    #[allow(clippy::too_many_arguments)]
     fn attach_v3_dvs(
         &self,
         io: &dyn FileIO,
@@ -998,6 +1001,7 @@ impl SnapshotProducer {
         moved: &mut Vec<TrackedFile>,
         delete_leaves: Vec<V3DeleteLeaf>,
         search: usize,
+        names: &mut V3Names,
     ) -> Result<()> {
         let placed = |moved: &[TrackedFile], keep: &[TrackedFile], path: &str| {
             moved.iter().any(|m| m.location == path)
@@ -1014,7 +1018,7 @@ impl SnapshotProducer {
                 .cloned()
                 .collect();
             let limit = if bounded { search } else { usize::MAX };
-            pull_leaves_holding(io, partitioning, keep, moved, wanted, limit)?;
+            pull_leaves_holding(io, partitioning, keep, moved, wanted, limit, names)?;
         }
         let moved_at: HashMap<String, usize> = moved
             .iter()
@@ -1094,6 +1098,7 @@ fn pull_leaves_holding(
     moved: &mut Vec<TrackedFile>,
     mut wanted: HashSet<String>,
     limit: usize,
+    names: &mut V3Names,
 ) -> Result<()> {
     let mut read = 0usize;
     let mut i = 0;
@@ -1107,7 +1112,7 @@ fn pull_leaves_holding(
         }
         read += 1;
         let items = leaf_entries(io, partitioning, k)?;
-        if keeps_v3_names(partitioning, k, &items) {
+        if names.keeps(io, partitioning, k, &items)? {
             i += 1;
             continue;
         }
@@ -1131,15 +1136,64 @@ fn mark_found(found: &mut HashSet<(String, Option<i64>)>, path: &str, offset: Op
     found.insert((path.to_string(), None));
 }
 
-/// Whether the v3 manifest `leaf` stays a v3 leaf because a v4 leaf would rename one of
-/// its data files: a scheme-less local path outside the table location is stored
-/// `file://`-qualified in v4, while the rows of a v2 position delete file keep naming it
-/// without the scheme and would no longer match it (`docs/v4.md`, relative paths).
-fn keeps_v3_names(partitioning: &V4Layout, leaf: &TrackedFile, items: &[TrackedFile]) -> bool {
-    leaf.format_version < 4
-        && items
-            .iter()
-            .any(|t| t.content_type == ContentType::Data && partitioning.renames(&t.location))
+/// Which of an upgraded table's v3 manifests a compaction keeps as v3 leaves, so that
+/// their data files keep their names: a scheme-less local path outside the table location
+/// is stored `file://`-qualified in a v4 leaf (`docs/v4.md`, relative paths), while the
+/// rows of a v2 position delete file (not a DV) name it without the scheme and would no
+/// longer match it. Only while the table has such a delete file: otherwise the renaming
+/// changes nothing a read depends on, and the manifest is converted as any other.
+struct V3Names {
+    /// The root's v3 delete manifests, where v2 position delete files live.
+    delete_manifests: Vec<TrackedFile>,
+    /// Whether they hold a live v2 position delete file; read at the first manifest
+    /// that would rename a file.
+    v2_position_deletes: Option<bool>,
+}
+
+impl V3Names {
+    fn of(root: &[TrackedFile]) -> V3Names {
+        V3Names {
+            delete_manifests: root
+                .iter()
+                .filter(|e| e.content_type == ContentType::DeleteManifest && e.format_version < 4)
+                .filter(|e| tree::is_live(&e.tracking))
+                .cloned()
+                .collect(),
+            v2_position_deletes: None,
+        }
+    }
+
+    /// Whether the v3 manifest `leaf`, whose live entries are `items`, stays a v3 leaf.
+    fn keeps(
+        &mut self,
+        io: &dyn FileIO,
+        partitioning: &V4Layout,
+        leaf: &TrackedFile,
+        items: &[TrackedFile],
+    ) -> Result<bool> {
+        let renames = leaf.format_version < 4
+            && items
+                .iter()
+                .any(|t| t.content_type == ContentType::Data && partitioning.renames(&t.location));
+        if !renames {
+            return Ok(false);
+        }
+        if let Some(known) = self.v2_position_deletes {
+            return Ok(known);
+        }
+        let mut found = false;
+        for m in &self.delete_manifests {
+            found = read_leaf(io, partitioning, m)?.iter().any(|item| {
+                let f = &item.entry.data_file;
+                f.content == DataContentType::PositionDeletes && f.file_format != FileFormat::Puffin
+            });
+            if found {
+                break;
+            }
+        }
+        self.v2_position_deletes = Some(found);
+        Ok(found)
+    }
 }
 
 /// A leaf entry a writer's plan named: its ordinal, the data file's path, and the span of
