@@ -237,49 +237,70 @@ fn rewrite_manifests_of_an_upgraded_table_with_v3_dvs() {
     same_plans(&v3, &t3, &up, &t4, "after expiry");
 }
 
-#[test]
-fn a_v3_delete_manifest_holding_v2_position_deletes_stays_a_v3_leaf() {
-    // a table upgraded v2 -> v3 -> v4 whose delete manifest holds a v2 position delete
-    // file: v4 cannot hold it, so compaction leaves that manifest as it is (formerly the
-    // whole commit failed with Unsupported)
+/// Twin tables, v3 and upgraded, made as v2 tables holding `files` (cat 1 and 2) and,
+/// with `position_deletes`, a v2 position delete file for partition 1; the v3 twin then
+/// upgraded to v3, the other to v3 and v4; a rewrite of manifests (the first v4 commit,
+/// a compaction of everything) applied to both (the plans of the v2 commits checked
+/// equal; the caller checks the upgraded twin's, whose paths a v4 leaf may rename).
+fn upgraded_twins(
+    files: Vec<DataFile>,
+    position_deletes: bool,
+) -> (Arc<MemoryCatalog>, Arc<MemoryCatalog>) {
     let v3 = MemoryCatalog::new();
     let up = MemoryCatalog::new();
     for c in [&v3, &up] {
         create(c, 2);
     }
     let mut p = SnapshotProducer::fast_append();
-    p.add_file(data("d1", 1, 10));
-    p.add_file(data("d2", 2, 10));
+    for f in files {
+        p.add_file(f);
+    }
     both(&v3, &up, p, "v2 append");
-    let pos = DataFile::new(
-        DataContentType::PositionDeletes,
-        "mem://data/pos1.parquet".to_string(),
-        FileFormat::Parquet,
-        vec![Some(Literal::Int(1))],
-        3,
-        100,
-    );
-    let mut p = SnapshotProducer::row_delta();
-    p.add_delete_file(None, pos);
-    both(&v3, &up, p, "v2 position deletes");
+    if position_deletes {
+        let pos = DataFile::new(
+            DataContentType::PositionDeletes,
+            "mem://data/pos1.parquet".to_string(),
+            FileFormat::Parquet,
+            vec![Some(Literal::Int(1))],
+            3,
+            100,
+        );
+        let mut p = SnapshotProducer::row_delta();
+        p.add_delete_file(None, pos);
+        both(&v3, &up, p, "v2 position deletes");
+    }
     for c in [&v3, &up] {
         set_property(c, "format-version", "3");
     }
     set_property(&up, "format-version", "4");
-    both(
-        &v3,
-        &up,
-        SnapshotProducer::rewrite_manifests(),
-        "rewrite manifests",
-    );
+    for c in [&v3, &up] {
+        commit(c, SnapshotProducer::rewrite_manifests()).unwrap();
+    }
+    (v3, up)
+}
+
+/// The format versions of the root's manifests of `content`.
+fn manifest_versions(r: &[TrackedFile], content: ContentType) -> Vec<i32> {
+    r.iter()
+        .filter(|e| e.content_type == content)
+        .map(|e| e.format_version)
+        .collect()
+}
+
+#[test]
+fn a_v3_delete_manifest_holding_v2_position_deletes_stays_a_v3_leaf() {
+    // a table upgraded v2 -> v3 -> v4 whose delete manifest holds a v2 position delete
+    // file: v4 cannot hold it, so compaction leaves that manifest as it is (formerly the
+    // whole commit failed with Unsupported)
+    let (v3, up) = upgraded_twins(vec![data("d1", 1, 10), data("d2", 2, 10)], true);
     let t = up.load_table(&ident()).unwrap();
     let r = root(&up, &t);
-    let kept: Vec<_> = r
-        .iter()
-        .filter(|e| e.content_type == ContentType::DeleteManifest)
-        .map(|e| e.format_version)
-        .collect();
-    assert_eq!(kept, [3], "{:?}", shape(&r));
+    assert_eq!(
+        manifest_versions(&r, ContentType::DeleteManifest),
+        [3],
+        "{:?}",
+        shape(&r)
+    );
     let want: Planned = [
         (
             path("d1"),
@@ -305,51 +326,22 @@ fn a_v3_manifest_naming_local_files_outside_the_location_stays_a_v3_leaf() {
     // paths `file://`-qualified (they read back so), while the delete file's rows name
     // them without the scheme; so their v3 manifest stays a v3 leaf and they keep their
     // names, in plans and for the rows that delete from them
-    let v3 = MemoryCatalog::new();
-    let up = MemoryCatalog::new();
-    for c in [&v3, &up] {
-        create(c, 2);
-    }
     let local = |name: &str, cat: i32| {
         let mut f = data(name, cat, 10);
         f.file_path = format!("/elsewhere/{name}.parquet");
         f
     };
-    let mut p = SnapshotProducer::fast_append();
-    p.add_file(local("d1", 1));
-    p.add_file(local("d2", 2));
-    both(&v3, &up, p, "v2 append");
-    let pos = DataFile::new(
-        DataContentType::PositionDeletes,
-        "mem://data/pos1.parquet".to_string(),
-        FileFormat::Parquet,
-        vec![Some(Literal::Int(1))],
-        3,
-        100,
-    );
-    let mut p = SnapshotProducer::row_delta();
-    p.add_delete_file(None, pos);
-    both(&v3, &up, p, "v2 position deletes");
-    for c in [&v3, &up] {
-        set_property(c, "format-version", "3");
-    }
-    set_property(&up, "format-version", "4");
     // a rewrite of manifests takes every leaf: the data manifest stays v3 all the same
-    both(
-        &v3,
-        &up,
-        SnapshotProducer::rewrite_manifests(),
-        "rewrite manifests",
-    );
+    let (_, up) = upgraded_twins(vec![local("d1", 1), local("d2", 2)], true);
     let t = up.load_table(&ident()).unwrap();
     let r = root(&up, &t);
-    let data_manifests: Vec<_> = r
-        .iter()
-        .filter(|e| e.content_type == ContentType::DataManifest)
-        .map(|e| e.format_version)
-        .collect();
     // the v2 manifest, a v3 leaf (as the v2 delete manifest in the test above)
-    assert_eq!(data_manifests, [3], "{:?}", shape(&r));
+    assert_eq!(
+        manifest_versions(&r, ContentType::DataManifest),
+        [3],
+        "{:?}",
+        shape(&r)
+    );
     let want: Planned = [
         (
             "/elsewhere/d1.parquet".to_string(),
@@ -377,29 +369,27 @@ fn without_v2_position_deletes_such_a_manifest_is_converted() {
     // the same table without the position delete file: nothing reads the files' names
     // but planning, so the manifest becomes a v4 leaf and its files are named as v4
     // stores them (`file://`-qualified), once and for all
-    let up = MemoryCatalog::new();
-    create(&up, 2);
-    let mut p = SnapshotProducer::fast_append();
-    for (name, cat) in [("d1", 1), ("d2", 2)] {
+    let files = [("d1", 1), ("d2", 2)].map(|(name, cat)| {
         let mut f = data(name, cat, 10);
         f.file_path = format!("/elsewhere/{name}.parquet");
-        p.add_file(f);
-    }
-    commit(&up, p).unwrap();
-    set_property(&up, "format-version", "3");
-    set_property(&up, "format-version", "4");
-    let t = commit(&up, SnapshotProducer::rewrite_manifests()).unwrap();
+        f
+    });
+    let (_, up) = upgraded_twins(files.to_vec(), false);
+    let t = up.load_table(&ident()).unwrap();
     let r = root(&up, &t);
-    let data_manifests: Vec<_> = r
-        .iter()
-        .filter(|e| e.content_type == ContentType::DataManifest)
-        .map(|e| e.format_version)
-        .collect();
-    assert_eq!(data_manifests, [4], "{:?}", shape(&r));
+    assert_eq!(
+        manifest_versions(&r, ContentType::DataManifest),
+        [4],
+        "{:?}",
+        shape(&r)
+    );
     let names: Vec<String> = planned(&up, &t).into_iter().map(|(f, _)| f).collect();
     assert_eq!(
         names,
-        ["file:///elsewhere/d1.parquet", "file:///elsewhere/d2.parquet"]
+        [
+            "file:///elsewhere/d1.parquet",
+            "file:///elsewhere/d2.parquet"
+        ]
     );
 }
 
