@@ -279,6 +279,13 @@ fn upgraded_twins(
     (v3, up)
 }
 
+/// Data file `name` of 10 rows at a scheme-less local path outside the table location.
+fn local(name: &str, cat: i32) -> DataFile {
+    let mut f = data(name, cat, 10);
+    f.file_path = format!("/elsewhere/{name}.parquet");
+    f
+}
+
 /// The format versions of the root's manifests of `content`.
 fn manifest_versions(r: &[TrackedFile], content: ContentType) -> Vec<i32> {
     r.iter()
@@ -326,11 +333,6 @@ fn a_v3_manifest_naming_local_files_outside_the_location_stays_a_v3_leaf() {
     // paths `file://`-qualified (they read back so), while the delete file's rows name
     // them without the scheme; so their v3 manifest stays a v3 leaf and they keep their
     // names, in plans and for the rows that delete from them
-    let local = |name: &str, cat: i32| {
-        let mut f = data(name, cat, 10);
-        f.file_path = format!("/elsewhere/{name}.parquet");
-        f
-    };
     // a rewrite of manifests takes every leaf: the data manifest stays v3 all the same
     let (_, up) = upgraded_twins(vec![local("d1", 1), local("d2", 2)], true);
     let t = up.load_table(&ident()).unwrap();
@@ -369,12 +371,7 @@ fn without_v2_position_deletes_such_a_manifest_is_converted() {
     // the same table without the position delete file: nothing reads the files' names
     // but planning, so the manifest becomes a v4 leaf and its files are named as v4
     // stores them (`file://`-qualified), once and for all
-    let files = [("d1", 1), ("d2", 2)].map(|(name, cat)| {
-        let mut f = data(name, cat, 10);
-        f.file_path = format!("/elsewhere/{name}.parquet");
-        f
-    });
-    let (_, up) = upgraded_twins(files.to_vec(), false);
+    let (_, up) = upgraded_twins(vec![local("d1", 1), local("d2", 2)], false);
     let t = up.load_table(&ident()).unwrap();
     let r = root(&up, &t);
     assert_eq!(
