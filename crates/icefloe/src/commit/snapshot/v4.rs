@@ -528,21 +528,23 @@ impl SnapshotProducer {
         // a search stops early only once everything is found, so a miss is a miss
         // (so does a rewrite of files, Java's `BaseRewriteFiles.validate`; other
         // operations fail on a data file they name and do not find)
-        let missing_data = wanted.iter().filter(|p| !found.contains(*p)).cloned();
+        let (check_data, check_deletes) = match self.kind {
+            SnapshotKind::RowDelta => {
+                let asked = self.validation.validate_deleted_files;
+                (asked, asked)
+            }
+            SnapshotKind::Rewrite => (true, true),
+            _ => (true, false),
+        };
+        let missing_data = wanted
+            .iter()
+            .filter(|p| check_data && !found.contains(*p))
+            .cloned();
         let missing_deletes = removed_deletes
             .iter()
-            .filter(|(p, off)| !removed_found.contains(&(p.clone(), *off)))
+            .filter(|(p, off)| check_deletes && !removed_found.contains(&(p.clone(), *off)))
             .map(|(p, _)| p.clone());
-        match self.kind {
-            SnapshotKind::RowDelta if self.validation.validate_deleted_files => {
-                validate::no_missing_files_to_delete(missing_data.chain(missing_deletes))?
-            }
-            SnapshotKind::RowDelta => {}
-            SnapshotKind::Rewrite => {
-                validate::no_missing_files_to_delete(missing_data.chain(missing_deletes))?
-            }
-            _ => validate::no_missing_files_to_delete(missing_data)?,
-        }
+        validate::no_missing_files_to_delete(missing_data.chain(missing_deletes))?;
 
         // manifest DVs of the leaves this commit removed entries from
         for r in &mut root {
