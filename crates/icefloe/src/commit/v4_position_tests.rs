@@ -301,7 +301,7 @@ fn a_row_delta_on_an_upgraded_table_given_positions_ends_as_the_search() {
 /// DV removed, validated live, the merged one added).
 fn replacing_dv(name: &str, old: &str, new: &str) -> SnapshotProducer {
     let mut p = SnapshotProducer::row_delta();
-    p.remove_delete_file(format!("mem://data/{old}.puffin"), Some(4));
+    p.remove_delete_file(format!("mem://warehouse/db/t/data/{old}.puffin"), Some(4));
     p.add_delete_file(None, dv(new, name, 0, 4, 3));
     let v = p.validation_mut();
     v.referenced_data_files = vec![path(name)];
@@ -353,7 +353,7 @@ fn a_row_delta_replacing_a_dv_stops_reading_leaves_once_the_dv_is_found() {
     assert_eq!(normalized(&root(&a, &ta)), normalized(&root(&b, &tb)));
     assert_eq!(planned(&a, &ta), planned(&b, &tb));
     let want: BTreeSet<(String, Option<i64>)> =
-        [("mem://data/dv3.puffin".to_string(), Some(4))].into();
+        [("mem://warehouse/db/t/data/dv3.puffin".to_string(), Some(4))].into();
     let dvs_of = |p: &Planned| {
         p.iter()
             .find(|(f, _)| *f == path("l3f123"))
@@ -368,7 +368,7 @@ fn a_row_delta_replacing_a_dv_stops_reading_leaves_once_the_dv_is_found() {
         assert!(matches!(e, Error::ValidationFailed { .. }), "{e:?}");
         assert!(
             e.to_string()
-                .contains("Missing required files to delete: mem://data/dv2.puffin"),
+                .contains("Missing required files to delete: mem://warehouse/db/t/data/dv2.puffin"),
             "{e}"
         );
     }
@@ -400,7 +400,7 @@ fn a_rewrite_or_row_delta_naming_a_removed_files_dv_finds_it_and_misses_a_missin
     // a rewrite of l1f3 (root) that names its DV: both found, nothing missing
     let mut p = SnapshotProducer::rewrite_files();
     p.delete_path(root_held.clone());
-    p.remove_delete_file("mem://data/dv1.puffin", Some(4));
+    p.remove_delete_file("mem://warehouse/db/t/data/dv1.puffin", Some(4));
     p.add_file(data("l1f3-new", 0, 8));
     let t = commit(&a, p).unwrap();
     let planned_a = planned(&a, &t);
@@ -411,7 +411,7 @@ fn a_rewrite_or_row_delta_naming_a_removed_files_dv_finds_it_and_misses_a_missin
     // a validated row delta removing l0f4 and its DV: the same
     let mut p = SnapshotProducer::row_delta();
     p.delete_path(leaf_held.clone());
-    p.remove_delete_file("mem://data/dv5.puffin", Some(4));
+    p.remove_delete_file("mem://warehouse/db/t/data/dv5.puffin", Some(4));
     p.validation_mut().validate_deleted_files = true;
     let t = commit(&a, p).unwrap();
     assert!(!planned(&a, &t).iter().any(|(f, _)| *f == leaf_held));
@@ -419,21 +419,22 @@ fn a_rewrite_or_row_delta_naming_a_removed_files_dv_finds_it_and_misses_a_missin
     // a DV that is not there (an offset no DV has): Java's message, on both kinds
     let mut p = SnapshotProducer::rewrite_files();
     p.delete_path(path("l1f5"));
-    p.remove_delete_file("mem://data/dv1.puffin", Some(99));
+    p.remove_delete_file("mem://warehouse/db/t/data/dv1.puffin", Some(99));
     p.add_file(data("l1f5-new", 0, 8));
     let e = commit(&b, p).unwrap_err();
     assert!(matches!(e, Error::ValidationFailed { .. }), "{e:?}");
     assert_eq!(
         e.to_string(),
-        "validation failed: Missing required files to delete: mem://data/dv1.puffin"
+        "validation failed: Missing required files to delete: mem://warehouse/db/t/data/dv1.puffin"
     );
     let mut p = SnapshotProducer::row_delta();
     p.delete_path(path("nowhere"));
     p.validation_mut().validate_deleted_files = true;
     let e = commit(&b, p).unwrap_err();
     assert!(
-        e.to_string()
-            .contains("Missing required files to delete: mem://data/nowhere.parquet"),
+        e.to_string().contains(
+            "Missing required files to delete: mem://warehouse/db/t/data/nowhere.parquet"
+        ),
         "{e}"
     );
     // a rewrite naming a data file that is not there: the same message (it was lower-case)
@@ -442,8 +443,9 @@ fn a_rewrite_or_row_delta_naming_a_removed_files_dv_finds_it_and_misses_a_missin
     p.add_file(data("x", 0, 1));
     let e = commit(&b, p).unwrap_err();
     assert!(
-        e.to_string()
-            .contains("Missing required files to delete: mem://data/nowhere.parquet"),
+        e.to_string().contains(
+            "Missing required files to delete: mem://warehouse/db/t/data/nowhere.parquet"
+        ),
         "{e}"
     );
 }
@@ -498,7 +500,7 @@ fn a_stale_position_falls_back_to_the_search_or_fails_as_it_would() {
     let tb = commit(&b, dv_for("l1f4", "dv3")).unwrap();
     assert_eq!(normalized(&root(&a, &ta)), normalized(&root(&b, &tb)));
     assert_eq!(planned(&a, &ta), planned(&b, &tb));
-    let want_dv = ("mem://data/dv3.puffin".to_string(), Some(4));
+    let want_dv = ("mem://warehouse/db/t/data/dv3.puffin".to_string(), Some(4));
     assert!(planned(&a, &ta)
         .iter()
         .any(|(f, d)| *f == path("l1f4") && d.contains(&want_dv)));

@@ -37,7 +37,7 @@ fn create(catalog: &Arc<MemoryCatalog>, v: i32) -> TableState {
 }
 
 fn path(name: &str) -> String {
-    format!("mem://data/{name}.parquet")
+    format!("mem://warehouse/db/t/data/{name}.parquet")
 }
 
 fn data(name: &str, cat: i32, rows: i64) -> DataFile {
@@ -63,7 +63,7 @@ fn data(name: &str, cat: i32, rows: i64) -> DataFile {
 fn dv(puffin: &str, target: &str, cat: i32, offset: i64, rows: i64) -> DataFile {
     let mut f = DataFile::new(
         DataContentType::PositionDeletes,
-        format!("mem://data/{puffin}.puffin"),
+        format!("mem://warehouse/db/t/data/{puffin}.puffin"),
         FileFormat::Puffin,
         vec![Some(Literal::Int(cat))],
         rows,
@@ -131,7 +131,7 @@ fn shape(entries: &[TrackedFile]) -> Vec<(TrackingStatus, ContentType, String)> 
                 "leaf".to_string()
             } else {
                 e.location
-                    .trim_start_matches("mem://data/")
+                    .trim_start_matches("mem://warehouse/db/t/data/")
                     .trim_end_matches(".parquet")
                     .to_string()
             };
@@ -195,7 +195,7 @@ fn planned(catalog: &Arc<MemoryCatalog>, t: &TableState) -> Planned {
 fn names(p: &Planned) -> Vec<String> {
     p.iter()
         .map(|(f, _)| {
-            f.trim_start_matches("mem://data/")
+            f.trim_start_matches("mem://warehouse/db/t/data/")
                 .trim_end_matches(".parquet")
                 .to_string()
         })
@@ -386,13 +386,13 @@ fn root_only_row_delta() {
     let d = r[0].deletion_vector.as_ref().unwrap();
     assert_eq!(
         (d.location.as_str(), d.offset, d.cardinality),
-        ("mem://data/dv1.puffin", 4, 3)
+        ("mem://warehouse/db/t/data/dv1.puffin", 4, 3)
     );
     let p = planned(&c, &t);
     let want: Planned = [
         (
             path("d1"),
-            [("mem://data/dv1.puffin".to_string(), Some(4))].into(),
+            [("mem://warehouse/db/t/data/dv1.puffin".to_string(), Some(4))].into(),
         ),
         (path("d2"), BTreeSet::new()),
     ]
@@ -420,7 +420,7 @@ fn complex_row_delta_with_modified_dvs() {
     assert_eq!(shape(&root(&c, &t)), vec![s(Added, DataManifest, "leaf")]);
 
     let mut p = SnapshotProducer::row_delta();
-    p.remove_delete_file("mem://data/dvs.puffin", Some(4));
+    p.remove_delete_file("mem://warehouse/db/t/data/dvs.puffin", Some(4));
     p.add_delete_file(None, dv("dv4", "d1", 1, 4, 5));
     p.add_file(data("d3", 1, 5));
     let t = commit(&c, p).unwrap();
@@ -436,16 +436,16 @@ fn complex_row_delta_with_modified_dvs() {
     assert_eq!(leaf_dv(&r[0]), [0]);
     assert_eq!(
         r[1].deletion_vector.as_ref().unwrap().location,
-        "mem://data/dv4.puffin"
+        "mem://warehouse/db/t/data/dv4.puffin"
     );
     let want: Planned = [
         (
             path("d1"),
-            [("mem://data/dv4.puffin".to_string(), Some(4))].into(),
+            [("mem://warehouse/db/t/data/dv4.puffin".to_string(), Some(4))].into(),
         ),
         (
             path("d2"),
-            [("mem://data/dvs.puffin".to_string(), Some(44))].into(),
+            [("mem://warehouse/db/t/data/dvs.puffin".to_string(), Some(44))].into(),
         ),
         (path("d3"), BTreeSet::new()),
     ]
@@ -536,18 +536,18 @@ fn upgrade_from_v3_turns_the_manifest_list_into_root_entries() {
     assert_eq!(leaf_dv(&r[0]), [1]);
     let want: Planned = [(
         path("d1"),
-        [("mem://data/dv1.puffin".to_string(), Some(4))].into(),
+        [("mem://warehouse/db/t/data/dv1.puffin".to_string(), Some(4))].into(),
     )]
     .into();
     assert_eq!(planned(&c, &t), want);
     // a new DV for d1 (held in a v3 leaf) replaces the v3 DV
     let mut p = SnapshotProducer::row_delta();
-    p.remove_delete_file("mem://data/dv1.puffin", Some(4));
+    p.remove_delete_file("mem://warehouse/db/t/data/dv1.puffin", Some(4));
     p.add_delete_file(None, dv("dv2", "d1", 1, 4, 4));
     let t = commit(&c, p).unwrap();
     let want: Planned = [(
         path("d1"),
-        [("mem://data/dv2.puffin".to_string(), Some(4))].into(),
+        [("mem://warehouse/db/t/data/dv2.puffin".to_string(), Some(4))].into(),
     )]
     .into();
     assert_eq!(planned(&c, &t), want);
@@ -845,7 +845,7 @@ fn touch(catalog: &Arc<MemoryCatalog>, paths: &[String]) {
 }
 
 fn puffin(name: &str) -> String {
-    format!("mem://data/{name}.puffin")
+    format!("mem://warehouse/db/t/data/{name}.puffin")
 }
 
 /// Commits `p` to `branch`, validating from the branch's head.

@@ -38,7 +38,10 @@ fn same_plans(
 fn row_delta(remove: Option<(&str, i64)>, add: DataFile) -> SnapshotProducer {
     let mut p = SnapshotProducer::row_delta();
     if let Some((puffin, off)) = remove {
-        p.remove_delete_file(format!("mem://data/{puffin}.puffin"), Some(off));
+        p.remove_delete_file(
+            format!("mem://warehouse/db/t/data/{puffin}.puffin"),
+            Some(off),
+        );
     }
     p.add_delete_file(None, add);
     p
@@ -141,7 +144,10 @@ fn compaction_attaches_an_upgraded_tables_v3_dvs_to_their_data_entries() {
             .deletion_vector
             .as_ref()
             .unwrap_or_else(|| panic!("{name} has no DV"));
-        assert_eq!(dv.location, format!("mem://data/{puffin}.puffin"));
+        assert_eq!(
+            dv.location,
+            format!("mem://warehouse/db/t/data/{puffin}.puffin")
+        );
         assert_eq!((dv.offset, dv.cardinality), (4, rows));
         assert_eq!(e.tracking.status, Existing);
         // attaching changed no data: the DV keeps the snapshot that added it
@@ -169,12 +175,12 @@ fn compaction_attaches_an_upgraded_tables_v3_dvs_to_their_data_entries() {
     let want: Planned = [
         (
             path("d1"),
-            [("mem://data/dv1b.puffin".to_string(), Some(4))].into(),
+            [("mem://warehouse/db/t/data/dv1b.puffin".to_string(), Some(4))].into(),
         ),
         (path("d2"), BTreeSet::new()),
         (
             path("d3"),
-            [("mem://data/dv3b.puffin".to_string(), Some(4))].into(),
+            [("mem://warehouse/db/t/data/dv3b.puffin".to_string(), Some(4))].into(),
         ),
         (path("d4"), BTreeSet::new()),
         (path("d6"), BTreeSet::new()),
@@ -221,7 +227,7 @@ fn rewrite_manifests_of_an_upgraded_table_with_v3_dvs() {
     let d2 = tracked(&up, &t, "d2");
     assert_eq!(
         d2.deletion_vector.map(|d| d.location),
-        Some("mem://data/dv2.puffin".to_string())
+        Some("mem://warehouse/db/t/data/dv2.puffin".to_string())
     );
     // and expiry of the v3 snapshots keeps the Puffin file the entry now names
     let mut p = SnapshotProducer::fast_append();
@@ -259,7 +265,7 @@ fn upgraded_twins(
     if position_deletes {
         let pos = DataFile::new(
             DataContentType::PositionDeletes,
-            "mem://data/pos1.parquet".to_string(),
+            "mem://warehouse/db/t/data/pos1.parquet".to_string(),
             FileFormat::Parquet,
             vec![Some(Literal::Int(1))],
             3,
@@ -311,7 +317,7 @@ fn a_v3_delete_manifest_holding_v2_position_deletes_stays_a_v3_leaf() {
     let want: Planned = [
         (
             path("d1"),
-            [("mem://data/pos1.parquet".to_string(), None)].into(),
+            [("mem://warehouse/db/t/data/pos1.parquet".to_string(), None)].into(),
         ),
         (path("d2"), BTreeSet::new()),
     ]
@@ -347,7 +353,7 @@ fn a_v3_manifest_naming_local_files_outside_the_location_stays_a_v3_leaf() {
     let want: Planned = [
         (
             "/elsewhere/d1.parquet".to_string(),
-            [("mem://data/pos1.parquet".to_string(), None)].into(),
+            [("mem://warehouse/db/t/data/pos1.parquet".to_string(), None)].into(),
         ),
         ("/elsewhere/d2.parquet".to_string(), BTreeSet::new()),
     ]
