@@ -60,9 +60,8 @@ pub fn set_resolved(out: &mut String, table_location: Option<&str>, stored: &str
     Ok(())
 }
 
-/// [`resolve_location`] on a `String` in place: the location is inserted before a
-/// relative path, so a buffer reused from entry to entry (a planner's decoding slot)
-/// allocates only while it grows.
+/// [`resolve_location`] on a `String` in place, the location inserted before a relative
+/// path (the metadata file's paths at parse; decoders use [`set_resolved`]).
 pub fn resolve_location_in_place(table_location: &str, path: &mut String) -> Result<()> {
     if has_uri_scheme(path) {
         return Ok(());
