@@ -560,14 +560,10 @@ impl SnapshotProducer {
             data_out.push(rewritten.0);
             replaced += 1;
         }
-        let missing: Vec<&str> = wanted
-            .iter()
-            .copied()
-            .filter(|p| !found.contains(*p))
-            .collect();
         // a row delta fails on missing files only when asked to (validate_deleted_files)
         if self.kind != SnapshotKind::RowDelta {
-            validate::no_missing_files_to_delete(missing.iter().map(|p| p.to_string()))?;
+            let missing = wanted.iter().filter(|p| !found.contains(**p));
+            validate::no_missing_files_to_delete(missing.map(|p| p.to_string()))?;
         }
 
         if self.kind == SnapshotKind::FastAppend || md.format_version < 2 {
@@ -668,22 +664,7 @@ impl SnapshotProducer {
                 !self.deleted_paths.is_empty(),
                 !self.removed_deletes.is_empty(),
             )?;
-            let mut missing: Vec<String> = self
-                .deleted_paths
-                .iter()
-                .filter(|p| !live.contains(&((*p).clone(), None)))
-                .cloned()
-                .collect();
-            for (p, offset) in &self.removed_deletes {
-                let found = match offset {
-                    Some(_) => live.contains(&(p.clone(), *offset)),
-                    None => live.iter().any(|(lp, _)| lp == p),
-                };
-                if !found {
-                    missing.push(p.clone());
-                }
-            }
-            validate::no_missing_files_to_delete(missing)?;
+            validate::all_live(&live, &self.deleted_paths, &self.removed_deletes)?;
         }
         if self.deleted_paths.is_empty() {
             return Ok(());

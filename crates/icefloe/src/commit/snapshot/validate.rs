@@ -277,6 +277,27 @@ pub(super) fn no_missing_files_to_delete(missing: impl IntoIterator<Item = Strin
     )))
 }
 
+/// Java's "Missing required files to delete" unless every data file of `data` (by path)
+/// and delete file of `deletes` (by path and DV offset; by path alone without one) is in
+/// `live`.
+pub(super) fn all_live(
+    live: &HashSet<(String, Option<i64>)>,
+    data: &[String],
+    deletes: &[(String, Option<i64>)],
+) -> Result<()> {
+    let missing_data = data
+        .iter()
+        .filter(|p| !live.contains(&((*p).clone(), None)));
+    let missing_deletes = deletes
+        .iter()
+        .filter(|(p, offset)| match offset {
+            Some(_) => !live.contains(&(p.clone(), *offset)),
+            None => !live.iter().any(|(lp, _)| lp == p),
+        })
+        .map(|(p, _)| p);
+    no_missing_files_to_delete(missing_data.chain(missing_deletes).cloned())
+}
+
 /// Java's `BaseRowDelta.validate` on an attempt whose parent is `parent`.
 pub(super) fn validate_row_delta(
     io: &dyn FileIO,
@@ -322,28 +343,16 @@ pub(super) fn validate_row_delta(
     }
 
     // (the live files are read only when something is removed: reading them is reading
-    // every manifest, or on v4 every leaf)
-    // (on v4 the commit checks this where it searches the tree for those files anyway:
-    // `SnapshotProducer::apply_v4`)
+    // every manifest; on v4 the commit checks this where it searches the tree for those
+    // files anyway, `SnapshotProducer::apply_v4`)
     let removes = !change.removed_data_files.is_empty() || !change.removed_delete_files.is_empty();
     if v.validate_deleted_files && removes && md.format_version < crate::V4 {
         let live = (change.live_paths)()?;
-        let mut missing = Vec::new();
-        for p in change.removed_data_files {
-            if !live.contains(&(p.clone(), None)) {
-                missing.push(p.clone());
-            }
-        }
-        for (p, offset) in change.removed_delete_files {
-            let found = match offset {
-                Some(_) => live.contains(&(p.clone(), *offset)),
-                None => live.iter().any(|(lp, _)| lp == p),
-            };
-            if !found {
-                missing.push(p.clone());
-            }
-        }
-        no_missing_files_to_delete(missing)?;
+        all_live(
+            &live,
+            change.removed_data_files,
+            change.removed_delete_files,
+        )?;
     }
 
     if v.no_conflicting_data_files {
